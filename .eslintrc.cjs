@@ -1,0 +1,37 @@
+/* Legacy config format: run with ESLINT_USE_FLAT_CONFIG=false (see package.json "lint"). */
+module.exports = {
+  root: true,
+  parser: '@typescript-eslint/parser',
+  parserOptions: { ecmaVersion: 2022, sourceType: 'module' },
+  plugins: ['@typescript-eslint'],
+  extends: ['eslint:recommended', 'plugin:@typescript-eslint/recommended'],
+  env: { node: true, es2022: true, jest: true },
+  ignorePatterns: ['dist/', 'node_modules/'],
+  rules: {
+    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    'no-console': 'off',
+  },
+  overrides: [
+    {
+      // The domain stays pure: frameworks and databases live in the adapters.
+      files: ['packages/core/**/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: [
+                  'express', 'express/*', 'typeorm', 'typeorm/*', 'inversify', 'inversify/*',
+                  'class-validator', 'class-transformer', 'reflect-metadata', 'better-sqlite3', 'pg',
+                  '@xfer/persistence', '@xfer/api', '@xfer/helper-pages',
+                ],
+                message: 'packages/core imports no framework or database package.',
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+};

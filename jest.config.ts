@@ -1,0 +1,28 @@
+import type { Config } from 'jest';
+import { readFileSync } from 'node:fs';
+
+// One transform for every project: swc strips types fast; `npm run typecheck` does the type checking.
+const swcOptions = { ...JSON.parse(readFileSync(`${__dirname}/.swcrc.json`, 'utf8')), swcrc: false };
+
+const moduleNameMapper = {
+  '^@xfer/core$': '<rootDir>/../../packages/core/src/index.ts',
+  '^@xfer/core/testing$': '<rootDir>/../../packages/core/src/testing/index.ts',
+  '^@xfer/persistence$': '<rootDir>/../../packages/persistence/src/index.ts',
+  '^@xfer/api$': '<rootDir>/../../apps/api/src/index.ts',
+  '^@xfer/helper-pages$': '<rootDir>/../../apps/helper-pages/src/index.ts',
+};
+
+const project = (dir: string): Config => ({
+  displayName: dir,
+  rootDir: `<rootDir>/${dir}`,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/src/**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
+  moduleNameMapper,
+});
+
+const config: Config = {
+  projects: ['packages/core', 'packages/persistence', 'apps/api', 'apps/helper-pages', 'apps/cli'].map(project),
+};
+
+export default config;

@@ -1,0 +1,150 @@
+import { newTokenSecret, hashToken } from '../auth/AccessToken';
+import { checkGroupName } from '../auth/Group';
+import { newIdentity, type IdentityState } from '../auth/Identity';
+import { Endpoint } from '../endpoint/Endpoint';
+import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rule/PauseRule';
+import { ENDPOINT_ROLES, type EndpointRole, type PrincipalType } from '../role/Role';
+import { BadRequestError, ConflictError, EndpointNotFoundError, ResourceNotFoundError } from '../shared/errors';
+import type { Clock, IdGenerator } from '../shared/ports';
+import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import { checkSubscriptionName } from '../subscription/Subscription';
+
+export interface IssuedToken {
+  token: string;
+  identity_id: string;
+  expires_at: Date | null;
+}
+
+/** Operator actions that have no API of their own (roles, groups, subscriptions, tokens). */
+export class AdminService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async addIdentity(input: { username: string; name?: string | null; email?: string | null; organization?: string | null }): Promise<IdentityState> {
+    return this.uow.transaction(async (repos) => {
+      if (await repos.identities.findByUsername(input.username)) {
+        throw new ConflictError(`Identity '${input.username}' already exists`);
+      }
+      const identity = newIdentity({ ...input, id: this.ids.uuid(), now: this.clock.now() });
+      await repos.identities.add(identity);
+      return identity;
+    });
+  }
+
+  /** Links `other`'s whole identity set into `username`'s. */
+  async linkIdentities(username: string, other: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const a = await this.identity(repos, username);
+      const b = await this.identity(repos, other);
+      if (a.set_id === b.set_id) throw new ConflictError(`'${username}' and '${other}' are already linked`);
+      await repos.identities.mergeSets(b.set_id, a.set_id, this.clock.now());
+    });
+  }
+
+  async addGroup(name: string): Promise<string> {
+    return this.uow.transaction(async (repos) => {
+      checkGroupName(name);
+      if (await repos.groups.findByName(name)) throw new ConflictError(`Group '${name}' already exists`);
+      const id = this.ids.uuid();
+      await repos.groups.add({ id, name, created_at: this.clock.now() });
+      return id;
+    });
+  }
+
+  async addGroupMember(group: string, username: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const g = await repos.groups.findByName(group);
+      if (!g) throw new ResourceNotFoundError(`No such group '${group}'`);
+      const identity = await this.identity(repos, username);
+      await repos.groups.addMember(g.id, identity.id);
+    });
+  }
+
+  async issueToken(username: string, lifetimeSeconds: number | null = null): Promise<IssuedToken> {
+    return this.uow.transaction(async (repos) => {
+      const identity = await this.identity(repos, username);
+      const token = newTokenSecret();
+      const now = this.clock.now();
+      const expires_at = lifetimeSeconds === null ? null : new Date(now.getTime() + lifetimeSeconds * 1000);
+      await repos.accessTokens.add({ token_hash: hashToken(token), identity_id: identity.id, created_at: now, expires_at, revoked_at: null });
+      return { token, identity_id: identity.id, expires_at };
+    });
+  }
+
+  /** A subscription whose members (usernames or group names) may attach endpoints to it. */
+  async addSubscription(name: string, members: readonly string[]): Promise<string> {
+    return this.uow.transaction(async (repos) => {
+      checkSubscriptionName(name);
+      if (await repos.subscriptions.findByName(name)) throw new ConflictError(`Subscription '${name}' already exists`);
+      const memberIds: string[] = [];
+      for (const member of members) memberIds.push((await this.principal(repos, member)).id);
+      const id = this.ids.uuid();
+      await repos.subscriptions.add({ id, name, member_ids: memberIds, created_at: this.clock.now() });
+      return id;
+    });
+  }
+
+  async grantRole(endpointId: string, role: string, principal: string): Promise<string> {
+    if (!(ENDPOINT_ROLES as readonly string[]).includes(role)) {
+      throw new BadRequestError(`Invalid role '${role}': must be one of ${ENDPOINT_ROLES.join(', ')}`);
+    }
+    return this.uow.transaction(async (repos) => {
+      const endpoint = await this.endpoint(repos, endpointId);
+      const target = await this.principal(repos, principal);
+      const id = this.ids.uuid();
+      await repos.roles.add({
+        id,
+        endpoint_id: endpoint.id,
+        role: role as EndpointRole,
+        principal_type: target.type,
+        principal_id: target.id,
+        created_at: this.clock.now(),
+      });
+      return id;
+    });
+  }
+
+  async addPauseRule(endpointId: string, input: { message: string; identity?: string | null; by?: string | null }): Promise<string> {
+    return this.uow.transaction(async (repos) => {
+      const endpoint = await this.endpoint(repos, endpointId);
+      const identity = input.identity ? await this.identity(repos, input.identity) : null;
+      const rule: PauseRuleState = {
+        id: this.ids.uuid(),
+        endpoint_id: endpoint.id,
+        message: checkPauseMessage(input.message),
+        start_time: this.clock.now(),
+        identity_id: identity?.id ?? null,
+        ...ALL_PAUSED,
+        modified_by: input.by ?? 'xfer-admin',
+        modified_by_id: '00000000-0000-0000-0000-000000000000',
+        created_by_host_manager: false,
+      };
+      await repos.pauseRules.add(rule);
+      return rule.id;
+    });
+  }
+
+  private async identity(repos: Repositories, username: string): Promise<IdentityState> {
+    const identity = await repos.identities.findByUsername(username);
+    if (!identity) throw new ResourceNotFoundError(`No such identity '${username}'`);
+    return identity;
+  }
+
+  private async endpoint(repos: Repositories, id: string): Promise<Endpoint> {
+    const endpoint = await repos.endpoints.findById(id.toLowerCase());
+    if (!endpoint) throw new EndpointNotFoundError(id);
+    return endpoint;
+  }
+
+  /** A username, or a group name: identities win when both exist. */
+  private async principal(repos: Repositories, name: string): Promise<{ type: PrincipalType; id: string }> {
+    const identity = await repos.identities.findByUsername(name);
+    if (identity) return { type: 'identity', id: identity.id };
+    const group = await repos.groups.findByName(name);
+    if (group) return { type: 'group', id: group.id };
+    throw new ResourceNotFoundError(`No identity or group named '${name}'`);
+  }
+}

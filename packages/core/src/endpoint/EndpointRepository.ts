@@ -1,0 +1,32 @@
+import { ConflictError } from '../shared/errors';
+import type { Endpoint, Tombstone } from './Endpoint';
+
+export interface EndpointRepository {
+  findById(id: string): Promise<Endpoint | null>;
+  findByCanonicalName(canonicalName: string): Promise<Endpoint | null>;
+  /** The tombstone of a deleted endpoint, by id or canonical name. */
+  findTombstone(key: { id: string } | { canonical_name: string }): Promise<Tombstone | null>;
+  /**
+   * Inserts a new endpoint (version 0). Fails with ConflictError when the owner already has a live
+   * endpoint with the same display_name, or the canonical_name is taken.
+   */
+  insert(endpoint: Endpoint): Promise<void>;
+  /**
+   * Stores a changed endpoint and bumps its version. Fails with ConcurrentModificationError when the
+   * stored version is no longer the one the endpoint was read at, and with ConflictError as insert.
+   */
+  update(endpoint: Endpoint): Promise<void>;
+  /** Removes the endpoint and leaves its tombstone. */
+  delete(endpoint: Endpoint, tombstone: Tombstone): Promise<void>;
+  /** Live shared endpoints hosted by `hostId`. */
+  listSharesOfHost(hostId: string): Promise<Endpoint[]>;
+  findByIds(ids: readonly string[]): Promise<Endpoint[]>;
+}
+
+/** The one wording of uniqueness conflicts, used by every adapter. */
+export const endpointConflicts = {
+  displayName: (displayName: string | null) =>
+    new ConflictError(`An endpoint with the same name already exists: you already own an endpoint with display_name '${displayName}'`),
+  canonicalName: (canonicalName: string) =>
+    new ConflictError(`An endpoint with the same name already exists: canonical_name '${canonicalName}' is taken`),
+};

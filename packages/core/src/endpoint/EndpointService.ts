@@ -1,0 +1,290 @@
+import type { Principal } from '../auth/Principal';
+import { limitedPauseRuleDocument, pauseRuleAffects } from '../pause-rule/PauseRule';
+import { canViewEndpoint, effectiveRoles, type EndpointRole } from '../role/Role';
+import {
+  BadRequestError,
+  ConcurrentModificationError,
+  EndpointDeletedError,
+  EndpointNotFoundError,
+  PermissionDeniedError,
+} from '../shared/errors';
+import type { Clock, IdGenerator } from '../shared/ports';
+import { isUuid } from '../shared/text';
+import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import { resolveSubscriptionId } from '../subscription/Subscription';
+import { Endpoint, type EndpointInput } from './Endpoint';
+import { endpointDocument, parseFieldSelection, selectFields, type EndpointDocument } from './EndpointDocument';
+import type { ServerInput } from './Server';
+
+export interface CreatedEndpoint {
+  id: string;
+  canonical_name: string;
+  vendor_connect_setup_key: string | null;
+}
+
+interface Loaded {
+  endpoint: Endpoint;
+  roles: EndpointRole[];
+}
+
+const MAX_ATTEMPTS = 5;
+
+/** The twelve operations of the endpoint management API (spec 4.2). */
+export class EndpointService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** 1. Get endpoint by id (or deprecated canonical name). */
+  async getEndpoint(caller: Principal, xid: string, fields?: string): Promise<Partial<EndpointDocument>> {
+    const selection = parseFieldSelection(fields);
+    const repos = this.uow.repositories;
+    const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: true });
+    this.assertCanView(endpoint, roles);
+    return selectFields(await this.render(repos, caller, endpoint, roles), selection);
+  }
+
+  /** 2. Create a server or personal-client endpoint; the caller's primary identity owns it. */
+  async createEndpoint(caller: Principal, input: EndpointInput): Promise<CreatedEndpoint> {
+    const subscriptionId =
+      input.subscription_id === undefined
+        ? null
+        : await this.resolveSubscription(this.uow.repositories, caller, input.subscription_id);
+    return this.uow.transaction(async (repos) => {
+      const endpoint = Endpoint.create(input, {
+        id: this.ids.uuid(),
+        owner: caller.primary,
+        now: this.clock.now(),
+        subscriptionId,
+        setupKey: this.ids.uuid(),
+      });
+      await repos.endpoints.insert(endpoint);
+      await this.grantOwnerAdministrator(repos, endpoint);
+      return this.created(endpoint);
+    });
+  }
+
+  /** 3. Create a shared endpoint on a managed host. */
+  async createSharedEndpoint(caller: Principal, input: EndpointInput): Promise<CreatedEndpoint> {
+    const hostId = Endpoint.requestedHostId(input);
+    return this.uow.transaction(async (repos) => {
+      const { endpoint: host, roles } = await this.load(repos, caller, hostId, { canonicalName: false });
+      this.assertCanView(host, roles);
+      const share = Endpoint.createShared(input, {
+        id: this.ids.uuid(),
+        owner: caller.primary,
+        now: this.clock.now(),
+        host,
+        callerIsHostAdministrator: roles.includes('administrator'),
+      });
+      await repos.endpoints.insert(share);
+      await this.grantOwnerAdministrator(repos, share);
+      return this.created(share);
+    });
+  }
+
+  /** 4. Update endpoint: administrators only. */
+  async updateEndpoint(caller: Principal, xid: string, input: EndpointInput): Promise<void> {
+    await this.write(caller, xid, async (repos, endpoint, roles) => {
+      const current = await this.render(repos, caller, endpoint, roles);
+      let subscriptionId: string | null | undefined;
+      if (input.subscription_id !== undefined && input.subscription_id !== endpoint.subscriptionId) {
+        subscriptionId = await this.resolveSubscription(repos, caller, input.subscription_id);
+      }
+      if (input.owner_string !== undefined && input.owner_string !== current.owner_string) {
+        await this.assertCanTakeOwnership(repos, caller, endpoint, input.owner_string);
+      }
+      endpoint.update(input, { current, subscriptionId });
+    });
+  }
+
+  /** 5. Delete endpoint: administrators only; servers, roles and pause rules go with it, a tombstone stays. */
+  async deleteEndpoint(caller: Principal, xid: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: true });
+      this.assertAdministrator(endpoint, roles);
+      await repos.roles.deleteForEndpoint(endpoint.id);
+      await repos.pauseRules.deleteForEndpoint(endpoint.id);
+      await repos.endpoints.delete(endpoint, endpoint.tombstone(this.clock.now()));
+    });
+  }
+
+  /** 6. The pause rules that affect the caller, without administrator-only fields. */
+  async myEffectivePauseRules(caller: Principal, xid: string) {
+    const repos = this.uow.repositories;
+    const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false });
+    this.assertCanView(endpoint, roles);
+    const rules = await repos.pauseRules.listForEndpoint(endpoint.id);
+    return rules.filter((r) => pauseRuleAffects(r, caller.identityIds)).map(limitedPauseRuleDocument);
+  }
+
+  /** 7. Server list. */
+  async listServers(caller: Principal, xid: string) {
+    const { endpoint, roles } = await this.load(this.uow.repositories, caller, xid, { canonicalName: false });
+    this.assertCanView(endpoint, roles);
+    return endpoint.serverDocuments();
+  }
+
+  /** 8. One server. */
+  async getServer(caller: Principal, xid: string, serverId: number) {
+    const { endpoint, roles } = await this.load(this.uow.repositories, caller, xid, { canonicalName: false });
+    this.assertCanView(endpoint, roles);
+    return endpoint.serverDocument(serverId);
+  }
+
+  /** 9. Add a server: administrators only. Returns the new server id. */
+  async addServer(caller: Principal, xid: string, input: ServerInput): Promise<number> {
+    return this.write(caller, xid, async (_repos, endpoint) => endpoint.addServer(input));
+  }
+
+  /** 10. Update a server: administrators only. */
+  async updateServer(caller: Principal, xid: string, serverId: number, input: ServerInput): Promise<void> {
+    await this.write(caller, xid, async (_repos, endpoint) => endpoint.updateServer(serverId, input));
+  }
+
+  /** 11. Delete a server: administrators only. */
+  async deleteServer(caller: Principal, xid: string, serverId: number): Promise<void> {
+    await this.write(caller, xid, async (_repos, endpoint) => endpoint.removeServer(serverId));
+  }
+
+  /** 12. Shares of a host on which the caller is administrator or access manager. */
+  async mySharedEndpoints(caller: Principal, xid: string): Promise<EndpointDocument[]> {
+    const repos = this.uow.repositories;
+    const host = await this.find(repos, xid, { canonicalName: false });
+    if (!host.canHostShares) {
+      throw new BadRequestError(`Endpoint '${host.id}' cannot host shared endpoints`);
+    }
+    const shares = await repos.endpoints.listSharesOfHost(host.id);
+    if (shares.length === 0) return [];
+    const assignments = await repos.roles.findHeldBy([host.id, ...shares.map((s) => s.id)], caller.principalIds);
+    const hostRoles = effectiveRoles(host, caller, assignments);
+    const hostVisible = canViewEndpoint(host.isPublic, hostRoles);
+    const documents: EndpointDocument[] = [];
+    for (const share of shares) {
+      const roles = effectiveRoles(share, caller, assignments);
+      if (!roles.includes('administrator') && !roles.includes('access_manager')) continue;
+      documents.push(endpointDocument(share, { roles, host, hostVisible, hostRoles }));
+    }
+    return documents;
+  }
+
+  // ---- shared steps ----
+
+  private async grantOwnerAdministrator(repos: Repositories, endpoint: Endpoint): Promise<void> {
+    await repos.roles.add({
+      id: this.ids.uuid(),
+      endpoint_id: endpoint.id,
+      role: 'administrator',
+      principal_type: 'identity',
+      principal_id: endpoint.ownerId,
+      created_at: this.clock.now(),
+    });
+  }
+
+  private created(endpoint: Endpoint): CreatedEndpoint {
+    return { id: endpoint.id, canonical_name: endpoint.canonicalName, vendor_connect_setup_key: endpoint.setupKey };
+  }
+
+  /**
+   * Load, check administrator, change, store: in one transaction, retried from a fresh read when
+   * another writer stored the endpoint first.
+   */
+  private async write<T>(
+    caller: Principal,
+    xid: string,
+    change: (repos: Repositories, endpoint: Endpoint, roles: EndpointRole[]) => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.uow.transaction(async (repos) => {
+          const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false });
+          this.assertAdministrator(endpoint, roles);
+          const result = await change(repos, endpoint, roles);
+          await repos.endpoints.update(endpoint);
+          return result;
+        });
+      } catch (error) {
+        if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async find(repos: Repositories, xid: string, options: { canonicalName: boolean }): Promise<Endpoint> {
+    if (isUuid(xid)) {
+      const endpoint = await repos.endpoints.findById(xid.toLowerCase());
+      if (endpoint) return endpoint;
+      if (await repos.endpoints.findTombstone({ id: xid.toLowerCase() })) throw new EndpointDeletedError(xid);
+      throw new EndpointNotFoundError(xid);
+    }
+    if (options.canonicalName && xid.includes('#')) {
+      const endpoint = await repos.endpoints.findByCanonicalName(xid);
+      if (endpoint) return endpoint;
+      if (await repos.endpoints.findTombstone({ canonical_name: xid })) throw new EndpointDeletedError(xid);
+    }
+    throw new EndpointNotFoundError(xid);
+  }
+
+  private async load(repos: Repositories, caller: Principal, xid: string, options: { canonicalName: boolean }): Promise<Loaded> {
+    const endpoint = await this.find(repos, xid, options);
+    const assignments = await repos.roles.findHeldBy([endpoint.id], caller.principalIds);
+    return { endpoint, roles: effectiveRoles(endpoint, caller, assignments) };
+  }
+
+  private async render(repos: Repositories, caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointDocument> {
+    let host: Endpoint | null = null;
+    let hostRoles: EndpointRole[] = [];
+    if (endpoint.hostEndpointId !== null) {
+      host = await repos.endpoints.findById(endpoint.hostEndpointId);
+      if (host) hostRoles = effectiveRoles(host, caller, await repos.roles.findHeldBy([host.id], caller.principalIds));
+    }
+    const hostVisible = host !== null && canViewEndpoint(host.isPublic, hostRoles);
+    return endpointDocument(endpoint, { roles, host, hostVisible, hostRoles });
+  }
+
+  private assertCanView(endpoint: Endpoint, roles: EndpointRole[]): void {
+    if (!canViewEndpoint(endpoint.isPublic, roles)) {
+      throw new PermissionDeniedError(`You do not have permission to view endpoint '${endpoint.id}'`);
+    }
+  }
+
+  private assertAdministrator(endpoint: Endpoint, roles: EndpointRole[]): void {
+    if (!roles.includes('administrator')) {
+      throw new PermissionDeniedError(
+        `You need the 'administrator' role on endpoint '${endpoint.id}' to modify or delete it`,
+      );
+    }
+  }
+
+  private async resolveSubscription(repos: Repositories, caller: Principal, requested: unknown): Promise<string | null> {
+    if (requested !== null && typeof requested !== 'string') {
+      throw new BadRequestError('Invalid subscription_id: must be a subscription id, DEFAULT or null');
+    }
+    if (requested === null) return null;
+    const available = await repos.subscriptions.listForMembers(caller.principalIds);
+    return resolveSubscriptionId(requested, available);
+  }
+
+  /**
+   * owner_string may become an administrator set through an identity role, and that administrator
+   * must be the one making the change (spec 2.1).
+   */
+  private async assertCanTakeOwnership(repos: Repositories, caller: Principal, endpoint: Endpoint, username: unknown): Promise<void> {
+    if (typeof username !== 'string') throw new BadRequestError('Invalid owner_string: must be a username');
+    const identity = await repos.identities.findByUsername(username);
+    if (!identity || !caller.hasIdentity(identity.id)) {
+      throw new BadRequestError(`Invalid owner_string: '${username}' must be one of your own identities`);
+    }
+    if (identity.id === endpoint.ownerId) return;
+    const assignments = await repos.roles.listForEndpoint(endpoint.id);
+    const isAdministrator = assignments.some(
+      (a) => a.role === 'administrator' && a.principal_type === 'identity' && a.principal_id === identity.id,
+    );
+    if (!isAdministrator) {
+      throw new BadRequestError(
+        `Invalid owner_string: '${username}' must hold the administrator role on this endpoint through an identity role`,
+      );
+    }
+  }
+}

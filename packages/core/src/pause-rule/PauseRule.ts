@@ -1,0 +1,72 @@
+import { checkText } from '../shared/text';
+
+export interface PauseRuleState {
+  id: string;
+  endpoint_id: string;
+  message: string;
+  start_time: Date | null;
+  /** null: the rule applies to everyone. */
+  identity_id: string | null;
+  pause_ls: boolean;
+  pause_mkdir: boolean;
+  pause_rename: boolean;
+  pause_task_delete: boolean;
+  pause_task_transfer_write: boolean;
+  pause_task_transfer_read: boolean;
+  modified_by: string;
+  modified_by_id: string;
+  created_by_host_manager: boolean;
+}
+
+export type PauseFlags = Pick<
+  PauseRuleState,
+  'pause_ls' | 'pause_mkdir' | 'pause_rename' | 'pause_task_delete' | 'pause_task_transfer_write' | 'pause_task_transfer_read'
+>;
+
+export const ALL_PAUSED: PauseFlags = {
+  pause_ls: true,
+  pause_mkdir: true,
+  pause_rename: true,
+  pause_task_delete: true,
+  pause_task_transfer_write: true,
+  pause_task_transfer_read: true,
+};
+
+export function checkPauseMessage(message: string): string {
+  return checkText('message', message, { max: 4096 });
+}
+
+/** A rule affects a caller when it names no identity or one of the caller's identities. */
+export function pauseRuleAffects(rule: PauseRuleState, identityIds: ReadonlySet<string>): boolean {
+  return rule.identity_id === null || identityIds.has(rule.identity_id);
+}
+
+/** `pause_rule_limited`: the rule as the affected user sees it, administrator-only fields removed. */
+export function limitedPauseRuleDocument(rule: PauseRuleState) {
+  return {
+    DATA_TYPE: 'pause_rule_limited' as const,
+    id: rule.id,
+    message: rule.message,
+    start_time: rule.start_time ? formatTransferTime(rule.start_time) : null,
+    endpoint_id: rule.endpoint_id,
+    identity_id: rule.identity_id,
+    pause_ls: rule.pause_ls,
+    pause_mkdir: rule.pause_mkdir,
+    pause_rename: rule.pause_rename,
+    pause_task_delete: rule.pause_task_delete,
+    pause_task_transfer_write: rule.pause_task_transfer_write,
+    pause_task_transfer_read: rule.pause_task_transfer_read,
+    editable: false,
+  };
+}
+
+/** Transfer's timestamp form: ISO 8601 with a space instead of `T`, UTC offset spelled out. */
+export function formatTransferTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')}+00:00`;
+}
+
+export interface PauseRuleRepository {
+  add(rule: PauseRuleState): Promise<void>;
+  listForEndpoint(endpointId: string): Promise<PauseRuleState[]>;
+  deleteForEndpoint(endpointId: string): Promise<void>;
+}

@@ -1,0 +1,20 @@
+import { AdminService } from './admin/AdminService';
+import { AuthenticationService } from './auth/AuthenticationService';
+import { EndpointService } from './endpoint/EndpointService';
+import type { Clock, IdGenerator } from './shared/ports';
+import type { UnitOfWork } from './shared/UnitOfWork';
+
+/** The use cases of the core over one set of adapters. */
+export interface CoreServices {
+  endpoints: EndpointService;
+  authentication: AuthenticationService;
+  admin: AdminService;
+}
+
+export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator): CoreServices {
+  return {
+    endpoints: new EndpointService(uow, clock, ids),
+    authentication: new AuthenticationService(uow, clock),
+    admin: new AdminService(uow, clock, ids),
+  };
+}

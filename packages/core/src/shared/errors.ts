@@ -1,0 +1,71 @@
+/**
+ * Typed domain errors. Each has a stable `code` (the one clients see on the wire); the apps map
+ * classes to HTTP statuses in one place each.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly code: string;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The request breaks a rule of the spec: a bad field value, an unknown field, a forbidden change. */
+export class BadRequestError extends DomainError {
+  readonly code: string = 'BadRequest';
+}
+
+export class AuthenticationFailedError extends DomainError {
+  readonly code = 'ClientError.AuthenticationFailed';
+}
+
+export class PermissionDeniedError extends DomainError {
+  readonly code = 'PermissionDenied';
+}
+
+export abstract class NotFoundError extends DomainError {}
+
+export class EndpointNotFoundError extends NotFoundError {
+  readonly code = 'EndpointNotFound';
+  constructor(readonly endpointXid: string) {
+    super(`No such endpoint '${endpointXid}'`);
+  }
+}
+
+export class ServerNotFoundError extends NotFoundError {
+  readonly code = 'ClientError.NotFound.ServerNotFound';
+  constructor(endpointId: string, serverId: string | number) {
+    super(`No server '${serverId}' on endpoint '${endpointId}'`);
+  }
+}
+
+/** Used by the admin side (CLI) for identities, groups, subscriptions and the like. */
+export class ResourceNotFoundError extends NotFoundError {
+  readonly code = 'ClientError.NotFound';
+}
+
+export class EndpointDeletedError extends DomainError {
+  readonly code = 'EndpointDeleted';
+  constructor(endpointXid: string) {
+    super(`Endpoint '${endpointXid}' has been deleted`);
+  }
+}
+
+export class ConflictError extends DomainError {
+  readonly code = 'ClientError.Conflict';
+}
+
+/** Another writer changed the aggregate first; the use case retries on fresh state. */
+export class ConcurrentModificationError extends DomainError {
+  readonly code = 'ClientError.Conflict';
+}
+
+export class ServiceUnavailableError extends DomainError {
+  readonly code = 'ServiceUnavailable';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,82 @@
+import { BadRequestError } from './errors';
+
+/** Field guards shared by every aggregate that takes text from a client. */
+export interface TextRule {
+  max: number;
+  singleLine?: boolean;
+  ascii?: boolean;
+}
+
+export function checkText(field: string, value: string, rule: TextRule): string {
+  if ([...value].length > rule.max) {
+    throw new BadRequestError(`Invalid ${field}: must be at most ${rule.max} characters`);
+  }
+  if (rule.singleLine && /[\r\n]/.test(value)) {
+    throw new BadRequestError(`Invalid ${field}: must not contain new lines`);
+  }
+  if (rule.ascii && /[^\x20-\x7e]/.test(value)) {
+    throw new BadRequestError(`Invalid ${field}: must be printable ASCII`);
+  }
+  return value;
+}
+
+// One address, local@domain with a dotted domain: the check the spec asks for, not RFC 5322 in full.
+const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function checkEmail(field: string, value: string): string {
+  checkText(field, value, { max: 254, singleLine: true, ascii: true });
+  if (!EMAIL.test(value)) throw new BadRequestError(`Invalid ${field}: '${value}' is not an e-mail address`);
+  return value;
+}
+
+export function parseHttpUrl(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+export function checkHttpUrl(field: string, value: string, max = 4096): string {
+  checkText(field, value, { max, singleLine: true, ascii: true });
+  const url = parseHttpUrl(value);
+  if (!url || !url.hostname) throw new BadRequestError(`Invalid ${field}: must be an absolute http or https URL`);
+  return value;
+}
+
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+export function checkHostname(field: string, value: string): string {
+  if (!HOSTNAME.test(value)) throw new BadRequestError(`Invalid ${field}: '${value}' is not a hostname`);
+  return value;
+}
+
+export function checkInteger(field: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new BadRequestError(`Invalid ${field}: must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** Deep equality of JSON values, for "a read-only key sent back unchanged is accepted". */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  const ak = Object.keys(a as object);
+  const bk = Object.keys(b as object);
+  return (
+    ak.length === bk.length &&
+    ak.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual((a as never)[k], (b as never)[k]))
+  );
+}

@@ -1,0 +1,273 @@
+import type { AccessTokenRepository, AccessTokenState } from '../auth/AccessToken';
+import type { GroupRepository, GroupState } from '../auth/Group';
+import type { IdentityRepository, IdentityState } from '../auth/Identity';
+import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
+import { endpointConflicts, type EndpointRepository } from '../endpoint/EndpointRepository';
+import type { PauseRuleRepository, PauseRuleState } from '../pause-rule/PauseRule';
+import type { RoleAssignmentState, RoleRepository } from '../role/Role';
+import { ConcurrentModificationError, ConflictError } from '../shared/errors';
+import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
+
+/** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
+interface Store {
+  endpoints: Map<string, EndpointState>;
+  tombstones: Map<string, Tombstone>;
+  roles: Map<string, RoleAssignmentState>;
+  pauseRules: Map<string, PauseRuleState>;
+  subscriptions: Map<string, SubscriptionState>;
+  identities: Map<string, IdentityState>;
+  groups: Map<string, GroupState>;
+  groupMembers: Set<string>;
+  tokens: Map<string, AccessTokenState>;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+class InMemoryEndpointRepository implements EndpointRepository {
+  constructor(private readonly store: () => Store) {}
+
+  async findById(id: string) {
+    const state = this.store().endpoints.get(id);
+    return state ? Endpoint.fromPrimitives(state) : null;
+  }
+  async findByCanonicalName(canonicalName: string) {
+    const state = [...this.store().endpoints.values()].find((e) => e.canonical_name === canonicalName);
+    return state ? Endpoint.fromPrimitives(state) : null;
+  }
+  async findTombstone(key: { id: string } | { canonical_name: string }) {
+    const all = [...this.store().tombstones.values()];
+    const found = 'id' in key ? all.find((t) => t.id === key.id) : all.filter((t) => t.canonical_name === key.canonical_name).pop();
+    return found ? clone(found) : null;
+  }
+  private checkUnique(state: EndpointState) {
+    for (const other of this.store().endpoints.values()) {
+      if (other.id === state.id) continue;
+      if (state.display_name !== null && other.owner_id === state.owner_id && other.display_name === state.display_name) {
+        throw endpointConflicts.displayName(state.display_name);
+      }
+      if (other.canonical_name === state.canonical_name) throw endpointConflicts.canonicalName(state.canonical_name);
+    }
+  }
+  async insert(endpoint: Endpoint) {
+    const state = endpoint.toPrimitives();
+    if (this.store().endpoints.has(state.id)) throw new ConflictError(`Endpoint '${state.id}' already exists`);
+    this.checkUnique(state);
+    this.store().endpoints.set(state.id, state);
+  }
+  async update(endpoint: Endpoint) {
+    const stored = this.store().endpoints.get(endpoint.id);
+    if (!stored || stored.version !== endpoint.version) {
+      throw new ConcurrentModificationError(`Endpoint '${endpoint.id}' was changed by another request`);
+    }
+    endpoint.nextVersion();
+    const state = endpoint.toPrimitives();
+    this.checkUnique(state);
+    this.store().endpoints.set(state.id, state);
+  }
+  async delete(endpoint: Endpoint, tombstone: Tombstone) {
+    const stored = this.store().endpoints.get(endpoint.id);
+    if (!stored || stored.version !== endpoint.version) {
+      throw new ConcurrentModificationError(`Endpoint '${endpoint.id}' was changed by another request`);
+    }
+    this.store().endpoints.delete(endpoint.id);
+    this.store().tombstones.set(tombstone.id, clone(tombstone));
+  }
+  async listSharesOfHost(hostId: string) {
+    return [...this.store().endpoints.values()]
+      .filter((e) => e.host_endpoint_id === hostId)
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id))
+      .map(Endpoint.fromPrimitives);
+  }
+  async findByIds(ids: readonly string[]) {
+    return ids.flatMap((id) => {
+      const state = this.store().endpoints.get(id);
+      return state ? [Endpoint.fromPrimitives(state)] : [];
+    });
+  }
+}
+
+class InMemoryRoleRepository implements RoleRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(assignment: RoleAssignmentState) {
+    for (const a of this.store().roles.values()) {
+      if (a.endpoint_id === assignment.endpoint_id && a.role === assignment.role && a.principal_id === assignment.principal_id) {
+        throw new ConflictError(`A role assignment with the same principal and role already exists`);
+      }
+    }
+    this.store().roles.set(assignment.id, clone(assignment));
+  }
+  async findHeldBy(endpointIds: readonly string[], principalIds: readonly string[]) {
+    const endpoints = new Set(endpointIds);
+    const principals = new Set(principalIds);
+    return [...this.store().roles.values()].filter((a) => endpoints.has(a.endpoint_id) && principals.has(a.principal_id)).map(clone);
+  }
+  async listForEndpoint(endpointId: string) {
+    return [...this.store().roles.values()].filter((a) => a.endpoint_id === endpointId).map(clone);
+  }
+  async deleteForEndpoint(endpointId: string) {
+    for (const [id, a] of this.store().roles) if (a.endpoint_id === endpointId) this.store().roles.delete(id);
+  }
+}
+
+class InMemoryPauseRuleRepository implements PauseRuleRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(rule: PauseRuleState) {
+    this.store().pauseRules.set(rule.id, clone(rule));
+  }
+  async listForEndpoint(endpointId: string) {
+    return [...this.store().pauseRules.values()].filter((r) => r.endpoint_id === endpointId).map(clone);
+  }
+  async deleteForEndpoint(endpointId: string) {
+    for (const [id, r] of this.store().pauseRules) if (r.endpoint_id === endpointId) this.store().pauseRules.delete(id);
+  }
+}
+
+class InMemorySubscriptionRepository implements SubscriptionRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(subscription: SubscriptionState) {
+    this.store().subscriptions.set(subscription.id, clone(subscription));
+  }
+  async findById(id: string) {
+    const s = this.store().subscriptions.get(id);
+    return s ? clone(s) : null;
+  }
+  async findByName(name: string) {
+    const s = [...this.store().subscriptions.values()].find((x) => x.name === name);
+    return s ? clone(s) : null;
+  }
+  async listForMembers(memberIds: readonly string[]) {
+    const ids = new Set(memberIds);
+    return [...this.store().subscriptions.values()]
+      .filter((s) => s.member_ids.some((m) => ids.has(m)))
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .map(clone);
+  }
+  async addMember(subscriptionId: string, memberId: string) {
+    const s = this.store().subscriptions.get(subscriptionId);
+    if (s && !s.member_ids.includes(memberId)) s.member_ids.push(memberId);
+  }
+}
+
+class InMemoryIdentityRepository implements IdentityRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(identity: IdentityState) {
+    if ([...this.store().identities.values()].some((i) => i.username === identity.username)) {
+      throw new ConflictError(`Identity '${identity.username}' already exists`);
+    }
+    this.store().identities.set(identity.id, clone(identity));
+  }
+  async findById(id: string) {
+    const i = this.store().identities.get(id);
+    return i ? clone(i) : null;
+  }
+  async findByUsername(username: string) {
+    const i = [...this.store().identities.values()].find((x) => x.username === username);
+    return i ? clone(i) : null;
+  }
+  async listSet(setId: string) {
+    return [...this.store().identities.values()]
+      .filter((i) => i.set_id === setId)
+      .sort((a, b) => (a.id === setId ? -1 : b.id === setId ? 1 : (a.linked_at?.getTime() ?? 0) - (b.linked_at?.getTime() ?? 0)))
+      .map(clone);
+  }
+  async mergeSets(fromSetId: string, toSetId: string, linkedAt: Date) {
+    for (const i of this.store().identities.values()) {
+      if (i.set_id === fromSetId) {
+        i.set_id = toSetId;
+        i.linked_at = linkedAt;
+      }
+    }
+  }
+  async setPasswordHash(id: string, hash: string) {
+    const i = this.store().identities.get(id);
+    if (i) i.password_hash = hash;
+  }
+  async list() {
+    return [...this.store().identities.values()].sort((a, b) => a.username.localeCompare(b.username)).map(clone);
+  }
+}
+
+class InMemoryGroupRepository implements GroupRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(group: GroupState) {
+    if ([...this.store().groups.values()].some((g) => g.name === group.name)) throw new ConflictError(`Group '${group.name}' already exists`);
+    this.store().groups.set(group.id, clone(group));
+  }
+  async findByName(name: string) {
+    const g = [...this.store().groups.values()].find((x) => x.name === name);
+    return g ? clone(g) : null;
+  }
+  async findById(id: string) {
+    const g = this.store().groups.get(id);
+    return g ? clone(g) : null;
+  }
+  async addMember(groupId: string, identityId: string) {
+    this.store().groupMembers.add(`${groupId}/${identityId}`);
+  }
+  async groupIdsOf(identityIds: readonly string[]) {
+    const ids = new Set(identityIds);
+    const result = new Set<string>();
+    for (const m of this.store().groupMembers) {
+      const [groupId, identityId] = m.split('/');
+      if (ids.has(identityId)) result.add(groupId);
+    }
+    return [...result].sort();
+  }
+}
+
+class InMemoryAccessTokenRepository implements AccessTokenRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(token: AccessTokenState) {
+    this.store().tokens.set(token.token_hash, clone(token));
+  }
+  async findByHash(hash: string) {
+    const t = this.store().tokens.get(hash);
+    return t ? clone(t) : null;
+  }
+}
+
+/** The in-memory adapters of every port, with all-or-nothing transactions run one at a time. */
+export class InMemoryUnitOfWork implements UnitOfWork {
+  private store: Store = {
+    endpoints: new Map(),
+    tombstones: new Map(),
+    roles: new Map(),
+    pauseRules: new Map(),
+    subscriptions: new Map(),
+    identities: new Map(),
+    groups: new Map(),
+    groupMembers: new Set(),
+    tokens: new Map(),
+  };
+  private queue: Promise<unknown> = Promise.resolve();
+  readonly repositories: Repositories;
+
+  constructor() {
+    const store = () => this.store;
+    this.repositories = {
+      endpoints: new InMemoryEndpointRepository(store),
+      roles: new InMemoryRoleRepository(store),
+      pauseRules: new InMemoryPauseRuleRepository(store),
+      subscriptions: new InMemorySubscriptionRepository(store),
+      identities: new InMemoryIdentityRepository(store),
+      groups: new InMemoryGroupRepository(store),
+      accessTokens: new InMemoryAccessTokenRepository(store),
+    };
+  }
+
+  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+    const run = async () => {
+      const before = clone(this.store);
+      try {
+        return await work(this.repositories);
+      } catch (error) {
+        this.store = before;
+        throw error;
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}

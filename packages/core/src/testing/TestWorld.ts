@@ -1,0 +1,37 @@
+import type { Principal } from '../auth/Principal';
+import { createCoreServices, type CoreServices } from '../services';
+import type { UnitOfWork } from '../shared/UnitOfWork';
+import { FixedClock, SequentialIdGenerator } from './fakes';
+import { InMemoryUnitOfWork } from './InMemoryUnitOfWork';
+
+/**
+ * A core wired to a unit of work (in-memory unless given), with shortcuts to make users and
+ * endpoints: the object mother of the test suites.
+ */
+export class TestWorld {
+  readonly clock = new FixedClock();
+  readonly ids = new SequentialIdGenerator();
+  readonly services: CoreServices;
+
+  constructor(readonly uow: UnitOfWork = new InMemoryUnitOfWork()) {
+    this.services = createCoreServices(uow, this.clock, this.ids);
+  }
+
+  /** Adds an identity and returns its token and principal. */
+  async user(username: string): Promise<{ id: string; token: string; principal: () => Promise<Principal> }> {
+    const identity = await this.services.admin.addIdentity({ username, name: username, email: null });
+    const { token } = await this.services.admin.issueToken(username);
+    return { id: identity.id, token, principal: () => this.services.authentication.authenticate(token) };
+  }
+
+  async principal(username: string): Promise<Principal> {
+    const identity = await this.uow.repositories.identities.findByUsername(username);
+    if (!identity) throw new Error(`no identity ${username}`);
+    return this.services.authentication.principalOf(identity.id);
+  }
+
+  /** A subscription whose only member is `username`. */
+  async subscriptionFor(username: string, name = `${username}-subscription`): Promise<string> {
+    return this.services.admin.addSubscription(name, [username]);
+  }
+}
