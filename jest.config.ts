@@ -6,6 +6,7 @@ const swcOptions = { ...JSON.parse(readFileSync(`${__dirname}/.swcrc.json`, 'utf
 
 const moduleNameMapper = {
   '^@xfer/core$': '<rootDir>/../../packages/core/src/index.ts',
+  '^@xfer/core/contracts$': '<rootDir>/../../packages/core/src/testing/contracts/index.ts',
   '^@xfer/core/testing$': '<rootDir>/../../packages/core/src/testing/index.ts',
   '^@xfer/persistence$': '<rootDir>/../../packages/persistence/src/index.ts',
   '^@xfer/api$': '<rootDir>/../../apps/api/src/index.ts',

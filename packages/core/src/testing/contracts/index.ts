@@ -1,0 +1,1 @@
+export { describeRepositoryContracts, type ContractSubject } from './repositoryContracts';

@@ -1,0 +1,229 @@
+import { hashToken } from '../../auth/AccessToken';
+import { newIdentity, type IdentityState } from '../../auth/Identity';
+import { Endpoint } from '../../endpoint/Endpoint';
+import { ALL_PAUSED } from '../../pause-rule/PauseRule';
+import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
+import type { UnitOfWork } from '../../shared/UnitOfWork';
+import { SequentialIdGenerator } from '../fakes';
+
+export interface ContractSubject {
+  uow: UnitOfWork;
+  close(): Promise<void>;
+}
+
+/**
+ * The behaviour every adapter of the repository ports must show. Run against the in-memory
+ * adapters in core and against each database in the persistence package, so fakes cannot drift.
+ */
+export function describeRepositoryContracts(adapter: string, open: () => Promise<ContractSubject>): void {
+  describe(`repository contracts: ${adapter}`, () => {
+    let subject: ContractSubject;
+    let uow: UnitOfWork;
+    let ids: SequentialIdGenerator;
+    const now = new Date('2026-03-04T05:06:07.000Z');
+
+    beforeEach(async () => {
+      subject = await open();
+      uow = subject.uow;
+      ids = new SequentialIdGenerator();
+    });
+    afterEach(async () => subject.close());
+
+    async function identity(username: string): Promise<IdentityState> {
+      const i = newIdentity({ id: ids.uuid(), username, name: `Name of ${username}`, email: username.includes('@') ? username : `${username}@example.org`, now });
+      await uow.repositories.identities.add(i);
+      return i;
+    }
+
+    function serverEndpoint(owner: IdentityState, displayName: string | null, extra: Record<string, unknown> = {}) {
+      return Endpoint.create(
+        { display_name: displayName, DATA: [{ hostname: 'gridftp.example.org' }], ...extra },
+        { id: ids.uuid(), owner, now, subscriptionId: null, setupKey: ids.uuid() },
+      );
+    }
+
+    describe('endpoints', () => {
+      it('stores an endpoint and gives back the same state by id and by canonical name', async () => {
+        const owner = await identity('alice');
+        const endpoint = serverEndpoint(owner, 'Lab storage', { description: 'multi\nline', public: true });
+        await uow.repositories.endpoints.insert(endpoint);
+        const byId = await uow.repositories.endpoints.findById(endpoint.id);
+        expect(byId?.toPrimitives()).toEqual(endpoint.toPrimitives());
+        const byName = await uow.repositories.endpoints.findByCanonicalName(endpoint.canonicalName);
+        expect(byName?.id).toBe(endpoint.id);
+        expect(await uow.repositories.endpoints.findById(ids.uuid())).toBeNull();
+      });
+
+      it('rejects a second live endpoint with the same display_name for the same owner, not for another owner', async () => {
+        const alice = await identity('alice');
+        const bob = await identity('bob');
+        await uow.repositories.endpoints.insert(serverEndpoint(alice, 'Same'));
+        await expect(uow.repositories.endpoints.insert(serverEndpoint(alice, 'Same'))).rejects.toThrow(ConflictError);
+        await expect(uow.repositories.endpoints.insert(serverEndpoint(alice, 'Same'))).rejects.toThrow(/display_name 'Same'/);
+        await uow.repositories.endpoints.insert(serverEndpoint(bob, 'Same'));
+        await uow.repositories.endpoints.insert(serverEndpoint(alice, null, { name: 'unnamed1' }));
+        await uow.repositories.endpoints.insert(serverEndpoint(alice, null, { name: 'unnamed2' }));
+      });
+
+      it('rejects a taken canonical_name', async () => {
+        const alice = await identity('alice');
+        await uow.repositories.endpoints.insert(serverEndpoint(alice, 'One', { canonical_name: 'alice#lab' }));
+        await expect(
+          uow.repositories.endpoints.insert(serverEndpoint(alice, 'Two', { canonical_name: 'alice#lab' })),
+        ).rejects.toThrow(/canonical_name 'alice#lab'/);
+      });
+
+      it('updates with the version it read and refuses a stale copy', async () => {
+        const alice = await identity('alice');
+        const endpoint = serverEndpoint(alice, 'Versioned');
+        await uow.repositories.endpoints.insert(endpoint);
+        const first = (await uow.repositories.endpoints.findById(endpoint.id))!;
+        const second = (await uow.repositories.endpoints.findById(endpoint.id))!;
+        first.addServer({ hostname: 'one.example.org' });
+        await uow.repositories.endpoints.update(first);
+        second.addServer({ hostname: 'two.example.org' });
+        await expect(uow.repositories.endpoints.update(second)).rejects.toThrow(ConcurrentModificationError);
+        const stored = (await uow.repositories.endpoints.findById(endpoint.id))!;
+        expect(stored.version).toBe(1);
+        expect(stored.serverDocuments().map((s) => s.hostname)).toEqual(['gridftp.example.org', 'one.example.org']);
+      });
+
+      it('deletes an endpoint and keeps a tombstone findable by id and canonical name', async () => {
+        const alice = await identity('alice');
+        const endpoint = serverEndpoint(alice, 'Doomed');
+        await uow.repositories.endpoints.insert(endpoint);
+        await uow.repositories.endpoints.delete(endpoint, endpoint.tombstone(now));
+        expect(await uow.repositories.endpoints.findById(endpoint.id)).toBeNull();
+        expect(await uow.repositories.endpoints.findTombstone({ id: endpoint.id })).toEqual(endpoint.tombstone(now));
+        expect((await uow.repositories.endpoints.findTombstone({ canonical_name: endpoint.canonicalName }))?.id).toBe(endpoint.id);
+        expect(await uow.repositories.endpoints.findTombstone({ id: ids.uuid() })).toBeNull();
+        // the display name is free again
+        await uow.repositories.endpoints.insert(serverEndpoint(alice, 'Doomed'));
+      });
+
+      it('lists the shares of a host and finds endpoints by ids in the order asked', async () => {
+        const alice = await identity('alice');
+        const host = serverEndpoint(alice, 'Host');
+        await uow.repositories.endpoints.insert(host);
+        const managedHost = Endpoint.fromPrimitives({ ...host.toPrimitives(), subscription_id: ids.uuid() });
+        const shares = [1, 2, 3].map((n) =>
+          Endpoint.createShared(
+            { display_name: `Share ${n}`, host_endpoint: host.id, host_path: `/data/${n}/` },
+            { id: ids.uuid(), owner: alice, now, host: managedHost, callerIsHostAdministrator: true },
+          ),
+        );
+        for (const share of shares) await uow.repositories.endpoints.insert(share);
+        const listed = await uow.repositories.endpoints.listSharesOfHost(host.id);
+        expect(listed.map((e) => e.id)).toEqual(shares.map((s) => s.id));
+        expect(await uow.repositories.endpoints.listSharesOfHost(shares[0].id)).toEqual([]);
+        const found = await uow.repositories.endpoints.findByIds([shares[2].id, ids.uuid(), host.id]);
+        expect(found.map((e) => e.id)).toEqual([shares[2].id, host.id]);
+      });
+    });
+
+    describe('roles and pause rules', () => {
+      it('finds the assignments held by the given principals and refuses duplicates', async () => {
+        const [e1, e2, someone, group] = [ids.uuid(), ids.uuid(), ids.uuid(), ids.uuid()];
+        const add = (endpoint_id: string, role: 'administrator' | 'access_manager', principal_id: string, principal_type: 'identity' | 'group' = 'identity') =>
+          uow.repositories.roles.add({ id: ids.uuid(), endpoint_id, role, principal_type, principal_id, created_at: now });
+        await add(e1, 'administrator', someone);
+        await add(e1, 'access_manager', group, 'group');
+        await add(e2, 'administrator', someone);
+        await expect(add(e1, 'administrator', someone)).rejects.toThrow(ConflictError);
+        const held = await uow.repositories.roles.findHeldBy([e1], [someone, group]);
+        expect(held.map((a) => a.role).sort()).toEqual(['access_manager', 'administrator']);
+        expect(await uow.repositories.roles.findHeldBy([e1], [ids.uuid()])).toEqual([]);
+        expect((await uow.repositories.roles.findHeldBy([e1, e2], [someone])).length).toBe(2);
+        await uow.repositories.roles.deleteForEndpoint(e1);
+        expect(await uow.repositories.roles.listForEndpoint(e1)).toEqual([]);
+        expect((await uow.repositories.roles.listForEndpoint(e2)).length).toBe(1);
+      });
+
+      it('stores pause rules per endpoint', async () => {
+        const endpointId = ids.uuid();
+        const rule = {
+          id: ids.uuid(),
+          endpoint_id: endpointId,
+          message: 'maintenance',
+          start_time: now,
+          identity_id: null,
+          ...ALL_PAUSED,
+          pause_ls: false,
+          modified_by: 'admin',
+          modified_by_id: ids.uuid(),
+          created_by_host_manager: false,
+        };
+        await uow.repositories.pauseRules.add(rule);
+        expect(await uow.repositories.pauseRules.listForEndpoint(endpointId)).toEqual([rule]);
+        await uow.repositories.pauseRules.deleteForEndpoint(endpointId);
+        expect(await uow.repositories.pauseRules.listForEndpoint(endpointId)).toEqual([]);
+      });
+    });
+
+    describe('identities, groups, tokens, subscriptions', () => {
+      it('keeps identity sets: merging moves every member and stamps the link time', async () => {
+        const alice = await identity('alice');
+        const work = await identity('alice@work.example.org');
+        const other = await identity('carol');
+        await expect(identity('alice')).rejects.toThrow(ConflictError);
+        await uow.repositories.identities.mergeSets(work.set_id, alice.set_id, now);
+        const set = await uow.repositories.identities.listSet(alice.id);
+        expect(set.map((i) => i.username)).toEqual(['alice', 'alice@work.example.org']);
+        expect(set[1].linked_at).toEqual(now);
+        expect((await uow.repositories.identities.listSet(other.id)).map((i) => i.id)).toEqual([other.id]);
+        expect((await uow.repositories.identities.findByUsername('carol'))?.id).toBe(other.id);
+        await uow.repositories.identities.setPasswordHash(other.id, 'hash');
+        expect((await uow.repositories.identities.findById(other.id))?.password_hash).toBe('hash');
+      });
+
+      it('resolves group memberships and access tokens by hash', async () => {
+        const alice = await identity('alice');
+        const groupId = ids.uuid();
+        await uow.repositories.groups.add({ id: groupId, name: 'lab', created_at: now });
+        await expect(uow.repositories.groups.add({ id: ids.uuid(), name: 'lab', created_at: now })).rejects.toThrow(ConflictError);
+        await uow.repositories.groups.addMember(groupId, alice.id);
+        await uow.repositories.groups.addMember(groupId, alice.id);
+        expect(await uow.repositories.groups.groupIdsOf([alice.id])).toEqual([groupId]);
+        expect(await uow.repositories.groups.groupIdsOf([ids.uuid()])).toEqual([]);
+        const token = { token_hash: hashToken('secret'), identity_id: alice.id, created_at: now, expires_at: null, revoked_at: null };
+        await uow.repositories.accessTokens.add(token);
+        expect(await uow.repositories.accessTokens.findByHash(hashToken('secret'))).toEqual(token);
+        expect(await uow.repositories.accessTokens.findByHash(hashToken('other'))).toBeNull();
+      });
+
+      it('lists the subscriptions of any of the given members', async () => {
+        const [a, b, member, group] = [ids.uuid(), ids.uuid(), ids.uuid(), ids.uuid()];
+        await uow.repositories.subscriptions.add({ id: a, name: 'A', member_ids: [member], created_at: now });
+        await uow.repositories.subscriptions.add({ id: b, name: 'B', member_ids: [group], created_at: now });
+        expect((await uow.repositories.subscriptions.listForMembers([member, group])).map((s) => s.id)).toEqual([a, b]);
+        expect((await uow.repositories.subscriptions.listForMembers([member])).map((s) => s.name)).toEqual(['A']);
+        await uow.repositories.subscriptions.addMember(b, member);
+        expect((await uow.repositories.subscriptions.findByName('B'))?.member_ids.sort()).toEqual([group, member].sort());
+      });
+    });
+
+    describe('transactions', () => {
+      it('commits all the writes of a transaction, or none when it throws', async () => {
+        const alice = await identity('alice');
+        const kept = serverEndpoint(alice, 'Kept');
+        const lost = serverEndpoint(alice, 'Lost');
+        await uow.transaction(async (repos) => repos.endpoints.insert(kept));
+        await expect(
+          uow.transaction(async (repos) => {
+            await repos.endpoints.insert(lost);
+            await repos.endpoints.insert(serverEndpoint(alice, 'Kept'));
+          }),
+        ).rejects.toThrow(ConflictError);
+        expect(await uow.repositories.endpoints.findById(kept.id)).not.toBeNull();
+        expect(await uow.repositories.endpoints.findById(lost.id)).toBeNull();
+      });
+
+      it('keeps concurrent transactions apart', async () => {
+        const alice = await identity('alice');
+        const endpoints = Array.from({ length: 10 }, (_, i) => serverEndpoint(alice, `Concurrent ${i}`));
+        await Promise.all(endpoints.map((e) => uow.transaction(async (repos) => repos.endpoints.insert(e))));
+        for (const e of endpoints) expect(await uow.repositories.endpoints.findById(e.id)).not.toBeNull();
+      });
+    });
+  });
+}

@@ -1,0 +1,42 @@
+import type { Repositories, UnitOfWork } from '@xfer/core';
+import type { DataSource, EntityManager } from 'typeorm';
+import { TypeormAccessTokenRepository, TypeormGroupRepository, TypeormIdentityRepository } from './repositories/TypeormIdentityRepositories';
+import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
+import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
+import { TypeormRoleRepository } from './repositories/TypeormRoleRepository';
+import { TypeormSubscriptionRepository } from './repositories/TypeormSubscriptionRepository';
+
+export function typeormRepositories(manager: EntityManager): Repositories {
+  return {
+    endpoints: new TypeormEndpointRepository(manager),
+    roles: new TypeormRoleRepository(manager),
+    pauseRules: new TypeormPauseRuleRepository(manager),
+    subscriptions: new TypeormSubscriptionRepository(manager),
+    identities: new TypeormIdentityRepository(manager),
+    groups: new TypeormGroupRepository(manager),
+    accessTokens: new TypeormAccessTokenRepository(manager),
+  };
+}
+
+/**
+ * Transactions over a TypeORM DataSource. SQLite (better-sqlite3) has one connection, so its
+ * transactions are queued one after another; Postgres runs them concurrently on its pool.
+ */
+export class TypeormUnitOfWork implements UnitOfWork {
+  readonly repositories: Repositories;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly serialize: boolean;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.repositories = typeormRepositories(dataSource.manager);
+    this.serialize = dataSource.options.type === 'better-sqlite3';
+  }
+
+  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+    const run = () => this.dataSource.transaction((manager) => work(typeormRepositories(manager)));
+    if (!this.serialize) return run();
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}

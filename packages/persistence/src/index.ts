@@ -1,0 +1,3 @@
+export { openDatabase, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError } from './dataSource';
+export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
+export { MIGRATIONS } from './migrations';

@@ -1,0 +1,263 @@
+import { EntitySchema, type EntitySchemaColumnOptions } from 'typeorm';
+
+/**
+ * Persistence records: plain rows, separate from the aggregates (TypeORM hydrates with `new Target()`).
+ * Timestamps are ISO 8601 text and nested values JSON text, so one migration history serves both
+ * SQLite and Postgres.
+ */
+const varchar = (length: number, nullable = false): EntitySchemaColumnOptions => ({ type: 'varchar', length, nullable });
+const text = (nullable = true): EntitySchemaColumnOptions => ({ type: 'text', nullable });
+const bool = (nullable = false): EntitySchemaColumnOptions => ({ type: 'boolean', nullable });
+const int = (): EntitySchemaColumnOptions => ({ type: 'integer' });
+const id = (length = 36): EntitySchemaColumnOptions => ({ type: 'varchar', length, primary: true });
+const time = (nullable = false) => varchar(32, nullable);
+
+export interface IdentityRecord {
+  id: string;
+  username: string;
+  name: string | null;
+  email: string | null;
+  organization: string | null;
+  identity_provider: string;
+  identity_type: string;
+  status: string;
+  set_id: string;
+  linked_at: string | null;
+  created_at: string;
+  password_hash: string | null;
+}
+export const IdentitySchema = new EntitySchema<IdentityRecord>({
+  name: 'identities',
+  columns: {
+    id: id(),
+    username: varchar(255),
+    name: varchar(256, true),
+    email: varchar(254, true),
+    organization: varchar(1024, true),
+    identity_provider: varchar(36),
+    identity_type: varchar(32),
+    status: varchar(16),
+    set_id: varchar(36),
+    linked_at: time(true),
+    created_at: time(),
+    password_hash: varchar(255, true),
+  },
+});
+
+export interface GroupRecord {
+  id: string;
+  name: string;
+  created_at: string;
+}
+export const GroupSchema = new EntitySchema<GroupRecord>({
+  name: 'groups',
+  columns: { id: id(), name: varchar(128), created_at: time() },
+});
+
+export interface GroupMemberRecord {
+  group_id: string;
+  identity_id: string;
+}
+export const GroupMemberSchema = new EntitySchema<GroupMemberRecord>({
+  name: 'group_members',
+  columns: { group_id: id(), identity_id: id() },
+});
+
+export interface AccessTokenRecord {
+  token_hash: string;
+  identity_id: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+export const AccessTokenSchema = new EntitySchema<AccessTokenRecord>({
+  name: 'access_tokens',
+  columns: {
+    token_hash: id(64),
+    identity_id: varchar(36),
+    created_at: time(),
+    expires_at: time(true),
+    revoked_at: time(true),
+  },
+});
+
+export interface SubscriptionRecord {
+  id: string;
+  name: string;
+  created_at: string;
+}
+export const SubscriptionSchema = new EntitySchema<SubscriptionRecord>({
+  name: 'subscriptions',
+  columns: { id: id(), name: varchar(256), created_at: time() },
+});
+
+export interface SubscriptionMemberRecord {
+  subscription_id: string;
+  member_id: string;
+}
+export const SubscriptionMemberSchema = new EntitySchema<SubscriptionMemberRecord>({
+  name: 'subscription_members',
+  columns: { subscription_id: id(), member_id: id() },
+});
+
+export interface EndpointRecord {
+  id: string;
+  kind: string;
+  version: number;
+  created_at: string;
+  display_name: string | null;
+  organization: string | null;
+  department: string | null;
+  keywords: string | null;
+  name: string;
+  canonical_name: string;
+  owner_id: string;
+  owner_string: string;
+  description: string | null;
+  contact_email: string | null;
+  contact_info: string | null;
+  info_link: string | null;
+  public: boolean;
+  subscription_id: string | null;
+  default_directory: string | null;
+  force_encryption: boolean;
+  disable_verify: boolean;
+  myproxy_server: string | null;
+  myproxy_dn: string | null;
+  oauth_server: string | null;
+  vendor_connect_setup_key: string | null;
+  vcp_connected: boolean | null;
+  vcp_paused: boolean | null;
+  host_endpoint_id: string | null;
+  host_path: string | null;
+  s3_url: string | null;
+  network_use: string | null;
+  custom_network: string | null;
+  location: string | null;
+  local_user_info_available: boolean | null;
+  https_server: string | null;
+  servers: string;
+  next_server_id: number;
+}
+export const EndpointSchema = new EntitySchema<EndpointRecord>({
+  name: 'endpoints',
+  columns: {
+    id: id(),
+    kind: varchar(16),
+    version: int(),
+    created_at: time(),
+    display_name: varchar(128, true),
+    organization: varchar(1024, true),
+    department: varchar(1024, true),
+    keywords: varchar(1024, true),
+    name: varchar(128),
+    canonical_name: varchar(400),
+    owner_id: varchar(36),
+    owner_string: varchar(255),
+    description: text(),
+    contact_email: varchar(254, true),
+    contact_info: text(),
+    info_link: text(),
+    public: bool(),
+    subscription_id: varchar(36, true),
+    default_directory: text(),
+    force_encryption: bool(),
+    disable_verify: bool(),
+    myproxy_server: varchar(255, true),
+    myproxy_dn: varchar(1024, true),
+    oauth_server: varchar(255, true),
+    vendor_connect_setup_key: varchar(36, true),
+    vcp_connected: bool(true),
+    vcp_paused: bool(true),
+    host_endpoint_id: varchar(36, true),
+    host_path: text(),
+    s3_url: text(),
+    network_use: varchar(16, true),
+    custom_network: text(),
+    location: varchar(64, true),
+    local_user_info_available: bool(true),
+    https_server: text(),
+    servers: text(false),
+    next_server_id: int(),
+  },
+});
+
+export interface TombstoneRecord {
+  id: string;
+  canonical_name: string;
+  owner_id: string;
+  deleted_at: string;
+}
+export const TombstoneSchema = new EntitySchema<TombstoneRecord>({
+  name: 'endpoint_tombstones',
+  columns: { id: id(), canonical_name: varchar(400), owner_id: varchar(36), deleted_at: time() },
+});
+
+export interface RoleAssignmentRecord {
+  id: string;
+  endpoint_id: string;
+  role: string;
+  principal_type: string;
+  principal_id: string;
+  created_at: string;
+}
+export const RoleAssignmentSchema = new EntitySchema<RoleAssignmentRecord>({
+  name: 'role_assignments',
+  columns: {
+    id: id(),
+    endpoint_id: varchar(36),
+    role: varchar(32),
+    principal_type: varchar(16),
+    principal_id: varchar(36),
+    created_at: time(),
+  },
+});
+
+export interface PauseRuleRecord {
+  id: string;
+  endpoint_id: string;
+  message: string;
+  start_time: string | null;
+  identity_id: string | null;
+  pause_ls: boolean;
+  pause_mkdir: boolean;
+  pause_rename: boolean;
+  pause_task_delete: boolean;
+  pause_task_transfer_write: boolean;
+  pause_task_transfer_read: boolean;
+  modified_by: string;
+  modified_by_id: string;
+  created_by_host_manager: boolean;
+}
+export const PauseRuleSchema = new EntitySchema<PauseRuleRecord>({
+  name: 'pause_rules',
+  columns: {
+    id: id(),
+    endpoint_id: varchar(36),
+    message: text(false),
+    start_time: time(true),
+    identity_id: varchar(36, true),
+    pause_ls: bool(),
+    pause_mkdir: bool(),
+    pause_rename: bool(),
+    pause_task_delete: bool(),
+    pause_task_transfer_write: bool(),
+    pause_task_transfer_read: bool(),
+    modified_by: varchar(255),
+    modified_by_id: varchar(36),
+    created_by_host_manager: bool(),
+  },
+});
+
+export const ALL_SCHEMAS = [
+  IdentitySchema,
+  GroupSchema,
+  GroupMemberSchema,
+  AccessTokenSchema,
+  SubscriptionSchema,
+  SubscriptionMemberSchema,
+  EndpointSchema,
+  TombstoneSchema,
+  RoleAssignmentSchema,
+  PauseRuleSchema,
+];

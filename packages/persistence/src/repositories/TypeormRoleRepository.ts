@@ -1,0 +1,41 @@
+import { ConflictError, type EndpointRole, type PrincipalType, type RoleAssignmentState, type RoleRepository } from '@xfer/core';
+import { In, type EntityManager } from 'typeorm';
+import { RoleAssignmentSchema, type RoleAssignmentRecord } from '../records/schemas';
+import { fromTime, toTime, uniqueViolation } from './mapping';
+
+const fromRecord = (r: RoleAssignmentRecord): RoleAssignmentState => ({
+  ...r,
+  role: r.role as EndpointRole,
+  principal_type: r.principal_type as PrincipalType,
+  created_at: fromTime(r.created_at),
+});
+
+export class TypeormRoleRepository implements RoleRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async add(assignment: RoleAssignmentState) {
+    try {
+      await this.manager.insert(RoleAssignmentSchema, { ...assignment, created_at: toTime(assignment.created_at) });
+    } catch (error) {
+      if (uniqueViolation(error) === null) throw error;
+      throw new ConflictError('A role assignment with the same principal and role already exists');
+    }
+  }
+
+  async findHeldBy(endpointIds: readonly string[], principalIds: readonly string[]) {
+    if (endpointIds.length === 0 || principalIds.length === 0) return [];
+    const records = await this.manager.findBy(RoleAssignmentSchema, {
+      endpoint_id: endpointIds.length === 1 ? endpointIds[0] : In([...endpointIds]),
+      principal_id: In([...principalIds]),
+    });
+    return records.map(fromRecord);
+  }
+
+  async listForEndpoint(endpointId: string) {
+    return (await this.manager.findBy(RoleAssignmentSchema, { endpoint_id: endpointId })).map(fromRecord);
+  }
+
+  async deleteForEndpoint(endpointId: string) {
+    await this.manager.delete(RoleAssignmentSchema, { endpoint_id: endpointId });
+  }
+}
