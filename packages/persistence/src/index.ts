@@ -1,3 +1,4 @@
 export { openDatabase, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError } from './dataSource';
 export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
 export { MIGRATIONS } from './migrations';
+export { TOKENS, persistenceModule, coreModule } from './container';

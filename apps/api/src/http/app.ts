@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { TOKENS } from '@xfer/persistence';
+import express, { type Express } from 'express';
+import type { Container } from 'inversify';
+import { authenticate } from './authenticate';
+import { endpointRoutes } from './endpointRoutes';
+import { errorHandler, notFoundHandler } from './errors';
+import { requestContext, VERSION_PREFIX } from './requestContext';
+
+export interface ApiOptions {
+  /** Largest JSON body accepted, as express.json understands it ('1mb'). */
+  bodyLimit?: string;
+}
+
+/** The endpoint management API (area B) over the services bound in `container`. Does not listen. */
+export function createApp(container: Container, options: ApiOptions = {}): Express {
+  const services = container.get(TOKENS.CoreServices);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContext);
+  // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
+  app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: () => true }));
+  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints));
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,122 @@
+import { BadRequestError, ServerNotFoundError, type EndpointService, type EndpointInput } from '@xfer/core';
+import { Router, type Request } from 'express';
+import { principalOf } from './authenticate';
+import { EndpointDocumentDto, ServerDocumentDto } from './dto/documents';
+import { sendResult } from './results';
+import { parseBody } from './validation';
+
+type Params = { xid: string; serverId: string };
+
+function serverIdOf(req: Request<Params>): number {
+  const { xid, serverId } = req.params;
+  if (!/^\d{1,9}$/.test(serverId)) throw new ServerNotFoundError(xid, serverId);
+  return Number(serverId);
+}
+
+function fieldsOf(req: Request): string | undefined {
+  const fields = req.query.fields;
+  if (fields === undefined) return undefined;
+  if (typeof fields !== 'string') throw new BadRequestError("Invalid 'fields': give one comma-separated list");
+  return fields;
+}
+
+/** `is_globus_connect` is the hosted service's name for `is_vendor_connect` on create. */
+function createInput(body: Record<string, unknown>): EndpointInput {
+  const { is_globus_connect, ...rest } = body;
+  if (is_globus_connect === undefined) return rest;
+  if (rest.is_vendor_connect !== undefined && rest.is_vendor_connect !== is_globus_connect) {
+    throw new BadRequestError('is_globus_connect and is_vendor_connect disagree: send one of them');
+  }
+  return { ...rest, is_vendor_connect: is_globus_connect };
+}
+
+/** The twelve endpoint operations: parse, call the use case, render. */
+export function endpointRoutes(endpoints: EndpointService): Router {
+  const router = Router();
+
+  router.get('/endpoint/:xid', async (req, res) => {
+    res.json(await endpoints.getEndpoint(principalOf(res), req.params.xid, fieldsOf(req)));
+  });
+
+  router.post('/endpoint', async (req, res) => {
+    const input = createInput(await parseBody(EndpointDocumentDto, req.body));
+    const created = await endpoints.createEndpoint(principalOf(res), input);
+    sendResult(req, res, 201, {
+      DATA_TYPE: 'endpoint_create_result',
+      code: 'Created',
+      message: 'Endpoint created successfully',
+      id: created.id,
+      canonical_name: created.canonical_name,
+      vendor_connect_setup_key: created.vendor_connect_setup_key,
+      globus_connect_setup_key: created.vendor_connect_setup_key,
+    });
+  });
+
+  router.post('/shared_endpoint', async (req, res) => {
+    const input = await parseBody(EndpointDocumentDto, req.body);
+    const created = await endpoints.createSharedEndpoint(principalOf(res), input);
+    sendResult(req, res, 201, {
+      DATA_TYPE: 'endpoint_create_result',
+      code: 'Created',
+      message: 'Shared endpoint created successfully',
+      id: created.id,
+      canonical_name: created.canonical_name,
+      vendor_connect_setup_key: null,
+      globus_connect_setup_key: null,
+    });
+  });
+
+  router.put('/endpoint/:xid', async (req, res) => {
+    const input = await parseBody(EndpointDocumentDto, req.body);
+    await endpoints.updateEndpoint(principalOf(res), req.params.xid, input);
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Endpoint updated successfully' });
+  });
+
+  router.delete('/endpoint/:xid', async (req, res) => {
+    await endpoints.deleteEndpoint(principalOf(res), req.params.xid);
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: 'Endpoint deleted successfully' });
+  });
+
+  router.get('/endpoint/:xid/my_effective_pause_rule_list', async (req, res) => {
+    const rules = await endpoints.myEffectivePauseRules(principalOf(res), req.params.xid);
+    res.json({ DATA_TYPE: 'pause_rule_list', DATA: rules });
+  });
+
+  router.get('/endpoint/:xid/server_list', async (req, res) => {
+    const servers = await endpoints.listServers(principalOf(res), req.params.xid);
+    res.json({ DATA_TYPE: 'endpoint_server_list', DATA: servers });
+  });
+
+  router.get('/endpoint/:xid/server/:serverId', async (req, res) => {
+    res.json(await endpoints.getServer(principalOf(res), req.params.xid, serverIdOf(req)));
+  });
+
+  router.post('/endpoint/:xid/server', async (req, res) => {
+    const input = await parseBody(ServerDocumentDto, req.body);
+    const id = await endpoints.addServer(principalOf(res), req.params.xid, input);
+    sendResult(req, res, 201, {
+      DATA_TYPE: 'endpoint_server_add_result',
+      code: 'Created',
+      message: 'Server added to endpoint successfully',
+      id,
+    });
+  });
+
+  router.put('/endpoint/:xid/server/:serverId', async (req, res) => {
+    const input = await parseBody(ServerDocumentDto, req.body);
+    await endpoints.updateServer(principalOf(res), req.params.xid, serverIdOf(req), input);
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Server updated successfully' });
+  });
+
+  router.delete('/endpoint/:xid/server/:serverId', async (req, res) => {
+    await endpoints.deleteServer(principalOf(res), req.params.xid, serverIdOf(req));
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: 'Server deleted successfully' });
+  });
+
+  router.get('/endpoint/:xid/my_shared_endpoint_list', async (req, res) => {
+    const shares = await endpoints.mySharedEndpoints(principalOf(res), req.params.xid);
+    res.json({ DATA_TYPE: 'endpoint_list', DATA: shares });
+  });
+
+  return router;
+}

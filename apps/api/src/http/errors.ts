@@ -1,0 +1,80 @@
+import {
+  AuthenticationFailedError,
+  BadRequestError,
+  ConcurrentModificationError,
+  ConflictError,
+  DomainError,
+  EndpointDeletedError,
+  NotFoundError,
+  PermissionDeniedError,
+  ServiceUnavailableError,
+} from '@xfer/core';
+import type { NextFunction, Request, Response } from 'express';
+import { requestId, resourceOf } from './requestContext';
+
+/** Domain error classes to HTTP statuses: the one place this mapping lives for the API. */
+const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => DomainError, number]> = [
+  [BadRequestError, 400],
+  [AuthenticationFailedError, 401],
+  [PermissionDeniedError, 403],
+  [NotFoundError, 404],
+  [EndpointDeletedError, 409],
+  [ConflictError, 409],
+  [ConcurrentModificationError, 409],
+  [ServiceUnavailableError, 503],
+];
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  request_id: string;
+  resource: string;
+}
+
+export function sendError(req: Request, res: Response, status: number, code: string, message: string): void {
+  const body: ErrorBody = { code, message, request_id: requestId(res), resource: resourceOf(req) };
+  res.status(status).json(body);
+}
+
+/** Errors raised by express.json() carry `type` and `status`. */
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  if (error instanceof DomainError) {
+    const status = STATUS_BY_ERROR.find(([type]) => error instanceof type)?.[1] ?? 400;
+    if (error instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    sendError(req, res, status, error.code, error.message);
+    return;
+  }
+  const parserError = error as BodyParserError;
+  if (parserError?.type === 'entity.too.large') {
+    sendError(req, res, 413, 'ClientError.RequestTooLarge', 'The request body is larger than this service accepts');
+    return;
+  }
+  if (parserError?.type === 'entity.parse.failed') {
+    sendError(req, res, 400, 'BadRequest', 'The request body is not valid JSON');
+    return;
+  }
+  if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
+    sendError(req, res, parserError.status, 'BadRequest', 'The request body could not be read');
+    return;
+  }
+  // Unexpected: log it with the request id an operator will be quoted, never show the stack.
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      request_id: requestId(res),
+      method: req.method,
+      path: req.originalUrl,
+      error: error instanceof Error ? error.stack : String(error),
+    }),
+  );
+  sendError(req, res, 500, 'InternalError', `An internal error occurred. Quote request id ${requestId(res)} when reporting it.`);
+}
+
+export function notFoundHandler(req: Request, res: Response): void {
+  sendError(req, res, 404, 'ClientError.NotFound', `No such resource: ${req.method} ${resourceOf(req)}`);
+}

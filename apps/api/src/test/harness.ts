@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { TestWorld } from '@xfer/core/testing';
+import { openDatabase, TOKENS } from '@xfer/persistence';
+import supertest from 'supertest';
+import { buildApiContainer } from '../container';
+import { createApp, type ApiOptions } from '../http/app';
+
+export const V = '/v0.10';
+
+/**
+ * The real API app on a fresh in-memory SQLite database (migrations applied), plus a TestWorld over
+ * the same database for arranging users, subscriptions and roles.
+ */
+export async function startApi(options: ApiOptions = {}, databaseUrl = process.env.XFER_TEST_DATABASE_URL ?? 'sqlite::memory:') {
+  const dataSource = await openDatabase(databaseUrl);
+  const container = buildApiContainer(dataSource);
+  const app = createApp(container, options);
+  const world = new TestWorld(container.get(TOKENS.UnitOfWork));
+  const http = supertest(app);
+  const as = (token: string) => ({
+    get: (path: string) => http.get(`${V}${path}`).set('Authorization', `Bearer ${token}`),
+    post: (path: string, body?: unknown) => http.post(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
+    put: (path: string, body?: unknown) => http.put(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
+    delete: (path: string) => http.delete(`${V}${path}`).set('Authorization', `Bearer ${token}`),
+  });
+  return { app, http, world, as, dataSource, close: () => dataSource.destroy() };
+}
+
+export type Api = Awaited<ReturnType<typeof startApi>>;
