@@ -21,6 +21,10 @@ export class AuthenticationService {
     return this.principalOf(stored.identity_id);
   }
 
+  async identityByUsername(username: string) {
+    return this.uow.repositories.identities.findByUsername(username);
+  }
+
   /** The principal of an identity: its whole identity set and the groups of all of them. */
   async principalOf(identityId: string): Promise<Principal> {
     const { identities, groups } = this.uow.repositories;

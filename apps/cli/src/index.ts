@@ -1,0 +1,1 @@
+export { run, buildProgram, USAGE_ERROR, type Io } from './program';
