@@ -1,0 +1,271 @@
+import { newIdentity } from '../auth/Identity';
+import { BadRequestError } from '../shared/errors';
+import { Endpoint, type EndpointInput } from './Endpoint';
+import { endpointDocument, type EndpointView } from './EndpointDocument';
+
+const now = new Date('2026-05-06T07:08:09.000Z');
+const owner = newIdentity({ id: '11111111-1111-4111-8111-111111111111', username: 'alice@example.org', now });
+const ownerView: EndpointView = { roles: ['administrator'], host: null, hostVisible: false, hostRoles: [] };
+let seq = 0;
+const nextId = () => `22222222-2222-4222-8222-${String(++seq).padStart(12, '0')}`;
+
+function create(input: EndpointInput, subscriptionId: string | null = null): Endpoint {
+  return Endpoint.create(input, { id: nextId(), owner, now, subscriptionId, setupKey: nextId() });
+}
+
+function doc(endpoint: Endpoint, view: EndpointView = ownerView) {
+  return endpointDocument(endpoint, view) as unknown as Record<string, unknown>;
+}
+
+function update(endpoint: Endpoint, input: EndpointInput, subscriptionId?: string | null) {
+  endpoint.update(input, { current: doc(endpoint), subscriptionId });
+}
+
+const SUBSCRIPTION = '33333333-3333-4333-8333-333333333333';
+
+describe('Endpoint field rules (spec 2.1, section 8, compat-notes)', () => {
+  it.each([
+    ['display_name', 'x'.repeat(129), /at most 128/],
+    ['display_name', 'two\nlines', /new lines/],
+    ['display_name', 'carriage\rreturn', /new lines/],
+    ['organization', 'o'.repeat(1025), /at most 1024/],
+    ['organization', 'a\nb', /new lines/],
+    ['department', 'd'.repeat(1025), /at most 1024/],
+    ['keywords', 'k'.repeat(1025), /at most 1024/],
+    ['description', 'd'.repeat(4097), /at most 4096/],
+    ['contact_info', 'c'.repeat(4097), /at most 4096/],
+    ['contact_email', 'not-an-email', /not an e-mail/],
+    ['contact_email', 'a@b.org, c@d.org', /e-mail/],
+    ['contact_email', 'bjørn@example.org', /ASCII/],
+    ['info_link', 'ftp://example.org/', /http or https/],
+    ['info_link', 'example.org', /http or https/],
+    ['location', 'somewhere', /Automatic/],
+    ['location', '91,0', /latitude/],
+    ['location', '0,180.5', /longitude/],
+    ['location', '1,2,3', /Automatic/],
+    ['https_server', 'http://data.example.org', /https/],
+    ['https_server', 'https://data.example.org/path', /without path/],
+    ['https_server', 'https://data.example.org?x=1', /without path/],
+    ['public', null, /true or false/],
+    ['force_encryption', 'yes', /true or false/],
+    ['myproxy_server', 'not a host', /hostname/],
+  ])('rejects %s = %j on create and on update', (field, value, message) => {
+    expect(() => create({ display_name: 'E', [field]: value })).toThrow(message);
+    const endpoint = create({ display_name: 'E' });
+    expect(() => update(endpoint, { [field]: value })).toThrow(BadRequestError);
+  });
+
+  it.each([
+    ['display_name', 'x'.repeat(128)],
+    ['display_name', 'Ünïcødé ✓'],
+    ['organization', 'o'.repeat(1024)],
+    ['description', 'many\nlines\n' + 'd'.repeat(4000)],
+    ['contact_info', 'Room 1\nBuilding 2'],
+    ['contact_email', 'ops@data.example.org'],
+    ['info_link', 'https://example.org/about?x=1'],
+    ['location', '47.6,-122.3'],
+    ['location', 'Automatic'],
+    ['https_server', 'https://data.example.org:8443'],
+    ['https_server', null],
+    ['default_directory', '/~/'],
+    ['keywords', 'new,key,words'],
+  ])('accepts %s = %j', (field, value) => {
+    const endpoint = create({ display_name: 'E', [field]: value });
+    expect(doc(endpoint)[field]).toEqual(value);
+  });
+
+  it('clears a nullable field with an explicit null', () => {
+    const endpoint = create({ display_name: 'E', description: 'text', contact_email: 'a@example.org' });
+    update(endpoint, { description: null, contact_email: null, oauth_server: null, myproxy_server: null });
+    expect(doc(endpoint)).toMatchObject({ description: null, contact_email: null });
+  });
+});
+
+describe('Endpoint names', () => {
+  it('defaults name to the id and canonical_name to <short username>#<name>', () => {
+    const endpoint = create({ display_name: 'Lab' });
+    expect(doc(endpoint)).toMatchObject({ name: endpoint.id, canonical_name: `alice#${endpoint.id}`, username: 'alice' });
+  });
+
+  it('takes canonical_name with the caller username, or name alone', () => {
+    expect(doc(create({ canonical_name: 'alice#lab-1' }))).toMatchObject({ name: 'lab-1', display_name: null });
+    expect(doc(create({ name: 'lab.2' }))).toMatchObject({ canonical_name: 'alice#lab.2' });
+  });
+
+  it.each([
+    [{ canonical_name: 'bob#lab' }, /username part must be your username 'alice'/],
+    [{ canonical_name: 'no-hash' }, /USERNAME#ENDPOINTNAME/],
+    [{ name: 'has space' }, /letters, digits/],
+    [{ name: 'n'.repeat(129) }, /1 to 128/],
+    [{ name: 'a', canonical_name: 'alice#b' }, /disagree/],
+    [{}, /display_name' is required/],
+    [{ display_name: null }, /display_name' is required/],
+  ])('rejects %j', (input, message) => {
+    expect(() => create(input as EndpointInput)).toThrow(message);
+  });
+
+  it('does not let name, canonical_name or id change on update, but accepts them unchanged', () => {
+    const endpoint = create({ display_name: 'Lab' });
+    const current = doc(endpoint);
+    update(endpoint, { name: current.name, canonical_name: current.canonical_name, id: current.id });
+    expect(() => update(endpoint, { name: 'other' })).toThrow(/'name' cannot be changed/);
+    expect(() => update(endpoint, { id: nextId() })).toThrow(/'id' cannot be changed/);
+  });
+});
+
+describe('Endpoint kinds on create', () => {
+  it('makes a personal-client endpoint with a setup key and one virtual server', () => {
+    const endpoint = create({ display_name: 'Laptop', is_vendor_connect: true });
+    const d = doc(endpoint);
+    expect(d).toMatchObject({ is_vendor_connect: true, is_globus_connect: true, entity_type: 'GCP_mapped_collection', vcp_connected: false });
+    expect(d.vendor_connect_setup_key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(d.DATA).toEqual([expect.objectContaining({ hostname: null, uri: null, is_connected: false, is_paused: false })]);
+  });
+
+  it('completes personal setup once: the key is single use', () => {
+    const endpoint = create({ display_name: 'Laptop', is_vendor_connect: true });
+    const key = endpoint.setupKey!;
+    expect(() => endpoint.completePersonalSetup('wrong')).toThrow(/Invalid setup key/);
+    endpoint.completePersonalSetup(key);
+    expect(doc(endpoint)).toMatchObject({ vendor_connect_setup_key: null, vcp_connected: true });
+    expect(() => endpoint.completePersonalSetup(key)).toThrow(/no pending/);
+  });
+
+  it('refuses servers and server-only fields on a personal-client endpoint', () => {
+    expect(() => create({ display_name: 'L', is_vendor_connect: true, DATA: [{ hostname: 'a.example.org' }] })).toThrow(
+      /'DATA' cannot be set when creating a personal-client endpoint/,
+    );
+    expect(() => create({ display_name: 'L', is_vendor_connect: true, myproxy_server: 'myproxy.example.org' })).toThrow(
+      /myproxy_server/,
+    );
+  });
+
+  it('refuses share fields and read-only fields on POST /endpoint', () => {
+    expect(() => create({ display_name: 'S', DATA_TYPE: 'shared_endpoint' })).toThrow(/POST \/shared_endpoint/);
+    expect(() => create({ display_name: 'S', host_endpoint: nextId(), host_path: '/' })).toThrow(/POST \/shared_endpoint/);
+    expect(() => create({ display_name: 'S', owner_string: 'bob' })).toThrow(/owner_string/);
+    expect(() => create({ display_name: 'S', entity_type: 'GCSv4_host' })).toThrow(/entity_type/);
+    expect(() => create({ display_name: 'S', DATA_TYPE: 'server' })).toThrow(/DATA_TYPE/);
+  });
+
+  it('reads an object-store endpoint as an alpha GCSv4 host without servers', () => {
+    const endpoint = Endpoint.createObjectStore({ display_name: 'Bucket', s3_url: 'https://s3.example.org/bucket' }, { id: nextId(), owner, now });
+    expect(doc(endpoint)).toMatchObject({ entity_type: 'GCSv4_host', s3_url: 'https://s3.example.org/bucket', s3_owner_activated: false, local_user_info_available: false, DATA: [] });
+    expect(() => endpoint.serverDocuments()).toThrow(/doesn't have servers/);
+    expect(() => endpoint.addServer({ hostname: 'a.example.org' })).toThrow(/doesn't have servers/);
+  });
+});
+
+describe('network_use and the four numbers', () => {
+  const custom = { min_concurrency: 2, preferred_concurrency: 4, min_parallelism: 3, preferred_parallelism: 6 };
+
+  it('reads a preset as its values', () => {
+    const endpoint = create({ display_name: 'N' });
+    expect(doc(endpoint)).toMatchObject({ network_use: 'normal', min_concurrency: 1, preferred_concurrency: 2, min_parallelism: 2, preferred_parallelism: 4 });
+    update(endpoint, { subscription_id: SUBSCRIPTION, network_use: 'aggressive' }, SUBSCRIPTION);
+    expect(doc(endpoint)).toMatchObject({ network_use: 'aggressive', min_concurrency: 2, preferred_concurrency: 8, min_parallelism: 4, preferred_parallelism: 16 });
+  });
+
+  it('changes only on managed endpoints', () => {
+    const endpoint = create({ display_name: 'N' });
+    expect(() => update(endpoint, { network_use: 'minimal' })).toThrow(/managed endpoint/);
+    update(endpoint, { network_use: 'normal' });
+    const managed = create({ display_name: 'M', subscription_id: SUBSCRIPTION, network_use: 'minimal' }, SUBSCRIPTION);
+    expect(doc(managed).network_use).toBe('minimal');
+  });
+
+  it('needs all four numbers with custom, within range and min <= preferred', () => {
+    const endpoint = create({ display_name: 'C', subscription_id: SUBSCRIPTION }, SUBSCRIPTION);
+    expect(() => update(endpoint, { network_use: 'custom', min_concurrency: 1 })).toThrow(/needs all of/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_concurrency: 5 })).toThrow(/at most preferred_concurrency/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_concurrency: 129 })).toThrow(/1 to 128/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_parallelism: 65 })).toThrow(/1 to 64/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 0 })).toThrow(/1 to 64/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 1.5 })).toThrow(/integer/);
+    update(endpoint, { network_use: 'custom', ...custom });
+    expect(doc(endpoint)).toMatchObject({ network_use: 'custom', ...custom });
+    update(endpoint, { preferred_parallelism: 10 });
+    expect(doc(endpoint).preferred_parallelism).toBe(10);
+  });
+
+  it('refuses the numbers without custom unless they are the preset values', () => {
+    const endpoint = create({ display_name: 'P', subscription_id: SUBSCRIPTION }, SUBSCRIPTION);
+    expect(() => update(endpoint, { min_concurrency: 3 })).toThrow(/only be set together with network_use 'custom'/);
+    update(endpoint, { min_concurrency: 1, preferred_parallelism: 4 });
+    expect(() => update(endpoint, { network_use: 'bogus' })).toThrow(/minimal, normal, aggressive, custom/);
+  });
+
+  it('falls back to normal when the subscription is cleared (spec section 3)', () => {
+    const endpoint = create({ display_name: 'U', subscription_id: SUBSCRIPTION }, SUBSCRIPTION);
+    update(endpoint, { network_use: 'custom', ...custom });
+    update(endpoint, { subscription_id: null }, null);
+    expect(doc(endpoint)).toMatchObject({ subscription_id: null, network_use: 'normal', min_concurrency: 1, preferred_parallelism: 4 });
+  });
+});
+
+describe('servers (spec 2.2, 4.2 rules 9-11)', () => {
+  it('adds with defaults and derives uri', () => {
+    const endpoint = create({ display_name: 'S' });
+    const id = endpoint.addServer({ hostname: 'gridftp.example.org' });
+    expect(endpoint.serverDocument(id)).toMatchObject({
+      DATA_TYPE: 'server',
+      id,
+      port: 2811,
+      scheme: 'gsiftp',
+      subject: null,
+      uri: 'gsiftp://gridftp.example.org:2811',
+    });
+  });
+
+  it('gives each new server a new id, never reusing a deleted one', () => {
+    const endpoint = create({ display_name: 'S', DATA: [{ hostname: 'a.example.org' }, { hostname: 'b.example.org' }] });
+    expect(endpoint.serverDocuments().map((s) => s.id)).toEqual([1, 2]);
+    endpoint.removeServer(2);
+    expect(endpoint.addServer({ hostname: 'c.example.org' })).toBe(3);
+  });
+
+  it.each([
+    [{}, /hostname' is required/],
+    [{ hostname: 'bad host' }, /not a hostname/],
+    [{ hostname: 'a.example.org', scheme: 'http' }, /gsiftp, ftp/],
+    [{ hostname: 'a.example.org', port: 70000 }, /1 to 65535/],
+    [{ hostname: 'a.example.org', id: 5 }, /'id' of a server/],
+    [{ hostname: 'a.example.org', uri: 'gsiftp://x:1' }, /'uri' of a server/],
+    [{ hostname: 'a.example.org', is_connected: true }, /'is_connected'/],
+    [{ hostname: 'a.example.org', incoming_data_port_start: 50000 }, /set together/],
+    [{ hostname: 'a.example.org', incoming_data_port_start: 1000, incoming_data_port_end: 2000 }, /1024 to 65535/],
+    [{ hostname: 'a.example.org', outgoing_data_port_start: 6000, outgoing_data_port_end: 5000 }, /greater than or equal/],
+    [{ hostname: 'a.example.org', DATA_TYPE: 'endpoint' }, /DATA_TYPE/],
+  ])('rejects the server %j', (input, message) => {
+    expect(() => create({ display_name: 'S' }).addServer(input)).toThrow(message);
+  });
+
+  it('accepts a full port range', () => {
+    const endpoint = create({ display_name: 'S' });
+    const id = endpoint.addServer({ hostname: 'a.example.org', incoming_data_port_start: 1024, incoming_data_port_end: 65535, outgoing_data_port_start: 50000, outgoing_data_port_end: 50000 });
+    expect(endpoint.serverDocument(id)).toMatchObject({ incoming_data_port_start: 1024, incoming_data_port_end: 65535 });
+  });
+
+  it('updates only hostname, scheme, port and subject; other fields must be unchanged', () => {
+    const endpoint = create({ display_name: 'S' });
+    const id = endpoint.addServer({ hostname: 'a.example.org', incoming_data_port_start: 2000, incoming_data_port_end: 3000 });
+    endpoint.updateServer(id, { hostname: 'b.example.org', port: 2812, scheme: 'ftp', subject: '/CN=b.example.org' });
+    const server = endpoint.serverDocument(id);
+    expect(server).toMatchObject({ hostname: 'b.example.org', uri: 'ftp://b.example.org:2812', subject: '/CN=b.example.org' });
+    endpoint.updateServer(id, { ...server });
+    expect(() => endpoint.updateServer(id, { incoming_data_port_start: 2001 })).toThrow(/only hostname, scheme, port and subject/);
+    expect(() => endpoint.updateServer(id, { hostname: null })).toThrow(/must not be null/);
+    expect(() => endpoint.updateServer(99, { hostname: 'c.example.org' })).toThrow(/No server '99'/);
+    expect(() => endpoint.removeServer(99)).toThrow(/No server '99'/);
+  });
+});
+
+describe('updates per kind', () => {
+  it('accepts a full document from GET unchanged, and refuses a changed read-only key', () => {
+    const endpoint = create({ display_name: 'Full', DATA: [{ hostname: 'a.example.org' }] });
+    update(endpoint, { ...doc(endpoint) });
+    expect(() => update(endpoint, { ...doc(endpoint), activated: true })).toThrow(/'activated' cannot be changed/);
+    expect(() => update(endpoint, { ...doc(endpoint), DATA: [] })).toThrow(/server operations/);
+    expect(() => update(endpoint, { DATA_TYPE: 'shared_endpoint' })).toThrow(/DATA_TYPE/);
+  });
+});

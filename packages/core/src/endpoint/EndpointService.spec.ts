@@ -1,0 +1,280 @@
+import type { Principal } from '../auth/Principal';
+import {
+  AuthenticationFailedError,
+  BadRequestError,
+  ConflictError,
+  EndpointDeletedError,
+  EndpointNotFoundError,
+  PermissionDeniedError,
+} from '../shared/errors';
+import { TestWorld } from '../testing/TestWorld';
+
+describe('EndpointService', () => {
+  let world: TestWorld;
+  let alice: Principal;
+  let bob: Principal;
+  const endpoints = () => world.services.endpoints;
+
+  beforeEach(async () => {
+    world = new TestWorld();
+    await world.user('alice');
+    await world.user('bob');
+    alice = await world.principal('alice');
+    bob = await world.principal('bob');
+  });
+
+  async function managedHost(owner: Principal = alice, extra: Record<string, unknown> = {}) {
+    await world.subscriptionFor(owner.primary.username, `sub-${owner.primary.username}-${Math.random()}`).catch(() => undefined);
+    const { id } = await endpoints().createEndpoint(owner, {
+      display_name: `Host ${Math.random()}`,
+      subscription_id: 'DEFAULT',
+      DATA: [{ hostname: 'gridftp.example.org' }],
+      ...extra,
+    });
+    return id;
+  }
+
+  describe('create', () => {
+    it('makes the primary identity the owner and an administrator', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Mine' });
+      const doc = await endpoints().getEndpoint(alice, id);
+      expect(doc).toMatchObject({ owner_id: alice.primary.id, owner_string: 'alice', my_effective_roles: ['administrator'] });
+      const roles = await world.uow.repositories.roles.listForEndpoint(id);
+      expect(roles).toEqual([expect.objectContaining({ role: 'administrator', principal_type: 'identity', principal_id: alice.primary.id })]);
+    });
+
+    it('refuses a second endpoint with the same display_name by the same owner, naming it', async () => {
+      await endpoints().createEndpoint(alice, { display_name: 'Twin' });
+      await expect(endpoints().createEndpoint(alice, { display_name: 'Twin' })).rejects.toThrow(/display_name 'Twin'/);
+      await expect(endpoints().createEndpoint(bob, { display_name: 'Twin' })).resolves.toBeDefined();
+    });
+
+    it('keeps nothing of a create that failed', async () => {
+      await expect(endpoints().createEndpoint(alice, { display_name: 'X', DATA: [{ hostname: 'ok.example.org' }, { hostname: 'bad host' }] })).rejects.toThrow(BadRequestError);
+      expect(await world.uow.repositories.roles.findHeldBy([], alice.principalIds)).toEqual([]);
+    });
+  });
+
+  describe('subscriptions', () => {
+    it('resolves DEFAULT to the caller only subscription', async () => {
+      const sub = await world.subscriptionFor('alice');
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'M', subscription_id: 'DEFAULT' });
+      expect((await endpoints().getEndpoint(alice, id)).subscription_id).toBe(sub);
+    });
+
+    it('refuses DEFAULT with no subscription, and lists them when there are several', async () => {
+      await expect(endpoints().createEndpoint(alice, { display_name: 'M', subscription_id: 'DEFAULT' })).rejects.toThrow(/no subscription/);
+      const a = await world.subscriptionFor('alice', 'A');
+      const b = await world.subscriptionFor('alice', 'B');
+      const attempt = endpoints().createEndpoint(alice, { display_name: 'M', subscription_id: 'DEFAULT' });
+      await expect(attempt).rejects.toThrow(`You currently have access to: ${[a, b].sort().join(', ')}`);
+    });
+
+    it('refuses a subscription the caller is not a member of, and accepts one through a group', async () => {
+      const sub = await world.services.admin.addSubscription('Lab', []);
+      await expect(endpoints().createEndpoint(alice, { display_name: 'M', subscription_id: sub })).rejects.toThrow(/not a member/);
+      await world.services.admin.addGroup('lab');
+      await world.services.admin.addGroupMember('lab', 'alice');
+      const groupSub = await world.services.admin.addSubscription('Group lab', ['lab']);
+      const member = await world.principal('alice');
+      const { id } = await endpoints().createEndpoint(member, { display_name: 'G', subscription_id: groupSub });
+      expect((await endpoints().getEndpoint(member, id)).subscription_id).toBe(groupSub);
+    });
+
+    it('lets an administrator who is not a member send the subscription back unchanged', async () => {
+      const id = await managedHost();
+      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      const doc = await endpoints().getEndpoint(bob, id);
+      await endpoints().updateEndpoint(bob, id, { subscription_id: doc.subscription_id, description: 'ok' });
+      await expect(endpoints().updateEndpoint(bob, id, { subscription_id: 'DEFAULT' })).rejects.toThrow(/no subscription/);
+    });
+  });
+
+  describe('shared endpoints (spec 2.3, 4.2 rule 3)', () => {
+    it('creates a share on a managed host: public, no servers, inheriting, with host fields', async () => {
+      const host = await managedHost();
+      const { id } = await endpoints().createSharedEndpoint(alice, { DATA_TYPE: 'shared_endpoint', display_name: 'Share', host_endpoint: host, host_path: '/~/shared/' });
+      const doc = await endpoints().getEndpoint(alice, id);
+      expect(doc).toMatchObject({
+        public: true,
+        entity_type: 'GCSv4_share',
+        host_endpoint_id: host,
+        host_path: '/~/shared/',
+        network_use: null,
+        location: null,
+        DATA: [],
+        activated: true,
+        expires_in: -1,
+        acl_available: true,
+        canonical_name: `alice#${id}`,
+      });
+      expect(doc.host_endpoint_display_name).toMatch(/^Host /);
+    });
+
+    it('accepts host_endpoint_id as the host field', async () => {
+      const host = await managedHost();
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint_id: host, host_path: '/' })).resolves.toBeDefined();
+    });
+
+    it('refuses an unmanaged server host, a share or object-store host, and servers in the body', async () => {
+      const { id: unmanaged } = await endpoints().createEndpoint(alice, { display_name: 'Plain' });
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint: unmanaged, host_path: '/' })).rejects.toThrow(/not managed/);
+      const host = await managedHost();
+      const { id: share } = await endpoints().createSharedEndpoint(alice, { display_name: 'S1', host_endpoint: host, host_path: '/' });
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S2', host_endpoint: share, host_path: '/' })).rejects.toThrow(/cannot host/);
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S3', host_endpoint: host, host_path: '/', DATA: [] })).rejects.toThrow(/Servers cannot/);
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S4', host_endpoint: host, host_path: '/', public: false })).rejects.toThrow(/always public/);
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S5', host_endpoint: host, host_path: '/', myproxy_server: 'm.example.org' })).rejects.toThrow(/myproxy_server/);
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S6', host_endpoint: host, host_path: '/', location: '1,2' })).rejects.toThrow(/location/);
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S7', host_endpoint: host })).rejects.toThrow(/host_path/);
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S8', host_path: '/' })).rejects.toThrow(/host_endpoint' is required/);
+    });
+
+    it('lets a personal-client host administrator share without a subscription', async () => {
+      const { id: laptop } = await endpoints().createEndpoint(alice, { display_name: 'Laptop', is_vendor_connect: true });
+      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint: laptop, host_path: '/' })).resolves.toBeDefined();
+      await world.services.admin.grantRole(laptop, 'activity_monitor', 'bob');
+      await expect(endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint: laptop, host_path: '/' })).rejects.toThrow(/not managed/);
+    });
+
+    it('hides host_path from callers without administrator on the share or activity_monitor on the host', async () => {
+      const host = await managedHost(alice, { public: true });
+      const { id } = await endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint: host, host_path: '/data/' });
+      expect((await endpoints().getEndpoint(bob, id)).host_path).toBeNull();
+      await world.services.admin.grantRole(host, 'activity_monitor', 'bob');
+      expect((await endpoints().getEndpoint(bob, id)).host_path).toBe('/data/');
+    });
+
+    it('hides the host display name from callers who may not see the host, and shows nulls once the host is deleted', async () => {
+      const host = await managedHost();
+      const { id } = await endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint: host, host_path: '/data/' });
+      expect((await endpoints().getEndpoint(bob, id)).host_endpoint_display_name).toBeNull();
+      await endpoints().deleteEndpoint(alice, host);
+      const doc = await endpoints().getEndpoint(alice, id);
+      expect(doc).toMatchObject({ host_endpoint_id: host, host_endpoint_display_name: null, host_path: null });
+    });
+
+    it('lists the shares of a host on which the caller is administrator or access manager', async () => {
+      const host = await managedHost();
+      const mine = await endpoints().createSharedEndpoint(alice, { display_name: 'Mine', host_endpoint: host, host_path: '/a/' });
+      await world.subscriptionFor('bob');
+      await world.services.admin.grantRole(host, 'activity_monitor', 'bob');
+      const managedByBob = await endpoints().createSharedEndpoint(alice, { display_name: 'Bobs', host_endpoint: host, host_path: '/b/' });
+      await world.services.admin.grantRole(managedByBob.id, 'access_manager', 'bob');
+      expect((await endpoints().mySharedEndpoints(alice, host)).map((d) => d.id)).toEqual([mine.id, managedByBob.id]);
+      expect((await endpoints().mySharedEndpoints(bob, host)).map((d) => d.id)).toEqual([managedByBob.id]);
+      await expect(endpoints().mySharedEndpoints(alice, mine.id)).rejects.toThrow(BadRequestError);
+      const { id: unmanaged } = await endpoints().createEndpoint(alice, { display_name: 'Unmanaged' });
+      expect(await endpoints().mySharedEndpoints(alice, unmanaged)).toEqual([]);
+    });
+
+    it('allows only the common fields on a share update', async () => {
+      const host = await managedHost();
+      const { id } = await endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint: host, host_path: '/a/' });
+      await endpoints().updateEndpoint(alice, id, { description: 'New', force_encryption: true, oauth_server: null });
+      await expect(endpoints().updateEndpoint(alice, id, { public: false })).rejects.toThrow(/'public' cannot be changed on a shared endpoint/);
+      await expect(endpoints().updateEndpoint(alice, id, { network_use: 'normal' })).rejects.toThrow(/network_use/);
+      await expect(endpoints().updateEndpoint(alice, id, { subscription_id: 'DEFAULT' })).rejects.toThrow(/subscription_id/);
+      await expect(endpoints().addServer(alice, id, { hostname: 'a.example.org' })).rejects.toThrow(/doesn't have servers/);
+      await expect(endpoints().listServers(alice, id)).rejects.toThrow(/doesn't have servers/);
+    });
+  });
+
+  describe('owner_string (spec 2.1)', () => {
+    it('changes only to an identity-role administrator, done by that administrator', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Owned' });
+      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      await expect(endpoints().updateEndpoint(alice, id, { owner_string: 'bob' })).rejects.toThrow(/one of your own identities/);
+      await endpoints().updateEndpoint(bob, id, { owner_string: 'bob' });
+      const doc = await endpoints().getEndpoint(alice, id);
+      expect(doc).toMatchObject({ owner_string: 'bob', owner_id: alice.primary.id, username: 'bob' });
+    });
+
+    it('refuses an identity that administers only through a group', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Owned' });
+      await world.services.admin.addGroup('admins');
+      await world.services.admin.addGroupMember('admins', 'bob');
+      await world.services.admin.grantRole(id, 'administrator', 'admins');
+      const groupBob = await world.principal('bob');
+      await expect(endpoints().updateEndpoint(groupBob, id, { owner_string: 'bob' })).rejects.toThrow(/through an identity role/);
+    });
+  });
+
+  describe('linked identities (spec 1)', () => {
+    it('grants the owner rights to every identity linked to the owner', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Private' });
+      await world.user('alice@work.example.org');
+      await world.services.admin.linkIdentities('alice@work.example.org', 'alice');
+      const work = await world.principal('alice@work.example.org');
+      expect((await endpoints().getEndpoint(work, id)).my_effective_roles).toEqual(['administrator']);
+      await endpoints().updateEndpoint(work, id, { owner_string: 'alice' });
+    });
+  });
+
+  describe('lookup and deletion', () => {
+    it('finds by canonical name on get and delete only', async () => {
+      const { id, canonical_name } = await endpoints().createEndpoint(alice, { display_name: 'Legacy', canonical_name: 'alice#legacy' });
+      expect(canonical_name).toBe('alice#legacy');
+      expect((await endpoints().getEndpoint(alice, 'alice#legacy')).id).toBe(id);
+      await expect(endpoints().updateEndpoint(alice, 'alice#legacy', { description: 'x' })).rejects.toThrow(EndpointNotFoundError);
+      await endpoints().deleteEndpoint(alice, 'alice#legacy');
+      await expect(endpoints().getEndpoint(alice, 'alice#legacy')).rejects.toThrow(EndpointDeletedError);
+    });
+
+    it('reports a deleted endpoint as EndpointDeleted and an unknown one as EndpointNotFound', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Gone', DATA: [{ hostname: 'a.example.org' }] });
+      await world.services.admin.grantRole(id, 'access_manager', 'bob');
+      await world.services.admin.addPauseRule(id, { message: 'paused' });
+      await endpoints().deleteEndpoint(alice, id);
+      await expect(endpoints().getEndpoint(alice, id)).rejects.toThrow(EndpointDeletedError);
+      await expect(endpoints().listServers(alice, id)).rejects.toThrow(EndpointDeletedError);
+      await expect(endpoints().deleteEndpoint(alice, id)).rejects.toThrow(EndpointDeletedError);
+      expect(await world.uow.repositories.roles.listForEndpoint(id)).toEqual([]);
+      expect(await world.uow.repositories.pauseRules.listForEndpoint(id)).toEqual([]);
+      await expect(endpoints().getEndpoint(alice, '00000000-0000-4000-8000-0000000000ff')).rejects.toThrow(EndpointNotFoundError);
+      await expect(endpoints().getEndpoint(alice, 'not-an-id')).rejects.toThrow(EndpointNotFoundError);
+    });
+  });
+
+  describe('pause rules (spec 4.2 rule 6)', () => {
+    it('returns the rules for everyone and for the caller, without administrator-only fields', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Paused', public: true });
+      const everyone = await world.services.admin.addPauseRule(id, { message: 'Everyone' });
+      const forBob = await world.services.admin.addPauseRule(id, { message: 'Bob only', identity: 'bob' });
+      const bobs = await endpoints().myEffectivePauseRules(bob, id);
+      expect(bobs.map((r) => r.id).sort()).toEqual([everyone, forBob].sort());
+      expect(bobs[0]).not.toHaveProperty('modified_by');
+      expect(bobs[0]).not.toHaveProperty('modified_by_id');
+      expect(bobs[0]).not.toHaveProperty('created_by_host_manager');
+      expect(bobs[0]).toMatchObject({ DATA_TYPE: 'pause_rule_limited', editable: false, start_time: '2026-01-02 03:04:05+00:00' });
+      expect((await endpoints().myEffectivePauseRules(alice, id)).map((r) => r.id)).toEqual([everyone]);
+    });
+  });
+
+  describe('fields', () => {
+    it('limits the document to the named keys, keeps DATA_TYPE, and rejects unknown names', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'F', DATA: [{ hostname: 'a.example.org' }] });
+      expect(await endpoints().getEndpoint(alice, id, 'id,display_name')).toEqual({ DATA_TYPE: 'endpoint', id, display_name: 'F' });
+      const withServers = await endpoints().getEndpoint(alice, id, 'id,server');
+      expect(withServers.DATA).toHaveLength(1);
+      await expect(endpoints().getEndpoint(alice, id, 'id,bogus')).rejects.toThrow(/bogus/);
+    });
+  });
+
+  describe('authentication', () => {
+    it('refuses missing, unknown, expired tokens', async () => {
+      const auth = world.services.authentication;
+      await expect(auth.authenticate(undefined)).rejects.toThrow(AuthenticationFailedError);
+      await expect(auth.authenticate('xfer_unknown')).rejects.toThrow(AuthenticationFailedError);
+      const { token } = await world.services.admin.issueToken('alice', 60);
+      await expect(auth.authenticate(token)).resolves.toBeDefined();
+      world.clock.advance(61);
+      await expect(auth.authenticate(token)).rejects.toThrow(/expired/);
+    });
+  });
+
+  it('maps the error classes the API relies on', () => {
+    expect(new PermissionDeniedError('x').code).toBe('PermissionDenied');
+    expect(new ConflictError('x').code).toBe('ClientError.Conflict');
+  });
+});
