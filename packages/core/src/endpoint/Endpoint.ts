@@ -417,7 +417,7 @@ export class Endpoint {
       if (ctx.subscriptionId === undefined) throw new Error('subscription_id changes need a resolved subscription');
       this.setSubscription(ctx.subscriptionId);
     }
-    this.applyNetwork(input);
+    if (updatable.has('network_use')) this.applyNetwork(input);
     this.applySimpleFields(input, updatable);
     if (input.owner_string !== undefined) {
       if (typeof input.owner_string !== 'string') throw new BadRequestError('Invalid owner_string: must be a username');

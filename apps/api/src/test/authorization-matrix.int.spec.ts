@@ -1,0 +1,129 @@
+import type { Response } from 'supertest';
+import { startApi, type Api } from './harness';
+
+/**
+ * Every operation against each relation of the caller to the endpoint, on a public and a private
+ * endpoint, and on a deleted one: the status and error code of each cell.
+ */
+type Relation = {
+  name: string;
+  caller: string;
+  grant?: { role: string; to: string };
+  /** what the relation amounts to for the spec's rules */
+  rights: 'administrator' | 'monitor' | 'none';
+};
+
+const RELATIONS: Relation[] = [
+  { name: 'owner', caller: 'olivia', rights: 'administrator' },
+  { name: 'identity linked to the owner', caller: 'olivia@work.example.org', rights: 'administrator' },
+  { name: 'administrator (identity role)', caller: 'rita', grant: { role: 'administrator', to: 'rita' }, rights: 'administrator' },
+  { name: 'administrator (group role)', caller: 'gus', grant: { role: 'administrator', to: 'staff' }, rights: 'administrator' },
+  { name: 'activity_monitor (identity role)', caller: 'rita', grant: { role: 'activity_monitor', to: 'rita' }, rights: 'monitor' },
+  { name: 'activity_monitor (group role)', caller: 'gus', grant: { role: 'activity_monitor', to: 'staff' }, rights: 'monitor' },
+  { name: 'access_manager (identity role)', caller: 'rita', grant: { role: 'access_manager', to: 'rita' }, rights: 'none' },
+  { name: 'access_manager (group role)', caller: 'gus', grant: { role: 'access_manager', to: 'staff' }, rights: 'none' },
+  { name: 'activity_manager (identity role)', caller: 'rita', grant: { role: 'activity_manager', to: 'rita' }, rights: 'none' },
+  { name: 'stranger', caller: 'stan', rights: 'none' },
+];
+
+interface Target {
+  endpointId: string;
+  serverId: number;
+}
+
+type Operation = {
+  name: string;
+  /** who may: the spec's rule for the operation */
+  needs: 'view' | 'administrator' | 'anyone';
+  success: number;
+  call: (api: Api, token: string, t: Target) => Promise<Response>;
+};
+
+const OPERATIONS: Operation[] = [
+  { name: 'get endpoint', needs: 'view', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}`) },
+  {
+    name: 'create shared endpoint on it',
+    needs: 'view',
+    success: 201,
+    call: (a, tk, t) =>
+      a.as(tk).post('/shared_endpoint', { DATA_TYPE: 'shared_endpoint', display_name: `share ${Math.random()}`, host_endpoint: t.endpointId, host_path: '/~/' }),
+  },
+  { name: 'update endpoint', needs: 'administrator', success: 200, call: (a, tk, t) => a.as(tk).put(`/endpoint/${t.endpointId}`, { description: 'changed' }) },
+  { name: 'delete endpoint', needs: 'administrator', success: 200, call: (a, tk, t) => a.as(tk).delete(`/endpoint/${t.endpointId}`) },
+  { name: 'my effective pause rules', needs: 'view', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/my_effective_pause_rule_list`) },
+  { name: 'server list', needs: 'view', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/server_list`) },
+  { name: 'get server', needs: 'view', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/server/${t.serverId}`) },
+  { name: 'add server', needs: 'administrator', success: 201, call: (a, tk, t) => a.as(tk).post(`/endpoint/${t.endpointId}/server`, { hostname: 'new.example.org' }) },
+  { name: 'update server', needs: 'administrator', success: 200, call: (a, tk, t) => a.as(tk).put(`/endpoint/${t.endpointId}/server/${t.serverId}`, { port: 2812 }) },
+  { name: 'delete server', needs: 'administrator', success: 200, call: (a, tk, t) => a.as(tk).delete(`/endpoint/${t.endpointId}/server/${t.serverId}`) },
+  { name: 'my shared endpoint list', needs: 'anyone', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/my_shared_endpoint_list`) },
+];
+
+function allowed(op: Operation, relation: Relation, isPublic: boolean): boolean {
+  if (op.needs === 'anyone') return true;
+  if (op.needs === 'administrator') return relation.rights === 'administrator';
+  return isPublic || relation.rights !== 'none';
+}
+
+describe('authorization matrix', () => {
+  let api: Api;
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    api = await startApi();
+    for (const username of ['olivia', 'olivia@work.example.org', 'rita', 'gus', 'stan']) {
+      tokens[username] = (await api.world.user(username)).token;
+    }
+    await api.world.services.admin.linkIdentities('olivia@work.example.org', 'olivia');
+    await api.world.services.admin.addGroup('staff');
+    await api.world.services.admin.addGroupMember('staff', 'gus');
+    await api.world.subscriptionFor('olivia');
+  });
+  afterAll(() => api.close());
+
+  async function arrange(relation: Relation, isPublic: boolean): Promise<Target> {
+    const created = await api.as(tokens.olivia).post('/endpoint', {
+      display_name: `endpoint ${Math.random()}`,
+      public: isPublic,
+      subscription_id: 'DEFAULT',
+      DATA: [{ hostname: 'gridftp.example.org' }],
+    });
+    expect(created.status).toBe(201);
+    if (relation.grant) await api.world.services.admin.grantRole(created.body.id, relation.grant.role, relation.grant.to);
+    return { endpointId: created.body.id, serverId: 1 };
+  }
+
+  describe.each(RELATIONS)('$name', (relation) => {
+    describe.each([true, false])('public=%s', (isPublic) => {
+      it.each(OPERATIONS)('$name', async (op) => {
+        const target = await arrange(relation, isPublic);
+        const response = await op.call(api, tokens[relation.caller], target);
+        if (allowed(op, relation, isPublic)) {
+          expect({ status: response.status, body: response.body }).toMatchObject({ status: op.success });
+        } else {
+          expect({ status: response.status, code: response.body.code }).toEqual({ status: 403, code: 'PermissionDenied' });
+          expect(response.body.message).toContain(target.endpointId);
+        }
+      });
+    });
+  });
+
+  describe.each(['olivia', 'stan'])('deleted endpoint, caller %s', (caller) => {
+    it.each(OPERATIONS)('$name answers 409 EndpointDeleted', async (op) => {
+      const target = await arrange(RELATIONS[0], true);
+      expect((await api.as(tokens.olivia).delete(`/endpoint/${target.endpointId}`)).status).toBe(200);
+      const response = await op.call(api, tokens[caller], target);
+      expect({ status: response.status, code: response.body.code }).toEqual({ status: 409, code: 'EndpointDeleted' });
+    });
+  });
+
+  describe('no or bad token', () => {
+    it.each(OPERATIONS)('$name answers 401 ClientError.AuthenticationFailed', async (op) => {
+      const target = await arrange(RELATIONS[0], true);
+      for (const token of ['', 'xfer_not_a_token']) {
+        const response = await op.call(api, token, target);
+        expect({ status: response.status, code: response.body.code }).toEqual({ status: 401, code: 'ClientError.AuthenticationFailed' });
+      }
+    });
+  });
+});
