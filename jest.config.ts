@@ -8,6 +8,7 @@ const moduleNameMapper = {
   '^@xfer/core$': '<rootDir>/../../packages/core/src/index.ts',
   '^@xfer/core/contracts$': '<rootDir>/../../packages/core/src/testing/contracts/index.ts',
   '^@xfer/core/testing$': '<rootDir>/../../packages/core/src/testing/index.ts',
+  '^@xfer/persistence/testing$': '<rootDir>/../../packages/persistence/src/testing/index.ts',
   '^@xfer/persistence$': '<rootDir>/../../packages/persistence/src/index.ts',
   '^@xfer/api$': '<rootDir>/../../apps/api/src/index.ts',
   '^@xfer/helper-pages$': '<rootDir>/../../apps/helper-pages/src/index.ts',
@@ -23,6 +24,8 @@ const project = (dir: string): Config => ({
 });
 
 const config: Config = {
+  globalSetup: '<rootDir>/jest.postgres.js',
+  globalTeardown: '<rootDir>/jest.postgres-teardown.js',
   projects: ['packages/core', 'packages/persistence', 'apps/api', 'apps/helper-pages', 'apps/cli'].map(project),
 };
 

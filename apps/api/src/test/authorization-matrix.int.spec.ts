@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { startApi, type Api } from './harness';
+import { BACKENDS, startApi, type Api } from './harness';
 
 /**
  * Every operation against each relation of the caller to the endpoint, on a public and a private
@@ -65,12 +65,12 @@ function allowed(op: Operation, relation: Relation, isPublic: boolean): boolean 
   return isPublic || relation.rights !== 'none';
 }
 
-describe('authorization matrix', () => {
+describe.each(BACKENDS)('authorization matrix on $name', (backend) => {
   let api: Api;
   const tokens: Record<string, string> = {};
 
   beforeAll(async () => {
-    api = await startApi();
+    api = await startApi(backend);
     for (const username of ['olivia', 'olivia@work.example.org', 'rita', 'gus', 'stan']) {
       tokens[username] = (await api.world.user(username)).token;
     }

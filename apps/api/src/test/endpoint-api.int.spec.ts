@@ -1,13 +1,13 @@
 import { ENDPOINT_DOCUMENT_KEYS } from '@xfer/core';
-import { startApi, V, type Api } from './harness';
+import { BACKENDS, startApi, V, type Api } from './harness';
 
-describe('endpoint management API on the wire (compat-notes)', () => {
+describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $name', (backend) => {
   let api: Api;
   let alice: string;
   let bob: string;
 
   beforeEach(async () => {
-    api = await startApi({ bodyLimit: '64kb' });
+    api = await startApi(backend, { bodyLimit: '64kb' });
     alice = (await api.world.user('alice')).token;
     bob = (await api.world.user('bob')).token;
     await api.world.subscriptionFor('alice');

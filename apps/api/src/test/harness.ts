@@ -1,18 +1,23 @@
 import 'reflect-metadata';
 import { TestWorld } from '@xfer/core/testing';
 import { openDatabase, TOKENS } from '@xfer/persistence';
+import { testBackends, type TestBackend } from '@xfer/persistence/testing';
 import supertest from 'supertest';
 import { buildApiContainer } from '../container';
 import { createApp, type ApiOptions } from '../http/app';
 
 export const V = '/v0.10';
 
+/** SQLite always, Postgres when the test cluster is up: each end-to-end suite runs on all of them. */
+export const BACKENDS = testBackends();
+
 /**
  * The real API app on a fresh in-memory SQLite database (migrations applied), plus a TestWorld over
  * the same database for arranging users, subscriptions and roles.
  */
-export async function startApi(options: ApiOptions = {}, databaseUrl = process.env.XFER_TEST_DATABASE_URL ?? 'sqlite::memory:') {
-  const dataSource = await openDatabase(databaseUrl);
+export async function startApi(backend: TestBackend, options: ApiOptions = {}) {
+  const database = await backend.create();
+  const dataSource = await openDatabase(database.url);
   const container = buildApiContainer(dataSource);
   const app = createApp(container, options);
   const world = new TestWorld(container.get(TOKENS.UnitOfWork));
@@ -23,7 +28,11 @@ export async function startApi(options: ApiOptions = {}, databaseUrl = process.e
     put: (path: string, body?: unknown) => http.put(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
     delete: (path: string) => http.delete(`${V}${path}`).set('Authorization', `Bearer ${token}`),
   });
-  return { app, http, world, as, dataSource, close: () => dataSource.destroy() };
+    const close = async () => {
+    await dataSource.destroy();
+    await database.drop();
+  };
+  return { app, http, world, as, dataSource, close };
 }
 
 export type Api = Awaited<ReturnType<typeof startApi>>;

@@ -49,6 +49,8 @@ describe('Endpoint field rules (spec 2.1, section 8, compat-notes)', () => {
     ['public', null, /true or false/],
     ['force_encryption', 'yes', /true or false/],
     ['myproxy_server', 'not a host', /hostname/],
+    ['description', 'nul \u0000 byte', /control characters/],
+    ['keywords', 'bell\u0007', /control characters/],
   ])('rejects %s = %j on create and on update', (field, value, message) => {
     expect(() => create({ display_name: 'E', [field]: value })).toThrow(message);
     const endpoint = create({ display_name: 'E' });

@@ -1,3 +1,4 @@
+import { checkUsername } from '../auth/Identity';
 import type { Principal } from '../auth/Principal';
 import { limitedPauseRuleDocument, pauseRuleAffects } from '../pause-rule/PauseRule';
 import { canViewEndpoint, effectiveRoles, type EndpointRole } from '../role/Role';
@@ -9,7 +10,7 @@ import {
   PermissionDeniedError,
 } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
-import { isUuid } from '../shared/text';
+import { hasControlCharacters, isUuid } from '../shared/text';
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type EndpointInput } from './Endpoint';
@@ -218,7 +219,7 @@ export class EndpointService {
       if (await repos.endpoints.findTombstone({ id: xid.toLowerCase() })) throw new EndpointDeletedError(xid);
       throw new EndpointNotFoundError(xid);
     }
-    if (options.canonicalName && xid.includes('#')) {
+    if (options.canonicalName && xid.includes('#') && !hasControlCharacters(xid)) {
       const endpoint = await repos.endpoints.findByCanonicalName(xid);
       if (endpoint) return endpoint;
       if (await repos.endpoints.findTombstone({ canonical_name: xid })) throw new EndpointDeletedError(xid);
@@ -272,6 +273,7 @@ export class EndpointService {
    */
   private async assertCanTakeOwnership(repos: Repositories, caller: Principal, endpoint: Endpoint, username: unknown): Promise<void> {
     if (typeof username !== 'string') throw new BadRequestError('Invalid owner_string: must be a username');
+    checkUsername(username);
     const identity = await repos.identities.findByUsername(username);
     if (!identity || !caller.hasIdentity(identity.id)) {
       throw new BadRequestError(`Invalid owner_string: '${username}' must be one of your own identities`);

@@ -7,7 +7,15 @@ export interface TextRule {
   ascii?: boolean;
 }
 
+/** C0 control characters other than tab, LF and CR: never meaningful in a field, and NUL breaks Postgres. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+export function hasControlCharacters(value: string): boolean {
+  return CONTROL.test(value);
+}
+
 export function checkText(field: string, value: string, rule: TextRule): string {
+  if (CONTROL.test(value)) throw new BadRequestError(`Invalid ${field}: must not contain control characters`);
   if ([...value].length > rule.max) {
     throw new BadRequestError(`Invalid ${field}: must be at most ${rule.max} characters`);
   }

@@ -1,0 +1,1 @@
+export { freshPostgresDatabase, testBackends, testPostgresUrl, type TestBackend, type TestDatabase } from './postgres';
