@@ -8,6 +8,7 @@ export interface TextRule {
 }
 
 /** C0 control characters other than tab, LF and CR: never meaningful in a field, and NUL breaks Postgres. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 export function hasControlCharacters(value: string): boolean {
