@@ -1,5 +1,6 @@
 import { AdminService } from './admin/AdminService';
 import { AuthenticationService } from './auth/AuthenticationService';
+import { HelperPagesService } from './auth/HelperPagesService';
 import { EndpointService } from './endpoint/EndpointService';
 import type { Clock, IdGenerator } from './shared/ports';
 import type { UnitOfWork } from './shared/UnitOfWork';
@@ -9,6 +10,7 @@ export interface CoreServices {
   endpoints: EndpointService;
   authentication: AuthenticationService;
   admin: AdminService;
+  helperPages: HelperPagesService;
 }
 
 export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator): CoreServices {
@@ -16,5 +18,6 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     endpoints: new EndpointService(uow, clock, ids),
     authentication: new AuthenticationService(uow, clock),
     admin: new AdminService(uow, clock, ids),
+    helperPages: new HelperPagesService(uow, clock),
   };
 }

@@ -1,6 +1,12 @@
 import type { Repositories, UnitOfWork } from '@xfer/core';
 import type { DataSource, EntityManager } from 'typeorm';
 import { TypeormAccessTokenRepository, TypeormGroupRepository, TypeormIdentityRepository } from './repositories/TypeormIdentityRepositories';
+import {
+  TypeormClientRepository,
+  TypeormConsentRepository,
+  TypeormScopeRepository,
+  TypeormSessionRepository,
+} from './repositories/TypeormAuthorizationRepositories';
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
 import { TypeormRoleRepository } from './repositories/TypeormRoleRepository';
@@ -15,6 +21,10 @@ export function typeormRepositories(manager: EntityManager): Repositories {
     identities: new TypeormIdentityRepository(manager),
     groups: new TypeormGroupRepository(manager),
     accessTokens: new TypeormAccessTokenRepository(manager),
+    clients: new TypeormClientRepository(manager),
+    scopes: new TypeormScopeRepository(manager),
+    consents: new TypeormConsentRepository(manager),
+    sessions: new TypeormSessionRepository(manager),
   };
 }
 

@@ -1,4 +1,7 @@
 import { newTokenSecret, hashToken } from '../auth/AccessToken';
+import { checkBranding, checkClientDisplayName, checkRedirectUri, type ClientBranding, type ClientState } from '../auth/Client';
+import { hashPassword } from '../auth/password';
+import { checkScopeDescription, checkScopeName } from '../auth/Scope';
 import { checkGroupName } from '../auth/Group';
 import { newIdentity, type IdentityState } from '../auth/Identity';
 import { Endpoint } from '../endpoint/Endpoint';
@@ -124,6 +127,68 @@ export class AdminService {
       };
       await repos.pauseRules.add(rule);
       return rule.id;
+    });
+  }
+
+  async setPassword(username: string, password: string): Promise<void> {
+    const hash = await hashPassword(password);
+    await this.uow.transaction(async (repos) => {
+      const identity = await this.identity(repos, username);
+      await repos.identities.setPasswordHash(identity.id, hash);
+    });
+  }
+
+  /** Registers a client application; a confidential client gets a secret, shown once. */
+  async addClient(input: {
+    display_name: string;
+    redirect_uris?: string[];
+    branding?: Partial<ClientBranding>;
+    public_client?: boolean;
+  }): Promise<{ client: ClientState; secret: string | null }> {
+    const publicClient = input.public_client ?? true;
+    const secret = publicClient ? null : newTokenSecret();
+    const client: ClientState = {
+      id: this.ids.uuid(),
+      display_name: checkClientDisplayName(input.display_name),
+      branding: checkBranding(input.branding ?? {}),
+      redirect_uris: (input.redirect_uris ?? []).map(checkRedirectUri),
+      public_client: publicClient,
+      secret_hash: secret === null ? null : hashToken(secret),
+      created_at: this.clock.now(),
+    };
+    await this.uow.transaction((repos) => repos.clients.add(client));
+    return { client, secret };
+  }
+
+  async addScope(name: string, description: string): Promise<string> {
+    return this.uow.transaction(async (repos) => {
+      if (await repos.scopes.findByName(checkScopeName(name))) throw new ConflictError(`Scope '${name}' already exists`);
+      const id = this.ids.uuid();
+      await repos.scopes.add({ id, name, description: checkScopeDescription(description), created_at: this.clock.now() });
+      return id;
+    });
+  }
+
+  /** Records that `username` consented to `clientId` using `scopeName`, under consent `parentId` when dependent. */
+  async grantConsent(username: string, clientId: string, scopeName: string, parentId: number | null = null): Promise<number> {
+    return this.uow.transaction(async (repos) => {
+      const identity = await this.identity(repos, username);
+      const client = await repos.clients.findById(clientId);
+      if (!client) throw new ResourceNotFoundError(`No such client '${clientId}'`);
+      const scope = await repos.scopes.findByName(scopeName);
+      if (!scope) throw new ResourceNotFoundError(`No such scope '${scopeName}'`);
+      const now = this.clock.now();
+      const consent = await repos.consents.add({
+        client_id: client.id,
+        scope_id: scope.id,
+        identity_id: identity.id,
+        parent_id: parentId,
+        created: now,
+        updated: now,
+        last_used: null,
+        status: 'approved',
+      });
+      return consent.id;
     });
   }
 

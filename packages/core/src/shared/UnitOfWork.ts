@@ -1,4 +1,8 @@
 import type { AccessTokenRepository } from '../auth/AccessToken';
+import type { ClientRepository } from '../auth/Client';
+import type { ConsentRepository } from '../auth/Consent';
+import type { ScopeRepository } from '../auth/Scope';
+import type { SessionRepository } from '../auth/Session';
 import type { GroupRepository } from '../auth/Group';
 import type { IdentityRepository } from '../auth/Identity';
 import type { EndpointRepository } from '../endpoint/EndpointRepository';
@@ -14,6 +18,10 @@ export interface Repositories {
   identities: IdentityRepository;
   groups: GroupRepository;
   accessTokens: AccessTokenRepository;
+  clients: ClientRepository;
+  scopes: ScopeRepository;
+  consents: ConsentRepository;
+  sessions: SessionRepository;
 }
 
 /**

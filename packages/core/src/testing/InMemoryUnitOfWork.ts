@@ -1,4 +1,8 @@
 import type { AccessTokenRepository, AccessTokenState } from '../auth/AccessToken';
+import type { ClientRepository, ClientState } from '../auth/Client';
+import type { ConsentRepository, ConsentState, NewConsent } from '../auth/Consent';
+import type { ScopeRepository, ScopeState } from '../auth/Scope';
+import type { SessionRepository, SessionState } from '../auth/Session';
 import type { GroupRepository, GroupState } from '../auth/Group';
 import type { IdentityRepository, IdentityState } from '../auth/Identity';
 import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
@@ -20,6 +24,10 @@ interface Store {
   groups: Map<string, GroupState>;
   groupMembers: Set<string>;
   tokens: Map<string, AccessTokenState>;
+  clients: Map<string, ClientState>;
+  scopes: Map<string, ScopeState>;
+  consents: Map<number, ConsentState>;
+  sessions: Map<string, SessionState>;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -227,6 +235,70 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
   }
 }
 
+class InMemoryClientRepository implements ClientRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(client: ClientState) {
+    if (this.store().clients.has(client.id)) throw new ConflictError(`Client '${client.id}' already exists`);
+    this.store().clients.set(client.id, clone(client));
+  }
+  async findById(id: string) {
+    const c = this.store().clients.get(id);
+    return c ? clone(c) : null;
+  }
+  async findByIds(ids: readonly string[]) {
+    return ids.flatMap((id) => (this.store().clients.has(id) ? [clone(this.store().clients.get(id)!)] : []));
+  }
+  async list() {
+    return [...this.store().clients.values()].sort((a, b) => a.display_name.localeCompare(b.display_name)).map(clone);
+  }
+}
+
+class InMemoryScopeRepository implements ScopeRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(scope: ScopeState) {
+    if ([...this.store().scopes.values()].some((s) => s.name === scope.name)) throw new ConflictError(`Scope '${scope.name}' already exists`);
+    this.store().scopes.set(scope.id, clone(scope));
+  }
+  async findByName(name: string) {
+    const s = [...this.store().scopes.values()].find((x) => x.name === name);
+    return s ? clone(s) : null;
+  }
+  async findByIds(ids: readonly string[]) {
+    return ids.flatMap((id) => (this.store().scopes.has(id) ? [clone(this.store().scopes.get(id)!)] : []));
+  }
+}
+
+class InMemoryConsentRepository implements ConsentRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(input: NewConsent) {
+    const id = Math.max(0, ...this.store().consents.keys()) + 1;
+    const parent = input.parent_id === null ? null : this.store().consents.get(input.parent_id);
+    if (input.parent_id !== null && !parent) throw new ConflictError(`No consent ${input.parent_id} to depend on`);
+    const { parent_id: _parent, ...rest } = input;
+    const consent: ConsentState = { ...rest, id, dependency_path: [...(parent?.dependency_path ?? []), id] };
+    this.store().consents.set(id, clone(consent));
+    return clone(consent);
+  }
+  async listForIdentities(identityIds: readonly string[]) {
+    const ids = new Set(identityIds);
+    return [...this.store().consents.values()].filter((c) => ids.has(c.identity_id)).sort((a, b) => a.id - b.id).map(clone);
+  }
+}
+
+class InMemorySessionRepository implements SessionRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(session: SessionState) {
+    this.store().sessions.set(session.id_hash, clone(session));
+  }
+  async findByHash(hash: string) {
+    const s = this.store().sessions.get(hash);
+    return s ? clone(s) : null;
+  }
+  async delete(hash: string) {
+    this.store().sessions.delete(hash);
+  }
+}
+
 /** The in-memory adapters of every port, with all-or-nothing transactions run one at a time. */
 export class InMemoryUnitOfWork implements UnitOfWork {
   private store: Store = {
@@ -239,6 +311,10 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     groups: new Map(),
     groupMembers: new Set(),
     tokens: new Map(),
+    clients: new Map(),
+    scopes: new Map(),
+    consents: new Map(),
+    sessions: new Map(),
   };
   private queue: Promise<unknown> = Promise.resolve();
   readonly repositories: Repositories;
@@ -253,6 +329,10 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       identities: new InMemoryIdentityRepository(store),
       groups: new InMemoryGroupRepository(store),
       accessTokens: new InMemoryAccessTokenRepository(store),
+      clients: new InMemoryClientRepository(store),
+      scopes: new InMemoryScopeRepository(store),
+      consents: new InMemoryConsentRepository(store),
+      sessions: new InMemorySessionRepository(store),
     };
   }
 

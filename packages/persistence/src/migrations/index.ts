@@ -1,4 +1,5 @@
 import { InitialSchema1763769600000 } from './1763769600000-InitialSchema';
+import { AuthorizationPages1763856000000 } from './1763856000000-AuthorizationPages';
 
 /** Every migration, oldest first: one history for SQLite and Postgres. */
-export const MIGRATIONS = [InitialSchema1763769600000];
+export const MIGRATIONS = [InitialSchema1763769600000, AuthorizationPages1763856000000];

@@ -249,7 +249,8 @@ export const PauseRuleSchema = new EntitySchema<PauseRuleRecord>({
   },
 });
 
-export const ALL_SCHEMAS = [
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of schemas of different records
+export const ALL_SCHEMAS: EntitySchema<any>[] = [
   IdentitySchema,
   GroupSchema,
   GroupMemberSchema,
@@ -261,3 +262,75 @@ export const ALL_SCHEMAS = [
   RoleAssignmentSchema,
   PauseRuleSchema,
 ];
+
+export interface ClientRecord {
+  id: string;
+  display_name: string;
+  branding: string;
+  redirect_uris: string;
+  public_client: boolean;
+  secret_hash: string | null;
+  created_at: string;
+}
+export const ClientSchema = new EntitySchema<ClientRecord>({
+  name: 'clients',
+  columns: {
+    id: id(),
+    display_name: varchar(128),
+    branding: text(false),
+    redirect_uris: text(false),
+    public_client: bool(),
+    secret_hash: varchar(64, true),
+    created_at: time(),
+  },
+});
+
+export interface ScopeRecord {
+  id: string;
+  name: string;
+  description: string;
+  created_at: string;
+}
+export const ScopeSchema = new EntitySchema<ScopeRecord>({
+  name: 'scopes',
+  columns: { id: id(), name: varchar(512), description: varchar(1024), created_at: time() },
+});
+
+export interface ConsentRecord {
+  id: number;
+  client_id: string;
+  scope_id: string;
+  identity_id: string;
+  dependency_path: string;
+  created: string;
+  updated: string;
+  last_used: string | null;
+  status: string;
+}
+export const ConsentSchema = new EntitySchema<ConsentRecord>({
+  name: 'consents',
+  columns: {
+    id: { type: 'integer', primary: true, generated: 'increment' },
+    client_id: varchar(36),
+    scope_id: varchar(36),
+    identity_id: varchar(36),
+    dependency_path: text(false),
+    created: time(),
+    updated: time(),
+    last_used: time(true),
+    status: varchar(16),
+  },
+});
+
+export interface SessionRecord {
+  id_hash: string;
+  identity_id: string;
+  created_at: string;
+  expires_at: string;
+}
+export const SessionSchema = new EntitySchema<SessionRecord>({
+  name: 'sessions',
+  columns: { id_hash: id(64), identity_id: varchar(36), created_at: time(), expires_at: time() },
+});
+
+ALL_SCHEMAS.push(ClientSchema, ScopeSchema, ConsentSchema, SessionSchema);

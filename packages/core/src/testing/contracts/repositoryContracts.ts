@@ -202,6 +202,55 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       });
     });
 
+    describe('clients, scopes, consents, sessions', () => {
+      it('stores clients with branding and redirect URIs', async () => {
+        const client = {
+          id: ids.uuid(),
+          display_name: 'Portal',
+          branding: { logo_url: 'https://portal.example.org/logo.png', primary_color: '#112233', background_color: null },
+          redirect_uris: ['https://portal.example.org/back'],
+          public_client: false,
+          secret_hash: hashToken('s'),
+          created_at: now,
+        };
+        await uow.repositories.clients.add(client);
+        expect(await uow.repositories.clients.findById(client.id)).toEqual(client);
+        expect(await uow.repositories.clients.findByIds([ids.uuid(), client.id])).toEqual([client]);
+        expect((await uow.repositories.clients.list()).map((c) => c.id)).toEqual([client.id]);
+      });
+
+      it('stores scopes with unique names', async () => {
+        const scope = { id: ids.uuid(), name: 'urn:xfer:scope:transfer:all', description: 'Move your files', created_at: now };
+        await uow.repositories.scopes.add(scope);
+        await expect(uow.repositories.scopes.add({ ...scope, id: ids.uuid() })).rejects.toThrow(ConflictError);
+        expect(await uow.repositories.scopes.findByName(scope.name)).toEqual(scope);
+        expect(await uow.repositories.scopes.findByIds([scope.id])).toEqual([scope]);
+      });
+
+      it('numbers consents and builds dependency paths from the parent', async () => {
+        const alice = await identity('alice');
+        const base = { client_id: ids.uuid(), scope_id: ids.uuid(), identity_id: alice.id, created: now, updated: now, last_used: null, status: 'approved' as const };
+        const root = await uow.repositories.consents.add({ ...base, parent_id: null });
+        const child = await uow.repositories.consents.add({ ...base, parent_id: root.id });
+        const grandchild = await uow.repositories.consents.add({ ...base, parent_id: child.id });
+        expect(root.dependency_path).toEqual([root.id]);
+        expect(grandchild.dependency_path).toEqual([root.id, child.id, grandchild.id]);
+        const listed = await uow.repositories.consents.listForIdentities([alice.id]);
+        expect(listed.map((c) => c.dependency_path)).toEqual([[root.id], [root.id, child.id], [root.id, child.id, grandchild.id]]);
+        expect(listed[0]).toEqual(root);
+        await expect(uow.repositories.consents.add({ ...base, parent_id: 99999 })).rejects.toThrow(ConflictError);
+        expect(await uow.repositories.consents.listForIdentities([ids.uuid()])).toEqual([]);
+      });
+
+      it('stores and deletes sessions by hash', async () => {
+        const session = { id_hash: hashToken('cookie'), identity_id: ids.uuid(), created_at: now, expires_at: new Date(now.getTime() + 1000) };
+        await uow.repositories.sessions.add(session);
+        expect(await uow.repositories.sessions.findByHash(session.id_hash)).toEqual(session);
+        await uow.repositories.sessions.delete(session.id_hash);
+        expect(await uow.repositories.sessions.findByHash(session.id_hash)).toBeNull();
+      });
+    });
+
     describe('transactions', () => {
       it('commits all the writes of a transaction, or none when it throws', async () => {
         const alice = await identity('alice');

@@ -1,0 +1,80 @@
+import { BadRequestError } from '../shared/errors';
+import { checkHttpUrl, checkText, parseHttpUrl } from '../shared/text';
+
+/** Colours and logo a client registered; shown on the helper pages it sends users to. */
+export interface ClientBranding {
+  logo_url: string | null;
+  /** #rrggbb */
+  primary_color: string | null;
+  /** #rrggbb */
+  background_color: string | null;
+}
+
+export interface ClientState {
+  id: string;
+  display_name: string;
+  branding: ClientBranding;
+  redirect_uris: string[];
+  /** Public clients (no secret) must use PKCE; confidential ones authenticate with a secret. */
+  public_client: boolean;
+  secret_hash: string | null;
+  created_at: Date;
+}
+
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+
+export function checkBranding(branding: Partial<ClientBranding>): ClientBranding {
+  const color = (field: string, value: string | null | undefined) => {
+    if (value == null) return null;
+    if (!COLOR.test(value)) throw new BadRequestError(`Invalid ${field}: must be a colour like #1a2b3c`);
+    return value.toLowerCase();
+  };
+  let logo: string | null = null;
+  if (branding.logo_url != null) {
+    logo = checkHttpUrl('logo_url', branding.logo_url, 2048);
+    if (!logo.startsWith('https://')) throw new BadRequestError('Invalid logo_url: must be an https URL');
+  }
+  return {
+    logo_url: logo,
+    primary_color: color('primary_color', branding.primary_color),
+    background_color: color('background_color', branding.background_color),
+  };
+}
+
+export function checkClientDisplayName(name: string): string {
+  if (name.trim() === '') throw new BadRequestError('Invalid display_name: must not be empty');
+  return checkText('display_name', name, { max: 128, singleLine: true });
+}
+
+export function checkRedirectUri(uri: string): string {
+  checkHttpUrl('redirect_uri', uri, 2048);
+  if (new URL(uri).hash) throw new BadRequestError('Invalid redirect_uri: must not have a fragment');
+  return uri;
+}
+
+/**
+ * The return link of a helper page (compat-notes, area A): shown only when both a redirect URI and
+ * a name are given, the URI is an absolute http(s) URL, and, when the client registered redirect
+ * URIs, it is one of them. Returns null when no link may be shown.
+ */
+export function safeReturnLink(
+  client: ClientState | null,
+  redirectUri: string | undefined,
+  redirectName: string | undefined,
+): { uri: string; name: string } | null {
+  if (!redirectUri || !redirectName || redirectName.trim() === '') return null;
+  const url = parseHttpUrl(redirectUri.trim());
+  if (!url || !url.hostname) return null;
+  if (client && client.redirect_uris.length > 0) {
+    const registered = client.redirect_uris.some((r) => parseHttpUrl(r)?.href === url.href);
+    if (!registered) return null;
+  }
+  return { uri: url.href, name: redirectName.trim().slice(0, 200) };
+}
+
+export interface ClientRepository {
+  add(client: ClientState): Promise<void>;
+  findById(id: string): Promise<ClientState | null>;
+  findByIds(ids: readonly string[]): Promise<ClientState[]>;
+  list(): Promise<ClientState[]>;
+}

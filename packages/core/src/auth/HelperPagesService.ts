@@ -1,0 +1,134 @@
+import { AuthenticationFailedError } from '../shared/errors';
+import type { Clock } from '../shared/ports';
+import { isUuid } from '../shared/text';
+import type { UnitOfWork } from '../shared/UnitOfWork';
+import type { ClientState } from './Client';
+import { consentForest, type ConsentNode } from './Consent';
+import { checkUsername, identityDocument, LOCAL_IDENTITY_PROVIDER, type IdentityState } from './Identity';
+import { verifyPassword } from './password';
+import { hashSessionSecret, newSessionSecret } from './Session';
+
+export interface SignedIn {
+  /** The identity that signed in. */
+  identity: IdentityState;
+  /** Its whole identity set, the set's primary identity first. */
+  set: IdentityState[];
+}
+
+export interface IdentityView extends ReturnType<typeof identityDocument> {
+  identity_provider_display_name: string;
+  primary: boolean;
+  signed_in: boolean;
+  linked_at: Date | null;
+}
+
+export interface ConsentView {
+  id: number;
+  dependency_path: number[];
+  scope_name: string;
+  scope_description: string;
+  created: Date;
+  last_used: Date | null;
+  status: string;
+}
+
+export interface ClientConsentsView {
+  client: { id: string; display_name: string };
+  consents: ConsentNode<ConsentView>[];
+}
+
+export const SESSION_LIFETIME_SECONDS = 8 * 60 * 60;
+
+/** The use cases behind the browser helper pages (spec area A). */
+export class HelperPagesService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly sessionLifetimeSeconds = SESSION_LIFETIME_SECONDS,
+  ) {}
+
+  /** Checks a username and password and opens a session; the secret goes into the cookie. */
+  async signIn(username: string, password: string): Promise<{ secret: string; expiresAt: Date }> {
+    const fail = () => new AuthenticationFailedError('Wrong username or password.');
+    let identity: IdentityState | null = null;
+    try {
+      identity = await this.uow.repositories.identities.findByUsername(checkUsername(username));
+    } catch {
+      identity = null;
+    }
+    const ok = await verifyPassword(password, identity?.password_hash ?? null);
+    if (!identity || !ok || identity.status === 'closed') throw fail();
+    const secret = newSessionSecret();
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + this.sessionLifetimeSeconds * 1000);
+    await this.uow.repositories.sessions.add({ id_hash: hashSessionSecret(secret), identity_id: identity.id, created_at: now, expires_at: expiresAt });
+    return { secret, expiresAt };
+  }
+
+  /** The signed-in user of a session cookie, or null when there is no live session. */
+  async signedIn(secret: string | undefined): Promise<SignedIn | null> {
+    if (!secret) return null;
+    const { sessions, identities } = this.uow.repositories;
+    const session = await sessions.findByHash(hashSessionSecret(secret));
+    if (!session || session.expires_at.getTime() <= this.clock.now().getTime()) return null;
+    const identity = await identities.findById(session.identity_id);
+    if (!identity) return null;
+    return { identity, set: await identities.listSet(identity.set_id) };
+  }
+
+  /** Ends the session of the cookie; true when there was one. */
+  async logout(secret: string | undefined): Promise<boolean> {
+    if (!secret) return false;
+    const hash = hashSessionSecret(secret);
+    const existed = (await this.uow.repositories.sessions.findByHash(hash)) !== null;
+    if (existed) await this.uow.repositories.sessions.delete(hash);
+    return existed;
+  }
+
+  /** The client a page was opened for, for its name and branding; null for a missing or unknown id. */
+  async client(clientId: string | undefined): Promise<ClientState | null> {
+    if (!clientId || !isUuid(clientId)) return null;
+    return this.uow.repositories.clients.findById(clientId.toLowerCase());
+  }
+
+  identities(user: SignedIn): IdentityView[] {
+    const primaryId = user.set[0]?.set_id ?? user.identity.id;
+    return user.set.map((identity) => ({
+      ...identityDocument(identity),
+      identity_provider_display_name:
+        identity.identity_provider === LOCAL_IDENTITY_PROVIDER.id ? LOCAL_IDENTITY_PROVIDER.displayName : identity.identity_provider,
+      primary: identity.id === primaryId,
+      signed_in: identity.id === user.identity.id,
+      linked_at: identity.linked_at,
+    }));
+  }
+
+  /** Every client the user consented to, with its consents as the tree their dependency paths form. */
+  async consents(user: SignedIn): Promise<ClientConsentsView[]> {
+    const { consents, clients, scopes } = this.uow.repositories;
+    const all = (await consents.listForIdentities(user.set.map((i) => i.id))).filter((c) => c.status === 'approved');
+    const clientById = new Map((await clients.findByIds([...new Set(all.map((c) => c.client_id))])).map((c) => [c.id, c]));
+    const scopeById = new Map((await scopes.findByIds([...new Set(all.map((c) => c.scope_id))])).map((s) => [s.id, s]));
+    const byClient = new Map<string, ConsentView[]>();
+    for (const c of all) {
+      const scope = scopeById.get(c.scope_id);
+      const list = byClient.get(c.client_id) ?? [];
+      list.push({
+        id: c.id,
+        dependency_path: c.dependency_path,
+        scope_name: scope?.name ?? c.scope_id,
+        scope_description: scope?.description ?? 'An activity no longer described by the service',
+        created: c.created,
+        last_used: c.last_used,
+        status: c.status,
+      });
+      byClient.set(c.client_id, list);
+    }
+    return [...byClient.entries()]
+      .map(([clientId, list]) => ({
+        client: { id: clientId, display_name: clientById.get(clientId)?.display_name ?? 'Unknown application' },
+        consents: consentForest(list),
+      }))
+      .sort((a, b) => a.client.display_name.localeCompare(b.client.display_name));
+  }
+}
