@@ -1,3 +1,3 @@
 export { createApp, type ApiOptions } from './http/app';
 export { buildApiContainer } from './container';
-export { apiConfig, ConfigError, portFromEnv, type ApiConfig } from './config';
+export { apiConfig, type ApiConfig } from './config';

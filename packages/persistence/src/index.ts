@@ -2,3 +2,4 @@ export { openDatabase, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError
 export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
 export { MIGRATIONS } from './migrations';
 export { TOKENS, persistenceModule, coreModule } from './container';
+export { ConfigError, portFromEnv, commonConfig } from './config';

@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { TOKENS } from '@xfer/persistence';
+import cookieParser from 'cookie-parser';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Container } from 'inversify';
+import { errorPages } from './errors';
+import { helperPageRoutes } from './pages';
+import { createViews, VIEWS_STATIC_DIR } from './views';
+
+export interface HelperPagesOptions {
+  /** HMAC secret of the CSRF tokens; random per process unless set (set it when several instances share users). */
+  csrfSecret?: string;
+  /** Trust X-Forwarded-* from a reverse proxy (so cookies get Secure behind https). */
+  trustProxy?: boolean;
+  /** Failed sign-ins allowed per client address per window. */
+  signInAttempts?: number;
+  signInWindowMs?: number;
+}
+
+/** The authorization service's browser helper pages (area A). Does not listen. */
+export function createApp(container: Container, options: HelperPagesOptions = {}): Express {
+  const services = container.get(TOKENS.CoreServices);
+  const views = createViews();
+  const app = express();
+  app.disable('x-powered-by');
+  if (options.trustProxy) app.set('trust proxy', true);
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'https:', 'data:'],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'none'"],
+          objectSrc: ["'none'"],
+        },
+      },
+      // the return link leaves for the client's own site; send it only our origin
+      referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    }),
+  );
+  app.use(cookieParser());
+  app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
+  app.use(
+    '/v2/web',
+    helperPageRoutes(services.helperPages, views, {
+      csrfSecret: options.csrfSecret ?? randomBytes(32).toString('hex'),
+      signInAttempts: options.signInAttempts ?? 10,
+      signInWindowMs: options.signInWindowMs ?? 15 * 60 * 1000,
+    }),
+  );
+  const { notFound, errorHandler } = errorPages(views);
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,16 @@
+import { join } from 'node:path';
+import nunjucks from 'nunjucks';
+
+/** Nunjucks with autoescaping on: every value reaching a page is escaped unless a template says otherwise. */
+export function createViews(): nunjucks.Environment {
+  const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(join(__dirname, '..', '..', 'views')), {
+    autoescape: true,
+    throwOnUndefined: false,
+  });
+  env.addFilter('datetime', (value: Date | null | undefined) =>
+    value ? `${value.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'never',
+  );
+  return env;
+}
+
+export const VIEWS_STATIC_DIR = join(__dirname, '..', '..', 'public');

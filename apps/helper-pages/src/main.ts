@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { openDatabase } from '@xfer/persistence';
+import { helperPagesConfig } from './config';
+import { buildHelperPagesContainer } from './container';
+import { createApp } from './http/app';
+
+/** `npm run start:auth`: the helper pages alone. */
+async function main(): Promise<void> {
+  const config = helperPagesConfig();
+  const dataSource = await openDatabase(config.databaseUrl);
+  const app = createApp(buildHelperPagesContainer(dataSource), { trustProxy: config.trustProxy, csrfSecret: config.csrfSecret });
+  const server = app.listen(config.authPort, config.host, () => {
+    console.log(`xfer helper pages on http://${config.host}:${config.authPort}/v2/web/identities (database ${config.databaseUrl})`);
+  });
+  const stop = () => server.close(() => void dataSource.destroy().then(() => process.exit(0)));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

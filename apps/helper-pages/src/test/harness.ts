@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { TestWorld } from '@xfer/core/testing';
+import { openDatabase, TOKENS } from '@xfer/persistence';
+import { testBackends, type TestBackend } from '@xfer/persistence/testing';
+import supertest from 'supertest';
+import { buildHelperPagesContainer } from '../container';
+import { createApp, type HelperPagesOptions } from '../http/app';
+
+export const BACKENDS = testBackends();
+export const PASSWORD = 'correct horse battery';
+
+/** The helper pages on a fresh database, with a TestWorld over it to arrange users, clients and consents. */
+export async function startPages(backend: TestBackend, options: HelperPagesOptions = {}) {
+  const database = await backend.create();
+  const dataSource = await openDatabase(database.url);
+  const container = buildHelperPagesContainer(dataSource);
+  const app = createApp(container, options);
+  const world = new TestWorld(container.get(TOKENS.UnitOfWork));
+  const admin = world.services.admin;
+
+  async function userWithPassword(username: string, extra: { name?: string; email?: string; organization?: string } = {}) {
+    const identity = await admin.addIdentity({ username, ...extra });
+    await admin.setPassword(username, PASSWORD);
+    return identity;
+  }
+
+  /** A supertest agent (keeps cookies) that has signed in as `username`. */
+  async function signedInAgent(username: string) {
+    const agent = supertest.agent(app);
+    const form = await agent.get('/v2/web/login');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1];
+    const res = await agent.post('/v2/web/login').type('form').send({ _csrf: csrf, username, password: PASSWORD, next: '/v2/web/identities' });
+    if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.text}`);
+    return agent;
+  }
+
+  const close = async () => {
+    await dataSource.destroy();
+    await database.drop();
+  };
+  return { app, http: supertest(app), world, admin, userWithPassword, signedInAgent, close };
+}
+
+export type Pages = Awaited<ReturnType<typeof startPages>>;
