@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { apiConfig, buildApiContainer, createApp } from '@xfer/api';
-import { createCoreServices, DomainError, randomIdGenerator, systemClock, type CoreServices } from '@xfer/core';
-import { DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig } from '@xfer/helper-pages';
+import type { Express } from 'express';
+import { checkPassword, createCoreServices, DomainError, randomIdGenerator, systemClock, type CoreServices } from '@xfer/core';
+import { ConfigError, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DataSource } from 'typeorm';
 import { bootstrapDemo } from './demo';
@@ -13,6 +15,13 @@ export interface Io {
   out(line: string): void;
   err(line: string): void;
   env: NodeJS.ProcessEnv;
+  /** All of standard input (for --password-stdin). */
+  readStdin(): Promise<string>;
+}
+
+/** The first line of standard input, as `--password-stdin` takes it. */
+async function passwordFromStdin(io: Io): Promise<string> {
+  return (await io.readStdin()).split(/\r?\n/)[0] ?? '';
 }
 
 function positiveInteger(value: string): number {
@@ -53,9 +62,24 @@ export function buildProgram(io: Io): Command {
     .option('--name <name>', 'full name')
     .option('--email <email>', 'e-mail address')
     .option('--organization <organization>', 'organization')
-    .action(async (username: string, options: { name?: string; email?: string; organization?: string }) => {
-      const created = await withServices((s) => s.admin.addIdentity({ username, ...options }));
+    .option('--password-stdin', 'read a sign-in password for the helper pages from standard input')
+    .action(async (username: string, options: { name?: string; email?: string; organization?: string; passwordStdin?: boolean }) => {
+      const { passwordStdin, ...fields } = options;
+      const password = passwordStdin ? checkPassword(await passwordFromStdin(io)) : null;
+      const created = await withServices(async (s) => {
+        const identity = await s.admin.addIdentity({ username, ...fields });
+        if (password !== null) await s.admin.setPassword(username, password);
+        return identity;
+      });
       io.out(created.id);
+    });
+  identity
+    .command('set-password <username>')
+    .description('set the sign-in password of an identity, read from standard input')
+    .action(async (username: string) => {
+      const password = checkPassword(await passwordFromStdin(io));
+      await withServices((s) => s.admin.setPassword(username, password));
+      io.out(`password set for ${username}`);
     });
   identity
     .command('link <username> <other-username>')
@@ -135,22 +159,35 @@ export function buildProgram(io: Io): Command {
 
   program
     .command('serve')
-    .description('serve the API (API_PORT, default 8080)')
-    .option('--demo', 'on first start, create the demo identity alice and print a token for her')
+    .description('serve the API (API_PORT, default 8080) and the helper pages (AUTH_PORT, default 8081)')
+    .option('--demo', 'on first start, create the demo identity alice with demo data, and print how to use it')
     .action(async (options: { demo?: boolean }) => {
       const config = apiConfig(io.env);
+      const pagesConfig = helperPagesConfig(io.env);
       const url = databaseUrl();
       const dataSource = await openDatabase(url);
-      const container = buildApiContainer(dataSource);
-      const apiServer = createApp(container, { bodyLimit: config.bodyLimit }).listen(config.apiPort, config.host);
-      await new Promise<void>((resolve, reject) => apiServer.once('listening', resolve).once('error', reject));
+      const listen = async (app: Express, port: number) => {
+        const server = app.listen(port, config.host);
+        await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+        return server;
+      };
+      const apiServer = await listen(createApp(buildApiContainer(dataSource), { bodyLimit: config.bodyLimit }), config.apiPort);
+      const pagesServer = await listen(
+        createHelperPagesApp(buildHelperPagesContainer(dataSource), { trustProxy: pagesConfig.trustProxy, csrfSecret: pagesConfig.csrfSecret }),
+        pagesConfig.authPort,
+      );
       const apiUrl = `http://${config.host}:${config.apiPort}`;
-      io.out(`xfer API     ${apiUrl}/v0.10/   (database ${url})`);
+      const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
+      io.out(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
+      io.out(`xfer helper pages  ${authUrl}/v2/web/`);
       if (options.demo) {
         const services = createCoreServices(new TypeormUnitOfWork(dataSource), systemClock, randomIdGenerator);
-        for (const line of await bootstrapDemo(services, apiUrl)) io.out(line);
+        for (const line of await bootstrapDemo(services, apiUrl, authUrl)) io.out(line);
       }
-      const stop = () => apiServer.close(() => void dataSource.destroy().then(() => process.exit(0)));
+      const stop = () => {
+        pagesServer.close();
+        apiServer.close(() => void dataSource.destroy().then(() => process.exit(0)));
+      };
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
       await new Promise(() => undefined);
@@ -169,7 +206,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : USAGE_ERROR;
     }
-    if (error instanceof DomainError || error instanceof DatabaseUrlError) {
+    if (error instanceof DomainError || error instanceof DatabaseUrlError || error instanceof ConfigError) {
       io.err(`xfer: ${error.message}`);
       return USAGE_ERROR;
     }

@@ -17,9 +17,14 @@ describe('xfer admin command', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   async function xfer(...argv: string[]) {
+    return xferWithInput('', ...argv);
+  }
+
+  async function xferWithInput(stdin: string, ...argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await run(argv, { out: (l) => out.push(l), err: (l) => err.push(l), env: { DATABASE_URL: databaseUrl } });
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: { DATABASE_URL: databaseUrl }, readStdin: async () => stdin };
+    const code = await run(argv, io);
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
@@ -48,6 +53,20 @@ describe('xfer admin command', () => {
     expect(res.code).toBe(USAGE_ERROR);
     expect(res.err).toContain('not an e-mail address');
     expect(await inspect((u) => u.repositories.identities.findByUsername('dave'))).toBeNull();
+  });
+
+  it('sets a sign-in password from standard input, stored as an scrypt hash', async () => {
+    expect((await xferWithInput('first password\n', 'identity', 'add', 'erin', '--password-stdin')).code).toBe(0);
+    const stored = await inspect((u) => u.repositories.identities.findByUsername('erin'));
+    expect(stored?.password_hash).toMatch(/^scrypt\$/);
+    const signIn = (password: string) => inspect((_u, services) => services.helperPages.signIn('erin', password));
+    await expect(signIn('first password')).resolves.toHaveProperty('secret');
+    expect((await xferWithInput('second password', 'identity', 'set-password', 'erin')).out).toBe('password set for erin');
+    await expect(signIn('first password')).rejects.toThrow('Wrong username or password');
+    await expect(signIn('second password')).resolves.toHaveProperty('secret');
+    const short = await xferWithInput('short\n', 'identity', 'add', 'frank', '--password-stdin');
+    expect(short).toMatchObject({ code: USAGE_ERROR, err: 'xfer: Invalid password: at least 8 characters' });
+    expect(await inspect((u) => u.repositories.identities.findByUsername('frank'))).toBeNull();
   });
 
   it('links identities into one set', async () => {

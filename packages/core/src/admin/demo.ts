@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { CoreServices } from '@xfer/core';
+
+export const DEMO_USERNAME = 'alice';
+export const DEMO_LINKED_USERNAME = 'alice@orcid.example.org';
+const PORTAL_URL = 'https://portal.example.org/';
+
+/** Scopes of the demo, in words a user understands. */
+export const DEMO_SCOPES = {
+  transfer: { name: 'urn:globus:auth:scope:transfer.api.globus.org:all', description: 'Manage your endpoints and file transfers' },
+  dataAccess: { name: 'urn:xfer:scope:storage.example.org:data_access', description: 'Read and write files on your lab storage' },
+  profile: { name: 'openid', description: 'Know who you are: your name, e-mail address and identities' },
+};
+
+/**
+ * First start: the demo identity `alice` (with a linked identity, a subscription, a sign-in
+ * password and a token), a demo client with branding, and consents she gave it. Later starts
+ * leave the data alone (tokens and passwords are stored hashed, so they cannot be shown again).
+ */
+export async function bootstrapDemo(services: CoreServices, apiUrl: string, authUrl: string): Promise<string[]> {
+  const existing = await services.authentication.identityByUsername(DEMO_USERNAME);
+  if (existing) {
+    return [
+      `Demo identity '${DEMO_USERNAME}' exists already.`,
+      `  new API token:      npx xfer token issue ${DEMO_USERNAME}`,
+      `  new password:       echo 'a new password' | npx xfer identity set-password ${DEMO_USERNAME}`,
+      `  helper pages:       ${authUrl}/v2/web/identities`,
+    ];
+  }
+  const { admin } = services;
+  await admin.addIdentity({ username: DEMO_USERNAME, name: 'Alice Example', email: 'alice@example.org', organization: 'Example University' });
+  await admin.addIdentity({ username: DEMO_LINKED_USERNAME, name: 'Alice Example', email: null, organization: 'ORCID' });
+  await admin.linkIdentities(DEMO_USERNAME, DEMO_LINKED_USERNAME);
+  const password = randomBytes(9).toString('base64url');
+  await admin.setPassword(DEMO_USERNAME, password);
+  const subscription = await admin.addSubscription('Demo subscription', [DEMO_USERNAME]);
+  const { token } = await admin.issueToken(DEMO_USERNAME);
+
+  const { client } = await admin.addClient({
+    display_name: 'Example Research Portal',
+    redirect_uris: [PORTAL_URL],
+    branding: { primary_color: '#0b5d3b', background_color: '#f3f7f5' },
+  });
+  for (const scope of Object.values(DEMO_SCOPES)) await admin.addScope(scope.name, scope.description);
+  const transfer = await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.transfer.name);
+  await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.dataAccess.name, transfer);
+  await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.profile.name);
+
+  const query = `client_id=${client.id}&redirect_uri=${encodeURIComponent(PORTAL_URL)}&redirect_name=${encodeURIComponent('Example Research Portal')}`;
+  return [
+    `Demo identity '${DEMO_USERNAME}' created (linked: ${DEMO_LINKED_USERNAME}), with subscription ${subscription}.`,
+    `Access token for ${DEMO_USERNAME}: ${token}`,
+    `Try: curl -H "Authorization: Bearer ${token}" -d '{"display_name":"My first endpoint","DATA":[{"hostname":"gridftp.example.org"}]}' ${apiUrl}/v0.10/endpoint`,
+    `Helper pages: sign in as ${DEMO_USERNAME} with password ${password}`,
+    `  identities: ${authUrl}/v2/web/identities?${query}`,
+    `  consents:   ${authUrl}/v2/web/consents?${query}`,
+    `  logout:     ${authUrl}/v2/web/logout?${query}`,
+  ];
+}
