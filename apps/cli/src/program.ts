@@ -2,11 +2,10 @@ import 'reflect-metadata';
 import { apiConfig, buildApiContainer, createApp } from '@xfer/api';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig } from '@xfer/helper-pages';
 import type { Express } from 'express';
-import { checkPassword, createCoreServices, DomainError, randomIdGenerator, systemClock, type CoreServices } from '@xfer/core';
+import { bootstrapDemo, checkPassword, createCoreServices, DomainError, randomIdGenerator, systemClock, type CoreServices } from '@xfer/core';
 import { ConfigError, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DataSource } from 'typeorm';
-import { bootstrapDemo } from './demo';
 
 /** Exit code for bad arguments and refused operations. */
 export const USAGE_ERROR = 2;

@@ -24,4 +24,5 @@ export * from './role/Role';
 export * from './pause-rule/PauseRule';
 export * from './subscription/Subscription';
 export * from './admin/AdminService';
+export * from './admin/demo';
 export * from './services';

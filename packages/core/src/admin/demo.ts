@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CoreServices } from '@xfer/core';
+import type { CoreServices } from '../services';
 
 export const DEMO_USERNAME = 'alice';
 export const DEMO_LINKED_USERNAME = 'alice@orcid.example.org';

@@ -1,5 +1,5 @@
-import { TestWorld } from '@xfer/core/testing';
-import { bootstrapDemo, DEMO_LINKED_USERNAME, DEMO_USERNAME } from '../demo';
+import { TestWorld } from '../testing/TestWorld';
+import { bootstrapDemo, DEMO_LINKED_USERNAME, DEMO_USERNAME } from './demo';
 
 describe('demo bootstrap of npm start', () => {
   it('creates alice with a token, a password, a linked identity and consents once, then leaves the data alone', async () => {
