@@ -12,7 +12,7 @@ import { createViews, VIEWS_STATIC_DIR } from './views';
 export interface HelperPagesOptions {
   /** HMAC secret of the CSRF tokens; random per process unless set (set it when several instances share users). */
   csrfSecret?: string;
-  /** Trust X-Forwarded-* from a reverse proxy (so cookies get Secure behind https). */
+  /** Trust X-Forwarded-* from the one reverse proxy in front (so cookies get Secure behind https). */
   trustProxy?: boolean;
   /** Failed sign-ins allowed per client address per window. */
   signInAttempts?: number;
@@ -25,7 +25,8 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   const views = createViews();
   const app = express();
   app.disable('x-powered-by');
-  if (options.trustProxy) app.set('trust proxy', true);
+  // One hop: the proxy in front of us. `true` would let any client spoof X-Forwarded-For past the sign-in throttle.
+  if (options.trustProxy) app.set('trust proxy', 1);
   app.use(
     helmet({
       contentSecurityPolicy: {
