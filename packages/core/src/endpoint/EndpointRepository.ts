@@ -1,9 +1,14 @@
 import { ConflictError } from '../shared/errors';
 import type { Endpoint, Tombstone } from './Endpoint';
 
+/** `forUpdate`: inside a transaction, hold the row until it ends, so concurrent writers queue up. */
+export interface ReadOptions {
+  forUpdate?: boolean;
+}
+
 export interface EndpointRepository {
-  findById(id: string): Promise<Endpoint | null>;
-  findByCanonicalName(canonicalName: string): Promise<Endpoint | null>;
+  findById(id: string, options?: ReadOptions): Promise<Endpoint | null>;
+  findByCanonicalName(canonicalName: string, options?: ReadOptions): Promise<Endpoint | null>;
   /** The tombstone of a deleted endpoint, by id or canonical name. */
   findTombstone(key: { id: string } | { canonical_name: string }): Promise<Tombstone | null>;
   /**

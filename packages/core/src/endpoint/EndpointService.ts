@@ -30,6 +30,13 @@ interface Loaded {
 
 const MAX_ATTEMPTS = 5;
 
+interface LoadOptions {
+  /** The deprecated canonical name may stand for the id (get and delete only). */
+  canonicalName: boolean;
+  /** Lock the endpoint for the rest of the transaction (writes). */
+  forUpdate?: boolean;
+}
+
 /** The twelve operations of the endpoint management API (spec 4.2). */
 export class EndpointService {
   constructor(
@@ -104,7 +111,7 @@ export class EndpointService {
   /** 5. Delete endpoint: administrators only; servers, roles and pause rules go with it, a tombstone stays. */
   async deleteEndpoint(caller: Principal, xid: string): Promise<void> {
     await this.uow.transaction(async (repos) => {
-      const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: true });
+      const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: true, forUpdate: true });
       this.assertAdministrator(endpoint, roles);
       await repos.roles.deleteForEndpoint(endpoint.id);
       await repos.pauseRules.deleteForEndpoint(endpoint.id);
@@ -200,7 +207,7 @@ export class EndpointService {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.uow.transaction(async (repos) => {
-          const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false });
+          const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false, forUpdate: true });
           this.assertAdministrator(endpoint, roles);
           const result = await change(repos, endpoint, roles);
           await repos.endpoints.update(endpoint);
@@ -212,22 +219,23 @@ export class EndpointService {
     }
   }
 
-  private async find(repos: Repositories, xid: string, options: { canonicalName: boolean }): Promise<Endpoint> {
+  private async find(repos: Repositories, xid: string, options: LoadOptions): Promise<Endpoint> {
+    const read = { forUpdate: options.forUpdate ?? false };
     if (isUuid(xid)) {
-      const endpoint = await repos.endpoints.findById(xid.toLowerCase());
+      const endpoint = await repos.endpoints.findById(xid.toLowerCase(), read);
       if (endpoint) return endpoint;
       if (await repos.endpoints.findTombstone({ id: xid.toLowerCase() })) throw new EndpointDeletedError(xid);
       throw new EndpointNotFoundError(xid);
     }
     if (options.canonicalName && xid.includes('#') && !hasControlCharacters(xid)) {
-      const endpoint = await repos.endpoints.findByCanonicalName(xid);
+      const endpoint = await repos.endpoints.findByCanonicalName(xid, read);
       if (endpoint) return endpoint;
       if (await repos.endpoints.findTombstone({ canonical_name: xid })) throw new EndpointDeletedError(xid);
     }
     throw new EndpointNotFoundError(xid);
   }
 
-  private async load(repos: Repositories, caller: Principal, xid: string, options: { canonicalName: boolean }): Promise<Loaded> {
+  private async load(repos: Repositories, caller: Principal, xid: string, options: LoadOptions): Promise<Loaded> {
     const endpoint = await this.find(repos, xid, options);
     const assignments = await repos.roles.findHeldBy([endpoint.id], caller.principalIds);
     return { endpoint, roles: effectiveRoles(endpoint, caller, assignments) };

@@ -7,6 +7,7 @@ import {
   type EndpointRepository,
   type EndpointState,
   type NetworkUse,
+  type ReadOptions,
   type ServerScheme,
   type Tombstone,
 } from '@xfer/core';
@@ -45,14 +46,19 @@ export function endpointFromRecord(r: EndpointRecord): Endpoint {
 export class TypeormEndpointRepository implements EndpointRepository {
   constructor(private readonly manager: EntityManager) {}
 
-  async findById(id: string) {
-    const record = await this.manager.findOneBy(EndpointSchema, { id });
+  async findById(id: string, options: ReadOptions = {}) {
+    const record = await this.manager.findOne(EndpointSchema, { where: { id }, ...this.lock(options) });
     return record ? endpointFromRecord(record) : null;
   }
 
-  async findByCanonicalName(canonicalName: string) {
-    const record = await this.manager.findOneBy(EndpointSchema, { canonical_name: canonicalName });
+  async findByCanonicalName(canonicalName: string, options: ReadOptions = {}) {
+    const record = await this.manager.findOne(EndpointSchema, { where: { canonical_name: canonicalName }, ...this.lock(options) });
     return record ? endpointFromRecord(record) : null;
+  }
+
+  /** SELECT ... FOR UPDATE on Postgres; SQLite transactions already run one at a time. */
+  private lock(options: ReadOptions): { lock?: { mode: 'pessimistic_write' } } {
+    return options.forUpdate && this.manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' } } : {};
   }
 
   async findTombstone(key: { id: string } | { canonical_name: string }): Promise<Tombstone | null> {

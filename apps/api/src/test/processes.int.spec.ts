@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
+import { openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { BACKENDS } from './harness';
+
+/**
+ * The built API (`node apps/api/dist/main.js`, what `npm run start:api` runs) as real processes:
+ * killed in the middle of a burst of creates, and two of them on one Postgres database.
+ */
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startApiProcess(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, DATABASE_URL: databaseUrl, API_PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = `http://127.0.0.1:${port}/v0.10`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      await fetch(`${url}/endpoint/x`);
+      return { url, process: child };
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`API process did not start (exit ${child.exitCode})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function withServices<T>(databaseUrl: string, work: (services: ReturnType<typeof createCoreServices>, uow: TypeormUnitOfWork) => Promise<T>): Promise<T> {
+  const dataSource = await openDatabase(databaseUrl);
+  try {
+    const uow = new TypeormUnitOfWork(dataSource);
+    return await work(createCoreServices(uow, systemClock, randomIdGenerator), uow);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+const call = (url: string, token: string, method: string, body?: unknown) =>
+  fetch(url, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+describe.each(BACKENDS)('API processes on $name', (backend) => {
+  let dir: string;
+  let databaseUrl: string;
+  let drop: () => Promise<void>;
+  let token: string;
+  const children: ChildProcess[] = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'xfer-proc-'));
+    if (backend.name === 'sqlite') {
+      databaseUrl = `sqlite:${join(dir, 'xfer.sqlite')}`;
+      drop = async () => undefined;
+    } else {
+      ({ url: databaseUrl, drop } = await backend.create());
+    }
+    token = await withServices(databaseUrl, async (s) => {
+      await s.admin.addIdentity({ username: 'alice' });
+      return (await s.admin.issueToken('alice')).token;
+    });
+  });
+
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every acknowledged create when the process is killed in the middle of a burst', async () => {
+    const api = await startApiProcess(databaseUrl);
+    children.push(api.process);
+    const acknowledged: string[] = [];
+    let stop = false;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          const res = await call(`${api.url}/endpoint`, token, 'POST', { display_name: `crash ${w}-${i}`, DATA: [{ hostname: 'a.example.org' }] });
+          if (res.status === 201) acknowledged.push(((await res.json()) as { id: string }).id);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    };
+    const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+    while (acknowledged.length < 150) await new Promise((r) => setTimeout(r, 5));
+    api.process.kill('SIGKILL');
+    stop = true;
+    await Promise.all(writers);
+    if (api.process.exitCode === null && api.process.signalCode === null) await once(api.process, 'exit');
+
+    await withServices(databaseUrl, async (_s, uow) => {
+      const found = await uow.repositories.endpoints.findByIds(acknowledged);
+      expect(found.map((e) => e.id).sort()).toEqual([...acknowledged].sort());
+      for (const endpoint of found) expect(endpoint.serverDocuments()).toHaveLength(1);
+      const owned = await uow.repositories.roles.findHeldBy(acknowledged, [found[0].ownerId]);
+      expect(owned).toHaveLength(acknowledged.length);
+    });
+    if (backend.name === 'sqlite') {
+      const { default: Database } = await import('better-sqlite3');
+      const db = new Database(databaseUrl.slice('sqlite:'.length));
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      db.close();
+    }
+  }, 60_000);
+
+  if (backend.name === 'postgres') {
+    it('serves as one service from two processes on one database', async () => {
+      const [a, b] = [await startApiProcess(databaseUrl), await startApiProcess(databaseUrl)];
+      children.push(a.process, b.process);
+      const created = (await (await call(`${a.url}/endpoint`, token, 'POST', { display_name: 'Shared state' })).json()) as { id: string };
+      const readByB = await call(`${b.url}/endpoint/${created.id}`, token, 'GET');
+      expect(readByB.status).toBe(200);
+      expect(((await readByB.json()) as { display_name: string }).display_name).toBe('Shared state');
+      expect((await call(`${b.url}/endpoint/${created.id}`, token, 'PUT', { description: 'written by B' })).status).toBe(200);
+      expect(((await (await call(`${a.url}/endpoint/${created.id}`, token, 'GET')).json()) as { description: string }).description).toBe('written by B');
+      expect((await call(`${a.url}/endpoint/${created.id}`, token, 'DELETE')).status).toBe(200);
+      expect((await call(`${b.url}/endpoint/${created.id}`, token, 'GET')).status).toBe(409);
+    }, 60_000);
+  }
+});
