@@ -1,0 +1,35 @@
+import { openDatabase } from '../dataSource';
+import { MIGRATIONS } from '../migrations';
+import { testBackends } from '../testing';
+
+const EXPECTED_INDEXES = [
+  'IX_access_tokens_identity', 'IX_consents_identity', 'IX_endpoints_host', 'IX_group_members_identity', 'IX_identities_set_id',
+  'IX_pause_rules_endpoint', 'IX_sessions_identity', 'IX_subscription_members_member', 'IX_tombstones_canonical_name',
+  'UQ_endpoints_canonical_name', 'UQ_endpoints_owner_display_name', 'UQ_groups_name', 'UQ_identities_username',
+  'UQ_role_assignments', 'UQ_scopes_name', 'UQ_subscriptions_name',
+];
+
+describe.each(testBackends())('migrations on $name', (backend) => {
+  it('build the same named indexes, record every migration, and undo cleanly', async () => {
+    const database = await backend.create();
+    const dataSource = await openDatabase(database.url);
+    try {
+      const indexQuery =
+        backend.name === 'sqlite'
+          ? "SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE 'UQ_%' OR name LIKE 'IX_%')"
+          : "SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'public' AND (indexname LIKE 'UQ_%' OR indexname LIKE 'IX_%')";
+      const indexes = (await dataSource.query(indexQuery)) as { name: string }[];
+      expect(indexes.map((i) => i.name).sort()).toEqual([...EXPECTED_INDEXES].sort());
+      const applied = (await dataSource.query('SELECT name FROM migrations')) as { name: string }[];
+      expect(applied.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+      expect(await dataSource.showMigrations()).toBe(false);
+      for (let i = 0; i < MIGRATIONS.length; i++) await dataSource.undoLastMigration();
+      expect(await dataSource.showMigrations()).toBe(true);
+      await dataSource.runMigrations();
+      expect(await dataSource.showMigrations()).toBe(false);
+    } finally {
+      await dataSource.destroy();
+      await database.drop();
+    }
+  });
+});
