@@ -10,6 +10,7 @@ const moduleNameMapper = {
   '^@xfer/core/testing$': '<rootDir>/../../packages/core/src/testing/index.ts',
   '^@xfer/persistence/testing$': '<rootDir>/../../packages/persistence/src/testing/index.ts',
   '^@xfer/persistence$': '<rootDir>/../../packages/persistence/src/index.ts',
+  '^@xfer/server-kit$': '<rootDir>/../../packages/server-kit/src/index.ts',
   '^@xfer/api$': '<rootDir>/../../apps/api/src/index.ts',
   '^@xfer/helper-pages$': '<rootDir>/../../apps/helper-pages/src/index.ts',
 };
@@ -26,7 +27,7 @@ const project = (dir: string): Config => ({
 const config: Config = {
   globalSetup: '<rootDir>/jest.postgres.js',
   globalTeardown: '<rootDir>/jest.postgres-teardown.js',
-  projects: ['packages/core', 'packages/persistence', 'apps/api', 'apps/helper-pages', 'apps/cli'].map(project),
+  projects: ['packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/cli'].map(project),
 };
 
 export default config;

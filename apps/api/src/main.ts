@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { openDatabase } from '@xfer/persistence';
+import { closeGracefully } from '@xfer/server-kit';
 import { apiConfig } from './config';
 import { buildApiContainer } from './container';
 import { createApp } from './http/app';
@@ -12,9 +13,7 @@ async function main(): Promise<void> {
   const server = app.listen(config.apiPort, config.host, () => {
     console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);
   });
-  const stop = () => server.close(() => void dataSource.destroy().then(() => process.exit(0)));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  closeGracefully([server], () => dataSource.destroy(), { log: console.log });
 }
 
 main().catch((error: unknown) => {

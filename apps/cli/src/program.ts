@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { apiConfig, buildApiContainer, createApp } from '@xfer/api';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig } from '@xfer/helper-pages';
 import type { Express } from 'express';
+import { closeGracefully } from '@xfer/server-kit';
 import { bootstrapDemo, checkPassword, createCoreServices, DomainError, randomIdGenerator, systemClock, type CoreServices } from '@xfer/core';
 import { ConfigError, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -183,12 +184,7 @@ export function buildProgram(io: Io): Command {
         const services = createCoreServices(new TypeormUnitOfWork(dataSource), systemClock, randomIdGenerator);
         for (const line of await bootstrapDemo(services, apiUrl, authUrl)) io.out(line);
       }
-      const stop = () => {
-        pagesServer.close();
-        apiServer.close(() => void dataSource.destroy().then(() => process.exit(0)));
-      };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      closeGracefully([apiServer, pagesServer], () => dataSource.destroy(), { log: io.out });
       await new Promise(() => undefined);
     });
 

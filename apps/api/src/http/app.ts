@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { TOKENS } from '@xfer/persistence';
+import { createLogger, healthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import express, { type Express } from 'express';
 import type { Container } from 'inversify';
 import { authenticate } from './authenticate';
@@ -10,6 +11,8 @@ import { requestContext, VERSION_PREFIX } from './requestContext';
 export interface ApiOptions {
   /** Largest JSON body accepted, as express.json understands it ('1mb'). */
   bodyLimit?: string;
+  /** Where request logs go (default: JSON lines on stdout). */
+  logger?: Logger;
 }
 
 /** The endpoint management API (area B) over the services bound in `container`. Does not listen. */
@@ -19,6 +22,8 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext);
+  app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-api' })));
+  app.use(healthRoutes(container.get(TOKENS.DataSource)));
   // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: () => true }));
   app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints));

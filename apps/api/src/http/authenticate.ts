@@ -10,7 +10,9 @@ function bearerToken(req: Request): string | undefined {
 /** Resolves `Authorization: Bearer <token>` to the caller; every API route needs one. */
 export function authenticate(authentication: AuthenticationService) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    res.locals.principal = await authentication.authenticate(bearerToken(req));
+    const principal = await authentication.authenticate(bearerToken(req));
+    res.locals.principal = principal;
+    res.locals.identityId = principal.primary.id;
     next();
   };
 }

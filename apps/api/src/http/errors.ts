@@ -10,6 +10,7 @@ import {
   ServiceUnavailableError,
 } from '@xfer/core';
 import type { NextFunction, Request, Response } from 'express';
+import { logRequestError } from '@xfer/server-kit';
 import { requestId, resourceOf } from './requestContext';
 
 /** Domain error classes to HTTP statuses: the one place this mapping lives for the API. */
@@ -62,16 +63,8 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
     sendError(req, res, parserError.status, 'BadRequest', 'The request body could not be read');
     return;
   }
-  // Unexpected: log it with the request id an operator will be quoted, never show the stack.
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      request_id: requestId(res),
-      method: req.method,
-      path: req.originalUrl,
-      error: error instanceof Error ? error.stack : String(error),
-    }),
-  );
+  // Unexpected: the request log line carries the error and the request id an operator will be quoted.
+  logRequestError(res, error);
   sendError(req, res, 500, 'InternalError', `An internal error occurred. Quote request id ${requestId(res)} when reporting it.`);
 }
 

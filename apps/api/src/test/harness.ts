@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { TestWorld } from '@xfer/core/testing';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { testBackends, type TestBackend } from '@xfer/persistence/testing';
+import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
 import { buildApiContainer } from '../container';
 import { createApp, type ApiOptions } from '../http/app';
@@ -19,7 +20,7 @@ export async function startApi(backend: TestBackend, options: ApiOptions = {}) {
   const database = await backend.create();
   const dataSource = await openDatabase(database.url);
   const container = buildApiContainer(dataSource);
-  const app = createApp(container, options);
+  const app = createApp(container, { logger: createLogger({ level: 'silent' }), ...options });
   const world = new TestWorld(container.get(TOKENS.UnitOfWork));
   const http = supertest(app);
   const as = (token: string) => ({

@@ -118,6 +118,25 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
     }
   }, 60_000);
 
+  it('finishes requests in flight on SIGTERM and exits 0', async () => {
+    const api = await startApiProcess(databaseUrl);
+    children.push(api.process);
+    const inFlight = Array.from({ length: 20 }, (_, i) => call(`${api.url}/endpoint`, token, 'POST', { display_name: `last ${i}` }));
+    await new Promise((r) => setTimeout(r, 5));
+    api.process.kill('SIGTERM');
+    const settled = await Promise.allSettled(inFlight);
+    const [code] = await once(api.process, 'exit');
+    expect(code).toBe(0);
+    // a request either got its answer or was refused before it started: none was cut off half-done
+    const answered = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.status] : []));
+    expect(answered.length).toBeGreaterThan(0);
+    expect(answered.every((status) => status === 201)).toBe(true);
+    const ids = await Promise.all(settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.json() as Promise<{ id: string }>] : [])));
+    await withServices(databaseUrl, async (_s, uow) => {
+      expect(await uow.repositories.endpoints.findByIds(ids.map((i) => i.id))).toHaveLength(ids.length);
+    });
+  }, 60_000);
+
   if (backend.name === 'postgres') {
     it('serves as one service from two processes on one database', async () => {
       const [a, b] = [await startApiProcess(databaseUrl), await startApiProcess(databaseUrl)];

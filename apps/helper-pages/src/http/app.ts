@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { TOKENS } from '@xfer/persistence';
+import { assignRequestId, createLogger, healthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -17,6 +18,8 @@ export interface HelperPagesOptions {
   /** Failed sign-ins allowed per client address per window. */
   signInAttempts?: number;
   signInWindowMs?: number;
+  /** Where request logs go (default: JSON lines on stdout). */
+  logger?: Logger;
 }
 
 /** The authorization service's browser helper pages (area A). Does not listen. */
@@ -27,6 +30,9 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   app.disable('x-powered-by');
   // One hop: the proxy in front of us. `true` would let any client spoof X-Forwarded-For past the sign-in throttle.
   if (options.trustProxy) app.set('trust proxy', 1);
+  app.use(assignRequestId);
+  app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-helper-pages' })));
+  app.use(healthRoutes(container.get(TOKENS.DataSource)));
   app.use(
     helmet({
       contentSecurityPolicy: {

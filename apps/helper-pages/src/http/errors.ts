@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { AuthenticationFailedError, BadRequestError, DomainError, NotFoundError, PermissionDeniedError } from '@xfer/core';
 import type { NextFunction, Request, Response } from 'express';
 import type nunjucks from 'nunjucks';
+import { logRequestError, requestIdOf } from '@xfer/server-kit';
 
 /** Domain errors to statuses and titles: the helper pages' one mapping, rendered as HTML. */
 const PAGES: ReadonlyArray<[abstract new (...args: never[]) => DomainError, number, string]> = [
@@ -19,7 +19,7 @@ export function errorPages(views: nunjucks.Environment) {
     notFound(_req: Request, res: Response): void {
       render(res, 404, 'Not found', 'There is no page at this address.');
     },
-    errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+    errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
       if (error instanceof DomainError) {
         const [, status, title] = PAGES.find(([type]) => error instanceof type) ?? [DomainError, 400, 'Bad request'];
         render(res, status, title, error.message);
@@ -34,9 +34,8 @@ export function errorPages(views: nunjucks.Environment) {
         render(res, status, 'Bad request', 'The request could not be read.');
         return;
       }
-      const requestId = randomBytes(6).toString('hex');
-      console.error(JSON.stringify({ level: 'error', request_id: requestId, method: req.method, path: req.originalUrl, error: error instanceof Error ? error.stack : String(error) }));
-      render(res, 500, 'Something went wrong', 'An internal error occurred. Please try again later.', requestId);
+      logRequestError(res, error);
+      render(res, 500, 'Something went wrong', 'An internal error occurred. Please try again later.', requestIdOf(res));
     },
   };
 }

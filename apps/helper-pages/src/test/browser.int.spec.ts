@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { bootstrapDemo, createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
 import { openDatabase, TOKENS } from '@xfer/persistence';
+import { createLogger } from '@xfer/server-kit';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { buildHelperPagesContainer } from '../container';
@@ -36,7 +37,7 @@ if (!existsSync(CHROMIUM)) {
     beforeAll(async () => {
       dataSource = await openDatabase('sqlite::memory:');
       const container = buildHelperPagesContainer(dataSource);
-      server = createApp(container).listen(0, '127.0.0.1');
+      server = createApp(container, { logger: createLogger({ level: 'silent' }) }).listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const services = createCoreServices(container.get(TOKENS.UnitOfWork), systemClock, randomIdGenerator);

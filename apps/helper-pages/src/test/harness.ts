@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { TestWorld } from '@xfer/core/testing';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { testBackends, type TestBackend } from '@xfer/persistence/testing';
+import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
 import { buildHelperPagesContainer } from '../container';
 import { createApp, type HelperPagesOptions } from '../http/app';
@@ -14,7 +15,7 @@ export async function startPages(backend: TestBackend, options: HelperPagesOptio
   const database = await backend.create();
   const dataSource = await openDatabase(database.url);
   const container = buildHelperPagesContainer(dataSource);
-  const app = createApp(container, options);
+  const app = createApp(container, { logger: createLogger({ level: 'silent' }), ...options });
   const world = new TestWorld(container.get(TOKENS.UnitOfWork));
   const admin = world.services.admin;
 
