@@ -2,6 +2,7 @@ export * from './shared/errors';
 export * from './shared/ports';
 export * from './shared/text';
 export * from './shared/UnitOfWork';
+export * from './shared/ServiceSettings';
 export * from './auth/Identity';
 export * from './auth/Group';
 export * from './auth/AccessToken';

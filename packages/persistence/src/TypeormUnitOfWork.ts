@@ -10,6 +10,7 @@ import {
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
 import { TypeormRoleRepository } from './repositories/TypeormRoleRepository';
+import { TypeormServiceSettingsRepository } from './repositories/TypeormServiceSettingsRepository';
 import { TypeormSubscriptionRepository } from './repositories/TypeormSubscriptionRepository';
 
 export function typeormRepositories(manager: EntityManager): Repositories {
@@ -25,6 +26,7 @@ export function typeormRepositories(manager: EntityManager): Repositories {
     scopes: new TypeormScopeRepository(manager),
     consents: new TypeormConsentRepository(manager),
     sessions: new TypeormSessionRepository(manager),
+    settings: new TypeormServiceSettingsRepository(manager),
   };
 }
 

@@ -44,4 +44,7 @@ export interface ConsentRepository {
   /** Stores a new consent under `parent_id` (or as a root) and returns it with its id and path. */
   add(consent: NewConsent): Promise<ConsentState>;
   listForIdentities(identityIds: readonly string[]): Promise<ConsentState[]>;
+  findById(id: number): Promise<ConsentState | null>;
+  /** Marks the consent and every consent that depends on it revoked. */
+  revokeTree(id: number, at: Date): Promise<void>;
 }

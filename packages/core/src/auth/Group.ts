@@ -18,6 +18,9 @@ export interface GroupRepository {
   findByName(name: string): Promise<GroupState | null>;
   findById(id: string): Promise<GroupState | null>;
   addMember(groupId: string, identityId: string): Promise<void>;
+  removeMember(groupId: string, identityId: string): Promise<void>;
+  list(): Promise<GroupState[]>;
+  memberIds(groupId: string): Promise<string[]>;
   /** Ids of the groups any of these identities belongs to. */
   groupIdsOf(identityIds: readonly string[]): Promise<string[]>;
 }

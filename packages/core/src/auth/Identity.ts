@@ -94,5 +94,7 @@ export interface IdentityRepository {
   /** Moves every identity of set `fromSetId` into set `toSetId`, stamped `linkedAt`. */
   mergeSets(fromSetId: string, toSetId: string, linkedAt: Date): Promise<void>;
   setPasswordHash(id: string, hash: string): Promise<void>;
+  /** Puts one identity into set `setId` (its own id: out of every set). */
+  moveToSet(id: string, setId: string, linkedAt: Date | null): Promise<void>;
   list(): Promise<IdentityState[]>;
 }

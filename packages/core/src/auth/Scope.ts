@@ -25,4 +25,5 @@ export interface ScopeRepository {
   add(scope: ScopeState): Promise<void>;
   findByName(name: string): Promise<ScopeState | null>;
   findByIds(ids: readonly string[]): Promise<ScopeState[]>;
+  list(): Promise<ScopeState[]>;
 }

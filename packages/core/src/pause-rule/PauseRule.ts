@@ -69,4 +69,6 @@ export interface PauseRuleRepository {
   add(rule: PauseRuleState): Promise<void>;
   listForEndpoint(endpointId: string): Promise<PauseRuleState[]>;
   deleteForEndpoint(endpointId: string): Promise<void>;
+  findById(id: string): Promise<PauseRuleState | null>;
+  delete(id: string): Promise<void>;
 }

@@ -23,6 +23,8 @@ export interface RoleRepository {
   /** Assignments on these endpoints held by any of these principals (identity or group ids). */
   findHeldBy(endpointIds: readonly string[], principalIds: readonly string[]): Promise<RoleAssignmentState[]>;
   listForEndpoint(endpointId: string): Promise<RoleAssignmentState[]>;
+  findById(id: string): Promise<RoleAssignmentState | null>;
+  delete(id: string): Promise<void>;
   deleteForEndpoint(endpointId: string): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ import type { EndpointRepository } from '../endpoint/EndpointRepository';
 import type { PauseRuleRepository } from '../pause-rule/PauseRule';
 import type { RoleRepository } from '../role/Role';
 import type { SubscriptionRepository } from '../subscription/Subscription';
+import type { ServiceSettingsRepository } from './ServiceSettings';
 
 export interface Repositories {
   endpoints: EndpointRepository;
@@ -22,6 +23,7 @@ export interface Repositories {
   scopes: ScopeRepository;
   consents: ConsentRepository;
   sessions: SessionRepository;
+  settings: ServiceSettingsRepository;
 }
 
 /**

@@ -44,4 +44,5 @@ export interface SubscriptionRepository {
   /** Subscriptions any of these identity or group ids is a member of. */
   listForMembers(memberIds: readonly string[]): Promise<SubscriptionState[]>;
   addMember(subscriptionId: string, memberId: string): Promise<void>;
+  list(): Promise<SubscriptionState[]>;
 }

@@ -10,6 +10,7 @@ import { endpointConflicts, type EndpointRepository } from '../endpoint/Endpoint
 import type { PauseRuleRepository, PauseRuleState } from '../pause-rule/PauseRule';
 import type { RoleAssignmentState, RoleRepository } from '../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../shared/errors';
+import type { Maintenance, ServiceSettingsRepository } from '../shared/ServiceSettings';
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
 
@@ -28,6 +29,7 @@ interface Store {
   scopes: Map<string, ScopeState>;
   consents: Map<number, ConsentState>;
   sessions: Map<string, SessionState>;
+  maintenance: Maintenance | null;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -116,6 +118,13 @@ class InMemoryRoleRepository implements RoleRepository {
   async deleteForEndpoint(endpointId: string) {
     for (const [id, a] of this.store().roles) if (a.endpoint_id === endpointId) this.store().roles.delete(id);
   }
+  async findById(id: string) {
+    const a = this.store().roles.get(id);
+    return a ? clone(a) : null;
+  }
+  async delete(id: string) {
+    this.store().roles.delete(id);
+  }
 }
 
 class InMemoryPauseRuleRepository implements PauseRuleRepository {
@@ -128,6 +137,13 @@ class InMemoryPauseRuleRepository implements PauseRuleRepository {
   }
   async deleteForEndpoint(endpointId: string) {
     for (const [id, r] of this.store().pauseRules) if (r.endpoint_id === endpointId) this.store().pauseRules.delete(id);
+  }
+  async findById(id: string) {
+    const r = this.store().pauseRules.get(id);
+    return r ? clone(r) : null;
+  }
+  async delete(id: string) {
+    this.store().pauseRules.delete(id);
   }
 }
 
@@ -154,6 +170,9 @@ class InMemorySubscriptionRepository implements SubscriptionRepository {
   async addMember(subscriptionId: string, memberId: string) {
     const s = this.store().subscriptions.get(subscriptionId);
     if (s && !s.member_ids.includes(memberId)) s.member_ids.push(memberId);
+  }
+  async list() {
+    return [...this.store().subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name)).map(clone);
   }
 }
 
@@ -191,6 +210,13 @@ class InMemoryIdentityRepository implements IdentityRepository {
     const i = this.store().identities.get(id);
     if (i) i.password_hash = hash;
   }
+  async moveToSet(id: string, setId: string, linkedAt: Date | null) {
+    const i = this.store().identities.get(id);
+    if (i) {
+      i.set_id = setId;
+      i.linked_at = linkedAt;
+    }
+  }
   async list() {
     return [...this.store().identities.values()].sort((a, b) => a.username.localeCompare(b.username)).map(clone);
   }
@@ -213,6 +239,15 @@ class InMemoryGroupRepository implements GroupRepository {
   async addMember(groupId: string, identityId: string) {
     this.store().groupMembers.add(`${groupId}/${identityId}`);
   }
+  async removeMember(groupId: string, identityId: string) {
+    this.store().groupMembers.delete(`${groupId}/${identityId}`);
+  }
+  async list() {
+    return [...this.store().groups.values()].sort((a, b) => a.name.localeCompare(b.name)).map(clone);
+  }
+  async memberIds(groupId: string) {
+    return [...this.store().groupMembers].filter((m) => m.startsWith(`${groupId}/`)).map((m) => m.split('/')[1]).sort();
+  }
   async groupIdsOf(identityIds: readonly string[]) {
     const ids = new Set(identityIds);
     const result = new Set<string>();
@@ -232,6 +267,19 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
   async findByHash(hash: string) {
     const t = this.store().tokens.get(hash);
     return t ? clone(t) : null;
+  }
+  async findByHashPrefix(prefix: string) {
+    return [...this.store().tokens.values()].filter((t) => t.token_hash.startsWith(prefix)).map(clone);
+  }
+  async listForIdentity(identityId: string) {
+    return [...this.store().tokens.values()]
+      .filter((t) => t.identity_id === identityId)
+      .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.token_hash.localeCompare(b.token_hash))
+      .map(clone);
+  }
+  async revoke(hash: string, at: Date) {
+    const t = this.store().tokens.get(hash);
+    if (t && t.revoked_at === null) t.revoked_at = at;
   }
 }
 
@@ -266,6 +314,9 @@ class InMemoryScopeRepository implements ScopeRepository {
   async findByIds(ids: readonly string[]) {
     return ids.flatMap((id) => (this.store().scopes.has(id) ? [clone(this.store().scopes.get(id)!)] : []));
   }
+  async list() {
+    return [...this.store().scopes.values()].sort((a, b) => a.name.localeCompare(b.name)).map(clone);
+  }
 }
 
 class InMemoryConsentRepository implements ConsentRepository {
@@ -283,6 +334,18 @@ class InMemoryConsentRepository implements ConsentRepository {
     const ids = new Set(identityIds);
     return [...this.store().consents.values()].filter((c) => ids.has(c.identity_id)).sort((a, b) => a.id - b.id).map(clone);
   }
+  async findById(id: number) {
+    const c = this.store().consents.get(id);
+    return c ? clone(c) : null;
+  }
+  async revokeTree(id: number, at: Date) {
+    for (const c of this.store().consents.values()) {
+      if (c.dependency_path.includes(id)) {
+        c.status = 'revoked';
+        c.updated = at;
+      }
+    }
+  }
 }
 
 class InMemorySessionRepository implements SessionRepository {
@@ -296,6 +359,16 @@ class InMemorySessionRepository implements SessionRepository {
   }
   async delete(hash: string) {
     this.store().sessions.delete(hash);
+  }
+}
+
+class InMemoryServiceSettingsRepository implements ServiceSettingsRepository {
+  constructor(private readonly store: () => Store) {}
+  async maintenance() {
+    return this.store().maintenance ? clone(this.store().maintenance) : null;
+  }
+  async setMaintenance(maintenance: Maintenance | null) {
+    this.store().maintenance = maintenance ? clone(maintenance) : null;
   }
 }
 
@@ -315,6 +388,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     scopes: new Map(),
     consents: new Map(),
     sessions: new Map(),
+    maintenance: null,
   };
   private queue: Promise<unknown> = Promise.resolve();
   readonly repositories: Repositories;
@@ -333,6 +407,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       scopes: new InMemoryScopeRepository(store),
       consents: new InMemoryConsentRepository(store),
       sessions: new InMemorySessionRepository(store),
+      settings: new InMemoryServiceSettingsRepository(store),
     };
   }
 

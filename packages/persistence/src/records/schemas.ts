@@ -334,3 +334,14 @@ export const SessionSchema = new EntitySchema<SessionRecord>({
 });
 
 ALL_SCHEMAS.push(ClientSchema, ScopeSchema, ConsentSchema, SessionSchema);
+
+export interface SettingRecord {
+  key: string;
+  value: string;
+}
+export const SettingSchema = new EntitySchema<SettingRecord>({
+  name: 'settings',
+  columns: { key: id(64), value: text(false) },
+});
+
+ALL_SCHEMAS.push(SettingSchema);

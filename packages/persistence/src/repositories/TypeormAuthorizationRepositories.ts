@@ -67,6 +67,9 @@ export class TypeormScopeRepository implements ScopeRepository {
     const records = await this.manager.findBy(ScopeSchema, { id: In([...ids]) });
     return records.map((r) => ({ ...r, created_at: fromTime(r.created_at) }));
   }
+  async list() {
+    return (await this.manager.find(ScopeSchema, { order: { name: 'ASC' } })).map((r) => ({ ...r, created_at: fromTime(r.created_at) }));
+  }
 }
 
 const consentFromRecord = (r: ConsentRecord): ConsentState => ({
@@ -105,6 +108,16 @@ export class TypeormConsentRepository implements ConsentRepository {
     if (identityIds.length === 0) return [];
     const records = await this.manager.find(ConsentSchema, { where: { identity_id: In([...identityIds]) }, order: { id: 'ASC' } });
     return records.map(consentFromRecord);
+  }
+  async findById(id: number) {
+    const r = await this.manager.findOneBy(ConsentSchema, { id });
+    return r ? consentFromRecord(r) : null;
+  }
+  async revokeTree(id: number, at: Date) {
+    const root = await this.findById(id);
+    if (!root) return;
+    const tree = (await this.listForIdentities([root.identity_id])).filter((c) => c.dependency_path.includes(id));
+    await this.manager.update(ConsentSchema, { id: In(tree.map((c) => c.id)) }, { status: 'revoked', updated: toTime(at) });
   }
 }
 

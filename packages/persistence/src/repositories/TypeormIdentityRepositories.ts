@@ -8,8 +8,8 @@ import type {
   IdentityStatus,
 } from '@xfer/core';
 import { ConflictError } from '@xfer/core';
-import { In, type EntityManager } from 'typeorm';
-import { AccessTokenSchema, GroupMemberSchema, GroupSchema, IdentitySchema, type IdentityRecord } from '../records/schemas';
+import { In, IsNull, Like, type EntityManager } from 'typeorm';
+import { AccessTokenSchema, GroupMemberSchema, GroupSchema, IdentitySchema, type AccessTokenRecord, type IdentityRecord } from '../records/schemas';
 import { fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const identityFromRecord = (r: IdentityRecord): IdentityState => ({
@@ -63,6 +63,10 @@ export class TypeormIdentityRepository implements IdentityRepository {
   async list() {
     return (await this.manager.find(IdentitySchema, { order: { username: 'ASC' } })).map(identityFromRecord);
   }
+
+  async moveToSet(id: string, setId: string, linkedAt: Date | null) {
+    await this.manager.update(IdentitySchema, { id }, { set_id: setId, linked_at: toTimeOrNull(linkedAt) });
+  }
 }
 
 export class TypeormGroupRepository implements GroupRepository {
@@ -92,12 +96,31 @@ export class TypeormGroupRepository implements GroupRepository {
     if (!exists) await this.manager.insert(GroupMemberSchema, { group_id: groupId, identity_id: identityId });
   }
 
+  async removeMember(groupId: string, identityId: string) {
+    await this.manager.delete(GroupMemberSchema, { group_id: groupId, identity_id: identityId });
+  }
+
+  async list() {
+    return (await this.manager.find(GroupSchema, { order: { name: 'ASC' } })).map((r) => ({ ...r, created_at: fromTime(r.created_at) }));
+  }
+
+  async memberIds(groupId: string) {
+    return (await this.manager.find(GroupMemberSchema, { where: { group_id: groupId }, order: { identity_id: 'ASC' } })).map((m) => m.identity_id);
+  }
+
   async groupIdsOf(identityIds: readonly string[]) {
     if (identityIds.length === 0) return [];
     const links = await this.manager.findBy(GroupMemberSchema, { identity_id: In([...identityIds]) });
     return [...new Set(links.map((l) => l.group_id))].sort();
   }
 }
+
+const tokenFromRecord = (r: AccessTokenRecord) => ({
+  ...r,
+  created_at: fromTime(r.created_at),
+  expires_at: fromTimeOrNull(r.expires_at),
+  revoked_at: fromTimeOrNull(r.revoked_at),
+});
 
 export class TypeormAccessTokenRepository implements AccessTokenRepository {
   constructor(private readonly manager: EntityManager) {}
@@ -113,8 +136,20 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
 
   async findByHash(hash: string) {
     const r = await this.manager.findOneBy(AccessTokenSchema, { token_hash: hash });
-    return r
-      ? { ...r, created_at: fromTime(r.created_at), expires_at: fromTimeOrNull(r.expires_at), revoked_at: fromTimeOrNull(r.revoked_at) }
-      : null;
+    return r ? tokenFromRecord(r) : null;
+  }
+
+  async findByHashPrefix(prefix: string) {
+    if (!/^[0-9a-f]{1,64}$/.test(prefix)) return [];
+    return (await this.manager.findBy(AccessTokenSchema, { token_hash: Like(`${prefix}%`) })).map(tokenFromRecord);
+  }
+
+  async listForIdentity(identityId: string) {
+    const records = await this.manager.find(AccessTokenSchema, { where: { identity_id: identityId }, order: { created_at: 'ASC', token_hash: 'ASC' } });
+    return records.map(tokenFromRecord);
+  }
+
+  async revoke(hash: string, at: Date) {
+    await this.manager.update(AccessTokenSchema, { token_hash: hash, revoked_at: IsNull() }, { revoked_at: toTime(at) });
   }
 }

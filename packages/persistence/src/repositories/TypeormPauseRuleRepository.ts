@@ -30,4 +30,13 @@ export class TypeormPauseRuleRepository implements PauseRuleRepository {
   async deleteForEndpoint(endpointId: string) {
     await this.manager.delete(PauseRuleSchema, { endpoint_id: endpointId });
   }
+
+  async findById(id: string) {
+    const r = await this.manager.findOneBy(PauseRuleSchema, { id });
+    return r ? fromRecord(r) : null;
+  }
+
+  async delete(id: string) {
+    await this.manager.delete(PauseRuleSchema, { id });
+  }
 }

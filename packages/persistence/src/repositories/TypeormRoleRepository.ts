@@ -38,4 +38,13 @@ export class TypeormRoleRepository implements RoleRepository {
   async deleteForEndpoint(endpointId: string) {
     await this.manager.delete(RoleAssignmentSchema, { endpoint_id: endpointId });
   }
+
+  async findById(id: string) {
+    const r = await this.manager.findOneBy(RoleAssignmentSchema, { id });
+    return r ? fromRecord(r) : null;
+  }
+
+  async delete(id: string) {
+    await this.manager.delete(RoleAssignmentSchema, { id });
+  }
 }

@@ -36,6 +36,10 @@ export class TypeormSubscriptionRepository implements SubscriptionRepository {
     if (!exists) await this.manager.insert(SubscriptionMemberSchema, { subscription_id: subscriptionId, member_id: memberId });
   }
 
+  async list() {
+    return this.withMembers(await this.manager.find(SubscriptionSchema, { order: { name: 'ASC' } }));
+  }
+
   private async withMembers(records: SubscriptionRecord[]): Promise<SubscriptionState[]> {
     if (records.length === 0) return [];
     const links = await this.manager.findBy(SubscriptionMemberSchema, { subscription_id: In(records.map((r) => r.id)) });

@@ -251,6 +251,83 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       });
     });
 
+    describe('administration lookups', () => {
+      it('moves identities between sets, lists and removes group members', async () => {
+        const alice = await identity('alice');
+        const bob = await identity('bob');
+        await uow.repositories.identities.moveToSet(bob.id, alice.id, now);
+        expect((await uow.repositories.identities.listSet(alice.id)).map((i) => i.id)).toEqual([alice.id, bob.id]);
+        await uow.repositories.identities.moveToSet(bob.id, bob.id, null);
+        expect((await uow.repositories.identities.findById(bob.id))).toMatchObject({ set_id: bob.id, linked_at: null });
+        const groupId = ids.uuid();
+        await uow.repositories.groups.add({ id: groupId, name: 'lab', created_at: now });
+        await uow.repositories.groups.addMember(groupId, alice.id);
+        await uow.repositories.groups.addMember(groupId, bob.id);
+        expect(await uow.repositories.groups.memberIds(groupId)).toEqual([alice.id, bob.id].sort());
+        await uow.repositories.groups.removeMember(groupId, alice.id);
+        expect(await uow.repositories.groups.memberIds(groupId)).toEqual([bob.id]);
+        expect((await uow.repositories.groups.list()).map((g) => g.name)).toEqual(['lab']);
+      });
+
+      it('finds tokens by id prefix, lists them per identity and revokes them once', async () => {
+        const alice = await identity('alice');
+        const t1 = { token_hash: hashToken('one'), identity_id: alice.id, created_at: now, expires_at: null, revoked_at: null };
+        const t2 = { ...t1, token_hash: hashToken('two'), created_at: new Date(now.getTime() + 1000) };
+        await uow.repositories.accessTokens.add(t1);
+        await uow.repositories.accessTokens.add(t2);
+        expect(await uow.repositories.accessTokens.findByHashPrefix(t1.token_hash.slice(0, 16))).toEqual([t1]);
+        expect(await uow.repositories.accessTokens.findByHashPrefix('not-hex%')).toEqual([]);
+        expect((await uow.repositories.accessTokens.listForIdentity(alice.id)).map((t) => t.token_hash)).toEqual([t1.token_hash, t2.token_hash]);
+        const later = new Date(now.getTime() + 5000);
+        await uow.repositories.accessTokens.revoke(t1.token_hash, now);
+        await uow.repositories.accessTokens.revoke(t1.token_hash, later);
+        expect((await uow.repositories.accessTokens.findByHash(t1.token_hash))?.revoked_at).toEqual(now);
+      });
+
+      it('finds and deletes single role assignments and pause rules; lists subscriptions and scopes', async () => {
+        const endpointId = ids.uuid();
+        const assignment = { id: ids.uuid(), endpoint_id: endpointId, role: 'administrator' as const, principal_type: 'identity' as const, principal_id: ids.uuid(), created_at: now };
+        await uow.repositories.roles.add(assignment);
+        expect(await uow.repositories.roles.findById(assignment.id)).toEqual(assignment);
+        await uow.repositories.roles.delete(assignment.id);
+        expect(await uow.repositories.roles.findById(assignment.id)).toBeNull();
+        const rule = { id: ids.uuid(), endpoint_id: endpointId, message: 'm', start_time: null, identity_id: null, ...ALL_PAUSED, modified_by: 'a', modified_by_id: ids.uuid(), created_by_host_manager: false };
+        await uow.repositories.pauseRules.add(rule);
+        expect(await uow.repositories.pauseRules.findById(rule.id)).toEqual(rule);
+        await uow.repositories.pauseRules.delete(rule.id);
+        expect(await uow.repositories.pauseRules.findById(rule.id)).toBeNull();
+        await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'B sub', member_ids: [], created_at: now });
+        await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'A sub', member_ids: [], created_at: now });
+        expect((await uow.repositories.subscriptions.list()).map((x) => x.name)).toEqual(['A sub', 'B sub']);
+        await uow.repositories.scopes.add({ id: ids.uuid(), name: 'z:scope', description: 'z', created_at: now });
+        await uow.repositories.scopes.add({ id: ids.uuid(), name: 'a:scope', description: 'a', created_at: now });
+        expect((await uow.repositories.scopes.list()).map((x) => x.name)).toEqual(['a:scope', 'z:scope']);
+      });
+
+      it('revokes a consent together with the consents that depend on it', async () => {
+        const alice = await identity('alice');
+        const base = { client_id: ids.uuid(), scope_id: ids.uuid(), identity_id: alice.id, created: now, updated: now, last_used: null, status: 'approved' as const };
+        const root = await uow.repositories.consents.add({ ...base, parent_id: null });
+        const child = await uow.repositories.consents.add({ ...base, parent_id: root.id });
+        const other = await uow.repositories.consents.add({ ...base, parent_id: null });
+        const later = new Date(now.getTime() + 1000);
+        await uow.repositories.consents.revokeTree(root.id, later);
+        expect((await uow.repositories.consents.findById(child.id))).toMatchObject({ status: 'revoked', updated: later });
+        expect((await uow.repositories.consents.findById(root.id))?.status).toBe('revoked');
+        expect((await uow.repositories.consents.findById(other.id))?.status).toBe('approved');
+      });
+
+      it('keeps maintenance mode', async () => {
+        expect(await uow.repositories.settings.maintenance()).toBeNull();
+        const maintenance = { message: 'Disk swap', retry_after_seconds: 120, since: now };
+        await uow.repositories.settings.setMaintenance(maintenance);
+        await uow.repositories.settings.setMaintenance({ ...maintenance, message: 'Disk swap, again' });
+        expect(await uow.repositories.settings.maintenance()).toEqual({ ...maintenance, message: 'Disk swap, again' });
+        await uow.repositories.settings.setMaintenance(null);
+        expect(await uow.repositories.settings.maintenance()).toBeNull();
+      });
+    });
+
     describe('transactions', () => {
       it('commits all the writes of a transaction, or none when it throws', async () => {
         const alice = await identity('alice');

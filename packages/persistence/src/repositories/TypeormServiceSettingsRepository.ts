@@ -1,0 +1,24 @@
+import type { Maintenance, ServiceSettingsRepository } from '@xfer/core';
+import type { EntityManager } from 'typeorm';
+import { SettingSchema } from '../records/schemas';
+
+const MAINTENANCE = 'maintenance';
+
+export class TypeormServiceSettingsRepository implements ServiceSettingsRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async maintenance(): Promise<Maintenance | null> {
+    const record = await this.manager.findOneBy(SettingSchema, { key: MAINTENANCE });
+    if (!record) return null;
+    const value = JSON.parse(record.value) as Omit<Maintenance, 'since'> & { since: string };
+    return { ...value, since: new Date(value.since) };
+  }
+
+  async setMaintenance(maintenance: Maintenance | null): Promise<void> {
+    if (maintenance === null) {
+      await this.manager.delete(SettingSchema, { key: MAINTENANCE });
+      return;
+    }
+    await this.manager.upsert(SettingSchema, { key: MAINTENANCE, value: JSON.stringify(maintenance) }, ['key']);
+  }
+}
