@@ -1,12 +1,21 @@
 import 'reflect-metadata';
 import { apiConfig, buildApiContainer, createApp } from '@xfer/api';
+import {
+  bootstrapDemo,
+  checkPassword,
+  createCoreServices,
+  DomainError,
+  randomIdGenerator,
+  systemClock,
+  type CoreServices,
+} from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig } from '@xfer/helper-pages';
-import type { Express } from 'express';
-import { closeGracefully } from '@xfer/server-kit';
-import { bootstrapDemo, checkPassword, createCoreServices, DomainError, randomIdGenerator, systemClock, type CoreServices } from '@xfer/core';
 import { ConfigError, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { closeGracefully } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
+import { seedDatabase } from './seed';
 
 /** Exit code for bad arguments and refused operations. */
 export const USAGE_ERROR = 2;
@@ -17,30 +26,46 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** All of standard input (for --password-stdin). */
   readStdin(): Promise<string>;
+  /** Where a progress bar may draw (a TTY), if anywhere. */
+  progress?: NodeJS.WriteStream;
 }
+
+/** What a command hands back: its text for people and its value for `--json`. */
+interface Output {
+  text: string | string[];
+  json: unknown;
+}
+
+const positiveInteger = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('must be a positive whole number');
+  return Number(value);
+};
+const consentId = (value: string): number => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a consent id (a number)');
+  return Number(value);
+};
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const time = (d: Date | null | undefined) => (d ? d.toISOString() : '-');
+const table = (rows: string[][]) => {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i].length))) ?? [];
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+};
 
 /** The first line of standard input, as `--password-stdin` takes it. */
 async function passwordFromStdin(io: Io): Promise<string> {
-  return (await io.readStdin()).split(/\r?\n/)[0] ?? '';
-}
-
-function positiveInteger(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError('must be a positive whole number');
-  return Number(value);
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+  return checkPassword((await io.readStdin()).split(/\r?\n/)[0] ?? '');
 }
 
 /**
- * The `xfer` admin command. Each action opens the database (applying pending migrations), runs one
- * use case of the core, and closes it again.
+ * The `xfer` admin command. Each action opens the database (applying pending migrations), runs
+ * use cases of the core in transactions, and closes it again.
  */
 export function buildProgram(io: Io): Command {
   const program = new Command('xfer')
-    .description('Administer an xfer service: identities, groups, tokens, subscriptions, roles, pause rules')
+    .description('Administer an xfer service: identities, groups, clients, scopes, consents, tokens, roles, subscriptions, pause rules')
     .option('--database <url>', `database URL (env DATABASE_URL, default ${DEFAULT_DATABASE_URL})`)
+    .option('--json', 'print JSON for scripts instead of text')
+    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
 
@@ -55,6 +80,16 @@ export function buildProgram(io: Io): Command {
     }
   }
 
+  /** Runs a command's work and prints its output as text or JSON. */
+  function run<A extends unknown[]>(work: (services: CoreServices, ...args: A) => Promise<Output>) {
+    return async (...args: A) => {
+      const output = await withServices((services) => work(services, ...args));
+      if (program.opts().json) io.out(JSON.stringify(output.json, null, 2));
+      else for (const line of ([] as string[]).concat(output.text)) io.out(line);
+    };
+  }
+
+  // ---- identities ----
   const identity = program.command('identity').description('identities (users) of this service');
   identity
     .command('add <username>')
@@ -65,85 +100,277 @@ export function buildProgram(io: Io): Command {
     .option('--password-stdin', 'read a sign-in password for the helper pages from standard input')
     .action(async (username: string, options: { name?: string; email?: string; organization?: string; passwordStdin?: boolean }) => {
       const { passwordStdin, ...fields } = options;
-      const password = passwordStdin ? checkPassword(await passwordFromStdin(io)) : null;
-      const created = await withServices(async (s) => {
-        const identity = await s.admin.addIdentity({ username, ...fields });
+      const password = passwordStdin ? await passwordFromStdin(io) : null;
+      await run(async (s) => {
+        const created = await s.admin.addIdentity({ username, ...fields });
         if (password !== null) await s.admin.setPassword(username, password);
-        return identity;
-      });
-      io.out(created.id);
+        return { text: created.id, json: { id: created.id, username: created.username } };
+      })();
     });
   identity
     .command('set-password <username>')
     .description('set the sign-in password of an identity, read from standard input')
     .action(async (username: string) => {
-      const password = checkPassword(await passwordFromStdin(io));
-      await withServices((s) => s.admin.setPassword(username, password));
-      io.out(`password set for ${username}`);
+      const password = await passwordFromStdin(io);
+      await run(async (s) => {
+        await s.admin.setPassword(username, password);
+        return { text: `password set for ${username}`, json: { username } };
+      })();
     });
   identity
     .command('link <username> <other-username>')
     .description("link <other-username>'s identities into <username>'s identity set")
-    .action(async (username: string, other: string) => {
-      await withServices((s) => s.admin.linkIdentities(username, other));
-      io.out(`linked ${other} to ${username}`);
-    });
+    .action(
+      run(async (s, username: string, other: string) => {
+        await s.admin.linkIdentities(username, other);
+        return { text: `linked ${other} to ${username}`, json: { username, linked: other } };
+      }),
+    );
+  identity
+    .command('unlink <username>')
+    .description('take an identity out of its identity set')
+    .action(
+      run(async (s, username: string) => {
+        await s.admin.unlinkIdentity(username);
+        return { text: `unlinked ${username}`, json: { username } };
+      }),
+    );
+  identity
+    .command('list')
+    .description('list identities with their identity sets')
+    .action(
+      run(async (s) => {
+        const all = await s.admin.listIdentities();
+        const primary = new Map(all.map((i) => [i.id, i.username]));
+        const json = all.map((i) => ({ id: i.id, username: i.username, name: i.name, email: i.email, organization: i.organization, status: i.status, linked_to: i.set_id === i.id ? null : primary.get(i.set_id) ?? i.set_id, has_password: i.password_hash !== null }));
+        return { text: table([['ID', 'USERNAME', 'NAME', 'LINKED TO'], ...json.map((i) => [i.id, i.username, i.name ?? '-', i.linked_to ?? '-'])]), json };
+      }),
+    );
 
+  // ---- groups ----
   const group = program.command('group').description('groups of identities');
-  group
-    .command('add <name>')
-    .description('add a group; prints its id')
-    .action(async (name: string) => io.out(await withServices((s) => s.admin.addGroup(name))));
-  group
-    .command('add-member <group> <username>')
-    .description('add an identity to a group')
-    .action(async (name: string, username: string) => {
-      await withServices((s) => s.admin.addGroupMember(name, username));
-      io.out(`added ${username} to ${name}`);
-    });
+  group.command('add <name>').description('add a group; prints its id').action(
+    run(async (s, name: string) => {
+      const id = await s.admin.addGroup(name);
+      return { text: id, json: { id, name } };
+    }),
+  );
+  group.command('add-member <group> <username>').description('add an identity to a group').action(
+    run(async (s, name: string, username: string) => {
+      await s.admin.addGroupMember(name, username);
+      return { text: `added ${username} to ${name}`, json: { group: name, username } };
+    }),
+  );
+  group.command('remove-member <group> <username>').description('remove an identity from a group').action(
+    run(async (s, name: string, username: string) => {
+      await s.admin.removeGroupMember(name, username);
+      return { text: `removed ${username} from ${name}`, json: { group: name, username } };
+    }),
+  );
+  group.command('list').description('list groups and their members').action(
+    run(async (s) => {
+      const groups = await s.admin.listGroups();
+      return { text: table([['ID', 'NAME', 'MEMBERS'], ...groups.map((g) => [g.id, g.name, g.members.join(',') || '-'])]), json: groups };
+    }),
+  );
 
-  program
-    .command('token')
-    .description('access tokens for the API')
+  // ---- clients, scopes, consents ----
+  const client = program.command('client').description('client applications that send users to the helper pages');
+  client
+    .command('add <display-name>')
+    .description('register a client; prints its id (and, for a confidential client, its secret, once)')
+    .option('--redirect-uri <uri>', 'a registered redirect URI (repeatable)', collect, [])
+    .option('--logo-url <url>', 'https URL of a logo')
+    .option('--primary-color <#rrggbb>', 'header and link colour')
+    .option('--background-color <#rrggbb>', 'page background colour')
+    .option('--confidential', 'a confidential client with a secret (default: public)')
+    .action(async (displayName: string, o: { redirectUri: string[]; logoUrl?: string; primaryColor?: string; backgroundColor?: string; confidential?: boolean }) =>
+      run(async (s) => {
+        const { client: c, secret } = await s.admin.addClient({
+          display_name: displayName,
+          redirect_uris: o.redirectUri,
+          branding: { logo_url: o.logoUrl, primary_color: o.primaryColor, background_color: o.backgroundColor },
+          public_client: !o.confidential,
+        });
+        return { text: secret ? [c.id, `secret (shown once): ${secret}`] : c.id, json: { id: c.id, secret } };
+      })(),
+    );
+  client.command('list').description('list clients').action(
+    run(async (s) => {
+      const clients = (await s.admin.listClients()).map(({ secret_hash: _secret, ...c }) => c);
+      return { text: table([['ID', 'NAME', 'TYPE', 'REDIRECT URIS'], ...clients.map((c) => [c.id, c.display_name, c.public_client ? 'public' : 'confidential', c.redirect_uris.join(' ') || '-'])]), json: clients };
+    }),
+  );
+
+  const scope = program.command('scope').description('scopes clients ask users to consent to');
+  scope
+    .command('add <name>')
+    .description('add a scope; prints its id')
+    .requiredOption('--description <text>', 'what the scope allows, in words users understand')
+    .action(async (name: string, o: { description: string }) =>
+      run(async (s) => {
+        const id = await s.admin.addScope(name, o.description);
+        return { text: id, json: { id, name } };
+      })(),
+    );
+  scope.command('list').description('list scopes').action(
+    run(async (s) => {
+      const scopes = await s.admin.listScopes();
+      return { text: table([['ID', 'NAME', 'DESCRIPTION'], ...scopes.map((x) => [x.id, x.name, x.description])]), json: scopes };
+    }),
+  );
+
+  const consent = program.command('consent').description("users' consents to clients");
+  consent
+    .command('grant <username> <client-id> <scope-name>')
+    .description('record a consent; prints its id')
+    .option('--parent <consent-id>', 'the consent this one depends on', consentId)
+    .action(async (username: string, clientId: string, scopeName: string, o: { parent?: number }) =>
+      run(async (s) => {
+        const id = await s.admin.grantConsent(username, clientId, scopeName, o.parent ?? null);
+        return { text: String(id), json: { id } };
+      })(),
+    );
+  consent.command('revoke <consent-id>').description('revoke a consent and those that depend on it').action(async (id: string) =>
+    run(async (s) => {
+      await s.admin.revokeConsent(consentId(id));
+      return { text: `revoked consent ${id}`, json: { id: Number(id) } };
+    })(),
+  );
+  consent.command('list <username>').description("list an identity's consents").action(
+    run(async (s, username: string) => {
+      const consents = await s.admin.listConsents(username);
+      return { text: table([['ID', 'CLIENT', 'SCOPE', 'PATH', 'STATUS'], ...consents.map((c) => [String(c.id), c.client_id, c.scope_id, c.dependency_path.join('/'), c.status])]), json: consents };
+    }),
+  );
+
+  // ---- tokens ----
+  const token = program.command('token').description('access tokens for the API');
+  token
     .command('issue <username>')
     .description('issue a new access token; prints it (only its hash is stored)')
     .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)', positiveInteger)
-    .action(async (username: string, options: { expiresIn?: number }) => {
-      const issued = await withServices((s) => s.admin.issueToken(username, options.expiresIn ?? null));
-      io.out(issued.token);
-    });
+    .action(async (username: string, o: { expiresIn?: number }) =>
+      run(async (s) => {
+        const issued = await s.admin.issueToken(username, o.expiresIn ?? null);
+        return { text: issued.token, json: issued };
+      })(),
+    );
+  token.command('list <username>').description('list the tokens of an identity (ids only, never the secrets)').action(
+    run(async (s, username: string) => {
+      const tokens = await s.admin.listTokens(username);
+      return { text: table([['ID', 'CREATED', 'EXPIRES', 'REVOKED'], ...tokens.map((t) => [t.id, time(t.created_at), time(t.expires_at), time(t.revoked_at)])]), json: tokens };
+    }),
+  );
+  token.command('revoke <token-or-id>').description('revoke a token at once, by its id from `token list` or the token itself').action(
+    run(async (s, value: string) => {
+      const id = await s.admin.revokeToken(value);
+      return { text: `revoked token ${id}`, json: { id } };
+    }),
+  );
 
-  program
-    .command('subscription')
-    .description('subscriptions that make endpoints managed')
+  // ---- subscriptions ----
+  const subscription = program.command('subscription').description('subscriptions that make endpoints managed');
+  subscription
     .command('add <name>')
     .description('add a subscription; prints its id')
     .option('--member <username|group>', 'an identity or group that may use it (repeatable)', collect, [])
-    .action(async (name: string, options: { member: string[] }) => {
-      io.out(await withServices((s) => s.admin.addSubscription(name, options.member)));
-    });
+    .action(async (name: string, o: { member: string[] }) =>
+      run(async (s) => {
+        const id = await s.admin.addSubscription(name, o.member);
+        return { text: id, json: { id, name } };
+      })(),
+    );
+  subscription.command('add-member <subscription> <username|group>').description('let an identity or group use a subscription').action(
+    run(async (s, name: string, member: string) => {
+      await s.admin.addSubscriptionMember(name, member);
+      return { text: `added ${member} to ${name}`, json: { subscription: name, member } };
+    }),
+  );
+  subscription.command('list').description('list subscriptions').action(
+    run(async (s) => {
+      const subs = await s.admin.listSubscriptions();
+      return { text: table([['ID', 'NAME', 'MEMBERS'], ...subs.map((x) => [x.id, x.name, String(x.member_ids.length)])]), json: subs };
+    }),
+  );
 
-  program
-    .command('role')
-    .description('endpoint roles')
+  // ---- roles ----
+  const role = program.command('role').description('endpoint roles');
+  role
     .command('grant <endpoint-id> <role> <username|group>')
-    .description('grant administrator, activity_manager, activity_monitor or access_manager on an endpoint')
-    .action(async (endpointId: string, role: string, principal: string) => {
-      const id = await withServices((s) => s.admin.grantRole(endpointId, role, principal));
-      io.out(id);
-    });
+    .description('grant administrator, activity_manager, activity_monitor or access_manager; prints the assignment id')
+    .action(
+      run(async (s, endpointId: string, name: string, principal: string) => {
+        const id = await s.admin.grantRole(endpointId, name, principal);
+        return { text: id, json: { id } };
+      }),
+    );
+  role.command('revoke <assignment-id>').description('remove a role assignment').action(
+    run(async (s, id: string) => {
+      await s.admin.revokeRole(id);
+      return { text: `revoked ${id}`, json: { id } };
+    }),
+  );
+  role.command('list <endpoint-id>').description('list the role assignments of an endpoint').action(
+    run(async (s, endpointId: string) => {
+      const roles = await s.admin.listRoles(endpointId);
+      return { text: table([['ID', 'ROLE', 'TYPE', 'PRINCIPAL'], ...roles.map((r) => [r.id, r.role, r.principal_type, r.principal])]), json: roles };
+    }),
+  );
 
-  program
-    .command('pause-rule')
-    .description('pause rules of endpoints')
+  // ---- pause rules ----
+  const pause = program.command('pause-rule').description('pause rules of endpoints');
+  pause
     .command('add <endpoint-id>')
     .description('pause every activity on an endpoint, for everyone or one identity; prints the rule id')
     .requiredOption('--message <text>', 'message shown to affected users')
     .option('--identity <username>', 'only this identity (default: everyone)')
-    .action(async (endpointId: string, options: { message: string; identity?: string }) => {
-      io.out(await withServices((s) => s.admin.addPauseRule(endpointId, options)));
-    });
+    .action(async (endpointId: string, o: { message: string; identity?: string }) =>
+      run(async (s) => {
+        const id = await s.admin.addPauseRule(endpointId, o);
+        return { text: id, json: { id } };
+      })(),
+    );
+  pause.command('list <endpoint-id>').description('list the pause rules of an endpoint').action(
+    run(async (s, endpointId: string) => {
+      const rules = await s.admin.listPauseRules(endpointId);
+      return { text: table([['ID', 'FOR', 'MESSAGE'], ...rules.map((r) => [r.id, r.identity_id ?? 'everyone', r.message])]), json: rules };
+    }),
+  );
+  pause.command('remove <rule-id>').description('remove a pause rule').action(
+    run(async (s, id: string) => {
+      await s.admin.removePauseRule(id);
+      return { text: `removed ${id}`, json: { id } };
+    }),
+  );
 
+  // ---- maintenance ----
+  const maintenance = program.command('maintenance').description('maintenance mode: the API answers 503 ServiceUnavailable with Retry-After');
+  maintenance
+    .command('on')
+    .description('switch maintenance mode on (every instance follows within a second)')
+    .option('--message <text>', 'message shown to clients')
+    .option('--retry-after <seconds>', 'Retry-After in seconds (default 300)', positiveInteger)
+    .action(async (o: { message?: string; retryAfter?: number }) =>
+      run(async (s) => {
+        const m = await s.admin.setMaintenance(true, { message: o.message, retryAfterSeconds: o.retryAfter });
+        return { text: `maintenance mode on: ${m!.message}`, json: m };
+      })(),
+    );
+  maintenance.command('off').description('switch maintenance mode off').action(
+    run(async (s) => {
+      await s.admin.setMaintenance(false);
+      return { text: 'maintenance mode off', json: null };
+    }),
+  );
+  maintenance.command('status').description('show whether maintenance mode is on').action(
+    run(async (s) => {
+      const m = await s.admin.maintenance();
+      return { text: m ? `on since ${time(m.since)}: ${m.message} (Retry-After ${m.retry_after_seconds}s)` : 'off', json: m };
+    }),
+  );
+
+  // ---- database ----
   program
     .command('migrate')
     .description('apply pending database migrations')
@@ -151,12 +378,26 @@ export function buildProgram(io: Io): Command {
       const dataSource = await openDatabase(databaseUrl(), { migrate: false });
       try {
         const applied = await dataSource.runMigrations({ transaction: 'each' });
-        io.out(applied.length === 0 ? 'database is up to date' : applied.map((m) => `applied ${m.name}`).join('\n'));
+        const names = applied.map((m) => m.name);
+        if (program.opts().json) io.out(JSON.stringify({ applied: names }));
+        else io.out(names.length === 0 ? 'database is up to date' : names.map((n) => `applied ${n}`).join('\n'));
       } finally {
         await dataSource.destroy();
       }
     });
 
+  program
+    .command('seed')
+    .description('fill the database with realistic data for benchmarks')
+    .requiredOption('--endpoints <count>', 'number of endpoints to create', positiveInteger)
+    .option('--shares-per-host <count>', 'shares on the first host endpoint', positiveInteger)
+    .action(async (o: { endpoints: number; sharesPerHost?: number }) => {
+      const result = await withServices((_s, dataSource) => seedDatabase(dataSource, { endpoints: o.endpoints, sharesOnFirstHost: o.sharesPerHost ?? 0, progress: io.progress }));
+      if (program.opts().json) io.out(JSON.stringify(result, null, 2));
+      else io.out(`seeded ${result.endpoints} endpoints (${result.shares} shares) for ${result.owners} owners; token of ${result.username}: ${result.token}`);
+    });
+
+  // ---- serving ----
   program
     .command('serve')
     .description('serve the API (API_PORT, default 8080) and the helper pages (AUTH_PORT, default 8081)')
@@ -178,13 +419,13 @@ export function buildProgram(io: Io): Command {
       );
       const apiUrl = `http://${config.host}:${config.apiPort}`;
       const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
-      io.out(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
-      io.out(`xfer helper pages  ${authUrl}/v2/web/`);
+      io.err(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
+      io.err(`xfer helper pages  ${authUrl}/v2/web/`);
       if (options.demo) {
         const services = createCoreServices(new TypeormUnitOfWork(dataSource), systemClock, randomIdGenerator);
-        for (const line of await bootstrapDemo(services, apiUrl, authUrl)) io.out(line);
+        for (const line of await bootstrapDemo(services, apiUrl, authUrl)) io.err(line);
       }
-      closeGracefully([apiServer, pagesServer], () => dataSource.destroy(), { log: io.out });
+      closeGracefully([apiServer, pagesServer], () => dataSource.destroy(), { log: io.err });
       await new Promise(() => undefined);
     });
 
@@ -198,9 +439,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      return error.exitCode === 0 ? 0 : USAGE_ERROR;
-    }
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_ERROR;
     if (error instanceof DomainError || error instanceof DatabaseUrlError || error instanceof ConfigError) {
       io.err(`xfer: ${error.message}`);
       return USAGE_ERROR;

@@ -3,6 +3,7 @@ export * from './shared/ports';
 export * from './shared/text';
 export * from './shared/UnitOfWork';
 export * from './shared/ServiceSettings';
+export * from './shared/MaintenanceGate';
 export * from './auth/Identity';
 export * from './auth/Group';
 export * from './auth/AccessToken';

@@ -2,6 +2,7 @@ import { AdminService } from './admin/AdminService';
 import { AuthenticationService } from './auth/AuthenticationService';
 import { HelperPagesService } from './auth/HelperPagesService';
 import { EndpointService } from './endpoint/EndpointService';
+import { MaintenanceGate } from './shared/MaintenanceGate';
 import type { Clock, IdGenerator } from './shared/ports';
 import type { UnitOfWork } from './shared/UnitOfWork';
 
@@ -11,6 +12,7 @@ export interface CoreServices {
   authentication: AuthenticationService;
   admin: AdminService;
   helperPages: HelperPagesService;
+  maintenance: MaintenanceGate;
 }
 
 export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator): CoreServices {
@@ -19,5 +21,6 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     authentication: new AuthenticationService(uow, clock),
     admin: new AdminService(uow, clock, ids),
     helperPages: new HelperPagesService(uow, clock),
+    maintenance: new MaintenanceGate(uow, clock),
   };
 }

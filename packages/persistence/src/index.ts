@@ -3,3 +3,4 @@ export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
 export { MIGRATIONS } from './migrations';
 export { TOKENS, persistenceModule, coreModule } from './container';
 export { ConfigError, portFromEnv, commonConfig } from './config';
+export { seedDatabase, type SeedOptions, type SeedResult } from './seed';

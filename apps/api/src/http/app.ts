@@ -26,6 +26,10 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.use(healthRoutes(container.get(TOKENS.DataSource)));
   // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: () => true }));
+  app.use(VERSION_PREFIX, async (_req, _res, next) => {
+    await services.maintenance.check();
+    next();
+  });
   app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints));
   app.use(notFoundHandler);
   app.use(errorHandler);

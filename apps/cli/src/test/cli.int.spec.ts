@@ -1,11 +1,17 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
 import { openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
-import { run, USAGE_ERROR } from '../program';
+import { USAGE_ERROR } from '../program';
 
-/** Runs `xfer` in-process against a temporary SQLite file and captures what it prints. */
+/** The real `xfer` binary (as `npx xfer` runs it) against a temporary SQLite database. */
+const BIN = join(__dirname, '..', '..', 'bin', 'xfer.js');
+
+// each command is a new process (about 0.3 s): a test of several commands needs more than the default 5 s
+jest.setTimeout(60_000);
+
 describe('xfer admin command', () => {
   let dir: string;
   let databaseUrl: string;
@@ -16,17 +22,20 @@ describe('xfer admin command', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function xfer(...argv: string[]) {
-    return xferWithInput('', ...argv);
+  function xferWithInput(stdin: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    return new Promise((resolve) => {
+      const child = execFile(process.execPath, [BIN, ...argv], { env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 30_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout.trim(), err: stderr.trim() }),
+      );
+      child.stdin?.end(stdin);
+    });
   }
-
-  async function xferWithInput(stdin: string, ...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), env: { DATABASE_URL: databaseUrl }, readStdin: async () => stdin };
-    const code = await run(argv, io);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const xfer = (...argv: string[]) => xferWithInput('', ...argv);
+  const json = async (...argv: string[]) => {
+    const res = await xfer('--json', ...argv);
+    expect({ argv, code: res.code, err: res.err }).toEqual({ argv, code: 0, err: '' });
+    return JSON.parse(res.out);
+  };
 
   async function inspect<T>(look: (uow: TypeormUnitOfWork, services: ReturnType<typeof createCoreServices>) => Promise<T>): Promise<T> {
     const dataSource = await openDatabase(databaseUrl);
@@ -42,85 +51,121 @@ describe('xfer admin command', () => {
     const added = await xfer('identity', 'add', 'carol', '--name', 'Carol C', '--email', 'carol@example.org', '--organization', 'Uni');
     expect(added.code).toBe(0);
     expect(added.out).toMatch(/^[0-9a-f-]{36}$/);
-    const stored = await inspect((u) => u.repositories.identities.findByUsername('carol'));
-    expect(stored).toMatchObject({ id: added.out, name: 'Carol C', email: 'carol@example.org', organization: 'Uni' });
-    const again = await xfer('identity', 'add', 'carol');
-    expect(again).toMatchObject({ code: USAGE_ERROR, err: "xfer: Identity 'carol' already exists" });
-  });
-
-  it('rejects a bad e-mail without writing anything', async () => {
-    const res = await xfer('identity', 'add', 'dave', '--email', 'nope');
-    expect(res.code).toBe(USAGE_ERROR);
-    expect(res.err).toContain('not an e-mail address');
+    expect(await inspect((u) => u.repositories.identities.findByUsername('carol'))).toMatchObject({ id: added.out, name: 'Carol C', organization: 'Uni' });
+    expect(await xfer('identity', 'add', 'carol')).toMatchObject({ code: USAGE_ERROR, err: "xfer: Identity 'carol' already exists" });
+    const bad = await xfer('identity', 'add', 'dave', '--email', 'nope');
+    expect(bad).toMatchObject({ code: USAGE_ERROR, err: expect.stringContaining('not an e-mail address') });
     expect(await inspect((u) => u.repositories.identities.findByUsername('dave'))).toBeNull();
   });
 
-  it('sets a sign-in password from standard input, stored as an scrypt hash', async () => {
+  it('sets sign-in passwords from standard input', async () => {
     expect((await xferWithInput('first password\n', 'identity', 'add', 'erin', '--password-stdin')).code).toBe(0);
-    const stored = await inspect((u) => u.repositories.identities.findByUsername('erin'));
-    expect(stored?.password_hash).toMatch(/^scrypt\$/);
-    const signIn = (password: string) => inspect((_u, services) => services.helperPages.signIn('erin', password));
+    const signIn = (password: string) => inspect((_u, s) => s.helperPages.signIn('erin', password));
     await expect(signIn('first password')).resolves.toHaveProperty('secret');
     expect((await xferWithInput('second password', 'identity', 'set-password', 'erin')).out).toBe('password set for erin');
     await expect(signIn('first password')).rejects.toThrow('Wrong username or password');
-    await expect(signIn('second password')).resolves.toHaveProperty('secret');
-    const short = await xferWithInput('short\n', 'identity', 'add', 'frank', '--password-stdin');
-    expect(short).toMatchObject({ code: USAGE_ERROR, err: 'xfer: Invalid password: at least 8 characters' });
+    expect(await xferWithInput('short\n', 'identity', 'add', 'frank', '--password-stdin')).toMatchObject({ code: USAGE_ERROR, err: 'xfer: Invalid password: at least 8 characters' });
     expect(await inspect((u) => u.repositories.identities.findByUsername('frank'))).toBeNull();
   });
 
-  it('links identities into one set', async () => {
+  it('links, lists and unlinks identities', async () => {
     await xfer('identity', 'add', 'carol');
     await xfer('identity', 'add', 'carol@work.example.org');
-    const res = await xfer('identity', 'link', 'carol', 'carol@work.example.org');
-    expect(res).toMatchObject({ code: 0, out: 'linked carol@work.example.org to carol' });
-    const set = await inspect(async (u) => {
-      const carol = await u.repositories.identities.findByUsername('carol');
-      return u.repositories.identities.listSet(carol!.set_id);
-    });
-    expect(set.map((i) => i.username)).toEqual(['carol', 'carol@work.example.org']);
-    expect((await xfer('identity', 'link', 'carol', 'nobody')).code).toBe(USAGE_ERROR);
+    expect((await xfer('identity', 'link', 'carol', 'carol@work.example.org')).out).toBe('linked carol@work.example.org to carol');
+    const listed = await json('identity', 'list');
+    expect(listed.map((i: { username: string; linked_to: string | null }) => [i.username, i.linked_to])).toEqual([['carol', null], ['carol@work.example.org', 'carol']]);
+    expect((await xfer('identity', 'list')).out).toMatch(/USERNAME\s+NAME\s+LINKED TO/);
+    expect((await xfer('identity', 'unlink', 'carol@work.example.org')).code).toBe(0);
+    expect((await json('identity', 'list')).every((i: { linked_to: string | null }) => i.linked_to === null)).toBe(true);
+    expect((await xfer('identity', 'unlink', 'carol')).err).toContain('not linked');
   });
 
-  it('adds groups and members', async () => {
+  it('manages groups and their members', async () => {
     await xfer('identity', 'add', 'carol');
-    const group = await xfer('group', 'add', 'lab');
-    expect(group.out).toMatch(/^[0-9a-f-]{36}$/);
+    const group = await json('group', 'add', 'lab');
     expect((await xfer('group', 'add-member', 'lab', 'carol')).code).toBe(0);
-    const groups = await inspect(async (u) => u.repositories.groups.groupIdsOf([(await u.repositories.identities.findByUsername('carol'))!.id]));
-    expect(groups).toEqual([group.out]);
+    expect(await json('group', 'list')).toEqual([{ id: group.id, name: 'lab', members: ['carol'] }]);
+    expect((await xfer('group', 'remove-member', 'lab', 'carol')).code).toBe(0);
+    expect((await json('group', 'list'))[0].members).toEqual([]);
     expect((await xfer('group', 'add-member', 'nolab', 'carol')).err).toContain("No such group 'nolab'");
   });
 
-  it('issues tokens that authenticate as the identity, storing only their hash', async () => {
+  it('issues, lists without secrets, and revokes tokens', async () => {
     const id = (await xfer('identity', 'add', 'carol')).out;
     const issued = await xfer('token', 'issue', 'carol', '--expires-in', '3600');
     expect(issued.out).toMatch(/^xfer_[A-Za-z0-9_-]{43}$/);
-    const principal = await inspect((_u, services) => services.authentication.authenticate(issued.out));
-    expect(principal.primary.id).toBe(id);
+    expect((await inspect((_u, s) => s.authentication.authenticate(issued.out))).primary.id).toBe(id);
+    const tokens = await json('token', 'list', 'carol');
+    expect(tokens).toEqual([expect.objectContaining({ id: expect.stringMatching(/^[0-9a-f]{16}$/), usable: true, revoked_at: null })]);
+    expect(JSON.stringify(tokens)).not.toContain(issued.out);
+    expect((await xfer('token', 'revoke', tokens[0].id)).out).toBe(`revoked token ${tokens[0].id}`);
+    await expect(inspect((_u, s) => s.authentication.authenticate(issued.out))).rejects.toThrow(/revoked/);
     expect((await xfer('token', 'issue', 'carol', '--expires-in', 'soon')).code).toBe(USAGE_ERROR);
+    expect((await xfer('token', 'revoke', 'ffffffffffffffff')).err).toContain('No such token');
   });
 
-  it('adds subscriptions for identities and groups, grants roles and adds pause rules', async () => {
+  it('manages clients, scopes and consents', async () => {
+    await xfer('identity', 'add', 'carol');
+    const client = await json('client', 'add', 'Portal', '--redirect-uri', 'https://portal.example.org/back', '--primary-color', '#112233', '--confidential');
+    expect(client.secret).toMatch(/^xfer_/);
+    const clients = await json('client', 'list');
+    expect(clients).toEqual([expect.objectContaining({ id: client.id, display_name: 'Portal', public_client: false, redirect_uris: ['https://portal.example.org/back'] })]);
+    expect(JSON.stringify(clients)).not.toContain('secret');
+    expect((await xfer('client', 'add', 'Bad', '--primary-color', 'red')).err).toContain('#1a2b3c');
+    await json('scope', 'add', 'urn:xfer:transfer', '--description', 'Move your files');
+    await json('scope', 'add', 'urn:xfer:data', '--description', 'Read your data');
+    expect((await json('scope', 'list')).map((s: { name: string }) => s.name)).toEqual(['urn:xfer:data', 'urn:xfer:transfer']);
+    const root = await json('consent', 'grant', 'carol', client.id, 'urn:xfer:transfer');
+    const child = await json('consent', 'grant', 'carol', client.id, 'urn:xfer:data', '--parent', String(root.id));
+    expect((await json('consent', 'list', 'carol')).map((c: { dependency_path: number[] }) => c.dependency_path)).toEqual([[root.id], [root.id, child.id]]);
+    expect((await xfer('consent', 'revoke', String(root.id))).code).toBe(0);
+    expect((await json('consent', 'list', 'carol')).map((c: { status: string }) => c.status)).toEqual(['revoked', 'revoked']);
+    expect((await xfer('consent', 'revoke', 'x')).code).toBe(USAGE_ERROR);
+  });
+
+  it('manages subscriptions, roles and pause rules', async () => {
     await xfer('identity', 'add', 'carol');
     await xfer('group', 'add', 'lab');
-    const sub = await xfer('subscription', 'add', 'Lab subscription', '--member', 'carol', '--member', 'lab');
-    expect(sub.out).toMatch(/^[0-9a-f-]{36}$/);
+    const sub = await json('subscription', 'add', 'Lab subscription', '--member', 'carol');
+    expect((await xfer('subscription', 'add-member', 'Lab subscription', 'lab')).code).toBe(0);
+    expect((await json('subscription', 'list'))[0].member_ids).toHaveLength(2);
     expect((await xfer('subscription', 'add', 'Other', '--member', 'ghost')).err).toContain("No identity or group named 'ghost'");
-    const endpointId = await inspect(async (u, services) => {
-      const carol = await services.authentication.principalOf((await u.repositories.identities.findByUsername('carol'))!.id);
-      return (await services.endpoints.createEndpoint(carol, { display_name: 'E', subscription_id: sub.out })).id;
+    const endpointId = await inspect(async (u, s) => {
+      const carol = await s.authentication.principalOf((await u.repositories.identities.findByUsername('carol'))!.id);
+      return (await s.endpoints.createEndpoint(carol, { display_name: 'E', subscription_id: sub.id })).id;
     });
-    const role = await xfer('role', 'grant', endpointId, 'access_manager', 'lab');
-    expect(role.code).toBe(0);
+    const role = await json('role', 'grant', endpointId, 'access_manager', 'lab');
     expect((await xfer('role', 'grant', endpointId, 'access_manager', 'lab')).err).toContain('already exists');
     expect((await xfer('role', 'grant', endpointId, 'superuser', 'lab')).err).toContain("Invalid role 'superuser'");
     expect((await xfer('role', 'grant', '11111111-2222-4333-8444-555555555555', 'administrator', 'carol')).err).toContain('No such endpoint');
-    const rule = await xfer('pause-rule', 'add', endpointId, '--message', 'Disk swap', '--identity', 'carol');
-    expect(rule.code).toBe(0);
-    const rules = await inspect((u) => u.repositories.pauseRules.listForEndpoint(endpointId));
-    expect(rules).toEqual([expect.objectContaining({ id: rule.out, message: 'Disk swap', pause_task_transfer_read: true })]);
+    expect((await json('role', 'list', endpointId)).map((r: { role: string; principal: string }) => `${r.role}:${r.principal}`).sort()).toEqual(['access_manager:lab', 'administrator:carol']);
+    expect((await xfer('role', 'revoke', role.id)).code).toBe(0);
+    expect(await json('role', 'list', endpointId)).toHaveLength(1);
+    const rule = await json('pause-rule', 'add', endpointId, '--message', 'Disk swap', '--identity', 'carol');
+    expect(await json('pause-rule', 'list', endpointId)).toEqual([expect.objectContaining({ id: rule.id, message: 'Disk swap' })]);
+    expect((await xfer('pause-rule', 'remove', rule.id)).code).toBe(0);
+    expect(await json('pause-rule', 'list', endpointId)).toEqual([]);
     expect((await xfer('pause-rule', 'add', endpointId)).code).toBe(USAGE_ERROR);
+  });
+
+  it('switches maintenance mode on and off', async () => {
+    expect((await xfer('maintenance', 'status')).out).toBe('off');
+    expect((await xfer('maintenance', 'on', '--message', 'Upgrading storage', '--retry-after', '120')).out).toBe('maintenance mode on: Upgrading storage');
+    expect(await json('maintenance', 'status')).toMatchObject({ message: 'Upgrading storage', retry_after_seconds: 120 });
+    expect((await xfer('maintenance', 'off')).out).toBe('maintenance mode off');
+    expect(await json('maintenance', 'status')).toBeNull();
+  });
+
+  it('seeds realistic data with a working token', async () => {
+    const result = await json('seed', '--endpoints', '1200', '--shares-per-host', '50');
+    expect(result).toMatchObject({ endpoints: 1200, shares: 50, owners: 2 });
+    await inspect(async (u, s) => {
+      const principal = await s.authentication.authenticate(result.token);
+      const shares = await s.endpoints.mySharedEndpoints(principal, result.host_endpoint_id);
+      expect(shares).toHaveLength(50);
+      const sample = await u.repositories.endpoints.findById(result.sample_endpoint_ids[1]);
+      expect(sample).not.toBeNull();
+    });
   });
 
   it('migrates, and says so when there is nothing to do', async () => {
@@ -128,10 +173,15 @@ describe('xfer admin command', () => {
     expect((await xfer('migrate')).out).toBe('database is up to date');
   });
 
-  it('answers unknown commands, missing arguments and bad database URLs with exit code 2', async () => {
+  it('answers unknown commands, missing arguments and bad settings with exit code 2, and has help', async () => {
     expect((await xfer('frobnicate')).code).toBe(USAGE_ERROR);
     expect((await xfer('identity', 'add')).err).toContain("missing required argument 'username'");
     expect((await xfer('--database', 'mysql://x', 'migrate')).err).toContain('is not supported');
-    expect((await xfer('--help')).code).toBe(0);
+    const help = await xfer('--help');
+    expect(help.code).toBe(0);
+    for (const command of ['identity', 'group', 'client', 'scope', 'consent', 'token', 'subscription', 'role', 'pause-rule', 'maintenance', 'migrate', 'seed', 'serve']) {
+      expect(help.out).toContain(command);
+    }
+    expect((await xfer('token', '--help')).out).toContain('revoke');
   });
 });

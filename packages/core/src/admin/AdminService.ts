@@ -1,4 +1,4 @@
-import { newTokenSecret, hashToken } from '../auth/AccessToken';
+import { hashToken, newTokenSecret, tokenId, type AccessTokenState } from '../auth/AccessToken';
 import { checkBranding, checkClientDisplayName, checkRedirectUri, type ClientBranding, type ClientState } from '../auth/Client';
 import { hashPassword } from '../auth/password';
 import { checkScopeDescription, checkScopeName } from '../auth/Scope';
@@ -9,6 +9,7 @@ import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rul
 import { ENDPOINT_ROLES, type EndpointRole, type PrincipalType } from '../role/Role';
 import { BadRequestError, ConflictError, EndpointNotFoundError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
+import { newMaintenance, type Maintenance } from '../shared/ServiceSettings';
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import { checkSubscriptionName } from '../subscription/Subscription';
 
@@ -59,8 +60,7 @@ export class AdminService {
 
   async addGroupMember(group: string, username: string): Promise<void> {
     await this.uow.transaction(async (repos) => {
-      const g = await repos.groups.findByName(group);
-      if (!g) throw new ResourceNotFoundError(`No such group '${group}'`);
+      const g = await this.group(repos, group);
       const identity = await this.identity(repos, username);
       await repos.groups.addMember(g.id, identity.id);
     });
@@ -190,6 +190,153 @@ export class AdminService {
       });
       return consent.id;
     });
+  }
+
+  async listIdentities(): Promise<IdentityState[]> {
+    return this.uow.repositories.identities.list();
+  }
+
+  /** Takes an identity out of its set; when it was the set's primary, the next linked one becomes primary. */
+  async unlinkIdentity(username: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const identity = await this.identity(repos, username);
+      const set = await repos.identities.listSet(identity.set_id);
+      if (set.length < 2) throw new BadRequestError(`'${username}' is not linked to another identity`);
+      if (identity.id === identity.set_id) {
+        const [, next, ...rest] = set;
+        await repos.identities.moveToSet(next.id, next.id, null);
+        for (const other of rest) await repos.identities.moveToSet(other.id, next.id, other.linked_at);
+      }
+      await repos.identities.moveToSet(identity.id, identity.id, null);
+    });
+  }
+
+  async removeGroupMember(group: string, username: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const g = await this.group(repos, group);
+      const identity = await this.identity(repos, username);
+      await repos.groups.removeMember(g.id, identity.id);
+    });
+  }
+
+  async listGroups(): Promise<{ id: string; name: string; members: string[] }[]> {
+    const repos = this.uow.repositories;
+    const groups = await repos.groups.list();
+    return Promise.all(
+      groups.map(async (g) => {
+        const members = await Promise.all((await repos.groups.memberIds(g.id)).map((id) => repos.identities.findById(id)));
+        return { id: g.id, name: g.name, members: members.flatMap((m) => (m ? [m.username] : [])) };
+      }),
+    );
+  }
+
+  /** Tokens of an identity, without their secrets (which are never stored). */
+  async listTokens(username: string): Promise<{ id: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null; usable: boolean }[]> {
+    const identity = await this.identity(this.uow.repositories, username);
+    const now = this.clock.now();
+    return (await this.uow.repositories.accessTokens.listForIdentity(identity.id)).map((t: AccessTokenState) => ({
+      id: tokenId(t),
+      created_at: t.created_at,
+      expires_at: t.expires_at,
+      revoked_at: t.revoked_at,
+      usable: t.revoked_at === null && (t.expires_at === null || t.expires_at > now),
+    }));
+  }
+
+  /** Revokes a token by its id (as `listTokens` shows it) or by the token itself. */
+  async revokeToken(idOrToken: string): Promise<string> {
+    return this.uow.transaction(async (repos) => {
+      const byToken = await repos.accessTokens.findByHash(hashToken(idOrToken));
+      const matches = byToken ? [byToken] : /^[0-9a-f]{8,64}$/.test(idOrToken) ? await repos.accessTokens.findByHashPrefix(idOrToken) : [];
+      if (matches.length === 0) throw new ResourceNotFoundError(`No such token '${idOrToken}'`);
+      if (matches.length > 1) throw new BadRequestError(`Token id '${idOrToken}' is ambiguous: give more characters`);
+      await repos.accessTokens.revoke(matches[0].token_hash, this.clock.now());
+      return tokenId(matches[0]);
+    });
+  }
+
+  async revokeRole(assignmentId: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      if (!(await repos.roles.findById(assignmentId))) throw new ResourceNotFoundError(`No such role assignment '${assignmentId}'`);
+      await repos.roles.delete(assignmentId);
+    });
+  }
+
+  async listRoles(endpointId: string) {
+    const repos = this.uow.repositories;
+    const endpoint = await this.endpoint(repos, endpointId);
+    const assignments = await repos.roles.listForEndpoint(endpoint.id);
+    return Promise.all(
+      assignments.map(async (a) => ({
+        id: a.id,
+        role: a.role,
+        principal_type: a.principal_type,
+        principal: (a.principal_type === 'identity' ? (await repos.identities.findById(a.principal_id))?.username : (await repos.groups.findById(a.principal_id))?.name) ?? a.principal_id,
+        created_at: a.created_at,
+      })),
+    );
+  }
+
+  async addSubscriptionMember(subscription: string, member: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const s = (await repos.subscriptions.findByName(subscription)) ?? (await repos.subscriptions.findById(subscription));
+      if (!s) throw new ResourceNotFoundError(`No such subscription '${subscription}'`);
+      await repos.subscriptions.addMember(s.id, (await this.principal(repos, member)).id);
+    });
+  }
+
+  async listSubscriptions() {
+    return this.uow.repositories.subscriptions.list();
+  }
+
+  async listPauseRules(endpointId: string) {
+    const repos = this.uow.repositories;
+    return repos.pauseRules.listForEndpoint((await this.endpoint(repos, endpointId)).id);
+  }
+
+  async removePauseRule(ruleId: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      if (!(await repos.pauseRules.findById(ruleId))) throw new ResourceNotFoundError(`No such pause rule '${ruleId}'`);
+      await repos.pauseRules.delete(ruleId);
+    });
+  }
+
+  async listClients() {
+    return this.uow.repositories.clients.list();
+  }
+
+  async listScopes() {
+    return this.uow.repositories.scopes.list();
+  }
+
+  async listConsents(username: string) {
+    const repos = this.uow.repositories;
+    const identity = await this.identity(repos, username);
+    return repos.consents.listForIdentities([identity.id]);
+  }
+
+  /** Revokes a consent and the consents that depend on it. */
+  async revokeConsent(consentId: number): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      if (!(await repos.consents.findById(consentId))) throw new ResourceNotFoundError(`No such consent '${consentId}'`);
+      await repos.consents.revokeTree(consentId, this.clock.now());
+    });
+  }
+
+  async setMaintenance(on: boolean, options: { message?: string; retryAfterSeconds?: number } = {}): Promise<Maintenance | null> {
+    const maintenance = on ? newMaintenance(options.message, options.retryAfterSeconds, this.clock.now()) : null;
+    await this.uow.transaction((repos) => repos.settings.setMaintenance(maintenance));
+    return maintenance;
+  }
+
+  async maintenance(): Promise<Maintenance | null> {
+    return this.uow.repositories.settings.maintenance();
+  }
+
+  private async group(repos: Repositories, name: string) {
+    const g = await repos.groups.findByName(name);
+    if (!g) throw new ResourceNotFoundError(`No such group '${name}'`);
+    return g;
   }
 
   private async identity(repos: Repositories, username: string): Promise<IdentityState> {

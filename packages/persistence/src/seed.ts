@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AdminService,
+  Endpoint,
+  hashToken,
+  newIdentity,
+  newTokenSecret,
+  systemClock,
+  randomIdGenerator,
+  type IdentityState,
+} from '@xfer/core';
+import type { DataSource } from 'typeorm';
+import { AccessTokenSchema, EndpointSchema, IdentitySchema, RoleAssignmentSchema, type EndpointRecord } from './records/schemas';
+import { endpointToRecord } from './repositories/TypeormEndpointRepository';
+import { TypeormUnitOfWork } from './TypeormUnitOfWork';
+
+export interface SeedOptions {
+  endpoints: number;
+  /** Shared endpoints on the first (managed) host, counted within `endpoints`. */
+  sharesOnFirstHost?: number;
+  /** Called as rows are written. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SeedResult {
+  endpoints: number;
+  shares: number;
+  owners: number;
+  username: string;
+  token: string;
+  host_endpoint_id: string;
+  sample_endpoint_ids: string[];
+}
+
+const CHUNK = 500;
+const ORGANIZATIONS = ['Example University', 'National Lab', 'Institute of Data', 'Research Computing Center', 'Ocean Observatory'];
+const WORDS = ['genomics', 'climate', 'imaging', 'archive', 'scratch', 'projects', 'cryo-em', 'astro', 'hpc', 'backup'];
+
+/**
+ * Fills a database with realistic data for benchmarks: owners, server endpoints with two servers,
+ * personal endpoints, shares on one managed host, and every owner's administrator role. Rows are
+ * built by the domain (Endpoint.create) and written in bulk.
+ */
+export async function seedDatabase(dataSource: DataSource, options: SeedOptions): Promise<SeedResult> {
+  const uow = new TypeormUnitOfWork(dataSource);
+  const admin = new AdminService(uow, systemClock, randomIdGenerator);
+  const suffix = randomUUID().slice(0, 8);
+  const username = `bench-${suffix}`;
+  const bench = await admin.addIdentity({ username, name: 'Benchmark User', email: 'bench@example.org', organization: 'Benchmarks' });
+  await admin.addSubscription(`Benchmark subscription ${suffix}`, [username]);
+  const subscription = (await uow.repositories.subscriptions.listForMembers([bench.id]))[0];
+  const token = newTokenSecret();
+  await dataSource.manager.insert(AccessTokenSchema, { token_hash: hashToken(token), identity_id: bench.id, created_at: new Date().toISOString(), expires_at: null, revoked_at: null });
+
+  const total = options.endpoints;
+  const shares = Math.min(options.sharesOnFirstHost ?? 0, Math.max(0, total - 1));
+  const ownerCount = Math.max(1, Math.ceil(total / 1000));
+  const now = new Date();
+  const owners: IdentityState[] = [bench];
+  const ownerRows = [];
+  for (let i = 1; i < ownerCount; i++) {
+    const owner = newIdentity({ id: randomUUID(), username: `owner${i}-${suffix}@example.org`, name: `Owner ${i}`, email: null, now });
+    owners.push(owner);
+    ownerRows.push({ ...owner, linked_at: null, created_at: now.toISOString() });
+  }
+  for (let i = 0; i < ownerRows.length; i += CHUNK) {
+    await dataSource.createQueryBuilder().insert().into(IdentitySchema).values(ownerRows.slice(i, i + CHUNK)).execute();
+  }
+
+  const host = Endpoint.create(
+    { display_name: 'Benchmark host', organization: ORGANIZATIONS[0], public: true, subscription_id: subscription.id, DATA: [{ hostname: 'gridftp1.example.org' }, { hostname: 'gridftp2.example.org' }] },
+    { id: randomUUID(), owner: bench, now, subscriptionId: subscription.id, setupKey: randomUUID() },
+  );
+  const samples: string[] = [host.id];
+  let written = 0;
+  let endpoints: EndpointRecord[] = [endpointToRecord(host.toPrimitives())];
+  let roles: { id: string; endpoint_id: string; role: string; principal_type: string; principal_id: string; created_at: string }[] = [];
+  const role = (e: { id: string; owner_id: string }) =>
+    roles.push({ id: randomUUID(), endpoint_id: e.id, role: 'administrator', principal_type: 'identity', principal_id: e.owner_id, created_at: now.toISOString() });
+  role({ id: host.id, owner_id: bench.id });
+
+  const flush = async () => {
+    if (endpoints.length === 0) return;
+    await dataSource.transaction(async (manager) => {
+      await manager.createQueryBuilder().insert().into(EndpointSchema).values(endpoints).execute();
+      await manager.createQueryBuilder().insert().into(RoleAssignmentSchema).values(roles).execute();
+    });
+    written += endpoints.length;
+    endpoints = [];
+    roles = [];
+    options.onProgress?.(written, total);
+  };
+
+  for (let i = 1; i < total; i++) {
+    const id = randomUUID();
+    let endpoint: Endpoint;
+    if (i <= shares) {
+      endpoint = Endpoint.createShared(
+        { display_name: `Share ${i}`, host_endpoint: host.id, host_path: `/projects/${WORDS[i % WORDS.length]}/${i}/` },
+        { id, owner: bench, now, host, callerIsHostAdministrator: true },
+      );
+    } else {
+      const owner = owners[i % owners.length];
+      const personal = i % 10 === 0;
+      endpoint = Endpoint.create(
+        {
+          display_name: `${WORDS[i % WORDS.length]} ${personal ? 'laptop' : 'storage'} ${i}`,
+          organization: ORGANIZATIONS[i % ORGANIZATIONS.length],
+          description: `Seeded endpoint number ${i} for benchmarks`,
+          keywords: `${WORDS[i % WORDS.length]},${WORDS[(i + 3) % WORDS.length]}`,
+          public: i % 3 !== 0,
+          ...(personal ? { is_vendor_connect: true } : { DATA: [{ hostname: `gridftp-a.site${i}.example.org` }, { hostname: `gridftp-b.site${i}.example.org` }] }),
+        },
+        { id, owner, now, subscriptionId: null, setupKey: randomUUID() },
+      );
+    }
+    endpoints.push(endpointToRecord(endpoint.toPrimitives()));
+    role({ id, owner_id: endpoint.ownerId });
+    if (samples.length < 100 && i % Math.max(1, Math.floor(total / 100)) === 0) samples.push(id);
+    if (endpoints.length >= CHUNK) await flush();
+  }
+  await flush();
+  return { endpoints: written, shares, owners: owners.length, username, token, host_endpoint_id: host.id, sample_endpoint_ids: samples };
+}
