@@ -1,12 +1,36 @@
-import { commonConfig, portFromEnv } from '@xfer/persistence';
+import { commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
 
 export interface ApiConfig {
   databaseUrl: string;
   apiPort: number;
   host: string;
+  logLevel: string;
   bodyLimit: string;
+  /** Token introspection against an external authorization server (RFC 7662), instead of local tokens. */
+  introspection: { url: string; clientId: string; clientSecret: string; requiredScope: string | null } | null;
 }
 
+/** Reads and checks the API's settings; a bad one throws ConfigError naming the variable. */
 export function apiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
-  return { ...commonConfig(env), apiPort: portFromEnv('API_PORT', 8080, env), bodyLimit: env.API_BODY_LIMIT || '1mb' };
+  const bodyLimit = env.API_BODY_LIMIT || '1mb';
+  if (!/^\d+(b|kb|mb)$/i.test(bodyLimit)) throw new ConfigError(`API_BODY_LIMIT='${bodyLimit}' must look like 512kb or 1mb`);
+  return { ...commonConfig(env), apiPort: portFromEnv('API_PORT', 8080, env), bodyLimit, introspection: introspectionConfig(env) };
+}
+
+function introspectionConfig(env: NodeJS.ProcessEnv): ApiConfig['introspection'] {
+  const url = env.AUTH_INTROSPECTION_URL;
+  if (!url) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`AUTH_INTROSPECTION_URL='${url}' is not a URL`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError('AUTH_INTROSPECTION_URL must be an http(s) URL');
+  const clientId = env.AUTH_INTROSPECTION_CLIENT_ID;
+  const clientSecret = env.AUTH_INTROSPECTION_CLIENT_SECRET;
+  if (!clientId) throw new ConfigError('AUTH_INTROSPECTION_CLIENT_ID is required with AUTH_INTROSPECTION_URL');
+  if (!clientSecret) throw new ConfigError('AUTH_INTROSPECTION_CLIENT_SECRET is required with AUTH_INTROSPECTION_URL');
+  const requiredScope = env.AUTH_REQUIRED_SCOPE === undefined ? 'urn:globus:auth:scope:transfer.api.globus.org:all' : env.AUTH_REQUIRED_SCOPE || null;
+  return { url, clientId, clientSecret, requiredScope };
 }

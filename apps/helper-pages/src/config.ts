@@ -1,20 +1,21 @@
-import { commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
+import { booleanFromEnv, commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
 
 export interface HelperPagesConfig {
   databaseUrl: string;
   authPort: number;
   host: string;
+  logLevel: string;
   trustProxy: boolean;
   csrfSecret?: string;
 }
 
 export function helperPagesConfig(env: NodeJS.ProcessEnv = process.env): HelperPagesConfig {
-  const trust = env.TRUST_PROXY ?? '';
-  if (!['', '0', '1', 'true', 'false'].includes(trust)) throw new ConfigError(`TRUST_PROXY='${trust}' must be true or false`);
+  const csrfSecret = env.AUTH_CSRF_SECRET || undefined;
+  if (csrfSecret !== undefined && csrfSecret.length < 32) throw new ConfigError('AUTH_CSRF_SECRET must be at least 32 characters');
   return {
     ...commonConfig(env),
     authPort: portFromEnv('AUTH_PORT', 8081, env),
-    trustProxy: trust === '1' || trust === 'true',
-    csrfSecret: env.AUTH_CSRF_SECRET || undefined,
+    trustProxy: booleanFromEnv('TRUST_PROXY', env),
+    csrfSecret,
   };
 }

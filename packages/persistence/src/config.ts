@@ -1,4 +1,4 @@
-import { DEFAULT_DATABASE_URL } from './dataSource';
+import { DatabaseUrlError, DEFAULT_DATABASE_URL, dataSourceOptions } from './dataSource';
 
 /** A bad setting in the environment; the message names the variable. */
 export class ConfigError extends Error {}
@@ -11,7 +11,27 @@ export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessE
   return value;
 }
 
-/** Settings both apps share. */
-export function commonConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; host: string } {
-  return { databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL, host: env.HOST || '127.0.0.1' };
+export function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
+  const raw = (env[name] ?? '').toLowerCase();
+  if (['', '0', 'false', 'no'].includes(raw)) return false;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  throw new ConfigError(`${name}='${env[name]}' must be true or false`);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Settings both apps share, checked up front so a bad value stops the start with its name. */
+export function commonConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; host: string; logLevel: string } {
+  const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  try {
+    dataSourceOptions(databaseUrl, { createDirectory: false });
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) throw new ConfigError(`DATABASE_URL: ${error.message}`);
+    throw error;
+  }
+  const host = env.HOST ?? '127.0.0.1';
+  if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new ConfigError(`HOST='${host}' is not an address to listen on`);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL='${logLevel}' must be one of ${LOG_LEVELS.join(', ')}`);
+  return { databaseUrl, host, logLevel };
 }

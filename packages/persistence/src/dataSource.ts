@@ -11,14 +11,14 @@ export class DatabaseUrlError extends Error {}
 /**
  * `sqlite:<path>` (embedded, the default), `sqlite::memory:` (tests) or `postgres://...`.
  */
-export function dataSourceOptions(url: string): DataSourceOptions {
+export function dataSourceOptions(url: string, options: { createDirectory?: boolean } = {}): DataSourceOptions {
   const common = { entities: ALL_SCHEMAS, migrations: MIGRATIONS, synchronize: false, logging: false } as const;
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new DatabaseUrlError(`DATABASE_URL '${url}' names no file: use sqlite:<path> or sqlite::memory:`);
     const memory = path === ':memory:';
     const database = memory ? ':memory:' : resolve(path);
-    if (!memory) mkdirSync(dirname(database), { recursive: true });
+    if (!memory && (options.createDirectory ?? true)) mkdirSync(dirname(database), { recursive: true });
     return {
       ...common,
       type: 'better-sqlite3',
@@ -32,6 +32,11 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    try {
+      new URL(url);
+    } catch {
+      throw new DatabaseUrlError(`DATABASE_URL '${url}' is not a valid postgres:// URL`);
+    }
     return { ...common, type: 'postgres', url, extra: { max: 10 } };
   }
   throw new DatabaseUrlError(`DATABASE_URL '${url}' is not supported: use sqlite:<path> or postgres://...`);

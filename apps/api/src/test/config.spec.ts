@@ -1,0 +1,33 @@
+import { apiConfig } from '../config';
+
+describe('configuration from the environment', () => {
+  it('has defaults for everything', () => {
+    expect(apiConfig({})).toEqual({
+      databaseUrl: 'sqlite:./data/xfer.sqlite',
+      host: '127.0.0.1',
+      logLevel: 'info',
+      apiPort: 8080,
+      bodyLimit: '1mb',
+      introspection: null,
+    });
+  });
+
+  it.each([
+    [{ API_PORT: 'eighty' }, "API_PORT='eighty'"],
+    [{ API_PORT: '70000' }, "API_PORT='70000'"],
+    [{ DATABASE_URL: 'mysql://db' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'sqlite:' }, 'DATABASE_URL'],
+    [{ API_BODY_LIMIT: 'lots' }, "API_BODY_LIMIT='lots'"],
+    [{ LOG_LEVEL: 'loud' }, "LOG_LEVEL='loud'"],
+    [{ HOST: 'my host' }, "HOST='my host'"],
+    [{ AUTH_INTROSPECTION_URL: 'not a url' }, 'AUTH_INTROSPECTION_URL'],
+    [{ AUTH_INTROSPECTION_URL: 'https://auth.example.org/introspect' }, 'AUTH_INTROSPECTION_CLIENT_ID'],
+  ])('refuses %j naming the variable', (env, name) => {
+    expect(() => apiConfig(env)).toThrow(name);
+  });
+
+  it('reads the introspection settings', () => {
+    const config = apiConfig({ AUTH_INTROSPECTION_URL: 'https://auth.example.org/v2/oauth2/token/introspect', AUTH_INTROSPECTION_CLIENT_ID: 'c', AUTH_INTROSPECTION_CLIENT_SECRET: 's' });
+    expect(config.introspection).toEqual({ url: 'https://auth.example.org/v2/oauth2/token/introspect', clientId: 'c', clientSecret: 's', requiredScope: 'urn:globus:auth:scope:transfer.api.globus.org:all' });
+  });
+});
