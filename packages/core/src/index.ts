@@ -9,6 +9,7 @@ export * from './auth/Group';
 export * from './auth/AccessToken';
 export * from './auth/Principal';
 export * from './auth/AuthenticationService';
+export * from './auth/TokenIntrospection';
 export * from './auth/Client';
 export * from './auth/Scope';
 export * from './auth/Consent';

@@ -1,5 +1,5 @@
 import { AdminService } from './admin/AdminService';
-import { AuthenticationService } from './auth/AuthenticationService';
+import { AuthenticationService, type IntrospectionOptions } from './auth/AuthenticationService';
 import { HelperPagesService } from './auth/HelperPagesService';
 import { EndpointService } from './endpoint/EndpointService';
 import { MaintenanceGate } from './shared/MaintenanceGate';
@@ -15,10 +15,10 @@ export interface CoreServices {
   maintenance: MaintenanceGate;
 }
 
-export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator): CoreServices {
+export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator, options: { introspection?: IntrospectionOptions | null } = {}): CoreServices {
   return {
     endpoints: new EndpointService(uow, clock, ids),
-    authentication: new AuthenticationService(uow, clock),
+    authentication: new AuthenticationService(uow, clock, options.introspection ?? null),
     admin: new AdminService(uow, clock, ids),
     helperPages: new HelperPagesService(uow, clock),
     maintenance: new MaintenanceGate(uow, clock),

@@ -3,6 +3,7 @@ import {
   BadRequestError,
   ConcurrentModificationError,
   ConflictError,
+  ConsentRequiredError,
   DomainError,
   EndpointDeletedError,
   NotFoundError,
@@ -18,6 +19,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => DomainE
   [BadRequestError, 400],
   [AuthenticationFailedError, 401],
   [PermissionDeniedError, 403],
+  [ConsentRequiredError, 403],
   [NotFoundError, 404],
   [EndpointDeletedError, 409],
   [ConflictError, 409],
@@ -32,8 +34,8 @@ export interface ErrorBody {
   resource: string;
 }
 
-export function sendError(req: Request, res: Response, status: number, code: string, message: string): void {
-  const body: ErrorBody = { code, message, request_id: requestId(res), resource: resourceOf(req) };
+export function sendError(req: Request, res: Response, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  const body: ErrorBody = { code, message, request_id: requestId(res), resource: resourceOf(req), ...extra };
   res.status(status).json(body);
 }
 
@@ -47,7 +49,9 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
   if (error instanceof DomainError) {
     const status = STATUS_BY_ERROR.find(([type]) => error instanceof type)?.[1] ?? 400;
     if (error instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-    sendError(req, res, status, error.code, error.message);
+    // ConsentRequired names the scopes to ask for, as the hosted service does (clients read required_scopes)
+    const extra = error instanceof ConsentRequiredError ? { required_scopes: error.requiredScopes } : {};
+    sendError(req, res, status, error.code, error.message, extra);
     return;
   }
   const parserError = error as BodyParserError;

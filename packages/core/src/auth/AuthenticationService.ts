@@ -1,24 +1,57 @@
-import { AuthenticationFailedError } from '../shared/errors';
+import { AuthenticationFailedError, ConsentRequiredError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { UnitOfWork } from '../shared/UnitOfWork';
 import { hashToken, isTokenUsable } from './AccessToken';
+import { newIdentity, type IdentityState } from './Identity';
 import { Principal } from './Principal';
+import type { TokenIntrospector } from './TokenIntrospection';
+
+export interface IntrospectionOptions {
+  introspector: TokenIntrospector;
+  /** A scope the token must carry; null to accept any. */
+  requiredScope: string | null;
+}
 
 /** Turns a bearer token into the caller. */
 export class AuthenticationService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
+    private readonly introspection: IntrospectionOptions | null = null,
   ) {}
 
   async authenticate(token: string | undefined): Promise<Principal> {
     if (!token) throw new AuthenticationFailedError('No Authentication provided.');
+    if (this.introspection) return this.authenticateByIntrospection(token, this.introspection);
     const { accessTokens } = this.uow.repositories;
     const stored = await accessTokens.findByHash(hashToken(token));
     if (!stored || !isTokenUsable(stored, this.clock.now())) {
       throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     }
     return this.principalOf(stored.identity_id);
+  }
+
+  /**
+   * Tokens of an external authorization server: every id of its identity_set counts as the
+   * caller, `sub` is the primary identity. Identities this service does not know yet are taken
+   * as the server describes them.
+   */
+  private async authenticateByIntrospection(token: string, options: IntrospectionOptions): Promise<Principal> {
+    const result = await options.introspector.introspect(token);
+    if (!result.active || !result.sub) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
+    const scopes = (result.scope ?? '').split(' ').filter(Boolean);
+    if (options.requiredScope && !scopes.includes(options.requiredScope)) {
+      throw new ConsentRequiredError(`This token lacks the scope ${options.requiredScope}`, [options.requiredScope]);
+    }
+    const { identities, groups } = this.uow.repositories;
+    const known = async (id: string, describe: () => IdentityState): Promise<IdentityState> => (await identities.findById(id)) ?? describe();
+    const now = this.clock.now();
+    const primary = await known(result.sub, () =>
+      newIdentity({ id: result.sub!, username: result.username ?? result.sub!, name: result.name ?? null, email: null, now }),
+    );
+    const ids = [...new Set([result.sub, ...(result.identity_set ?? [])])];
+    const set = await Promise.all(ids.map((id) => (id === primary.id ? primary : known(id, () => ({ ...primary, id, username: id, set_id: primary.id })))));
+    return new Principal(primary, set, await groups.groupIdsOf(ids));
   }
 
   async identityByUsername(username: string) {

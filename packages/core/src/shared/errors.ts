@@ -69,3 +69,14 @@ export class ServiceUnavailableError extends DomainError {
     super(message);
   }
 }
+
+/** The token lacks a scope this service requires (the hosted service's ConsentRequired). */
+export class ConsentRequiredError extends DomainError {
+  readonly code = 'ConsentRequired';
+  constructor(
+    message: string,
+    readonly requiredScopes: string[],
+  ) {
+    super(message);
+  }
+}
