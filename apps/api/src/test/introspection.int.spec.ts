@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { openDatabase } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
 import express from 'express';
