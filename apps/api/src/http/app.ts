@@ -6,6 +6,7 @@ import type { Container } from 'inversify';
 import { authenticate } from './authenticate';
 import { endpointRoutes } from './endpointRoutes';
 import { errorHandler, notFoundHandler } from './errors';
+import { openApiDocument } from './openapi';
 import { requestContext, VERSION_PREFIX } from './requestContext';
 
 export interface ApiOptions {
@@ -26,6 +27,9 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.use(healthRoutes(container.get(TOKENS.DataSource)));
   // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
   app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: () => true }));
+  app.get(`${VERSION_PREFIX}/openapi.json`, (_req, res) => {
+    res.json(openApiDocument);
+  });
   app.use(VERSION_PREFIX, async (_req, _res, next) => {
     await services.maintenance.check();
     next();

@@ -3,7 +3,9 @@ import { TestWorld } from '@xfer/core/testing';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { testBackends, type TestBackend } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
+import express from 'express';
 import supertest from 'supertest';
+import { responseRecorder } from './openapiValidator';
 import { buildApiContainer } from '../container';
 import { createApp, type ApiOptions } from '../http/app';
 
@@ -20,7 +22,9 @@ export async function startApi(backend: TestBackend, options: ApiOptions = {}) {
   const database = await backend.create();
   const dataSource = await openDatabase(database.url);
   const container = buildApiContainer(dataSource);
-  const app = createApp(container, { logger: createLogger({ level: 'silent' }), ...options });
+  // every JSON response of the suite is checked against the OpenAPI document
+  const violations: string[] = [];
+  const app = express().use(responseRecorder(violations)).use(createApp(container, { logger: createLogger({ level: 'silent' }), ...options }));
   const world = new TestWorld(container.get(TOKENS.UnitOfWork));
   const http = supertest(app);
   const as = (token: string) => ({
@@ -32,6 +36,7 @@ export async function startApi(backend: TestBackend, options: ApiOptions = {}) {
     const close = async () => {
     await dataSource.destroy();
     await database.drop();
+    if (violations.length > 0) throw new Error(`responses that do not match openapi.json:\n${violations.slice(0, 10).join('\n')}`);
   };
   return { app, http, world, as, dataSource, close };
 }

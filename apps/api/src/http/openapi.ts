@@ -1,0 +1,212 @@
+import { ENDPOINT_DOCUMENT_KEYS } from '@xfer/core';
+
+/**
+ * The OpenAPI 3.1 description of the endpoint management API, served at /v0.10/openapi.json.
+ * The end-to-end tests check every response the API gives against it.
+ */
+const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ 'application/json': { schema } });
+
+const ENDPOINT_FIELD_SCHEMAS: Record<string, object> = {
+  DATA_TYPE: { const: 'endpoint' },
+  id: { type: 'string', format: 'uuid' },
+  display_name: nullable('string', { maxLength: 128 }),
+  organization: nullable('string', { maxLength: 1024 }),
+  department: nullable('string', { maxLength: 1024 }),
+  keywords: nullable('string', { maxLength: 1024 }),
+  name: { type: 'string', maxLength: 128 },
+  canonical_name: { type: 'string' },
+  username: { type: 'string' },
+  owner_id: { type: 'string' },
+  owner_string: { type: 'string' },
+  description: nullable('string', { maxLength: 4096 }),
+  contact_email: nullable('string'),
+  contact_info: nullable('string', { maxLength: 4096 }),
+  info_link: nullable('string'),
+  public: { type: 'boolean' },
+  subscription_id: nullable('string'),
+  default_directory: nullable('string'),
+  force_encryption: { type: 'boolean' },
+  disable_verify: { type: 'boolean' },
+  expire_time: nullable('string'),
+  expires_in: { type: 'integer', minimum: -1 },
+  activated: { type: 'boolean' },
+  myproxy_server: nullable('string'),
+  myproxy_dn: nullable('string'),
+  oauth_server: nullable('string'),
+  is_vendor_connect: { type: 'boolean' },
+  vendor_connect_setup_key: nullable('string'),
+  host_endpoint: nullable('string'),
+  host_endpoint_id: nullable('string'),
+  host_endpoint_display_name: nullable('string'),
+  host_path: nullable('string'),
+  s3_url: nullable('string'),
+  s3_owner_activated: nullable('boolean'),
+  acl_available: { type: 'boolean' },
+  acl_editable: { type: 'boolean' },
+  in_use: { type: 'boolean' },
+  my_effective_roles: { type: 'array', items: { enum: ['administrator', 'activity_manager', 'activity_monitor', 'access_manager'] } },
+  vcp_connected: nullable('boolean'),
+  vcp_paused: nullable('boolean'),
+  network_use: { enum: ['minimal', 'normal', 'aggressive', 'custom', null] },
+  location: nullable('string'),
+  min_concurrency: nullable('integer'),
+  preferred_concurrency: nullable('integer'),
+  min_parallelism: nullable('integer'),
+  preferred_parallelism: nullable('integer'),
+  local_user_info_available: nullable('boolean'),
+  https_server: nullable('string'),
+  entity_type: { enum: ['GCSv4_host', 'GCSv4_share', 'GCP_mapped_collection'] },
+  is_globus_connect: { type: 'boolean' },
+  gcp_connected: nullable('boolean'),
+  gcp_paused: nullable('boolean'),
+  DATA: { type: 'array', items: ref('Server') },
+};
+
+const serverProperties = {
+  DATA_TYPE: { const: 'server' },
+  id: { type: 'integer' },
+  hostname: nullable('string'),
+  port: nullable('integer', { minimum: 1, maximum: 65535 }),
+  scheme: { enum: ['gsiftp', 'ftp', null] },
+  subject: nullable('string'),
+  incoming_data_port_start: nullable('integer'),
+  incoming_data_port_end: nullable('integer'),
+  outgoing_data_port_start: nullable('integer'),
+  outgoing_data_port_end: nullable('integer'),
+  uri: nullable('string'),
+  is_connected: nullable('boolean'),
+  is_paused: nullable('boolean'),
+};
+
+const documented = (properties: Record<string, object>, required: string[]) => ({ type: 'object', properties, required, additionalProperties: false });
+const resultSchema = (dataType: string, extra: Record<string, object> = {}, required: string[] = []) =>
+  documented(
+    { DATA_TYPE: { const: dataType }, code: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' }, resource: { type: 'string' }, ...extra },
+    ['DATA_TYPE', 'code', 'message', 'request_id', 'resource', ...required],
+  );
+
+const errors = { default: { description: 'An error document', content: json(ref('Error')) } };
+const xid = { name: 'endpoint_xid', in: 'path', required: true, description: 'Endpoint id (or, on get and delete, its deprecated canonical name)', schema: { type: 'string' } };
+const serverId = { name: 'server_id', in: 'path', required: true, schema: { type: 'integer' } };
+const ok = (description: string, schema: object) => ({ description, content: json(schema) });
+const body = (schema: object) => ({ required: true, content: json(schema) });
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'xfer endpoint management API',
+    version: '0.10',
+    description: 'Endpoint, server and shared-endpoint documents, wire-compatible with the Globus Transfer API v0.10 clients.',
+  },
+  servers: [{ url: '/v0.10' }],
+  security: [{ bearer: [] }],
+  paths: {
+    '/endpoint': {
+      post: { operationId: 'createEndpoint', summary: 'Create endpoint', requestBody: body(ref('EndpointInput')), responses: { '201': ok('Created', ref('EndpointCreateResult')), ...errors } },
+    },
+    '/shared_endpoint': {
+      post: { operationId: 'createSharedEndpoint', summary: 'Create shared endpoint', requestBody: body(ref('SharedEndpointInput')), responses: { '201': ok('Created', ref('EndpointCreateResult')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}': {
+      parameters: [xid],
+      get: {
+        operationId: 'getEndpoint',
+        summary: 'Get endpoint by id',
+        parameters: [{ name: 'fields', in: 'query', required: false, description: 'Comma-separated keys to include; `server` includes DATA', schema: { type: 'string' } }],
+        responses: { '200': ok('The endpoint document', ref('Endpoint')), ...errors },
+      },
+      put: { operationId: 'updateEndpoint', summary: 'Update endpoint by id', requestBody: body(ref('EndpointInput')), responses: { '200': ok('Updated', ref('Result')), ...errors } },
+      delete: { operationId: 'deleteEndpoint', summary: 'Delete endpoint by id', responses: { '200': ok('Deleted', ref('Result')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/my_effective_pause_rule_list': {
+      parameters: [xid],
+      get: { operationId: 'myEffectivePauseRules', summary: 'Get my effective endpoint pause rules', responses: { '200': ok('Pause rules', ref('PauseRuleList')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/server_list': {
+      parameters: [xid],
+      get: { operationId: 'getServerList', summary: 'Get endpoint server list', responses: { '200': ok('Servers', ref('ServerList')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/server': {
+      parameters: [xid],
+      post: { operationId: 'addServer', summary: 'Add endpoint server', requestBody: body(ref('ServerInput')), responses: { '201': ok('Created', ref('ServerAddResult')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/server/{server_id}': {
+      parameters: [xid, serverId],
+      get: { operationId: 'getServer', summary: 'Get endpoint server by id', responses: { '200': ok('The server document', ref('Server')), ...errors } },
+      put: { operationId: 'updateServer', summary: 'Update endpoint server by id', requestBody: body(ref('ServerInput')), responses: { '200': ok('Updated', ref('Result')), ...errors } },
+      delete: { operationId: 'deleteServer', summary: 'Delete endpoint server by id', responses: { '200': ok('Deleted', ref('Result')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/my_shared_endpoint_list': {
+      parameters: [xid],
+      get: { operationId: 'mySharedEndpoints', summary: 'Get shared endpoint list', responses: { '200': ok('Shares the caller administers or manages access to', ref('EndpointList')), ...errors } },
+    },
+    '/openapi.json': {
+      get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': ok('OpenAPI 3.1', { type: 'object' }) } },
+    },
+  },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An access token (`xfer token issue`, or from the configured authorization server)' } },
+    schemas: {
+      Error: documented(
+        { code: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' }, resource: { type: 'string' }, required_scopes: { type: 'array', items: { type: 'string' } } },
+        ['code', 'message', 'request_id', 'resource'],
+      ),
+      Result: resultSchema('result'),
+      EndpointCreateResult: resultSchema(
+        'endpoint_create_result',
+        { id: { type: 'string' }, canonical_name: { type: 'string' }, vendor_connect_setup_key: nullable('string'), globus_connect_setup_key: nullable('string') },
+        ['id', 'canonical_name', 'vendor_connect_setup_key', 'globus_connect_setup_key'],
+      ),
+      ServerAddResult: resultSchema('endpoint_server_add_result', { id: { type: 'integer' } }, ['id']),
+      Endpoint: documented(ENDPOINT_FIELD_SCHEMAS, ['DATA_TYPE']),
+      EndpointList: documented({ DATA_TYPE: { const: 'endpoint_list' }, DATA: { type: 'array', items: ref('Endpoint') } }, ['DATA_TYPE', 'DATA']),
+      Server: documented(serverProperties, Object.keys(serverProperties)),
+      ServerList: documented({ DATA_TYPE: { const: 'endpoint_server_list' }, DATA: { type: 'array', items: ref('Server') } }, ['DATA_TYPE', 'DATA']),
+      PauseRuleLimited: documented(
+        {
+          DATA_TYPE: { const: 'pause_rule_limited' },
+          id: { type: 'string' },
+          message: { type: 'string' },
+          start_time: nullable('string'),
+          endpoint_id: { type: 'string' },
+          identity_id: nullable('string'),
+          pause_ls: { type: 'boolean' },
+          pause_mkdir: { type: 'boolean' },
+          pause_rename: { type: 'boolean' },
+          pause_task_delete: { type: 'boolean' },
+          pause_task_transfer_write: { type: 'boolean' },
+          pause_task_transfer_read: { type: 'boolean' },
+          editable: { const: false },
+        },
+        ['DATA_TYPE', 'id', 'message', 'endpoint_id', 'editable'],
+      ),
+      PauseRuleList: documented({ DATA_TYPE: { const: 'pause_rule_list' }, DATA: { type: 'array', items: ref('PauseRuleLimited') } }, ['DATA_TYPE', 'DATA']),
+      EndpointInput: {
+        type: 'object',
+        description: 'A partial endpoint document: the fields to set (a full document from GET is accepted unchanged). Unknown keys are refused.',
+        properties: { ...ENDPOINT_FIELD_SCHEMAS, DATA_TYPE: { const: 'endpoint' }, DATA: { type: 'array', items: ref('ServerInput') } },
+      },
+      SharedEndpointInput: {
+        type: 'object',
+        properties: {
+          DATA_TYPE: { const: 'shared_endpoint' },
+          display_name: { type: 'string' },
+          host_endpoint: { type: 'string' },
+          host_endpoint_id: { type: 'string' },
+          host_path: { type: 'string' },
+          description: nullable('string'),
+          organization: nullable('string'),
+        },
+        required: ['host_path'],
+      },
+      ServerInput: { type: 'object', properties: { ...serverProperties, DATA_TYPE: { const: 'server' } } },
+    },
+  },
+};
+
+// every document key has a schema: the description cannot fall behind the renderer
+for (const key of ENDPOINT_DOCUMENT_KEYS) {
+  if (!(key in ENDPOINT_FIELD_SCHEMAS)) throw new Error(`openapi: no schema for endpoint field ${key}`);
+}
