@@ -19,6 +19,8 @@ const project = (dir: string): Config => ({
   displayName: dir,
   rootDir: `<rootDir>/${dir}`,
   testEnvironment: 'node',
+  // end-to-end tests run many requests against real databases; CI machines are slower than ours
+  testTimeout: 30_000,
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/src/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleNameMapper,

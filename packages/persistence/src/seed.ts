@@ -25,11 +25,17 @@ export interface SeedOptions {
 export interface SeedResult {
   endpoints: number;
   shares: number;
+  /** Shares on the host the seeded user manages access to (what my_shared_endpoint_list returns). */
+  managed_shares: number;
   owners: number;
   username: string;
   token: string;
   host_endpoint_id: string;
   sample_endpoint_ids: string[];
+  /** Server endpoints the seeded user administers (targets for writes). */
+  own_server_endpoint_ids: string[];
+  /** Sign-in password of the seeded user, for the helper pages. */
+  password: string;
 }
 
 const CHUNK = 500;
@@ -71,7 +77,13 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
     { display_name: 'Benchmark host', organization: ORGANIZATIONS[0], public: true, subscription_id: subscription.id, DATA: [{ hostname: 'gridftp1.example.org' }, { hostname: 'gridftp2.example.org' }] },
     { id: randomUUID(), owner: bench, now, subscriptionId: subscription.id, setupKey: randomUUID() },
   );
+  // The host's shares belong to another identity; the seeded user manages access to a few of them,
+  // as a user listing "my shares" on a busy host does.
+  const shareOwner = newIdentity({ id: randomUUID(), username: `share-owner-${suffix}@example.org`, name: 'Share Owner', email: null, now });
+  await dataSource.createQueryBuilder().insert().into(IdentitySchema).values({ ...shareOwner, linked_at: null, created_at: now.toISOString() }).execute();
+  const managedShares = Math.min(25, shares);
   const samples: string[] = [host.id];
+  const own: string[] = [];
   let written = 0;
   let endpoints: EndpointRecord[] = [endpointToRecord(host.toPrimitives())];
   let roles: { id: string; endpoint_id: string; role: string; principal_type: string; principal_id: string; created_at: string }[] = [];
@@ -97,8 +109,11 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
     if (i <= shares) {
       endpoint = Endpoint.createShared(
         { display_name: `Share ${i}`, host_endpoint: host.id, host_path: `/projects/${WORDS[i % WORDS.length]}/${i}/` },
-        { id, owner: bench, now, host, callerIsHostAdministrator: true },
+        { id, owner: shareOwner, now, host, callerIsHostAdministrator: true },
       );
+      if (i <= managedShares) {
+        roles.push({ id: randomUUID(), endpoint_id: id, role: 'access_manager', principal_type: 'identity', principal_id: bench.id, created_at: now.toISOString() });
+      }
     } else {
       const owner = owners[i % owners.length];
       const personal = i % 10 === 0;
@@ -115,10 +130,13 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
       );
     }
     endpoints.push(endpointToRecord(endpoint.toPrimitives()));
+    if (endpoint.ownerId === bench.id && endpoint.kind === 'server' && own.length < 200) own.push(id);
     role({ id, owner_id: endpoint.ownerId });
     if (samples.length < 100 && i % Math.max(1, Math.floor(total / 100)) === 0) samples.push(id);
     if (endpoints.length >= CHUNK) await flush();
   }
   await flush();
-  return { endpoints: written, shares, owners: owners.length, username, token, host_endpoint_id: host.id, sample_endpoint_ids: samples };
+  const password = randomUUID();
+  await admin.setPassword(username, password);
+  return { endpoints: written, shares, managed_shares: managedShares, owners: owners.length, username, token, password, host_endpoint_id: host.id, sample_endpoint_ids: samples, own_server_endpoint_ids: own };
 }

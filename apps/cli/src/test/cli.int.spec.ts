@@ -162,7 +162,8 @@ describe('xfer admin command', () => {
     await inspect(async (u, s) => {
       const principal = await s.authentication.authenticate(result.token);
       const shares = await s.endpoints.mySharedEndpoints(principal, result.host_endpoint_id);
-      expect(shares).toHaveLength(50);
+      expect(shares).toHaveLength(25);
+      expect(result.managed_shares).toBe(25);
       const sample = await u.repositories.endpoints.findById(result.sample_endpoint_ids[1]);
       expect(sample).not.toBeNull();
     });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { IdentityState } from './Identity';
 
 /** Only the SHA-256 of a token is ever stored: a leaked database yields no usable token. */
 export interface AccessTokenState {
@@ -26,9 +27,19 @@ export function tokenId(token: Pick<AccessTokenState, 'token_hash'>): string {
   return token.token_hash.slice(0, 16);
 }
 
+/** A token with the identity it was issued to, that identity's whole set and the groups of all of them. */
+export interface TokenHolder {
+  token: AccessTokenState;
+  identity: IdentityState;
+  set: IdentityState[];
+  groupIds: string[];
+}
+
 export interface AccessTokenRepository {
   add(token: AccessTokenState): Promise<void>;
   findByHash(hash: string): Promise<AccessTokenState | null>;
+  /** One read: what authenticating a request needs. */
+  findHolder(hash: string): Promise<TokenHolder | null>;
   /** Tokens whose hash starts with `prefix` (a token id). */
   findByHashPrefix(prefix: string): Promise<AccessTokenState[]>;
   listForIdentity(identityId: string): Promise<AccessTokenState[]>;

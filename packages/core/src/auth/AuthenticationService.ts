@@ -23,12 +23,11 @@ export class AuthenticationService {
   async authenticate(token: string | undefined): Promise<Principal> {
     if (!token) throw new AuthenticationFailedError('No Authentication provided.');
     if (this.introspection) return this.authenticateByIntrospection(token, this.introspection);
-    const { accessTokens } = this.uow.repositories;
-    const stored = await accessTokens.findByHash(hashToken(token));
-    if (!stored || !isTokenUsable(stored, this.clock.now())) {
+    const holder = await this.uow.repositories.accessTokens.findHolder(hashToken(token));
+    if (!holder || !isTokenUsable(holder.token, this.clock.now())) {
       throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     }
-    return this.principalOf(stored.identity_id);
+    return new Principal(holder.identity, holder.set, holder.groupIds);
   }
 
   /**

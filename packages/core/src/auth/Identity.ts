@@ -85,6 +85,11 @@ export function identityDocument(identity: IdentityState) {
   };
 }
 
+/** An identity set in its order: the set's primary identity first, then by when each was linked. */
+export function sortIdentitySet(set: IdentityState[], setId: string): IdentityState[] {
+  return set.sort((a, b) => (a.id === setId ? -1 : b.id === setId ? 1 : (a.linked_at?.getTime() ?? 0) - (b.linked_at?.getTime() ?? 0)));
+}
+
 export interface IdentityRepository {
   add(identity: IdentityState): Promise<void>;
   findById(id: string): Promise<IdentityState | null>;

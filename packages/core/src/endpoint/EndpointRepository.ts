@@ -1,5 +1,12 @@
 import { ConflictError } from '../shared/errors';
+import type { RoleAssignmentState } from '../role/Role';
 import type { Endpoint, Tombstone } from './Endpoint';
+
+/** An endpoint with the role assignments some principals hold on it. */
+export interface EndpointWithRoles {
+  endpoint: Endpoint;
+  assignments: RoleAssignmentState[];
+}
 
 /** `forUpdate`: inside a transaction, hold the row until it ends, so concurrent writers queue up. */
 export interface ReadOptions {
@@ -26,6 +33,16 @@ export interface EndpointRepository {
   /** Live shared endpoints hosted by `hostId`. */
   listSharesOfHost(hostId: string): Promise<Endpoint[]>;
   findByIds(ids: readonly string[]): Promise<Endpoint[]>;
+  /** One read: the endpoint by id or canonical name, with the assignments these principals hold on it. */
+  findWithRolesOf(key: { id: string } | { canonical_name: string }, principalIds: readonly string[], options?: ReadOptions): Promise<EndpointWithRoles | null>;
+  /**
+   * Shares of a host that these identities own or on which these principals hold one of `roles`,
+   * each with every assignment the principals hold on it.
+   */
+  listSharesHeldBy(
+    hostId: string,
+    holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] },
+  ): Promise<EndpointWithRoles[]>;
 }
 
 /** The one wording of uniqueness conflicts, used by every adapter. */

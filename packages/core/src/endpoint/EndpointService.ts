@@ -164,15 +164,19 @@ export class EndpointService {
     if (!host.canHostShares) {
       throw new BadRequestError(`Endpoint '${host.id}' cannot host shared endpoints`);
     }
-    const shares = await repos.endpoints.listSharesOfHost(host.id);
+    const listedFor: EndpointRole[] = ['administrator', 'access_manager'];
+    const shares = await repos.endpoints.listSharesHeldBy(host.id, {
+      identityIds: [...caller.identityIds],
+      principalIds: caller.principalIds,
+      roles: listedFor,
+    });
     if (shares.length === 0) return [];
-    const assignments = await repos.roles.findHeldBy([host.id, ...shares.map((s) => s.id)], caller.principalIds);
-    const hostRoles = effectiveRoles(host, caller, assignments);
+    const hostRoles = effectiveRoles(host, caller, await repos.roles.findHeldBy([host.id], caller.principalIds));
     const hostVisible = canViewEndpoint(host.isPublic, hostRoles);
     const documents: EndpointDocument[] = [];
-    for (const share of shares) {
+    for (const { endpoint: share, assignments } of shares) {
       const roles = effectiveRoles(share, caller, assignments);
-      if (!roles.includes('administrator') && !roles.includes('access_manager')) continue;
+      if (!roles.some((r) => listedFor.includes(r))) continue;
       documents.push(endpointDocument(share, { roles, host, hostVisible, hostRoles }));
     }
     return documents;
@@ -219,26 +223,31 @@ export class EndpointService {
     }
   }
 
-  private async find(repos: Repositories, xid: string, options: LoadOptions): Promise<Endpoint> {
-    const read = { forUpdate: options.forUpdate ?? false };
-    if (isUuid(xid)) {
-      const endpoint = await repos.endpoints.findById(xid.toLowerCase(), read);
-      if (endpoint) return endpoint;
-      if (await repos.endpoints.findTombstone({ id: xid.toLowerCase() })) throw new EndpointDeletedError(xid);
-      throw new EndpointNotFoundError(xid);
-    }
-    if (options.canonicalName && xid.includes('#') && !hasControlCharacters(xid)) {
-      const endpoint = await repos.endpoints.findByCanonicalName(xid, read);
-      if (endpoint) return endpoint;
-      if (await repos.endpoints.findTombstone({ canonical_name: xid })) throw new EndpointDeletedError(xid);
-    }
+  /** The endpoint named by `xid` (an id, or where allowed a canonical name), or why there is none. */
+  private endpointKey(xid: string, options: LoadOptions): { id: string } | { canonical_name: string } {
+    if (isUuid(xid)) return { id: xid.toLowerCase() };
+    if (options.canonicalName && xid.includes('#') && !hasControlCharacters(xid)) return { canonical_name: xid };
     throw new EndpointNotFoundError(xid);
   }
 
+  private async missing(repos: Repositories, xid: string, key: { id: string } | { canonical_name: string }): Promise<never> {
+    if (await repos.endpoints.findTombstone(key)) throw new EndpointDeletedError(xid);
+    throw new EndpointNotFoundError(xid);
+  }
+
+  private async find(repos: Repositories, xid: string, options: LoadOptions): Promise<Endpoint> {
+    const key = this.endpointKey(xid, options);
+    const read = { forUpdate: options.forUpdate ?? false };
+    const endpoint = 'id' in key ? await repos.endpoints.findById(key.id, read) : await repos.endpoints.findByCanonicalName(key.canonical_name, read);
+    return endpoint ?? this.missing(repos, xid, key);
+  }
+
+  /** The endpoint and the caller's effective roles on it: one read. */
   private async load(repos: Repositories, caller: Principal, xid: string, options: LoadOptions): Promise<Loaded> {
-    const endpoint = await this.find(repos, xid, options);
-    const assignments = await repos.roles.findHeldBy([endpoint.id], caller.principalIds);
-    return { endpoint, roles: effectiveRoles(endpoint, caller, assignments) };
+    const key = this.endpointKey(xid, options);
+    const found = await repos.endpoints.findWithRolesOf(key, caller.principalIds, { forUpdate: options.forUpdate ?? false });
+    if (!found) return this.missing(repos, xid, key);
+    return { endpoint: found.endpoint, roles: effectiveRoles(found.endpoint, caller, found.assignments) };
   }
 
   private async render(repos: Repositories, caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointDocument> {

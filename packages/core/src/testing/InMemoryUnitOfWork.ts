@@ -4,7 +4,7 @@ import type { ConsentRepository, ConsentState, NewConsent } from '../auth/Consen
 import type { ScopeRepository, ScopeState } from '../auth/Scope';
 import type { SessionRepository, SessionState } from '../auth/Session';
 import type { GroupRepository, GroupState } from '../auth/Group';
-import type { IdentityRepository, IdentityState } from '../auth/Identity';
+import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
 import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
 import { endpointConflicts, type EndpointRepository } from '../endpoint/EndpointRepository';
 import type { PauseRuleRepository, PauseRuleState } from '../pause-rule/PauseRule';
@@ -94,6 +94,20 @@ class InMemoryEndpointRepository implements EndpointRepository {
       const state = this.store().endpoints.get(id);
       return state ? [Endpoint.fromPrimitives(state)] : [];
     });
+  }
+  private heldOn(endpointId: string, principalIds: readonly string[]) {
+    const principals = new Set(principalIds);
+    return [...this.store().roles.values()].filter((a) => a.endpoint_id === endpointId && principals.has(a.principal_id)).map(clone);
+  }
+  async findWithRolesOf(key: { id: string } | { canonical_name: string }, principalIds: readonly string[]) {
+    const endpoint = 'id' in key ? await this.findById(key.id) : await this.findByCanonicalName(key.canonical_name);
+    return endpoint ? { endpoint, assignments: this.heldOn(endpoint.id, principalIds) } : null;
+  }
+  async listSharesHeldBy(hostId: string, holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] }) {
+    const owners = new Set(holder.identityIds);
+    return (await this.listSharesOfHost(hostId))
+      .map((endpoint) => ({ endpoint, assignments: this.heldOn(endpoint.id, holder.principalIds) }))
+      .filter(({ endpoint, assignments }) => owners.has(endpoint.ownerId) || assignments.some((a) => holder.roles.includes(a.role)));
   }
 }
 
@@ -193,10 +207,7 @@ class InMemoryIdentityRepository implements IdentityRepository {
     return i ? clone(i) : null;
   }
   async listSet(setId: string) {
-    return [...this.store().identities.values()]
-      .filter((i) => i.set_id === setId)
-      .sort((a, b) => (a.id === setId ? -1 : b.id === setId ? 1 : (a.linked_at?.getTime() ?? 0) - (b.linked_at?.getTime() ?? 0)))
-      .map(clone);
+    return sortIdentitySet([...this.store().identities.values()].filter((i) => i.set_id === setId), setId).map(clone);
   }
   async mergeSets(fromSetId: string, toSetId: string, linkedAt: Date) {
     for (const i of this.store().identities.values()) {
@@ -267,6 +278,15 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
   async findByHash(hash: string) {
     const t = this.store().tokens.get(hash);
     return t ? clone(t) : null;
+  }
+  async findHolder(hash: string) {
+    const token = this.store().tokens.get(hash);
+    const identity = token && this.store().identities.get(token.identity_id);
+    if (!token || !identity) return null;
+    const set = sortIdentitySet([...this.store().identities.values()].filter((i) => i.set_id === identity.set_id), identity.set_id);
+    const ids = new Set(set.map((i) => i.id));
+    const groupIds = [...new Set([...this.store().groupMembers].filter((m) => ids.has(m.split('/')[1])).map((m) => m.split('/')[0]))].sort();
+    return { token: clone(token), identity: clone(identity), set: set.map(clone), groupIds };
   }
   async findByHashPrefix(prefix: string) {
     return [...this.store().tokens.values()].filter((t) => t.token_hash.startsWith(prefix)).map(clone);

@@ -4,6 +4,9 @@ import {
   Endpoint,
   endpointConflicts,
   type EndpointKind,
+  type EndpointRole,
+  type EndpointWithRoles,
+  type PrincipalType,
   type EndpointRepository,
   type EndpointState,
   type NetworkUse,
@@ -13,6 +16,7 @@ import {
 } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { EndpointSchema, TombstoneSchema, type EndpointRecord } from '../records/schemas';
+import { insertSql, Sql } from '../sql';
 import { bool, boolOrNull, fromTime, toTime, uniqueViolation } from './mapping';
 
 export function endpointToRecord(s: EndpointState): EndpointRecord {
@@ -43,8 +47,71 @@ export function endpointFromRecord(r: EndpointRecord): Endpoint {
   });
 }
 
+const ENDPOINT_COLUMNS = Object.keys(EndpointSchema.options.columns);
+const UPDATED_COLUMNS = ENDPOINT_COLUMNS.filter((c) => c !== 'id');
+const INSERT_ENDPOINT = insertSql('endpoints', ENDPOINT_COLUMNS);
+const UPDATE_ENDPOINT = `UPDATE endpoints SET ${UPDATED_COLUMNS.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ? AND version = ?`;
+const SELECT_WITH_ROLES = `SELECT e.*, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
+
+type EndpointRow = EndpointRecord & { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
+
+/** Rows of endpoints LEFT JOINed with role assignments: one entry per endpoint, in row order. */
+function groupWithRoles(rows: EndpointRow[]): EndpointWithRoles[] {
+  const byId = new Map<string, EndpointWithRoles>();
+  for (const row of rows) {
+    let entry = byId.get(row.id);
+    if (!entry) {
+      const { r_id: _i, r_role: _r, r_principal_type: _t, r_principal_id: _p, r_created_at: _c, ...record } = row;
+      byId.set(row.id, (entry = { endpoint: endpointFromRecord(record), assignments: [] }));
+    }
+    if (row.r_id !== null) {
+      entry.assignments.push({
+        id: row.r_id,
+        endpoint_id: row.id,
+        role: row.r_role as EndpointRole,
+        principal_type: row.r_principal_type as PrincipalType,
+        principal_id: row.r_principal_id!,
+        created_at: fromTime(row.r_created_at!),
+      });
+    }
+  }
+  return [...byId.values()];
+}
+
 export class TypeormEndpointRepository implements EndpointRepository {
-  constructor(private readonly manager: EntityManager) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly manager: EntityManager) {
+    this.sql = new Sql(manager);
+  }
+
+  async findWithRolesOf(key: { id: string } | { canonical_name: string }, principalIds: readonly string[], options: ReadOptions = {}) {
+    const column = 'id' in key ? 'id' : 'canonical_name';
+    const value = 'id' in key ? key.id : key.canonical_name;
+    const lock = options.forUpdate && this.sql.postgres ? ' FOR UPDATE OF e' : '';
+    const rows = await this.sql.rows<EndpointRow>(
+      `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.${column} = ?${lock}`,
+      [...principalIds, value],
+    );
+    return groupWithRoles(rows)[0] ?? null;
+  }
+
+  async listSharesHeldBy(hostId: string, holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] }) {
+    const { identityIds, principalIds, roles } = holder;
+    // Driven by the holder's own rows (their roles, their endpoints on this host), never by a scan
+    // of the host's shares: CROSS JOIN keeps SQLite's planner on that order.
+    const rows = await this.sql.rows<EndpointRow>(
+      `${SELECT_WITH_ROLES}
+       FROM (SELECT x.endpoint_id AS id FROM role_assignments x WHERE x.principal_id IN (${this.sql.list(principalIds)}) AND x.role IN (${this.sql.list(roles)})
+             UNION SELECT o.id FROM endpoints o WHERE o.owner_id IN (${this.sql.list(identityIds)}) AND o.host_endpoint_id = ?) h
+       CROSS JOIN endpoints e
+       LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)})
+       WHERE e.id = h.id AND e.host_endpoint_id = ?
+       ORDER BY e.created_at, e.id`,
+      [...principalIds, ...roles, ...identityIds, hostId, ...principalIds, hostId],
+    );
+    return groupWithRoles(rows);
+  }
 
   async findById(id: string, options: ReadOptions = {}) {
     const record = await this.manager.findOne(EndpointSchema, { where: { id }, ...this.lock(options) });
@@ -68,18 +135,20 @@ export class TypeormEndpointRepository implements EndpointRepository {
 
   async insert(endpoint: Endpoint) {
     const state = endpoint.toPrimitives();
-    await this.translateConflicts(state, () => this.manager.insert(EndpointSchema, endpointToRecord(state)));
+    const record = endpointToRecord(state) as unknown as Record<string, unknown>;
+    await this.translateConflicts(state, () => this.sql.run(INSERT_ENDPOINT, ENDPOINT_COLUMNS.map((c) => record[c])));
   }
 
   async update(endpoint: Endpoint) {
     const expected = endpoint.version;
     endpoint.nextVersion();
-    const { id, ...changes } = endpointToRecord(endpoint.toPrimitives());
-    const result = await this.translateConflicts(endpoint.toPrimitives(), () =>
-      this.manager.update(EndpointSchema, { id, version: expected }, changes),
+    const state = endpoint.toPrimitives();
+    const record = endpointToRecord(state) as unknown as Record<string, unknown>;
+    const changed = await this.translateConflicts(state, () =>
+      this.sql.run(UPDATE_ENDPOINT, [...UPDATED_COLUMNS.map((c) => record[c]), state.id, expected]),
     );
-    if (result.affected !== 1) {
-      throw new ConcurrentModificationError(`Endpoint '${id}' was changed by another request`);
+    if (changed !== 1) {
+      throw new ConcurrentModificationError(`Endpoint '${state.id}' was changed by another request`);
     }
   }
 

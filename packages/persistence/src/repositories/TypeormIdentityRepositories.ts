@@ -7,9 +7,10 @@ import type {
   IdentityState,
   IdentityStatus,
 } from '@xfer/core';
-import { ConflictError } from '@xfer/core';
+import { ConflictError, sortIdentitySet } from '@xfer/core';
 import { In, IsNull, Like, type EntityManager } from 'typeorm';
 import { AccessTokenSchema, GroupMemberSchema, GroupSchema, IdentitySchema, type AccessTokenRecord, type IdentityRecord } from '../records/schemas';
+import { Sql } from '../sql';
 import { fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const identityFromRecord = (r: IdentityRecord): IdentityState => ({
@@ -46,10 +47,7 @@ export class TypeormIdentityRepository implements IdentityRepository {
   }
 
   async listSet(setId: string) {
-    const all = (await this.manager.findBy(IdentitySchema, { set_id: setId })).map(identityFromRecord);
-    return all.sort((a, b) =>
-      a.id === setId ? -1 : b.id === setId ? 1 : (a.linked_at?.getTime() ?? 0) - (b.linked_at?.getTime() ?? 0),
-    );
+    return sortIdentitySet((await this.manager.findBy(IdentitySchema, { set_id: setId })).map(identityFromRecord), setId);
   }
 
   async mergeSets(fromSetId: string, toSetId: string, linkedAt: Date) {
@@ -122,8 +120,38 @@ const tokenFromRecord = (r: AccessTokenRecord) => ({
   revoked_at: fromTimeOrNull(r.revoked_at),
 });
 
+type HolderRow = IdentityRecord & { t_identity_id: string; t_created_at: string; t_expires_at: string | null; t_revoked_at: string | null; g_group_id: string | null };
+
 export class TypeormAccessTokenRepository implements AccessTokenRepository {
-  constructor(private readonly manager: EntityManager) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly manager: EntityManager) {
+    this.sql = new Sql(manager);
+  }
+
+  async findHolder(hash: string) {
+    // token -> its identity -> every identity of that set -> their groups, in one read
+    const rows = await this.sql.rows<HolderRow>(
+      `SELECT i.*, t.identity_id AS t_identity_id, t.created_at AS t_created_at, t.expires_at AS t_expires_at, t.revoked_at AS t_revoked_at, gm.group_id AS g_group_id
+       FROM access_tokens t JOIN identities p ON p.id = t.identity_id JOIN identities i ON i.set_id = p.set_id
+       LEFT JOIN group_members gm ON gm.identity_id = i.id
+       WHERE t.token_hash = ?`,
+      [hash],
+    );
+    if (rows.length === 0) return null;
+    const first = rows[0];
+    const identities = new Map<string, IdentityState>();
+    const groupIds = new Set<string>();
+    for (const row of rows) {
+      const { t_identity_id: _i, t_created_at: _c, t_expires_at: _e, t_revoked_at: _r, g_group_id, ...record } = row;
+      if (!identities.has(record.id)) identities.set(record.id, identityFromRecord(record));
+      if (g_group_id !== null) groupIds.add(g_group_id);
+    }
+    const identity = identities.get(first.t_identity_id)!;
+    const set = sortIdentitySet([...identities.values()], identity.set_id);
+    const token = tokenFromRecord({ token_hash: hash, identity_id: first.t_identity_id, created_at: first.t_created_at, expires_at: first.t_expires_at, revoked_at: first.t_revoked_at });
+    return { token, identity, set, groupIds: [...groupIds].sort() };
+  }
 
   async add(token: AccessTokenState) {
     await this.manager.insert(AccessTokenSchema, {

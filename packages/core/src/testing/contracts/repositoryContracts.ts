@@ -121,6 +121,59 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       });
     });
 
+    describe('reads for the hot paths', () => {
+      it('reads an endpoint with the assignments the given principals hold, by id or canonical name', async () => {
+        const alice = await identity('alice');
+        const endpoint = serverEndpoint(alice, 'With roles');
+        await uow.repositories.endpoints.insert(endpoint);
+        const [bob, group, stranger] = [ids.uuid(), ids.uuid(), ids.uuid()];
+        for (const [role, principal] of [['administrator', bob], ['access_manager', group], ['activity_monitor', stranger]] as const) {
+          await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: endpoint.id, role, principal_type: 'identity', principal_id: principal, created_at: now });
+        }
+        const found = await uow.repositories.endpoints.findWithRolesOf({ id: endpoint.id }, [bob, group]);
+        expect(found?.endpoint.toPrimitives()).toEqual(endpoint.toPrimitives());
+        expect(found?.assignments.map((a) => a.role).sort()).toEqual(['access_manager', 'administrator']);
+        const none = await uow.repositories.endpoints.findWithRolesOf({ canonical_name: endpoint.canonicalName }, [ids.uuid()]);
+        expect(none?.assignments).toEqual([]);
+        expect(await uow.repositories.endpoints.findWithRolesOf({ id: ids.uuid() }, [bob])).toBeNull();
+      });
+
+      it('lists the shares of a host that the holder owns or holds one of the roles on', async () => {
+        const alice = await identity('alice');
+        const bob = await identity('bob');
+        const host = serverEndpoint(alice, 'Host');
+        await uow.repositories.endpoints.insert(host);
+        const managed = Endpoint.fromPrimitives({ ...host.toPrimitives(), subscription_id: ids.uuid() });
+        const share = (owner: IdentityState, n: number) =>
+          Endpoint.createShared({ display_name: `S${n}`, host_endpoint: host.id, host_path: '/' }, { id: ids.uuid(), owner, now, host: managed, callerIsHostAdministrator: true });
+        const [ownedByBob, managedByBob, monitoredByBob, unrelated] = [share(bob, 1), share(alice, 2), share(alice, 3), share(alice, 4)];
+        for (const s of [ownedByBob, managedByBob, monitoredByBob, unrelated]) await uow.repositories.endpoints.insert(s);
+        await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: managedByBob.id, role: 'access_manager', principal_type: 'identity', principal_id: bob.id, created_at: now });
+        await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: managedByBob.id, role: 'activity_monitor', principal_type: 'identity', principal_id: bob.id, created_at: now });
+        await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: monitoredByBob.id, role: 'activity_monitor', principal_type: 'identity', principal_id: bob.id, created_at: now });
+        const listed = await uow.repositories.endpoints.listSharesHeldBy(host.id, { identityIds: [bob.id], principalIds: [bob.id], roles: ['administrator', 'access_manager'] });
+        expect(listed.map((l) => l.endpoint.id)).toEqual([ownedByBob.id, managedByBob.id]);
+        expect(listed[1].assignments.map((a) => a.role).sort()).toEqual(['access_manager', 'activity_monitor']);
+      });
+
+      it('reads a token with its identity, the identity set and their groups', async () => {
+        const alice = await identity('alice');
+        const work = await identity('alice@work.example.org');
+        await uow.repositories.identities.mergeSets(work.set_id, alice.set_id, now);
+        const groupId = ids.uuid();
+        await uow.repositories.groups.add({ id: groupId, name: 'lab', created_at: now });
+        await uow.repositories.groups.addMember(groupId, work.id);
+        const token = { token_hash: hashToken('work-token'), identity_id: work.id, created_at: now, expires_at: null, revoked_at: null };
+        await uow.repositories.accessTokens.add(token);
+        const holder = await uow.repositories.accessTokens.findHolder(token.token_hash);
+        expect(holder?.token).toEqual(token);
+        expect(holder?.identity.id).toBe(work.id);
+        expect(holder?.set.map((i) => i.username)).toEqual(['alice', 'alice@work.example.org']);
+        expect(holder?.groupIds).toEqual([groupId]);
+        expect(await uow.repositories.accessTokens.findHolder(hashToken('nope'))).toBeNull();
+      });
+    });
+
     describe('roles and pause rules', () => {
       it('finds the assignments held by the given principals and refuses duplicates', async () => {
         const [e1, e2, someone, group] = [ids.uuid(), ids.uuid(), ids.uuid(), ids.uuid()];

@@ -1,0 +1,336 @@
+/**
+ * `npm run bench`: seeds fresh databases, starts the servers on loopback, drives each scenario with
+ * autocannon for a bounded time, and writes BENCHMARKS.md and bench-results/results.json.
+ *
+ *   npm run bench                    default sizes, both backends (Postgres when its binaries are here)
+ *   npm run bench -- --quick         short run: 1,000 and 100,000 endpoints, 2 s per scenario
+ *   npm run bench -- --sizes 1000,1000000 --backends sqlite --duration 10
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon, { type Request as AutocannonRequest } from 'autocannon';
+import { openDatabase, seedDatabase, type SeedResult } from '@xfer/persistence';
+import { SingleBar, Presets } from 'cli-progress';
+
+const ROOT = join(__dirname, '..');
+const pg = require(join(ROOT, 'jest.postgres.js')) as { (): Promise<void>; teardown(): Promise<void> };
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    backends: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    shares: { type: 'string', default: '10000' },
+  },
+});
+const quick = flags.quick ?? false;
+const SIZES = (flags.sizes ?? (quick ? '1000,100000' : '1000,100000,1000000')).split(',').map(Number);
+const DURATION = Number(flags.duration ?? (quick ? 2 : 5));
+const CONNECTIONS = Number(flags.connections);
+const SHARES = Number(flags.shares);
+
+interface Row {
+  backend: string;
+  size: number;
+  scenario: string;
+  requests_per_second: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  non_2xx: number;
+  ratio_to_baseline: number | null;
+  peak_rss_mb: number | null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function start(script: string, env: Record<string, string>, health: (port: number) => string): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env, PORT: String(port), API_PORT: String(port), AUTH_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(health(port), child);
+  return { port, child };
+}
+
+/** Peak resident set size of a process so far (Linux), in MB. */
+function peakRssMb(child: ChildProcess): number | null {
+  try {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    return Math.round(kb / 1024);
+  } catch {
+    return null;
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface Scenario {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  /** Builds each request (rotating ids, unique names). */
+  request?: () => Partial<AutocannonRequest>;
+  body?: string;
+}
+
+async function measure(scenario: Scenario): Promise<Omit<Row, 'backend' | 'size' | 'scenario' | 'ratio_to_baseline' | 'peak_rss_mb'>> {
+  const result = await autocannon({
+    url: scenario.url,
+    method: scenario.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...scenario.headers },
+    body: scenario.body,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    requests: scenario.request
+      ? [
+          {
+            method: scenario.method ?? 'GET',
+            headers: { 'content-type': 'application/json', ...scenario.headers },
+            setupRequest: (req: AutocannonRequest) => ({ ...req, ...scenario.request!() }),
+          },
+        ]
+      : undefined,
+  });
+  if (result.non2xx > 0) console.error(`  ${scenario.name}: status codes ${JSON.stringify(result.statusCodeStats)}`);
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non_2xx: result.non2xx,
+  };
+}
+
+async function signIn(authUrl: string, username: string, password: string): Promise<string> {
+  const form = await fetch(`${authUrl}/v2/web/login`);
+  const cookies = form.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  const res = await fetch(`${authUrl}/v2/web/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookies.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, username, password }).toString(),
+  });
+  const session = res.headers.getSetCookie().find((c) => c.startsWith('xfer_session='));
+  if (!session) throw new Error(`sign-in for the benchmark failed: ${res.status}`);
+  return session.split(';')[0];
+}
+
+async function seed(databaseUrl: string, size: number): Promise<SeedResult> {
+  const dataSource = await openDatabase(databaseUrl);
+  const bar = process.stderr.isTTY
+    ? new SingleBar({ format: `seeding ${size} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr }, Presets.shades_classic)
+    : null;
+  bar?.start(size, 0);
+  const started = Date.now();
+  try {
+    return await seedDatabase(dataSource, { endpoints: size, sharesOnFirstHost: Math.min(SHARES, Math.floor(size / 2)), onProgress: (done) => bar?.update(done) });
+  } finally {
+    bar?.stop();
+    console.error(`seeded ${size} endpoints in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    await dataSource.destroy();
+  }
+}
+
+async function runSize(backend: string, databaseUrl: string, size: number, baseline: number): Promise<Row[]> {
+  const data = await seed(databaseUrl, size);
+  const api = await start(join(ROOT, 'apps/api/dist/main.js'), { DATABASE_URL: databaseUrl }, (port) => `http://127.0.0.1:${port}/healthz`);
+  const pages = await start(join(ROOT, 'apps/helper-pages/dist/main.js'), { DATABASE_URL: databaseUrl }, (port) => `http://127.0.0.1:${port}/healthz`);
+  const apiUrl = `http://127.0.0.1:${api.port}/v0.10`;
+  const authUrl = `http://127.0.0.1:${pages.port}`;
+  const auth = { authorization: `Bearer ${data.token}` };
+  const own = data.own_server_endpoint_ids;
+  const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
+  let counter = 0;
+  const session = await signIn(authUrl, data.username, data.password);
+  const scenarios: Scenario[] = [
+    { name: 'GET endpoint (2 servers)', url: `${apiUrl}/endpoint/${data.host_endpoint_id}`, headers: auth },
+    { name: 'GET endpoint ?fields=id,display_name', url: `${apiUrl}/endpoint/${data.host_endpoint_id}?fields=id,display_name`, headers: auth },
+    { name: 'GET endpoint, random ids', url: apiUrl, headers: auth, request: () => ({ path: `/v0.10/endpoint/${pick(data.sample_endpoint_ids)}` }) },
+    {
+      name: 'POST endpoint',
+      url: `${apiUrl}/endpoint`,
+      method: 'POST',
+      headers: auth,
+      request: () => ({ body: JSON.stringify({ display_name: `bench create ${process.pid}-${counter++}`, DATA: [{ hostname: 'gridftp.example.org' }] }) }),
+    },
+    {
+      name: 'PUT endpoint',
+      url: apiUrl,
+      method: 'PUT',
+      headers: auth,
+      request: () => ({ path: `/v0.10/endpoint/${pick(own)}`, body: JSON.stringify({ description: `bench update ${counter++}` }) }),
+    },
+    {
+      name: 'POST server',
+      url: apiUrl,
+      method: 'POST',
+      headers: auth,
+      request: () => ({ path: `/v0.10/endpoint/${pick(own)}/server`, body: JSON.stringify({ hostname: `s${counter++ % 1000}.example.org` }) }),
+    },
+    { name: 'GET server_list', url: `${apiUrl}/endpoint/${data.host_endpoint_id}/server_list`, headers: auth },
+    { name: `GET my_shared_endpoint_list (${data.managed_shares} of ${data.shares} shares)`, url: `${apiUrl}/endpoint/${data.host_endpoint_id}/my_shared_endpoint_list`, headers: auth },
+    { name: 'GET /v2/web/identities (signed in)', url: `${authUrl}/v2/web/identities`, headers: { cookie: session } },
+    { name: '401 with a bad token', url: `${apiUrl}/endpoint/${data.host_endpoint_id}`, headers: { authorization: 'Bearer xfer_not_a_real_token' } },
+  ];
+  const rows: Row[] = [];
+  try {
+    for (const scenario of scenarios) {
+      const measured = await measure(scenario);
+      const row: Row = { backend, size, scenario: scenario.name, ...measured, ratio_to_baseline: baseline ? Number((measured.requests_per_second / baseline).toFixed(2)) : null, peak_rss_mb: null };
+      console.error(`${backend} ${size} ${scenario.name}: ${row.requests_per_second} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, ratio ${row.ratio_to_baseline}${row.non_2xx ? `, ${row.non_2xx} non-2xx` : ''}`);
+      rows.push(row);
+    }
+  } finally {
+    const rss = peakRssMb(api.child);
+    for (const row of rows) if (row.scenario !== 'GET /v2/web/identities (signed in)') row.peak_rss_mb = rss;
+    const pagesRow = rows.find((r) => r.scenario === 'GET /v2/web/identities (signed in)');
+    if (pagesRow) pagesRow.peak_rss_mb = peakRssMb(pages.child);
+    await stop(api.child);
+    await stop(pages.child);
+  }
+  return rows;
+}
+
+function targets(rows: Row[]): string[] {
+  const find = (backend: string, size: number, scenario: string) => rows.find((r) => r.backend === backend && r.size === size && r.scenario.startsWith(scenario));
+  const lines: string[] = [];
+  const check = (ok: boolean, text: string) => lines.push(`- ${ok ? 'met' : '**missed**'}: ${text}`);
+  for (const backend of [...new Set(rows.map((r) => r.backend))]) {
+    const sizes = [...new Set(rows.filter((r) => r.backend === backend).map((r) => r.size))].sort((a, b) => a - b);
+    const small = find(backend, sizes[0], 'GET endpoint (2 servers)');
+    if (small?.ratio_to_baseline != null) check(small.ratio_to_baseline >= 0.8, `${backend}: authenticated GET by id at ${Math.round(small.ratio_to_baseline * 100)}% of the baseline (target 80%)`);
+    const creates = find(backend, sizes[0], 'POST endpoint');
+    const createTarget = backend === 'sqlite' ? 1500 : 1000;
+    if (creates) check(creates.requests_per_second >= createTarget, `${backend}: ${creates.requests_per_second} creates/s (target ${createTarget})`);
+    const largest = sizes[sizes.length - 1];
+    const large = find(backend, largest, 'GET endpoint (2 servers)');
+    if (small && large && largest > sizes[0]) {
+      const ratio = large.requests_per_second / small.requests_per_second;
+      check(ratio >= 0.9, `${backend}: GET by id at ${largest.toLocaleString('en')} endpoints is ${Math.round(ratio * 100)}% of the rate at ${sizes[0].toLocaleString('en')} (target 90%)`);
+      if (large.peak_rss_mb != null) check(large.peak_rss_mb <= 300, `${backend}: API peak RSS ${large.peak_rss_mb} MB at ${largest.toLocaleString('en')} endpoints (target 300 MB)`);
+    }
+    for (const size of sizes) {
+      const shares = find(backend, size, 'GET my_shared_endpoint_list');
+      if (shares) check(shares.p99_ms < 100, `${backend} at ${size.toLocaleString('en')}: ${shares.scenario} p99 ${shares.p99_ms} ms (target < 100 ms)`);
+    }
+  }
+  return lines;
+}
+
+function markdown(rows: Row[], baselines: Record<string, number>, startedAt: Date): string {
+  const header = '| backend | endpoints | scenario | req/s | p50 ms | p99 ms | vs baseline | peak RSS MB | errors |\n|---|---:|---|---:|---:|---:|---:|---:|---:|';
+  const body = rows
+    .map((r) => `| ${r.backend} | ${r.size.toLocaleString('en')} | ${r.scenario} | ${r.requests_per_second} | ${r.p50_ms} | ${r.p99_ms} | ${r.ratio_to_baseline ?? '-'} | ${r.peak_rss_mb ?? '-'} | ${r.errors + r.non_2xx} |`)
+    .join('\n');
+  return `# Benchmarks
+
+Measured by \`npm run bench\` on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${DURATION} s per scenario,
+${CONNECTIONS} connections, autocannon and the servers on one machine (${require('node:os').cpus().length} cores), loopback only.
+"vs baseline" divides a scenario's requests/s by those of a bare Express 5 route answering a small
+JSON document in the same run (${Object.entries(baselines).map(([b, v]) => `${b}: ${v} req/s`).join(', ')}).
+
+## Targets
+
+${targets(rows).join('\n')}
+
+## Results
+
+${header}
+${body}
+`;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const backends = (flags.backends ?? 'sqlite,postgres').split(',');
+  const work = mkdtempSync(join(tmpdir(), 'xfer-bench-'));
+  const rows: Row[] = [];
+  const baselines: Record<string, number> = {};
+  let postgresStarted = false;
+  try {
+    if (backends.includes('postgres') && !process.env.XFER_TEST_POSTGRES_URL) {
+      await pg();
+      postgresStarted = Boolean(process.env.XFER_TEST_POSTGRES_URL);
+    }
+    for (const backend of backends) {
+      if (backend === 'postgres' && !process.env.XFER_TEST_POSTGRES_URL) {
+        console.error('no Postgres server binaries: skipping the postgres backend');
+        continue;
+      }
+      const baselineServer = await start(join(ROOT, 'bench/baseline.js'), {}, (port) => `http://127.0.0.1:${port}/healthz`);
+      const baseline = await measure({ name: 'baseline', url: `http://127.0.0.1:${baselineServer.port}/baseline` });
+      await stop(baselineServer.child);
+      baselines[backend] = baseline.requests_per_second;
+      rows.push({ backend, size: 0, scenario: 'baseline: bare Express 5 JSON route', ...baseline, ratio_to_baseline: 1, peak_rss_mb: peakRssMb(baselineServer.child) });
+      console.error(`${backend} baseline: ${baseline.requests_per_second} req/s`);
+      for (const size of SIZES) {
+        let databaseUrl: string;
+        let drop = async () => undefined as void;
+        if (backend === 'sqlite') {
+          databaseUrl = `sqlite:${join(work, `bench-${size}.sqlite`)}`;
+        } else {
+          const { freshPostgresDatabase } = require(join(ROOT, 'packages/persistence/dist/testing/postgres.js')) as typeof import('@xfer/persistence/testing');
+          const db = await freshPostgresDatabase(process.env.XFER_TEST_POSTGRES_URL!);
+          databaseUrl = db.url;
+          drop = db.drop;
+        }
+        try {
+          rows.push(...(await runSize(backend, databaseUrl, size, baseline.requests_per_second)));
+        } finally {
+          await drop();
+        }
+      }
+    }
+  } finally {
+    if (postgresStarted) await pg.teardown();
+    rmSync(work, { recursive: true, force: true });
+  }
+  mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench-results', 'results.json'), JSON.stringify({ started_at: startedAt, duration_s: DURATION, connections: CONNECTIONS, baselines, rows }, null, 2));
+  const report = markdown(rows, baselines, startedAt);
+  writeFileSync(join(ROOT, 'BENCHMARKS.md'), report);
+  console.log(report);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
