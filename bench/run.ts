@@ -9,14 +9,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request as AutocannonRequest } from 'autocannon';
 import { openDatabase, seedDatabase, type SeedResult } from '@xfer/persistence';
+import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { SingleBar, Presets } from 'cli-progress';
 
 const ROOT = join(__dirname, '..');
+// the test suites' throwaway Postgres cluster (a plain JS module shared with jest)
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const pg = require(join(ROOT, 'jest.postgres.js')) as { (): Promise<void>; teardown(): Promise<void> };
 
 const { values: flags } = parseArgs({
@@ -263,7 +266,7 @@ function markdown(rows: Row[], baselines: Record<string, number>, startedAt: Dat
   return `# Benchmarks
 
 Measured by \`npm run bench\` on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${DURATION} s per scenario,
-${CONNECTIONS} connections, autocannon and the servers on one machine (${require('node:os').cpus().length} cores), loopback only.
+${CONNECTIONS} connections, autocannon and the servers on one machine (${cpus().length} cores), loopback only.
 "vs baseline" divides a scenario's requests/s by those of a bare Express 5 route answering a small
 JSON document in the same run (${Object.entries(baselines).map(([b, v]) => `${b}: ${v} req/s`).join(', ')}).
 
@@ -307,7 +310,6 @@ async function main(): Promise<void> {
         if (backend === 'sqlite') {
           databaseUrl = `sqlite:${join(work, `bench-${size}.sqlite`)}`;
         } else {
-          const { freshPostgresDatabase } = require(join(ROOT, 'packages/persistence/dist/testing/postgres.js')) as typeof import('@xfer/persistence/testing');
           const db = await freshPostgresDatabase(process.env.XFER_TEST_POSTGRES_URL!);
           databaseUrl = db.url;
           drop = db.drop;
