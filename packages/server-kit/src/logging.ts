@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 
 export type { Logger } from 'pino';
 
@@ -9,33 +9,39 @@ export function createLogger(options: { level?: string; destination?: Destinatio
   return pino({ level: options.level ?? process.env.LOG_LEVEL ?? 'info', name: options.name, base: { pid: process.pid } }, options.destination);
 }
 
+interface Locals {
+  requestId?: string;
+  identityId?: string;
+  error?: Error;
+}
+
 /**
  * One line per request: method, path, status, duration, request id and the caller's identity id.
- * Headers and bodies are never logged, so no token or cookie reaches the log.
+ * Headers and bodies are never logged, so no token or cookie reaches the log. (A few lines of our
+ * own rather than pino-http: its per-request child logger cost a tenth of a GET.)
  */
 export function requestLogger(logger: Logger) {
-  return pinoHttp({
-    logger,
-    quietReqLogger: true,
-    genReqId: (_req: IncomingMessage, res: ServerResponse) => (res as unknown as { locals: { requestId: string } }).locals.requestId,
-    serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      err: pino.stdSerializers.err,
-    },
-    customProps: (_req: IncomingMessage, res: ServerResponse) => {
-      const locals = (res as unknown as { locals?: { requestId?: string; identityId?: string } }).locals ?? {};
-      return { request_id: locals.requestId, identity_id: locals.identityId ?? null };
-    },
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'info',
-    customSuccessMessage: () => 'request completed',
-    customErrorMessage: () => 'request failed',
-    customAttributeKeys: { responseTime: 'duration_ms' },
-  });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const locals = res.locals as Locals;
+      const status = res.statusCode;
+      const line = {
+        req: { method: req.method, path: req.originalUrl.split('?')[0] },
+        res: { status },
+        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+        request_id: locals.requestId,
+        identity_id: locals.identityId ?? null,
+        ...(locals.error ? { err: pino.stdSerializers.err(locals.error) } : {}),
+      };
+      if (status >= 500) logger.error(line, 'request failed');
+      else logger.info(line, 'request completed');
+    });
+    next();
+  };
 }
 
 /** Hands an unexpected error to the request log line (with its stack), instead of to the client. */
 export function logRequestError(res: ServerResponse, error: unknown): void {
-  (res as ServerResponse & { err?: Error }).err = error instanceof Error ? error : new Error(String(error));
+  ((res as unknown as { locals: Locals }).locals ??= {}).error = error instanceof Error ? error : new Error(String(error));
 }

@@ -1,6 +1,7 @@
 import { ConflictError, type EndpointRole, type PrincipalType, type RoleAssignmentState, type RoleRepository } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { RoleAssignmentSchema, type RoleAssignmentRecord } from '../records/schemas';
+import { insertSql, Sql } from '../sql';
 import { fromTime, toTime, uniqueViolation } from './mapping';
 
 const fromRecord = (r: RoleAssignmentRecord): RoleAssignmentState => ({
@@ -10,12 +11,20 @@ const fromRecord = (r: RoleAssignmentRecord): RoleAssignmentState => ({
   created_at: fromTime(r.created_at),
 });
 
+const ROLE_COLUMNS = Object.keys(RoleAssignmentSchema.options.columns);
+const INSERT_ROLE = insertSql('role_assignments', ROLE_COLUMNS);
+
 export class TypeormRoleRepository implements RoleRepository {
-  constructor(private readonly manager: EntityManager) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly manager: EntityManager) {
+    this.sql = new Sql(manager);
+  }
 
   async add(assignment: RoleAssignmentState) {
     try {
-      await this.manager.insert(RoleAssignmentSchema, { ...assignment, created_at: toTime(assignment.created_at) });
+      const record: Record<string, unknown> = { ...assignment, created_at: toTime(assignment.created_at) };
+      await this.sql.run(INSERT_ROLE, ROLE_COLUMNS.map((c) => record[c]));
     } catch (error) {
       if (uniqueViolation(error) === null) throw error;
       throw new ConflictError('A role assignment with the same principal and role already exists');
