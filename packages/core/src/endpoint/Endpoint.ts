@@ -238,6 +238,11 @@ export class Endpoint {
     return new Endpoint(structuredClone(state));
   }
 
+  /** For adapters that build a fresh state object per read: takes it over without a copy. */
+  static adopt(state: EndpointState): Endpoint {
+    return new Endpoint(state);
+  }
+
   toPrimitives(): EndpointState {
     return structuredClone(this.state);
   }

@@ -160,7 +160,7 @@ export class EndpointService {
   /** 12. Shares of a host on which the caller is administrator or access manager. */
   async mySharedEndpoints(caller: Principal, xid: string): Promise<EndpointDocument[]> {
     const repos = this.uow.repositories;
-    const host = await this.find(repos, xid, { canonicalName: false });
+    const { endpoint: host, roles: hostRoles } = await this.load(repos, caller, xid, { canonicalName: false });
     if (!host.canHostShares) {
       throw new BadRequestError(`Endpoint '${host.id}' cannot host shared endpoints`);
     }
@@ -171,7 +171,6 @@ export class EndpointService {
       roles: listedFor,
     });
     if (shares.length === 0) return [];
-    const hostRoles = effectiveRoles(host, caller, await repos.roles.findHeldBy([host.id], caller.principalIds));
     const hostVisible = canViewEndpoint(host.isPublic, hostRoles);
     const documents: EndpointDocument[] = [];
     for (const { endpoint: share, assignments } of shares) {
@@ -235,13 +234,6 @@ export class EndpointService {
     throw new EndpointNotFoundError(xid);
   }
 
-  private async find(repos: Repositories, xid: string, options: LoadOptions): Promise<Endpoint> {
-    const key = this.endpointKey(xid, options);
-    const read = { forUpdate: options.forUpdate ?? false };
-    const endpoint = 'id' in key ? await repos.endpoints.findById(key.id, read) : await repos.endpoints.findByCanonicalName(key.canonical_name, read);
-    return endpoint ?? this.missing(repos, xid, key);
-  }
-
   /** The endpoint and the caller's effective roles on it: one read. */
   private async load(repos: Repositories, caller: Principal, xid: string, options: LoadOptions): Promise<Loaded> {
     const key = this.endpointKey(xid, options);
@@ -254,8 +246,11 @@ export class EndpointService {
     let host: Endpoint | null = null;
     let hostRoles: EndpointRole[] = [];
     if (endpoint.hostEndpointId !== null) {
-      host = await repos.endpoints.findById(endpoint.hostEndpointId);
-      if (host) hostRoles = effectiveRoles(host, caller, await repos.roles.findHeldBy([host.id], caller.principalIds));
+      const found = await repos.endpoints.findWithRolesOf({ id: endpoint.hostEndpointId }, caller.principalIds);
+      if (found) {
+        host = found.endpoint;
+        hostRoles = effectiveRoles(host, caller, found.assignments);
+      }
     }
     const hostVisible = host !== null && canViewEndpoint(host.isPublic, hostRoles);
     return endpointDocument(endpoint, { roles, host, hostVisible, hostRoles });

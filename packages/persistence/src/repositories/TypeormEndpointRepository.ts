@@ -29,7 +29,7 @@ export function endpointToRecord(s: EndpointState): EndpointRecord {
 }
 
 export function endpointFromRecord(r: EndpointRecord): Endpoint {
-  return Endpoint.fromPrimitives({
+  return Endpoint.adopt({
     ...r,
     kind: r.kind as EndpointKind,
     version: Number(r.version),
