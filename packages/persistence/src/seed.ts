@@ -12,6 +12,7 @@ import {
 import type { DataSource } from 'typeorm';
 import { AccessTokenSchema, EndpointSchema, IdentitySchema, RoleAssignmentSchema, type EndpointRecord } from './records/schemas';
 import { endpointToRecord } from './repositories/TypeormEndpointRepository';
+import { insertSql } from './sql';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
 
 export interface SeedOptions {
@@ -39,6 +40,34 @@ export interface SeedResult {
 }
 
 const CHUNK = 500;
+const ENDPOINT_COLUMNS = Object.keys(EndpointSchema.options.columns);
+const ROLE_COLUMNS = Object.keys(RoleAssignmentSchema.options.columns);
+
+type Batch = [table: string, columns: string[], rows: Record<string, unknown>[]];
+
+/**
+ * Writes batches of rows in one transaction, fast: on SQLite one prepared statement per table run
+ * for each row on the better-sqlite3 handle; on Postgres one multi-row INSERT per table.
+ */
+async function bulkInsert(dataSource: DataSource, batches: Batch[]): Promise<void> {
+  const values = (row: Record<string, unknown>, columns: string[], sqlite: boolean) =>
+    columns.map((c) => (sqlite && typeof row[c] === 'boolean' ? (row[c] ? 1 : 0) : (row[c] ?? null)));
+  if (dataSource.options.type === 'better-sqlite3') {
+    type Db = { prepare(sql: string): { run(...p: unknown[]): unknown }; transaction(fn: () => void): () => void };
+    const db = (dataSource.driver as unknown as { databaseConnection: Db }).databaseConnection;
+    const statements = batches.map(([table, columns]) => db.prepare(insertSql(table, columns)));
+    db.transaction(() => batches.forEach(([, columns, rows], i) => rows.forEach((row) => statements[i].run(...values(row, columns, true)))))();
+    return;
+  }
+  await dataSource.transaction(async (manager) => {
+    for (const [table, columns, rows] of batches) {
+      if (rows.length === 0) continue;
+      let n = 0;
+      const tuples = rows.map(() => `(${columns.map(() => `$${++n}`).join(', ')})`).join(', ');
+      await manager.query(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples}`, rows.flatMap((row) => values(row, columns, false)));
+    }
+  });
+}
 const ORGANIZATIONS = ['Example University', 'National Lab', 'Institute of Data', 'Research Computing Center', 'Ocean Observatory'];
 const WORDS = ['genomics', 'climate', 'imaging', 'archive', 'scratch', 'projects', 'cryo-em', 'astro', 'hpc', 'backup'];
 
@@ -86,17 +115,17 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
   const own: string[] = [];
   let written = 0;
   let endpoints: EndpointRecord[] = [endpointToRecord(host.toPrimitives())];
-  let roles: { id: string; endpoint_id: string; role: string; principal_type: string; principal_id: string; created_at: string }[] = [];
-  const role = (e: { id: string; owner_id: string }) =>
-    roles.push({ id: randomUUID(), endpoint_id: e.id, role: 'administrator', principal_type: 'identity', principal_id: e.owner_id, created_at: now.toISOString() });
-  role({ id: host.id, owner_id: bench.id });
+  let roles: { id: string; endpoint_id: string; role: string; principal_type: string; principal_id: string; created_at: string; host_endpoint_id: string | null }[] = [];
+  const role = (e: { id: string; owner_id: string; host: string | null }) =>
+    roles.push({ id: randomUUID(), endpoint_id: e.id, role: 'administrator', principal_type: 'identity', principal_id: e.owner_id, created_at: now.toISOString(), host_endpoint_id: e.host });
+  role({ id: host.id, owner_id: bench.id, host: null });
 
   const flush = async () => {
     if (endpoints.length === 0) return;
-    await dataSource.transaction(async (manager) => {
-      await manager.createQueryBuilder().insert().into(EndpointSchema).values(endpoints).execute();
-      await manager.createQueryBuilder().insert().into(RoleAssignmentSchema).values(roles).execute();
-    });
+    await bulkInsert(dataSource, [
+      ['endpoints', ENDPOINT_COLUMNS, endpoints as unknown as Record<string, unknown>[]],
+      ['role_assignments', ROLE_COLUMNS, roles],
+    ]);
     written += endpoints.length;
     endpoints = [];
     roles = [];
@@ -112,7 +141,7 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
         { id, owner: shareOwner, now, host, callerIsHostAdministrator: true },
       );
       if (i <= managedShares) {
-        roles.push({ id: randomUUID(), endpoint_id: id, role: 'access_manager', principal_type: 'identity', principal_id: bench.id, created_at: now.toISOString() });
+        roles.push({ id: randomUUID(), endpoint_id: id, role: 'access_manager', principal_type: 'identity', principal_id: bench.id, created_at: now.toISOString(), host_endpoint_id: host.id });
       }
     } else {
       const owner = owners[i % owners.length];
@@ -131,7 +160,7 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
     }
     endpoints.push(endpointToRecord(endpoint.toPrimitives()));
     if (endpoint.ownerId === bench.id && endpoint.kind === 'server' && own.length < 200) own.push(id);
-    role({ id, owner_id: endpoint.ownerId });
+    role({ id, owner_id: endpoint.ownerId, host: endpoint.hostEndpointId });
     if (samples.length < 100 && i % Math.max(1, Math.floor(total / 100)) === 0) samples.push(id);
     if (endpoints.length >= CHUNK) await flush();
   }

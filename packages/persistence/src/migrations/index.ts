@@ -2,6 +2,7 @@ import { InitialSchema1763769600000 } from './1763769600000-InitialSchema';
 import { AuthorizationPages1763856000000 } from './1763856000000-AuthorizationPages';
 import { ServiceSettings1763942400000 } from './1763942400000-ServiceSettings';
 import { HolderIndexes1764028800000 } from './1764028800000-HolderIndexes';
+import { RoleHost1764115200000 } from './1764115200000-RoleHost';
 
 /** Every migration, oldest first: one history for SQLite and Postgres. */
-export const MIGRATIONS = [InitialSchema1763769600000, AuthorizationPages1763856000000, ServiceSettings1763942400000, HolderIndexes1764028800000];
+export const MIGRATIONS = [InitialSchema1763769600000, AuthorizationPages1763856000000, ServiceSettings1763942400000, HolderIndexes1764028800000, RoleHost1764115200000];

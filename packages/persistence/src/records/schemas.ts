@@ -200,6 +200,8 @@ export interface RoleAssignmentRecord {
   principal_type: string;
   principal_id: string;
   created_at: string;
+  /** The host when the endpoint is a share (copied at insert: a share's host never changes). */
+  host_endpoint_id: string | null;
 }
 export const RoleAssignmentSchema = new EntitySchema<RoleAssignmentRecord>({
   name: 'role_assignments',
@@ -210,6 +212,7 @@ export const RoleAssignmentSchema = new EntitySchema<RoleAssignmentRecord>({
     principal_type: varchar(16),
     principal_id: varchar(36),
     created_at: time(),
+    host_endpoint_id: varchar(36, true),
   },
 });
 

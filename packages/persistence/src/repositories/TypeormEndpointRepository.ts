@@ -98,17 +98,18 @@ export class TypeormEndpointRepository implements EndpointRepository {
 
   async listSharesHeldBy(hostId: string, holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] }) {
     const { identityIds, principalIds, roles } = holder;
-    // Driven by the holder's own rows (their roles, their endpoints on this host), never by a scan
-    // of the host's shares: CROSS JOIN keeps SQLite's planner on that order.
+    // Driven by the holder's own rows on this host (their roles there, their shares there), never by
+    // a scan of the host's shares: CROSS JOIN keeps SQLite's planner on that order.
     const rows = await this.sql.rows<EndpointRow>(
       `${SELECT_WITH_ROLES}
-       FROM (SELECT x.endpoint_id AS id FROM role_assignments x WHERE x.principal_id IN (${this.sql.list(principalIds)}) AND x.role IN (${this.sql.list(roles)})
+       FROM (SELECT x.endpoint_id AS id FROM role_assignments x
+             WHERE x.principal_id IN (${this.sql.list(principalIds)}) AND x.host_endpoint_id = ? AND x.role IN (${this.sql.list(roles)})
              UNION SELECT o.id FROM endpoints o WHERE o.owner_id IN (${this.sql.list(identityIds)}) AND o.host_endpoint_id = ?) h
        CROSS JOIN endpoints e
        LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)})
        WHERE e.id = h.id AND e.host_endpoint_id = ?
        ORDER BY e.created_at, e.id`,
-      [...principalIds, ...roles, ...identityIds, hostId, ...principalIds, hostId],
+      [...principalIds, hostId, ...roles, ...identityIds, hostId, ...principalIds, hostId],
     );
     return groupWithRoles(rows);
   }
