@@ -1,4 +1,4 @@
-import { BadRequestError, ServerNotFoundError, type EndpointService, type EndpointInput } from '@xfer/core';
+import { BadRequestError, ServerNotFoundError, type EndpointService } from '@xfer/core';
 import { Router, type Request } from 'express';
 import { principalOf } from './authenticate';
 import { EndpointDocumentDto, ServerDocumentDto } from './dto/documents';
@@ -20,16 +20,6 @@ function fieldsOf(req: Request): string | undefined {
   return fields;
 }
 
-/** `is_globus_connect` is the hosted service's name for `is_vendor_connect` on create. */
-function createInput(body: Record<string, unknown>): EndpointInput {
-  const { is_globus_connect, ...rest } = body;
-  if (is_globus_connect === undefined) return rest;
-  if (rest.is_vendor_connect !== undefined && rest.is_vendor_connect !== is_globus_connect) {
-    throw new BadRequestError('is_globus_connect and is_vendor_connect disagree: send one of them');
-  }
-  return { ...rest, is_vendor_connect: is_globus_connect };
-}
-
 /** The twelve endpoint operations: parse, call the use case, render. */
 export function endpointRoutes(endpoints: EndpointService): Router {
   const router = Router();
@@ -39,7 +29,7 @@ export function endpointRoutes(endpoints: EndpointService): Router {
   });
 
   router.post('/endpoint', async (req, res) => {
-    const input = createInput(await parseBody(EndpointDocumentDto, req.body));
+    const input = await parseBody(EndpointDocumentDto, req.body);
     const created = await endpoints.createEndpoint(principalOf(res), input);
     sendResult(req, res, 201, {
       DATA_TYPE: 'endpoint_create_result',

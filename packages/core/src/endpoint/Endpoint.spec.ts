@@ -124,6 +124,11 @@ describe('Endpoint kinds on create', () => {
     expect(d.DATA).toEqual([expect.objectContaining({ hostname: null, uri: null, is_connected: false, is_paused: false })]);
   });
 
+  it('takes is_globus_connect as the name of is_vendor_connect, and refuses the two disagreeing', () => {
+    expect(doc(create({ display_name: 'Alias', is_globus_connect: true }))).toMatchObject({ is_vendor_connect: true, entity_type: 'GCP_mapped_collection' });
+    expect(() => create({ display_name: 'Both', is_globus_connect: true, is_vendor_connect: false })).toThrow(/disagree/);
+  });
+
   it('completes personal setup once: the key is single use', () => {
     const endpoint = create({ display_name: 'Laptop', is_vendor_connect: true });
     const key = endpoint.setupKey!;

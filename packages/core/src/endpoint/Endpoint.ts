@@ -282,8 +282,19 @@ export class Endpoint {
     return this.state.kind === 'server' || this.state.kind === 'personal';
   }
 
+  /** `is_globus_connect` is the hosted service's name for `is_vendor_connect` on input (compat-notes). */
+  private static withVendorConnectAlias(input: EndpointInput): EndpointInput {
+    const { is_globus_connect, ...rest } = input;
+    if (is_globus_connect === undefined) return input;
+    if (rest.is_vendor_connect !== undefined && rest.is_vendor_connect !== is_globus_connect) {
+      throw new BadRequestError('is_globus_connect and is_vendor_connect disagree: send one of them');
+    }
+    return { ...rest, is_vendor_connect: is_globus_connect };
+  }
+
   /** Creates a server or personal-client endpoint from a `POST /endpoint` body. */
-  static create(input: EndpointInput, ctx: CreateContext): Endpoint {
+  static create(body: EndpointInput, ctx: CreateContext): Endpoint {
+    const input = Endpoint.withVendorConnectAlias(body);
     if (input.DATA_TYPE === 'shared_endpoint' || HOST_FIELDS.some((f) => input[f] !== undefined && input[f] !== null)) {
       throw new BadRequestError('Shared endpoints are created with POST /shared_endpoint, not POST /endpoint');
     }
