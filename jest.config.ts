@@ -19,14 +19,14 @@ const project = (dir: string): Config => ({
   displayName: dir,
   rootDir: `<rootDir>/${dir}`,
   testEnvironment: 'node',
-  // end-to-end tests run many requests against real databases; CI machines are slower than ours
-  testTimeout: 30_000,
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/src/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleNameMapper,
 });
 
 const config: Config = {
+  // end-to-end tests run many requests against real databases; CI machines can be slower than ours
+  testTimeout: 60_000,
   globalSetup: '<rootDir>/jest.postgres.js',
   globalTeardown: '<rootDir>/jest.postgres-teardown.js',
   projects: ['packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/cli'].map(project),
