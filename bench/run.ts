@@ -9,13 +9,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request as AutocannonRequest } from 'autocannon';
 import { openDatabase, seedDatabase, type SeedResult } from '@xfer/persistence';
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
+import { freePort } from '@xfer/server-kit';
 import { SingleBar, Presets } from 'cli-progress';
 
 const ROOT = join(__dirname, '..');
@@ -56,17 +56,6 @@ interface Row {
   non_2xx: number;
   ratio_to_baseline: number | null;
   peak_rss_mb: number | null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor(url: string, child: ChildProcess): Promise<void> {

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
 import { openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { freePort } from '@xfer/server-kit';
 import { BACKENDS } from './harness';
 
 /**
@@ -13,17 +13,6 @@ import { BACKENDS } from './harness';
  * killed in the middle of a burst of creates, and two of them on one Postgres database.
  */
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startApiProcess(databaseUrl: string): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();

@@ -1,0 +1,13 @@
+import { createServer } from 'node:net';
+
+/** A loopback port nobody listens on right now (for tests and benchmarks that start servers). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
