@@ -30,9 +30,10 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.get(`${VERSION_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApiDocument);
   });
-  app.use(VERSION_PREFIX, async (_req, _res, next) => {
-    await services.maintenance.check();
-    next();
+  app.use(VERSION_PREFIX, (_req, _res, next) => {
+    const pending = services.maintenance.check();
+    if (pending) pending.then(() => next(), next);
+    else next();
   });
   app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints));
   app.use(notFoundHandler);

@@ -17,12 +17,18 @@ export class MaintenanceGate {
     private readonly refreshMs = 1000,
   ) {}
 
-  async check(): Promise<void> {
+  /** Throws ServiceUnavailableError while maintenance is on; no await at all while the last reading is fresh. */
+  check(): void | Promise<void> {
     const now = this.clock.now().getTime();
-    if (now - this.checkedAt >= this.refreshMs) {
-      this.current = await this.uow.repositories.settings.maintenance();
+    if (now - this.checkedAt < this.refreshMs) return this.refuseIfOn();
+    return this.uow.repositories.settings.maintenance().then((current) => {
+      this.current = current;
       this.checkedAt = now;
-    }
+      this.refuseIfOn();
+    });
+  }
+
+  private refuseIfOn(): void {
     if (this.current) throw new ServiceUnavailableError(this.current.message, this.current.retry_after_seconds);
   }
 }
