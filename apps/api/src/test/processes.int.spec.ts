@@ -96,8 +96,9 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
       const found = await uow.repositories.endpoints.findByIds(acknowledged);
       expect(found.map((e) => e.id).sort()).toEqual([...acknowledged].sort());
       for (const endpoint of found) expect(endpoint.serverDocuments()).toHaveLength(1);
-      const owned = await uow.repositories.roles.findHeldBy(acknowledged, [found[0].ownerId]);
-      expect(owned).toHaveLength(acknowledged.length);
+      for (const id of acknowledged) {
+        expect((await uow.repositories.roles.listForEndpoint(id)).map((a) => a.role)).toEqual(['administrator']);
+      }
     });
     if (backend.name === 'sqlite') {
       const { default: Database } = await import('better-sqlite3');

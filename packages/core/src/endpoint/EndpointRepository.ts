@@ -30,8 +30,6 @@ export interface EndpointRepository {
   update(endpoint: Endpoint): Promise<void>;
   /** Removes the endpoint and leaves its tombstone. */
   delete(endpoint: Endpoint, tombstone: Tombstone): Promise<void>;
-  /** Live shared endpoints hosted by `hostId`. */
-  listSharesOfHost(hostId: string): Promise<Endpoint[]>;
   findByIds(ids: readonly string[]): Promise<Endpoint[]>;
   /** One read: the endpoint by id or canonical name, with the assignments these principals hold on it. */
   findWithRolesOf(key: { id: string } | { canonical_name: string }, principalIds: readonly string[], options?: ReadOptions): Promise<EndpointWithRoles | null>;

@@ -20,8 +20,6 @@ export interface RoleAssignmentState {
 export interface RoleRepository {
   /** Fails with ConflictError when the same principal already holds the same role. */
   add(assignment: RoleAssignmentState): Promise<void>;
-  /** Assignments on these endpoints held by any of these principals (identity or group ids). */
-  findHeldBy(endpointIds: readonly string[], principalIds: readonly string[]): Promise<RoleAssignmentState[]>;
   listForEndpoint(endpointId: string): Promise<RoleAssignmentState[]>;
   findById(id: string): Promise<RoleAssignmentState | null>;
   delete(id: string): Promise<void>;

@@ -83,7 +83,7 @@ class InMemoryEndpointRepository implements EndpointRepository {
     this.store().endpoints.delete(endpoint.id);
     this.store().tombstones.set(tombstone.id, clone(tombstone));
   }
-  async listSharesOfHost(hostId: string) {
+  private sharesOf(hostId: string) {
     return [...this.store().endpoints.values()]
       .filter((e) => e.host_endpoint_id === hostId)
       .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id))
@@ -105,7 +105,7 @@ class InMemoryEndpointRepository implements EndpointRepository {
   }
   async listSharesHeldBy(hostId: string, holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] }) {
     const owners = new Set(holder.identityIds);
-    return (await this.listSharesOfHost(hostId))
+    return this.sharesOf(hostId)
       .map((endpoint) => ({ endpoint, assignments: this.heldOn(endpoint.id, holder.principalIds) }))
       .filter(({ endpoint, assignments }) => owners.has(endpoint.ownerId) || assignments.some((a) => holder.roles.includes(a.role)));
   }
@@ -120,11 +120,6 @@ class InMemoryRoleRepository implements RoleRepository {
       }
     }
     this.store().roles.set(assignment.id, clone(assignment));
-  }
-  async findHeldBy(endpointIds: readonly string[], principalIds: readonly string[]) {
-    const endpoints = new Set(endpointIds);
-    const principals = new Set(principalIds);
-    return [...this.store().roles.values()].filter((a) => endpoints.has(a.endpoint_id) && principals.has(a.principal_id)).map(clone);
   }
   async listForEndpoint(endpointId: string) {
     return [...this.store().roles.values()].filter((a) => a.endpoint_id === endpointId).map(clone);

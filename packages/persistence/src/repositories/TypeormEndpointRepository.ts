@@ -161,14 +161,6 @@ export class TypeormEndpointRepository implements EndpointRepository {
     await this.manager.insert(TombstoneSchema, { ...tombstone, deleted_at: toTime(tombstone.deleted_at) });
   }
 
-  async listSharesOfHost(hostId: string) {
-    const records = await this.manager.find(EndpointSchema, {
-      where: { host_endpoint_id: hostId },
-      order: { created_at: 'ASC', id: 'ASC' },
-    });
-    return records.map(endpointFromRecord);
-  }
-
   async findByIds(ids: readonly string[]) {
     if (ids.length === 0) return [];
     const records = await this.manager.findBy(EndpointSchema, { id: In([...ids]) });

@@ -1,5 +1,5 @@
 import { ConflictError, type EndpointRole, type PrincipalType, type RoleAssignmentState, type RoleRepository } from '@xfer/core';
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { RoleAssignmentSchema, type RoleAssignmentRecord } from '../records/schemas';
 import { Sql } from '../sql';
 import { fromTime, toTime, uniqueViolation } from './mapping';
@@ -31,15 +31,6 @@ export class TypeormRoleRepository implements RoleRepository {
       if (uniqueViolation(error) === null) throw error;
       throw new ConflictError('A role assignment with the same principal and role already exists');
     }
-  }
-
-  async findHeldBy(endpointIds: readonly string[], principalIds: readonly string[]) {
-    if (endpointIds.length === 0 || principalIds.length === 0) return [];
-    const records = await this.manager.findBy(RoleAssignmentSchema, {
-      endpoint_id: endpointIds.length === 1 ? endpointIds[0] : In([...endpointIds]),
-      principal_id: In([...principalIds]),
-    });
-    return records.map(fromRecord);
   }
 
   async listForEndpoint(endpointId: string) {
