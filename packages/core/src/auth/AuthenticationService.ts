@@ -1,7 +1,7 @@
 import { AuthenticationFailedError, ConsentRequiredError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { UnitOfWork } from '../shared/UnitOfWork';
-import { hashToken, isTokenUsable } from './AccessToken';
+import { hashToken, isTokenUsable, type TokenHolder } from './AccessToken';
 import { newIdentity, type IdentityState } from './Identity';
 import { Principal } from './Principal';
 import type { TokenIntrospector } from './TokenIntrospection';
@@ -12,22 +12,44 @@ export interface IntrospectionOptions {
   requiredScope: string | null;
 }
 
-/** Turns a bearer token into the caller. */
+const CACHED_TOKENS = 10_000;
+
+/**
+ * Turns a bearer token into the caller. What a token stands for may be remembered for
+ * `cacheSeconds` (default 1 s): a revocation, a new link or group membership takes effect within
+ * that bound on every instance; expiry is always checked at once.
+ */
 export class AuthenticationService {
+  private readonly cache = new Map<string, { holder: TokenHolder; readAt: number }>();
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly introspection: IntrospectionOptions | null = null,
+    private readonly cacheSeconds = 1,
   ) {}
 
   async authenticate(token: string | undefined): Promise<Principal> {
     if (!token) throw new AuthenticationFailedError('No Authentication provided.');
     if (this.introspection) return this.authenticateByIntrospection(token, this.introspection);
-    const holder = await this.uow.repositories.accessTokens.findHolder(hashToken(token));
-    if (!holder || !isTokenUsable(holder.token, this.clock.now())) {
+    const now = this.clock.now();
+    const holder = await this.holderOf(hashToken(token), now.getTime());
+    if (!holder || !isTokenUsable(holder.token, now)) {
       throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     }
     return new Principal(holder.identity, holder.set, holder.groupIds);
+  }
+
+  private async holderOf(hash: string, now: number): Promise<TokenHolder | null> {
+    const cached = this.cache.get(hash);
+    if (cached && now - cached.readAt < this.cacheSeconds * 1000) return cached.holder;
+    const holder = await this.uow.repositories.accessTokens.findHolder(hash);
+    this.cache.delete(hash);
+    if (holder && this.cacheSeconds > 0) {
+      if (this.cache.size >= CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(hash, { holder, readAt: now });
+    }
+    return holder;
   }
 
   /**

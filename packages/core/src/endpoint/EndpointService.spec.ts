@@ -263,6 +263,16 @@ describe('EndpointService', () => {
   });
 
   describe('authentication', () => {
+    it('notices a revoked token within a second, and an expired one at once', async () => {
+      const auth = world.services.authentication;
+      const { token } = await world.services.admin.issueToken('alice');
+      await auth.authenticate(token);
+      await world.services.admin.revokeToken(token);
+      await expect(auth.authenticate(token)).resolves.toBeDefined();
+      world.clock.advance(1);
+      await expect(auth.authenticate(token)).rejects.toThrow(/revoked/);
+    });
+
     it('refuses missing, unknown, expired tokens', async () => {
       const auth = world.services.authentication;
       await expect(auth.authenticate(undefined)).rejects.toThrow(AuthenticationFailedError);
