@@ -64,7 +64,8 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
     return;
   }
   if (typeof parserError?.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
-    sendError(req, res, parserError.status, 'BadRequest', 'The request body could not be read');
+    // e.g. a malformed percent-encoding in the path, or a body in an unsupported charset
+    sendError(req, res, parserError.status, 'BadRequest', `The request could not be read: ${error instanceof Error ? error.message : 'malformed'}`);
     return;
   }
   // Unexpected: the request log line carries the error and the request id an operator will be quoted.

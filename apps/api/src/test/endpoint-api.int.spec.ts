@@ -222,6 +222,12 @@ describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $na
       expect(res.status).toBe(201);
     });
 
+    it('answers a malformed percent-encoding in the path with 400, not a 500', async () => {
+      const res = await api.as(alice).get('/endpoint/%E0%A4%A');
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'BadRequest' });
+      expect(res.body.message).toContain('could not be read');
+    });
+
     it('answers unknown routes with a JSON 404', async () => {
       const res = await api.as(alice).get('/nowhere');
       expect(res.status).toBe(404);
