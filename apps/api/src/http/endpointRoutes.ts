@@ -1,5 +1,5 @@
-import { BadRequestError, ServerNotFoundError, type EndpointService } from '@xfer/core';
-import { Router, type Request } from 'express';
+import { BadRequestError, ServerNotFoundError, type CreatedEndpoint, type EndpointService } from '@xfer/core';
+import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { EndpointDocumentDto, ServerDocumentDto } from './dto/documents';
 import { sendResult } from './results';
@@ -20,6 +20,19 @@ function fieldsOf(req: Request): string | undefined {
   return fields;
 }
 
+/** endpoint_create_result: the setup key under both its names (null for all but personal endpoints). */
+function sendCreated(req: Request, res: Response, message: string, created: CreatedEndpoint): void {
+  sendResult(req, res, 201, {
+    DATA_TYPE: 'endpoint_create_result',
+    code: 'Created',
+    message,
+    id: created.id,
+    canonical_name: created.canonical_name,
+    vendor_connect_setup_key: created.vendor_connect_setup_key,
+    globus_connect_setup_key: created.vendor_connect_setup_key,
+  });
+}
+
 /** The twelve endpoint operations: parse, call the use case, render. */
 export function endpointRoutes(endpoints: EndpointService): Router {
   const router = Router();
@@ -30,30 +43,12 @@ export function endpointRoutes(endpoints: EndpointService): Router {
 
   router.post('/endpoint', async (req, res) => {
     const input = await parseBody(EndpointDocumentDto, req.body);
-    const created = await endpoints.createEndpoint(principalOf(res), input);
-    sendResult(req, res, 201, {
-      DATA_TYPE: 'endpoint_create_result',
-      code: 'Created',
-      message: 'Endpoint created successfully',
-      id: created.id,
-      canonical_name: created.canonical_name,
-      vendor_connect_setup_key: created.vendor_connect_setup_key,
-      globus_connect_setup_key: created.vendor_connect_setup_key,
-    });
+    sendCreated(req, res, 'Endpoint created successfully', await endpoints.createEndpoint(principalOf(res), input));
   });
 
   router.post('/shared_endpoint', async (req, res) => {
     const input = await parseBody(EndpointDocumentDto, req.body);
-    const created = await endpoints.createSharedEndpoint(principalOf(res), input);
-    sendResult(req, res, 201, {
-      DATA_TYPE: 'endpoint_create_result',
-      code: 'Created',
-      message: 'Shared endpoint created successfully',
-      id: created.id,
-      canonical_name: created.canonical_name,
-      vendor_connect_setup_key: null,
-      globus_connect_setup_key: null,
-    });
+    sendCreated(req, res, 'Shared endpoint created successfully', await endpoints.createSharedEndpoint(principalOf(res), input));
   });
 
   router.put('/endpoint/:xid', async (req, res) => {

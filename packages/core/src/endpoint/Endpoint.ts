@@ -13,7 +13,6 @@ import {
 } from './network';
 import {
   newServer,
-  PERSONAL_SERVER_ID,
   serverDocument,
   updatedServer,
   virtualServerDocument,
@@ -570,8 +569,6 @@ export class Endpoint {
   nextVersion(): void {
     this.state.version += 1;
   }
-
-  static readonly PERSONAL_SERVER_ID = PERSONAL_SERVER_ID;
 }
 
 function cannotSet(field: string, kind: EndpointKind, when: 'create' | 'update'): BadRequestError {

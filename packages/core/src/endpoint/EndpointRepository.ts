@@ -14,8 +14,8 @@ export interface ReadOptions {
 }
 
 export interface EndpointRepository {
-  findById(id: string, options?: ReadOptions): Promise<Endpoint | null>;
-  findByCanonicalName(canonicalName: string, options?: ReadOptions): Promise<Endpoint | null>;
+  findById(id: string): Promise<Endpoint | null>;
+  findByCanonicalName(canonicalName: string): Promise<Endpoint | null>;
   /** The tombstone of a deleted endpoint, by id or canonical name. */
   findTombstone(key: { id: string } | { canonical_name: string }): Promise<Tombstone | null>;
   /**

@@ -114,19 +114,14 @@ export class TypeormEndpointRepository implements EndpointRepository {
     return groupWithRoles(rows);
   }
 
-  async findById(id: string, options: ReadOptions = {}) {
-    const record = await this.manager.findOne(EndpointSchema, { where: { id }, ...this.lock(options) });
+  async findById(id: string) {
+    const record = await this.manager.findOneBy(EndpointSchema, { id });
     return record ? endpointFromRecord(record) : null;
   }
 
-  async findByCanonicalName(canonicalName: string, options: ReadOptions = {}) {
-    const record = await this.manager.findOne(EndpointSchema, { where: { canonical_name: canonicalName }, ...this.lock(options) });
+  async findByCanonicalName(canonicalName: string) {
+    const record = await this.manager.findOneBy(EndpointSchema, { canonical_name: canonicalName });
     return record ? endpointFromRecord(record) : null;
-  }
-
-  /** SELECT ... FOR UPDATE on Postgres; SQLite transactions already run one at a time. */
-  private lock(options: ReadOptions): { lock?: { mode: 'pessimistic_write' } } {
-    return options.forUpdate && this.manager.connection.options.type === 'postgres' ? { lock: { mode: 'pessimistic_write' } } : {};
   }
 
   async findTombstone(key: { id: string } | { canonical_name: string }): Promise<Tombstone | null> {
