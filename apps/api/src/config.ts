@@ -1,3 +1,4 @@
+import { TRANSFER_SCOPE } from '@xfer/core';
 import { commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
 
 export interface ApiConfig {
@@ -7,14 +8,29 @@ export interface ApiConfig {
   logLevel: string;
   bodyLimit: string;
   /** Token introspection against an external authorization server (RFC 7662), instead of local tokens. */
-  introspection: { url: string; clientId: string; clientSecret: string; requiredScope: string | null } | null;
+  introspection: { url: string; clientId: string; clientSecret: string } | null;
+  /** The scope every token must carry; null accepts any. */
+  requiredScope: string | null;
+  /** How long a token's meaning may be remembered per instance (0: revocations count at once). */
+  tokenCacheSeconds: number;
 }
 
 /** Reads and checks the API's settings; a bad one throws ConfigError naming the variable. */
 export function apiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const bodyLimit = env.API_BODY_LIMIT || '1mb';
   if (!/^\d+(b|kb|mb)$/i.test(bodyLimit)) throw new ConfigError(`API_BODY_LIMIT='${bodyLimit}' must look like 512kb or 1mb`);
-  return { ...commonConfig(env), apiPort: portFromEnv('API_PORT', 8080, env), bodyLimit, introspection: introspectionConfig(env) };
+  const requiredScope = env.AUTH_REQUIRED_SCOPE === undefined ? TRANSFER_SCOPE : env.AUTH_REQUIRED_SCOPE.trim() || null;
+  if (requiredScope !== null && /\s/.test(requiredScope)) throw new ConfigError('AUTH_REQUIRED_SCOPE must be one scope name, without spaces');
+  const cache = env.AUTH_TOKEN_CACHE_SECONDS ?? '0';
+  if (!/^\d{1,4}$/.test(cache)) throw new ConfigError(`AUTH_TOKEN_CACHE_SECONDS='${cache}' must be a whole number of seconds (0-9999)`);
+  return {
+    ...commonConfig(env),
+    apiPort: portFromEnv('API_PORT', 8080, env),
+    bodyLimit,
+    introspection: introspectionConfig(env),
+    requiredScope,
+    tokenCacheSeconds: Number(cache),
+  };
 }
 
 function introspectionConfig(env: NodeJS.ProcessEnv): ApiConfig['introspection'] {
@@ -31,6 +47,5 @@ function introspectionConfig(env: NodeJS.ProcessEnv): ApiConfig['introspection']
   const clientSecret = env.AUTH_INTROSPECTION_CLIENT_SECRET;
   if (!clientId) throw new ConfigError('AUTH_INTROSPECTION_CLIENT_ID is required with AUTH_INTROSPECTION_URL');
   if (!clientSecret) throw new ConfigError('AUTH_INTROSPECTION_CLIENT_SECRET is required with AUTH_INTROSPECTION_URL');
-  const requiredScope = env.AUTH_REQUIRED_SCOPE === undefined ? 'urn:globus:auth:scope:transfer.api.globus.org:all' : env.AUTH_REQUIRED_SCOPE || null;
-  return { url, clientId, clientSecret, requiredScope };
+  return { url, clientId, clientSecret };
 }

@@ -8,12 +8,17 @@ import type { ApiConfig } from './config';
  * The API's composition root: TypeORM adapters and the core use cases; tokens are checked locally
  * unless an external authorization server is configured for introspection.
  */
-export function buildApiContainer(dataSource: DataSource, options: { introspection?: ApiConfig['introspection'] } = {}): Container {
+export function buildApiContainer(
+  dataSource: DataSource,
+  options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope' | 'tokenCacheSeconds'>> = {},
+): Container {
   const container = new Container();
   const settings = options.introspection;
-  const introspection = settings
-    ? { introspector: new HttpTokenIntrospector(settings.url, settings.clientId, settings.clientSecret), requiredScope: settings.requiredScope }
-    : null;
-  container.loadSync(persistenceModule(dataSource), coreModule({ introspection }));
+  const authentication = {
+    introspector: settings ? new HttpTokenIntrospector(settings.url, settings.clientId, settings.clientSecret) : null,
+    ...(options.requiredScope !== undefined && { requiredScope: options.requiredScope }),
+    ...(options.tokenCacheSeconds !== undefined && { cacheSeconds: options.tokenCacheSeconds }),
+  };
+  container.loadSync(persistenceModule(dataSource), coreModule({ authentication }));
   return container;
 }

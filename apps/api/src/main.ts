@@ -9,7 +9,7 @@ import { createApp } from './http/app';
 async function main(): Promise<void> {
   const config = apiConfig();
   const dataSource = await openDatabase(config.databaseUrl);
-  const app = createApp(buildApiContainer(dataSource, { introspection: config.introspection }), { bodyLimit: config.bodyLimit });
+  const app = createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit });
   const server = app.listen(config.apiPort, config.host, () => {
     console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);
   });

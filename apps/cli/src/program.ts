@@ -412,7 +412,7 @@ export function buildProgram(io: Io): Command {
         await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
         return server;
       };
-      const apiServer = await listen(createApp(buildApiContainer(dataSource, { introspection: config.introspection }), { bodyLimit: config.bodyLimit }), config.apiPort);
+      const apiServer = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort);
       const pagesServer = await listen(
         createHelperPagesApp(buildHelperPagesContainer(dataSource), { trustProxy: pagesConfig.trustProxy, csrfSecret: pagesConfig.csrfSecret }),
         pagesConfig.authPort,

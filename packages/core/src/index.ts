@@ -16,6 +16,8 @@ export * from './auth/Consent';
 export * from './auth/Session';
 export * from './auth/password';
 export * from './auth/HelperPagesService';
+export * from './auth/Grant';
+export * from './auth/AuthorizationServer';
 export * from './endpoint/Endpoint';
 export * from './endpoint/EndpointDocument';
 export * from './endpoint/EndpointRepository';

@@ -1,5 +1,6 @@
 import { AdminService } from './admin/AdminService';
-import { AuthenticationService, type IntrospectionOptions } from './auth/AuthenticationService';
+import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, type AuthenticationOptions } from './auth/AuthenticationService';
+import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type AuthorizationServerOptions } from './auth/AuthorizationServer';
 import { HelperPagesService } from './auth/HelperPagesService';
 import { EndpointService } from './endpoint/EndpointService';
 import { MaintenanceGate } from './shared/MaintenanceGate';
@@ -12,13 +13,24 @@ export interface CoreServices {
   authentication: AuthenticationService;
   admin: AdminService;
   helperPages: HelperPagesService;
+  authorizationServer: AuthorizationServerService;
   maintenance: MaintenanceGate;
 }
 
-export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator, options: { introspection?: IntrospectionOptions | null } = {}): CoreServices {
+export interface CoreOptions {
+  authentication?: Partial<AuthenticationOptions>;
+  authorizationServer?: Partial<AuthorizationServerOptions>;
+}
+
+export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator, options: CoreOptions = {}): CoreServices {
   return {
     endpoints: new EndpointService(uow, clock, ids),
-    authentication: new AuthenticationService(uow, clock, options.introspection ?? null),
+    authentication: new AuthenticationService(uow, clock, { ...DEFAULT_AUTHENTICATION_OPTIONS, ...options.authentication }),
+    authorizationServer: new AuthorizationServerService(uow, clock, {
+      accessTokenLifetimeSeconds: DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS,
+      issuer: 'http://localhost:8081',
+      ...options.authorizationServer,
+    }),
     admin: new AdminService(uow, clock, ids),
     helperPages: new HelperPagesService(uow, clock),
     maintenance: new MaintenanceGate(uow, clock),

@@ -2,7 +2,9 @@ import type { Repositories, UnitOfWork } from '@xfer/core';
 import type { DataSource, EntityManager } from 'typeorm';
 import { TypeormAccessTokenRepository, TypeormGroupRepository, TypeormIdentityRepository } from './repositories/TypeormIdentityRepositories';
 import {
+  TypeormAuthorizationCodeRepository,
   TypeormClientRepository,
+  TypeormRefreshTokenRepository,
   TypeormConsentRepository,
   TypeormScopeRepository,
   TypeormSessionRepository,
@@ -26,6 +28,8 @@ export function typeormRepositories(manager: EntityManager): Repositories {
     scopes: new TypeormScopeRepository(manager),
     consents: new TypeormConsentRepository(manager),
     sessions: new TypeormSessionRepository(manager),
+    authorizationCodes: new TypeormAuthorizationCodeRepository(manager),
+    refreshTokens: new TypeormRefreshTokenRepository(manager),
     settings: new TypeormServiceSettingsRepository(manager),
   };
 }

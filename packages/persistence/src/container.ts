@@ -5,7 +5,7 @@ import {
   type Clock,
   type CoreServices,
   type IdGenerator,
-  type IntrospectionOptions,
+  type CoreOptions,
   type UnitOfWork,
 } from '@xfer/core';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
@@ -30,13 +30,13 @@ export function persistenceModule(dataSource: DataSource): ContainerModule {
 }
 
 /** The core use cases, built over whatever UnitOfWork, Clock and IdGenerator are bound. */
-export function coreModule(options: { clock?: Clock; ids?: IdGenerator; introspection?: IntrospectionOptions | null } = {}): ContainerModule {
+export function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreOptions = {}): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
     bind(TOKENS.IdGenerator).toConstantValue(options.ids ?? randomIdGenerator);
     bind(TOKENS.CoreServices)
       .toResolvedValue(
-        (uow: UnitOfWork, clock: Clock, ids: IdGenerator) => createCoreServices(uow, clock, ids, { introspection: options.introspection }),
+        (uow: UnitOfWork, clock: Clock, ids: IdGenerator) => createCoreServices(uow, clock, ids, options),
         [TOKENS.UnitOfWork, TOKENS.Clock, TOKENS.IdGenerator],
       )
       .inSingletonScope();

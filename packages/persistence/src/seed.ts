@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import {
   AdminService,
   Endpoint,
-  hashToken,
   newIdentity,
-  newTokenSecret,
   systemClock,
   randomIdGenerator,
   type IdentityState,
 } from '@xfer/core';
 import type { DataSource } from 'typeorm';
-import { AccessTokenSchema, EndpointSchema, IdentitySchema, RoleAssignmentSchema, type EndpointRecord } from './records/schemas';
+import { EndpointSchema, IdentitySchema, RoleAssignmentSchema, type EndpointRecord } from './records/schemas';
 import { endpointToRecord } from './repositories/TypeormEndpointRepository';
 import { insertSql } from './sql';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
@@ -84,8 +82,7 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
   const bench = await admin.addIdentity({ username, name: 'Benchmark User', email: 'bench@example.org', organization: 'Benchmarks' });
   await admin.addSubscription(`Benchmark subscription ${suffix}`, [username]);
   const subscription = (await uow.repositories.subscriptions.listForMembers([bench.id]))[0];
-  const token = newTokenSecret();
-  await dataSource.manager.insert(AccessTokenSchema, { token_hash: hashToken(token), identity_id: bench.id, created_at: new Date().toISOString(), expires_at: null, revoked_at: null });
+  const { token } = await admin.issueToken(username);
 
   const total = options.endpoints;
   const shares = Math.min(options.sharesOnFirstHost ?? 0, Math.max(0, total - 1));

@@ -9,6 +9,8 @@ describe('configuration from the environment', () => {
       apiPort: 8080,
       bodyLimit: '1mb',
       introspection: null,
+      requiredScope: 'urn:globus:auth:scope:transfer.api.globus.org:all',
+      tokenCacheSeconds: 0,
     });
   });
 
@@ -21,6 +23,8 @@ describe('configuration from the environment', () => {
     [{ LOG_LEVEL: 'loud' }, "LOG_LEVEL='loud'"],
     [{ HOST: 'my host' }, "HOST='my host'"],
     [{ AUTH_INTROSPECTION_URL: 'not a url' }, 'AUTH_INTROSPECTION_URL'],
+    [{ AUTH_REQUIRED_SCOPE: 'two scopes' }, 'AUTH_REQUIRED_SCOPE'],
+    [{ AUTH_TOKEN_CACHE_SECONDS: '-1' }, "AUTH_TOKEN_CACHE_SECONDS='-1'"],
     [{ AUTH_INTROSPECTION_URL: 'https://auth.example.org/introspect' }, 'AUTH_INTROSPECTION_CLIENT_ID'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => apiConfig(env)).toThrow(name);
@@ -28,6 +32,11 @@ describe('configuration from the environment', () => {
 
   it('reads the introspection settings', () => {
     const config = apiConfig({ AUTH_INTROSPECTION_URL: 'https://auth.example.org/v2/oauth2/token/introspect', AUTH_INTROSPECTION_CLIENT_ID: 'c', AUTH_INTROSPECTION_CLIENT_SECRET: 's' });
-    expect(config.introspection).toEqual({ url: 'https://auth.example.org/v2/oauth2/token/introspect', clientId: 'c', clientSecret: 's', requiredScope: 'urn:globus:auth:scope:transfer.api.globus.org:all' });
+    expect(config.introspection).toEqual({ url: 'https://auth.example.org/v2/oauth2/token/introspect', clientId: 'c', clientSecret: 's' });
+  });
+
+  it('takes the required scope and the token cache from the environment; an empty scope accepts any token', () => {
+    expect(apiConfig({ AUTH_REQUIRED_SCOPE: 'urn:example:scope:api:all', AUTH_TOKEN_CACHE_SECONDS: '2' })).toMatchObject({ requiredScope: 'urn:example:scope:api:all', tokenCacheSeconds: 2 });
+    expect(apiConfig({ AUTH_REQUIRED_SCOPE: '' }).requiredScope).toBeNull();
   });
 });

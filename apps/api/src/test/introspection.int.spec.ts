@@ -49,7 +49,7 @@ describe('token introspection against an external authorization server', () => {
 
   const api = (clientSecret = 's3cret', introspectionUrl = url) =>
     supertest(
-      createApp(buildApiContainer(dataSource, { introspection: { url: introspectionUrl, clientId: 'resource-server', clientSecret, requiredScope: TRANSFER_SCOPE } }), {
+      createApp(buildApiContainer(dataSource, { introspection: { url: introspectionUrl, clientId: 'resource-server', clientSecret }, requiredScope: TRANSFER_SCOPE }), {
         logger: createLogger({ level: 'silent' }),
       }),
     );

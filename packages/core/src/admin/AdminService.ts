@@ -1,7 +1,8 @@
 import { hashToken, newTokenSecret, tokenId, type AccessTokenState } from '../auth/AccessToken';
 import { checkBranding, checkClientDisplayName, checkRedirectUri, type ClientBranding, type ClientState } from '../auth/Client';
 import { hashPassword } from '../auth/password';
-import { checkScopeDescription, checkScopeName } from '../auth/Scope';
+import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
+import { checkResourceServer, checkScopeDescription, checkScopeName, resourceServerOf } from '../auth/Scope';
 import { checkGroupName } from '../auth/Group';
 import { newIdentity, type IdentityState } from '../auth/Identity';
 import { Endpoint } from '../endpoint/Endpoint';
@@ -66,13 +67,24 @@ export class AdminService {
     });
   }
 
-  async issueToken(username: string, lifetimeSeconds: number | null = null): Promise<IssuedToken> {
+  /** A token an operator hands out (no client, no consent): by default for the transfer API's scope. */
+  async issueToken(username: string, lifetimeSeconds: number | null = null, scope: string = TRANSFER_SCOPE): Promise<IssuedToken> {
     return this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
       const token = newTokenSecret();
       const now = this.clock.now();
       const expires_at = lifetimeSeconds === null ? null : new Date(now.getTime() + lifetimeSeconds * 1000);
-      await repos.accessTokens.add({ token_hash: hashToken(token), identity_id: identity.id, created_at: now, expires_at, revoked_at: null });
+      await repos.accessTokens.add({
+        token_hash: hashToken(token),
+        identity_id: identity.id,
+        created_at: now,
+        expires_at,
+        revoked_at: null,
+        client_id: null,
+        scopes: [checkScopeName(scope)],
+        resource_server: resourceServerOf(scope),
+        refresh_token_hash: null,
+      });
       return { token, identity_id: identity.id, expires_at };
     });
   }
@@ -144,6 +156,7 @@ export class AdminService {
     redirect_uris?: string[];
     branding?: Partial<ClientBranding>;
     public_client?: boolean;
+    resource_server?: string | null;
   }): Promise<{ client: ClientState; secret: string | null }> {
     const publicClient = input.public_client ?? true;
     const secret = publicClient ? null : newTokenSecret();
@@ -154,17 +167,33 @@ export class AdminService {
       redirect_uris: (input.redirect_uris ?? []).map(checkRedirectUri),
       public_client: publicClient,
       secret_hash: secret === null ? null : hashToken(secret),
+      resource_server: input.resource_server == null ? null : checkResourceServer(input.resource_server),
       created_at: this.clock.now(),
     };
+    if (client.resource_server && publicClient) throw new BadRequestError('A resource server must be a confidential client');
     await this.uow.transaction((repos) => repos.clients.add(client));
     return { client, secret };
   }
 
-  async addScope(name: string, description: string): Promise<string> {
+  /** Adds a scope; `dependsOn` names scopes (added before) the client may use downstream with it. */
+  async addScope(name: string, description: string, options: { resourceServer?: string; dependsOn?: string[] } = {}): Promise<string> {
     return this.uow.transaction(async (repos) => {
       if (await repos.scopes.findByName(checkScopeName(name))) throw new ConflictError(`Scope '${name}' already exists`);
+      const dependent_scope_ids: string[] = [];
+      for (const dependency of options.dependsOn ?? []) {
+        const found = await repos.scopes.findByName(dependency);
+        if (!found) throw new ResourceNotFoundError(`No such scope '${dependency}' to depend on`);
+        dependent_scope_ids.push(found.id);
+      }
       const id = this.ids.uuid();
-      await repos.scopes.add({ id, name, description: checkScopeDescription(description), created_at: this.clock.now() });
+      await repos.scopes.add({
+        id,
+        name,
+        description: checkScopeDescription(description),
+        resource_server: checkResourceServer(options.resourceServer ?? resourceServerOf(name)),
+        dependent_scope_ids: [...new Set(dependent_scope_ids)],
+        created_at: this.clock.now(),
+      });
       return id;
     });
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
 import type { CoreServices } from '../services';
 
 export const DEMO_USERNAME = 'alice';
@@ -7,7 +8,7 @@ const PORTAL_URL = 'https://portal.example.org/';
 
 /** Scopes of the demo, in words a user understands. */
 export const DEMO_SCOPES = {
-  transfer: { name: 'urn:globus:auth:scope:transfer.api.globus.org:all', description: 'Manage your endpoints and file transfers' },
+  transfer: { name: TRANSFER_SCOPE, description: 'Manage your endpoints and file transfers' },
   dataAccess: { name: 'urn:xfer:scope:storage.example.org:data_access', description: 'Read and write files on your lab storage' },
   profile: { name: 'openid', description: 'Know who you are: your name, e-mail address and identities' },
 };
@@ -41,7 +42,9 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
     redirect_uris: [PORTAL_URL],
     branding: { primary_color: '#0b5d3b', background_color: '#f3f7f5' },
   });
-  for (const scope of Object.values(DEMO_SCOPES)) await admin.addScope(scope.name, scope.description);
+  await admin.addScope(DEMO_SCOPES.dataAccess.name, DEMO_SCOPES.dataAccess.description);
+  await admin.addScope(DEMO_SCOPES.profile.name, DEMO_SCOPES.profile.description);
+  await admin.addScope(DEMO_SCOPES.transfer.name, DEMO_SCOPES.transfer.description, { dependsOn: [DEMO_SCOPES.dataAccess.name] });
   const transfer = await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.transfer.name);
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.dataAccess.name, transfer);
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.profile.name);

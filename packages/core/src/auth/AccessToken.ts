@@ -8,6 +8,14 @@ export interface AccessTokenState {
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  /** The client it was issued to; null for a token an operator issued. */
+  client_id: string | null;
+  /** The scopes it carries (all of one resource server). */
+  scopes: string[];
+  /** The service it is for, e.g. transfer.api.globus.org. */
+  resource_server: string;
+  /** The refresh token it was issued with or from: revoking that revokes this too (RFC 7009 2.1). */
+  refresh_token_hash: string | null;
 }
 
 export function hashToken(token: string): string {
@@ -44,4 +52,8 @@ export interface AccessTokenRepository {
   findByHashPrefix(prefix: string): Promise<AccessTokenState[]>;
   listForIdentity(identityId: string): Promise<AccessTokenState[]>;
   revoke(hash: string, at: Date): Promise<void>;
+  /** Revokes the live tokens of these identities issued to the client; returns how many. */
+  revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
+  /** Revokes the live tokens issued with or from a refresh token. */
+  revokeByRefreshToken(refreshTokenHash: string, at: Date): Promise<void>;
 }

@@ -6,46 +6,63 @@ import { newIdentity, type IdentityState } from './Identity';
 import { Principal } from './Principal';
 import type { TokenIntrospector } from './TokenIntrospection';
 
-export interface IntrospectionOptions {
-  introspector: TokenIntrospector;
-  /** A scope the token must carry; null to accept any. */
+export interface AuthenticationOptions {
+  /** An external authorization server's introspection (RFC 7662) instead of this service's own tokens. */
+  introspector: TokenIntrospector | null;
+  /** A scope every token must carry (the API's own); null to accept any. */
   requiredScope: string | null;
+  /**
+   * How long what a token stands for may be remembered per instance. 0 (the default): a revoked
+   * token is refused at once; above 0, a revocation, link or membership change may take that long.
+   */
+  cacheSeconds: number;
 }
+
+/** The hosted service's transfer scope: what unchanged clients ask for to call this API. */
+export const TRANSFER_SCOPE = 'urn:globus:auth:scope:transfer.api.globus.org:all';
+
+export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = { introspector: null, requiredScope: TRANSFER_SCOPE, cacheSeconds: 0 };
 
 const CACHED_TOKENS = 10_000;
 
-/**
- * Turns a bearer token into the caller. What a token stands for may be remembered for
- * `cacheSeconds` (default 1 s): a revocation, a new link or group membership takes effect within
- * that bound on every instance; expiry is always checked at once.
- */
+/** Turns a bearer token into the caller; expiry is always checked at once. */
 export class AuthenticationService {
   private readonly cache = new Map<string, { holder: TokenHolder; readAt: number }>();
 
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
-    private readonly introspection: IntrospectionOptions | null = null,
-    private readonly cacheSeconds = 1,
+    private readonly options: AuthenticationOptions = DEFAULT_AUTHENTICATION_OPTIONS,
   ) {}
 
   async authenticate(token: string | undefined): Promise<Principal> {
     if (!token) throw new AuthenticationFailedError('No Authentication provided.');
-    if (this.introspection) return this.authenticateByIntrospection(token, this.introspection);
+    const { introspector } = this.options;
+    if (introspector) return this.authenticateByIntrospection(token, introspector);
     const now = this.clock.now();
     const holder = await this.holderOf(hashToken(token), now.getTime());
     if (!holder || !isTokenUsable(holder.token, now)) {
       throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     }
+    this.requireScope(holder.token.scopes);
     return new Principal(holder.identity, holder.set, holder.groupIds);
   }
 
+  private requireScope(scopes: readonly string[]): void {
+    const { requiredScope } = this.options;
+    if (requiredScope && !scopes.includes(requiredScope)) {
+      throw new ConsentRequiredError(`This token lacks the scope ${requiredScope}: ask the user to consent to it`, [requiredScope]);
+    }
+  }
+
   private async holderOf(hash: string, now: number): Promise<TokenHolder | null> {
+    const { cacheSeconds } = this.options;
+    if (cacheSeconds <= 0) return this.uow.repositories.accessTokens.findHolder(hash);
     const cached = this.cache.get(hash);
-    if (cached && now - cached.readAt < this.cacheSeconds * 1000) return cached.holder;
+    if (cached && now - cached.readAt < cacheSeconds * 1000) return cached.holder;
     const holder = await this.uow.repositories.accessTokens.findHolder(hash);
     this.cache.delete(hash);
-    if (holder && this.cacheSeconds > 0) {
+    if (holder) {
       if (this.cache.size >= CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, { holder, readAt: now });
     }
@@ -57,13 +74,10 @@ export class AuthenticationService {
    * caller, `sub` is the primary identity. Identities this service does not know yet are taken
    * as the server describes them.
    */
-  private async authenticateByIntrospection(token: string, options: IntrospectionOptions): Promise<Principal> {
-    const result = await options.introspector.introspect(token);
+  private async authenticateByIntrospection(token: string, introspector: TokenIntrospector): Promise<Principal> {
+    const result = await introspector.introspect(token);
     if (!result.active || !result.sub) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
-    const scopes = (result.scope ?? '').split(' ').filter(Boolean);
-    if (options.requiredScope && !scopes.includes(options.requiredScope)) {
-      throw new ConsentRequiredError(`This token lacks the scope ${options.requiredScope}`, [options.requiredScope]);
-    }
+    this.requireScope((result.scope ?? '').split(' ').filter(Boolean));
     const { identities, groups } = this.uow.repositories;
     const known = async (id: string, describe: () => IdentityState): Promise<IdentityState> => (await identities.findById(id)) ?? describe();
     const now = this.clock.now();

@@ -18,6 +18,8 @@ export interface ClientState {
   /** Public clients (no secret) must use PKCE; confidential ones authenticate with a secret. */
   public_client: boolean;
   secret_hash: string | null;
+  /** The resource server this client runs, if any: it may introspect tokens issued for it. */
+  resource_server: string | null;
   created_at: Date;
 }
 

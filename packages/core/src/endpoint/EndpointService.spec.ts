@@ -1,6 +1,8 @@
+import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, TRANSFER_SCOPE } from '../auth/AuthenticationService';
 import type { Principal } from '../auth/Principal';
 import {
   AuthenticationFailedError,
+  ConsentRequiredError,
   BadRequestError,
   ConflictError,
   EndpointDeletedError,
@@ -263,14 +265,31 @@ describe('EndpointService', () => {
   });
 
   describe('authentication', () => {
-    it('notices a revoked token within a second, and an expired one at once', async () => {
+    it('refuses a revoked token at once', async () => {
       const auth = world.services.authentication;
+      const { token } = await world.services.admin.issueToken('alice');
+      await auth.authenticate(token);
+      await world.services.admin.revokeToken(token);
+      await expect(auth.authenticate(token)).rejects.toThrow(/revoked/);
+    });
+
+    it('with a token cache, notices a revocation within the cache time', async () => {
+      const auth = new AuthenticationService(world.uow, world.clock, { ...DEFAULT_AUTHENTICATION_OPTIONS, cacheSeconds: 1 });
       const { token } = await world.services.admin.issueToken('alice');
       await auth.authenticate(token);
       await world.services.admin.revokeToken(token);
       await expect(auth.authenticate(token)).resolves.toBeDefined();
       world.clock.advance(1);
       await expect(auth.authenticate(token)).rejects.toThrow(/revoked/);
+    });
+
+    it('asks for consent when a token lacks the required scope', async () => {
+      const { token } = await world.services.admin.issueToken('alice', null, 'openid');
+      const error = await world.services.authentication.authenticate(token).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConsentRequiredError);
+      expect((error as ConsentRequiredError).requiredScopes).toEqual([TRANSFER_SCOPE]);
+      const anyScope = new AuthenticationService(world.uow, world.clock, { ...DEFAULT_AUTHENTICATION_OPTIONS, requiredScope: null });
+      await expect(anyScope.authenticate(token)).resolves.toBeDefined();
     });
 
     it('refuses missing, unknown, expired tokens', async () => {

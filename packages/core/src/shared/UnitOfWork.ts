@@ -1,6 +1,7 @@
 import type { AccessTokenRepository } from '../auth/AccessToken';
 import type { ClientRepository } from '../auth/Client';
 import type { ConsentRepository } from '../auth/Consent';
+import type { AuthorizationCodeRepository, RefreshTokenRepository } from '../auth/Grant';
 import type { ScopeRepository } from '../auth/Scope';
 import type { SessionRepository } from '../auth/Session';
 import type { GroupRepository } from '../auth/Group';
@@ -23,6 +24,8 @@ export interface Repositories {
   scopes: ScopeRepository;
   consents: ConsentRepository;
   sessions: SessionRepository;
+  authorizationCodes: AuthorizationCodeRepository;
+  refreshTokens: RefreshTokenRepository;
   settings: ServiceSettingsRepository;
 }
 

@@ -4,6 +4,7 @@ import type { ConsentRepository, ConsentState, NewConsent } from '../auth/Consen
 import type { ScopeRepository, ScopeState } from '../auth/Scope';
 import type { SessionRepository, SessionState } from '../auth/Session';
 import type { GroupRepository, GroupState } from '../auth/Group';
+import type { AuthorizationCodeRepository, AuthorizationCodeState, RefreshTokenRepository, RefreshTokenState } from '../auth/Grant';
 import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
 import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
 import { endpointConflicts, type EndpointRepository } from '../endpoint/EndpointRepository';
@@ -29,6 +30,8 @@ interface Store {
   scopes: Map<string, ScopeState>;
   consents: Map<number, ConsentState>;
   sessions: Map<string, SessionState>;
+  codes: Map<string, AuthorizationCodeState>;
+  refreshTokens: Map<string, RefreshTokenState>;
   maintenance: Maintenance | null;
 }
 
@@ -296,6 +299,59 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
     const t = this.store().tokens.get(hash);
     if (t && t.revoked_at === null) t.revoked_at = at;
   }
+  async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
+    return revokeWhere(this.store().tokens.values(), (t) => t.client_id === clientId && identityIds.includes(t.identity_id), at);
+  }
+  async revokeByRefreshToken(refreshTokenHash: string, at: Date) {
+    revokeWhere(this.store().tokens.values(), (t) => t.refresh_token_hash === refreshTokenHash, at);
+  }
+}
+
+/** Stamps `revoked_at` on the live items that match; returns how many. */
+function revokeWhere<T extends { revoked_at: Date | null }>(items: Iterable<T>, matches: (item: T) => boolean, at: Date): number {
+  let count = 0;
+  for (const item of items) {
+    if (item.revoked_at === null && matches(item)) {
+      item.revoked_at = at;
+      count++;
+    }
+  }
+  return count;
+}
+
+class InMemoryAuthorizationCodeRepository implements AuthorizationCodeRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(code: AuthorizationCodeState) {
+    if (this.store().codes.has(code.code_hash)) throw new ConflictError('Authorization code exists already');
+    this.store().codes.set(code.code_hash, clone(code));
+  }
+  async findByHash(hash: string) {
+    const c = this.store().codes.get(hash);
+    return c ? clone(c) : null;
+  }
+  async markUsed(hash: string, at: Date) {
+    const c = this.store().codes.get(hash);
+    if (!c || c.used_at !== null) return false;
+    c.used_at = at;
+    return true;
+  }
+}
+
+class InMemoryRefreshTokenRepository implements RefreshTokenRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(token: RefreshTokenState) {
+    this.store().refreshTokens.set(token.token_hash, clone(token));
+  }
+  async findByHash(hash: string) {
+    const t = this.store().refreshTokens.get(hash);
+    return t ? clone(t) : null;
+  }
+  async revoke(hash: string, at: Date) {
+    return revokeWhere(this.store().refreshTokens.values(), (t) => t.token_hash === hash, at) === 1;
+  }
+  async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
+    return revokeWhere(this.store().refreshTokens.values(), (t) => t.client_id === clientId && identityIds.includes(t.identity_id), at);
+  }
 }
 
 class InMemoryClientRepository implements ClientRepository {
@@ -403,6 +459,8 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     scopes: new Map(),
     consents: new Map(),
     sessions: new Map(),
+    codes: new Map(),
+    refreshTokens: new Map(),
     maintenance: null,
   };
   private queue: Promise<unknown> = Promise.resolve();
@@ -422,6 +480,8 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       scopes: new InMemoryScopeRepository(store),
       consents: new InMemoryConsentRepository(store),
       sessions: new InMemorySessionRepository(store),
+      authorizationCodes: new InMemoryAuthorizationCodeRepository(store),
+      refreshTokens: new InMemoryRefreshTokenRepository(store),
       settings: new InMemoryServiceSettingsRepository(store),
     };
   }

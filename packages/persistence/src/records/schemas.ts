@@ -69,6 +69,11 @@ export interface AccessTokenRecord {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  client_id: string | null;
+  /** Space separated, as on the wire (scope names hold no spaces). */
+  scopes: string;
+  resource_server: string;
+  refresh_token_hash: string | null;
 }
 export const AccessTokenSchema = new EntitySchema<AccessTokenRecord>({
   name: 'access_tokens',
@@ -78,6 +83,10 @@ export const AccessTokenSchema = new EntitySchema<AccessTokenRecord>({
     created_at: time(),
     expires_at: time(true),
     revoked_at: time(true),
+    client_id: varchar(36, true),
+    scopes: text(false),
+    resource_server: varchar(256),
+    refresh_token_hash: varchar(64, true),
   },
 });
 
@@ -273,6 +282,7 @@ export interface ClientRecord {
   redirect_uris: string;
   public_client: boolean;
   secret_hash: string | null;
+  resource_server: string | null;
   created_at: string;
 }
 export const ClientSchema = new EntitySchema<ClientRecord>({
@@ -284,6 +294,7 @@ export const ClientSchema = new EntitySchema<ClientRecord>({
     redirect_uris: text(false),
     public_client: bool(),
     secret_hash: varchar(64, true),
+    resource_server: varchar(256, true),
     created_at: time(),
   },
 });
@@ -292,11 +303,14 @@ export interface ScopeRecord {
   id: string;
   name: string;
   description: string;
+  resource_server: string;
+  /** JSON array of scope ids. */
+  dependent_scope_ids: string;
   created_at: string;
 }
 export const ScopeSchema = new EntitySchema<ScopeRecord>({
   name: 'scopes',
-  columns: { id: id(), name: varchar(512), description: varchar(1024), created_at: time() },
+  columns: { id: id(), name: varchar(512), description: varchar(1024), resource_server: varchar(256), dependent_scope_ids: text(false), created_at: time() },
 });
 
 export interface ConsentRecord {
@@ -336,7 +350,57 @@ export const SessionSchema = new EntitySchema<SessionRecord>({
   columns: { id_hash: id(64), identity_id: varchar(36), created_at: time(), expires_at: time() },
 });
 
-ALL_SCHEMAS.push(ClientSchema, ScopeSchema, ConsentSchema, SessionSchema);
+export interface AuthorizationCodeRecord {
+  code_hash: string;
+  client_id: string;
+  identity_id: string;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+export const AuthorizationCodeSchema = new EntitySchema<AuthorizationCodeRecord>({
+  name: 'authorization_codes',
+  columns: {
+    code_hash: id(64),
+    client_id: varchar(36),
+    identity_id: varchar(36),
+    redirect_uri: varchar(2048),
+    scopes: text(false),
+    code_challenge: varchar(128, true),
+    code_challenge_method: varchar(16, true),
+    created_at: time(),
+    expires_at: time(),
+    used_at: time(true),
+  },
+});
+
+export interface RefreshTokenRecord {
+  token_hash: string;
+  identity_id: string;
+  client_id: string;
+  scopes: string;
+  resource_server: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
+  name: 'refresh_tokens',
+  columns: {
+    token_hash: id(64),
+    identity_id: varchar(36),
+    client_id: varchar(36),
+    scopes: text(false),
+    resource_server: varchar(256),
+    created_at: time(),
+    revoked_at: time(true),
+  },
+});
+
+ALL_SCHEMAS.push(ClientSchema, ScopeSchema, ConsentSchema, SessionSchema, AuthorizationCodeSchema, RefreshTokenSchema);
 
 export interface SettingRecord {
   key: string;

@@ -10,9 +10,26 @@ import {
   type ScopeState,
   type SessionRepository,
   type SessionState,
+  type AuthorizationCodeRepository,
+  type AuthorizationCodeState,
+  type RefreshTokenRepository,
+  type RefreshTokenState,
 } from '@xfer/core';
-import { In, type EntityManager } from 'typeorm';
-import { ClientSchema, ConsentSchema, ScopeSchema, SessionSchema, type ClientRecord, type ConsentRecord } from '../records/schemas';
+import { In, IsNull, type EntityManager } from 'typeorm';
+import {
+  AuthorizationCodeSchema,
+  ClientSchema,
+  ConsentSchema,
+  RefreshTokenSchema,
+  ScopeSchema,
+  SessionSchema,
+  type AuthorizationCodeRecord,
+  type ClientRecord,
+  type ConsentRecord,
+  type RefreshTokenRecord,
+  type ScopeRecord,
+} from '../records/schemas';
+import { scopesFromText } from './TypeormIdentityRepositories';
 import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const clientFromRecord = (r: ClientRecord): ClientState => ({
@@ -48,11 +65,13 @@ export class TypeormClientRepository implements ClientRepository {
   }
 }
 
+const scopeFromRecord = (r: ScopeRecord): ScopeState => ({ ...r, dependent_scope_ids: JSON.parse(r.dependent_scope_ids), created_at: fromTime(r.created_at) });
+
 export class TypeormScopeRepository implements ScopeRepository {
   constructor(private readonly manager: EntityManager) {}
   async add(scope: ScopeState) {
     try {
-      await this.manager.insert(ScopeSchema, { ...scope, created_at: toTime(scope.created_at) });
+      await this.manager.insert(ScopeSchema, { ...scope, dependent_scope_ids: JSON.stringify(scope.dependent_scope_ids), created_at: toTime(scope.created_at) });
     } catch (error) {
       if (uniqueViolation(error) === null) throw error;
       throw new ConflictError(`Scope '${scope.name}' already exists`);
@@ -60,15 +79,15 @@ export class TypeormScopeRepository implements ScopeRepository {
   }
   async findByName(name: string) {
     const r = await this.manager.findOneBy(ScopeSchema, { name });
-    return r ? { ...r, created_at: fromTime(r.created_at) } : null;
+    return r ? scopeFromRecord(r) : null;
   }
   async findByIds(ids: readonly string[]) {
     if (ids.length === 0) return [];
     const records = await this.manager.findBy(ScopeSchema, { id: In([...ids]) });
-    return records.map((r) => ({ ...r, created_at: fromTime(r.created_at) }));
+    return records.map(scopeFromRecord);
   }
   async list() {
-    return (await this.manager.find(ScopeSchema, { order: { name: 'ASC' } })).map((r) => ({ ...r, created_at: fromTime(r.created_at) }));
+    return (await this.manager.find(ScopeSchema, { order: { name: 'ASC' } })).map(scopeFromRecord);
   }
 }
 
@@ -132,5 +151,62 @@ export class TypeormSessionRepository implements SessionRepository {
   }
   async delete(hash: string) {
     await this.manager.delete(SessionSchema, { id_hash: hash });
+  }
+}
+
+const codeFromRecord = (r: AuthorizationCodeRecord): AuthorizationCodeState => ({
+  ...r,
+  scopes: scopesFromText(r.scopes),
+  created_at: fromTime(r.created_at),
+  expires_at: fromTime(r.expires_at),
+  used_at: fromTimeOrNull(r.used_at),
+});
+
+export class TypeormAuthorizationCodeRepository implements AuthorizationCodeRepository {
+  constructor(private readonly manager: EntityManager) {}
+  async add(code: AuthorizationCodeState) {
+    await this.manager.insert(AuthorizationCodeSchema, {
+      ...code,
+      scopes: code.scopes.join(' '),
+      created_at: toTime(code.created_at),
+      expires_at: toTime(code.expires_at),
+      used_at: toTimeOrNull(code.used_at),
+    });
+  }
+  async findByHash(hash: string) {
+    const r = await this.manager.findOneBy(AuthorizationCodeSchema, { code_hash: hash });
+    return r ? codeFromRecord(r) : null;
+  }
+  async markUsed(hash: string, at: Date) {
+    // one conditional UPDATE: of two racing exchanges, only one sees a row change
+    const result = await this.manager.update(AuthorizationCodeSchema, { code_hash: hash, used_at: IsNull() }, { used_at: toTime(at) });
+    return (result.affected ?? 0) === 1;
+  }
+}
+
+const refreshFromRecord = (r: RefreshTokenRecord): RefreshTokenState => ({
+  ...r,
+  scopes: scopesFromText(r.scopes),
+  created_at: fromTime(r.created_at),
+  revoked_at: fromTimeOrNull(r.revoked_at),
+});
+
+export class TypeormRefreshTokenRepository implements RefreshTokenRepository {
+  constructor(private readonly manager: EntityManager) {}
+  async add(token: RefreshTokenState) {
+    await this.manager.insert(RefreshTokenSchema, { ...token, scopes: token.scopes.join(' '), created_at: toTime(token.created_at), revoked_at: toTimeOrNull(token.revoked_at) });
+  }
+  async findByHash(hash: string) {
+    const r = await this.manager.findOneBy(RefreshTokenSchema, { token_hash: hash });
+    return r ? refreshFromRecord(r) : null;
+  }
+  async revoke(hash: string, at: Date) {
+    const result = await this.manager.update(RefreshTokenSchema, { token_hash: hash, revoked_at: IsNull() }, { revoked_at: toTime(at) });
+    return (result.affected ?? 0) === 1;
+  }
+  async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
+    if (identityIds.length === 0) return 0;
+    const result = await this.manager.update(RefreshTokenSchema, { client_id: clientId, identity_id: In([...identityIds]), revoked_at: IsNull() }, { revoked_at: toTime(at) });
+    return result.affected ?? 0;
   }
 }

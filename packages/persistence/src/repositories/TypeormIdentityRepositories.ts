@@ -113,14 +113,19 @@ export class TypeormGroupRepository implements GroupRepository {
   }
 }
 
-const tokenFromRecord = (r: AccessTokenRecord) => ({
+export const scopesFromText = (text: string): string[] => text.split(' ').filter(Boolean);
+
+const tokenFromRecord = (r: AccessTokenRecord): AccessTokenState => ({
   ...r,
   created_at: fromTime(r.created_at),
   expires_at: fromTimeOrNull(r.expires_at),
   revoked_at: fromTimeOrNull(r.revoked_at),
+  scopes: scopesFromText(r.scopes),
 });
 
-type HolderRow = IdentityRecord & { t_identity_id: string; t_created_at: string; t_expires_at: string | null; t_revoked_at: string | null; g_group_id: string | null };
+type TokenColumns = { [K in keyof AccessTokenRecord as `t_${K}`]: AccessTokenRecord[K] };
+type HolderRow = IdentityRecord & TokenColumns & { g_group_id: string | null };
+const TOKEN_COLUMNS: (keyof AccessTokenRecord)[] = ['token_hash', 'identity_id', 'created_at', 'expires_at', 'revoked_at', 'client_id', 'scopes', 'resource_server', 'refresh_token_hash'];
 
 export class TypeormAccessTokenRepository implements AccessTokenRepository {
   private readonly sql: Sql;
@@ -132,7 +137,7 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
   async findHolder(hash: string) {
     // token -> its identity -> every identity of that set -> their groups, in one read
     const rows = await this.sql.rows<HolderRow>(
-      `SELECT i.*, t.identity_id AS t_identity_id, t.created_at AS t_created_at, t.expires_at AS t_expires_at, t.revoked_at AS t_revoked_at, gm.group_id AS g_group_id
+      `SELECT i.*, ${TOKEN_COLUMNS.map((c) => `t.${c} AS t_${c}`).join(', ')}, gm.group_id AS g_group_id
        FROM access_tokens t JOIN identities p ON p.id = t.identity_id JOIN identities i ON i.set_id = p.set_id
        LEFT JOIN group_members gm ON gm.identity_id = i.id
        WHERE t.token_hash = ?`,
@@ -143,19 +148,20 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
     const identities = new Map<string, IdentityState>();
     const groupIds = new Set<string>();
     for (const row of rows) {
-      const { t_identity_id: _i, t_created_at: _c, t_expires_at: _e, t_revoked_at: _r, g_group_id, ...record } = row;
+      const record = Object.fromEntries(Object.entries(row).filter(([key]) => !key.startsWith('t_') && key !== 'g_group_id')) as IdentityRecord;
       if (!identities.has(record.id)) identities.set(record.id, identityFromRecord(record));
-      if (g_group_id !== null) groupIds.add(g_group_id);
+      if (row.g_group_id !== null) groupIds.add(row.g_group_id);
     }
     const identity = identities.get(first.t_identity_id)!;
     const set = sortIdentitySet([...identities.values()], identity.set_id);
-    const token = tokenFromRecord({ token_hash: hash, identity_id: first.t_identity_id, created_at: first.t_created_at, expires_at: first.t_expires_at, revoked_at: first.t_revoked_at });
+    const token = tokenFromRecord(Object.fromEntries(TOKEN_COLUMNS.map((c) => [c, first[`t_${c}`]])) as unknown as AccessTokenRecord);
     return { token, identity, set, groupIds: [...groupIds].sort() };
   }
 
   async add(token: AccessTokenState) {
     await this.manager.insert(AccessTokenSchema, {
       ...token,
+      scopes: token.scopes.join(' '),
       created_at: toTime(token.created_at),
       expires_at: toTimeOrNull(token.expires_at),
       revoked_at: toTimeOrNull(token.revoked_at),
@@ -179,5 +185,15 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
 
   async revoke(hash: string, at: Date) {
     await this.manager.update(AccessTokenSchema, { token_hash: hash, revoked_at: IsNull() }, { revoked_at: toTime(at) });
+  }
+
+  async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
+    if (identityIds.length === 0) return 0;
+    const result = await this.manager.update(AccessTokenSchema, { client_id: clientId, identity_id: In([...identityIds]), revoked_at: IsNull() }, { revoked_at: toTime(at) });
+    return result.affected ?? 0;
+  }
+
+  async revokeByRefreshToken(refreshTokenHash: string, at: Date) {
+    await this.manager.update(AccessTokenSchema, { refresh_token_hash: refreshTokenHash, revoked_at: IsNull() }, { revoked_at: toTime(at) });
   }
 }

@@ -1,9 +1,10 @@
 import { openDatabase } from '../dataSource';
 import { MIGRATIONS } from '../migrations';
+import { typeormRepositories } from '../TypeormUnitOfWork';
 import { testBackends } from '../testing';
 
 const EXPECTED_INDEXES = [
-  'IX_access_tokens_identity', 'IX_consents_identity', 'IX_endpoints_host', 'IX_endpoints_owner_host', 'IX_role_assignments_principal', 'IX_role_assignments_principal_host', 'IX_group_members_identity', 'IX_identities_set_id',
+  'IX_access_tokens_identity', 'IX_access_tokens_client_identity', 'IX_access_tokens_refresh', 'IX_refresh_tokens_client_identity', 'IX_consents_identity', 'IX_endpoints_host', 'IX_endpoints_owner_host', 'IX_role_assignments_principal', 'IX_role_assignments_principal_host', 'IX_group_members_identity', 'IX_identities_set_id',
   'IX_pause_rules_endpoint', 'IX_sessions_identity', 'IX_subscription_members_member', 'IX_tombstones_canonical_name',
   'UQ_endpoints_canonical_name', 'UQ_endpoints_owner_display_name', 'UQ_groups_name', 'UQ_identities_username',
   'UQ_role_assignments', 'UQ_scopes_name', 'UQ_subscriptions_name',
@@ -27,6 +28,28 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       expect(await dataSource.showMigrations()).toBe(true);
       await dataSource.runMigrations();
       expect(await dataSource.showMigrations()).toBe(false);
+    } finally {
+      await dataSource.destroy();
+      await database.drop();
+    }
+  });
+
+  it('keeps tokens and scopes made before the OAuth server working: old tokens carry the transfer scope', async () => {
+    const database = await backend.create();
+    const dataSource = await openDatabase(database.url);
+    try {
+      await dataSource.undoLastMigration();
+      const p = (i: number) => (backend.name === 'sqlite' ? '?' : `$${i}`);
+      await dataSource.query(`INSERT INTO access_tokens (token_hash, identity_id, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)})`, ['a'.repeat(64), 'i', '2026-01-01T00:00:00.000Z']);
+      await dataSource.query(`INSERT INTO scopes (id, name, description, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`, ['s', 'urn:xfer:scope:storage.example.org:data_access', 'd', '2026-01-01T00:00:00.000Z']);
+      await dataSource.runMigrations();
+      const repositories = typeormRepositories(dataSource.manager);
+      expect(await repositories.accessTokens.findByHash('a'.repeat(64))).toMatchObject({
+        scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'],
+        resource_server: 'transfer.api.globus.org',
+        client_id: null,
+      });
+      expect(await repositories.scopes.findByName('urn:xfer:scope:storage.example.org:data_access')).toMatchObject({ resource_server: 'storage.example.org', dependent_scope_ids: [] });
     } finally {
       await dataSource.destroy();
       await database.drop();

@@ -1,4 +1,5 @@
-import { hashToken } from '../../auth/AccessToken';
+import { hashToken, type AccessTokenState } from '../../auth/AccessToken';
+import type { ScopeState } from '../../auth/Scope';
 import { newIdentity, type IdentityState } from '../../auth/Identity';
 import { Endpoint } from '../../endpoint/Endpoint';
 import { ALL_PAUSED } from '../../pause-rule/PauseRule';
@@ -33,6 +34,25 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       const i = newIdentity({ id: ids.uuid(), username, name: `Name of ${username}`, email: username.includes('@') ? username : `${username}@example.org`, now });
       await uow.repositories.identities.add(i);
       return i;
+    }
+
+    function tokenOf(secret: string, identityId: string, extra: Partial<AccessTokenState> = {}): AccessTokenState {
+      return {
+        token_hash: hashToken(secret),
+        identity_id: identityId,
+        created_at: now,
+        expires_at: null,
+        revoked_at: null,
+        client_id: null,
+        scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'],
+        resource_server: 'transfer.api.globus.org',
+        refresh_token_hash: null,
+        ...extra,
+      };
+    }
+
+    function scopeOf(name: string, extra: Partial<ScopeState> = {}): ScopeState {
+      return { id: ids.uuid(), name, description: `Use ${name}`, resource_server: 'transfer.api.globus.org', dependent_scope_ids: [], created_at: now, ...extra };
     }
 
     function serverEndpoint(owner: IdentityState, displayName: string | null, extra: Record<string, unknown> = {}) {
@@ -164,7 +184,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const groupId = ids.uuid();
         await uow.repositories.groups.add({ id: groupId, name: 'lab', created_at: now });
         await uow.repositories.groups.addMember(groupId, work.id);
-        const token = { token_hash: hashToken('work-token'), identity_id: work.id, created_at: now, expires_at: null, revoked_at: null };
+        const token = tokenOf('work-token', work.id, { client_id: ids.uuid(), scopes: ['a', 'b'] });
         await uow.repositories.accessTokens.add(token);
         const holder = await uow.repositories.accessTokens.findHolder(token.token_hash);
         expect(holder?.token).toEqual(token);
@@ -236,7 +256,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         await uow.repositories.groups.addMember(groupId, alice.id);
         expect(await uow.repositories.groups.groupIdsOf([alice.id])).toEqual([groupId]);
         expect(await uow.repositories.groups.groupIdsOf([ids.uuid()])).toEqual([]);
-        const token = { token_hash: hashToken('secret'), identity_id: alice.id, created_at: now, expires_at: null, revoked_at: null };
+        const token = tokenOf('secret', alice.id);
         await uow.repositories.accessTokens.add(token);
         expect(await uow.repositories.accessTokens.findByHash(hashToken('secret'))).toEqual(token);
         expect(await uow.repositories.accessTokens.findByHash(hashToken('other'))).toBeNull();
@@ -262,6 +282,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
           redirect_uris: ['https://portal.example.org/back'],
           public_client: false,
           secret_hash: hashToken('s'),
+          resource_server: 'transfer.api.globus.org',
           created_at: now,
         };
         await uow.repositories.clients.add(client);
@@ -271,7 +292,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       });
 
       it('stores scopes with unique names', async () => {
-        const scope = { id: ids.uuid(), name: 'urn:xfer:scope:transfer:all', description: 'Move your files', created_at: now };
+        const scope = scopeOf('urn:xfer:scope:transfer:all', { dependent_scope_ids: [ids.uuid(), ids.uuid()], resource_server: 'transfer' });
         await uow.repositories.scopes.add(scope);
         await expect(uow.repositories.scopes.add({ ...scope, id: ids.uuid() })).rejects.toThrow(ConflictError);
         expect(await uow.repositories.scopes.findByName(scope.name)).toEqual(scope);
@@ -291,6 +312,55 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(listed[0]).toEqual(root);
         await expect(uow.repositories.consents.add({ ...base, parent_id: 99999 })).rejects.toThrow(ConflictError);
         expect(await uow.repositories.consents.listForIdentities([ids.uuid()])).toEqual([]);
+      });
+
+      it('spends an authorization code once', async () => {
+        const code = {
+          code_hash: hashToken('code'),
+          client_id: ids.uuid(),
+          identity_id: ids.uuid(),
+          redirect_uri: 'https://portal.example.org/back?x=1',
+          scopes: ['openid', 'urn:xfer:scope:transfer:all'],
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+          created_at: now,
+          expires_at: new Date(now.getTime() + 600_000),
+          used_at: null,
+        };
+        await uow.repositories.authorizationCodes.add(code);
+        expect(await uow.repositories.authorizationCodes.findByHash(code.code_hash)).toEqual(code);
+        expect(await uow.repositories.authorizationCodes.findByHash(hashToken('other'))).toBeNull();
+        const outcomes = await Promise.all([1, 2, 3].map(() => uow.transaction((r) => r.authorizationCodes.markUsed(code.code_hash, now))));
+        expect(outcomes.filter(Boolean)).toHaveLength(1);
+        expect((await uow.repositories.authorizationCodes.findByHash(code.code_hash))?.used_at).toEqual(now);
+        expect(await uow.repositories.authorizationCodes.markUsed(hashToken('other'), now)).toBe(false);
+      });
+
+      it('revokes refresh tokens and the access tokens issued with them, per client and identity', async () => {
+        const [alice, bob] = [await identity('alice'), await identity('bob')];
+        const [portal, other] = [ids.uuid(), ids.uuid()];
+        const refresh = { token_hash: hashToken('refresh'), identity_id: alice.id, client_id: portal, scopes: ['s'], resource_server: 'rs', created_at: now, revoked_at: null };
+        await uow.repositories.refreshTokens.add(refresh);
+        await uow.repositories.refreshTokens.add({ ...refresh, token_hash: hashToken('bob-refresh'), identity_id: bob.id });
+        expect(await uow.repositories.refreshTokens.findByHash(refresh.token_hash)).toEqual(refresh);
+        await uow.repositories.accessTokens.add(tokenOf('a1', alice.id, { client_id: portal, refresh_token_hash: refresh.token_hash }));
+        await uow.repositories.accessTokens.add(tokenOf('a2', alice.id, { client_id: portal }));
+        await uow.repositories.accessTokens.add(tokenOf('a3', alice.id, { client_id: other }));
+        await uow.repositories.accessTokens.add(tokenOf('b1', bob.id, { client_id: portal }));
+        const later = new Date(now.getTime() + 1000);
+        await uow.repositories.accessTokens.revokeByRefreshToken(refresh.token_hash, now);
+        expect((await uow.repositories.accessTokens.findByHash(hashToken('a1')))?.revoked_at).toEqual(now);
+        expect((await uow.repositories.accessTokens.findByHash(hashToken('a2')))?.revoked_at).toBeNull();
+        expect(await uow.repositories.accessTokens.revokeIssuedTo([alice.id], portal, later)).toBe(1);
+        expect((await uow.repositories.accessTokens.findByHash(hashToken('a1')))?.revoked_at).toEqual(now);
+        expect((await uow.repositories.accessTokens.findByHash(hashToken('a2')))?.revoked_at).toEqual(later);
+        expect((await uow.repositories.accessTokens.findByHash(hashToken('a3')))?.revoked_at).toBeNull();
+        expect((await uow.repositories.accessTokens.findByHash(hashToken('b1')))?.revoked_at).toBeNull();
+        expect(await uow.repositories.refreshTokens.revoke(refresh.token_hash, now)).toBe(true);
+        expect(await uow.repositories.refreshTokens.revoke(refresh.token_hash, later)).toBe(false);
+        expect((await uow.repositories.refreshTokens.findByHash(refresh.token_hash))?.revoked_at).toEqual(now);
+        expect(await uow.repositories.refreshTokens.revokeIssuedTo([alice.id, bob.id], portal, later)).toBe(1);
+        expect((await uow.repositories.refreshTokens.findByHash(hashToken('bob-refresh')))?.revoked_at).toEqual(later);
       });
 
       it('stores and deletes sessions by hash', async () => {
@@ -322,7 +392,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
 
       it('finds tokens by id prefix, lists them per identity and revokes them once', async () => {
         const alice = await identity('alice');
-        const t1 = { token_hash: hashToken('one'), identity_id: alice.id, created_at: now, expires_at: null, revoked_at: null };
+        const t1 = tokenOf('one', alice.id);
         const t2 = { ...t1, token_hash: hashToken('two'), created_at: new Date(now.getTime() + 1000) };
         await uow.repositories.accessTokens.add(t1);
         await uow.repositories.accessTokens.add(t2);
@@ -350,8 +420,8 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'B sub', member_ids: [], created_at: now });
         await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'A sub', member_ids: [], created_at: now });
         expect((await uow.repositories.subscriptions.list()).map((x) => x.name)).toEqual(['A sub', 'B sub']);
-        await uow.repositories.scopes.add({ id: ids.uuid(), name: 'z:scope', description: 'z', created_at: now });
-        await uow.repositories.scopes.add({ id: ids.uuid(), name: 'a:scope', description: 'a', created_at: now });
+        await uow.repositories.scopes.add(scopeOf('z:scope'));
+        await uow.repositories.scopes.add(scopeOf('a:scope'));
         expect((await uow.repositories.scopes.list()).map((x) => x.name)).toEqual(['a:scope', 'z:scope']);
       });
 

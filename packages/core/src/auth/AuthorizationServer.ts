@@ -1,0 +1,401 @@
+import { timingSafeEqual } from 'node:crypto';
+import { BadRequestError, DomainError } from '../shared/errors';
+import type { Clock } from '../shared/ports';
+import { isUuid } from '../shared/text';
+import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import { hashToken, isTokenUsable, newTokenSecret, type AccessTokenState } from './AccessToken';
+import type { ClientState } from './Client';
+import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
+import type { SignedIn } from './HelperPagesService';
+import { identityDocument, newIdentity, type IdentityState } from './Identity';
+import type { ScopeState } from './Scope';
+
+/** An RFC 6749 error: `code` is the protocol's error code, sent to the client as `error`. */
+export class OAuthProtocolError extends DomainError {
+  constructor(
+    readonly code:
+      | 'invalid_request'
+      | 'invalid_client'
+      | 'invalid_grant'
+      | 'invalid_scope'
+      | 'unauthorized_client'
+      | 'unsupported_response_type'
+      | 'access_denied',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * An authorization request that must not be answered by redirecting: the client is unknown or the
+ * redirect URI is not one it registered (RFC 6749 4.1.2.1), so the user sees an error page instead.
+ */
+export class UnsafeAuthorizationRequestError extends BadRequestError {}
+
+export interface AuthorizationRequestParams {
+  client_id?: string;
+  redirect_uri?: string;
+  response_type?: string;
+  scope?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+}
+
+export interface CheckedAuthorizationRequest {
+  client: ClientState;
+  redirectUri: string;
+  scopes: ScopeState[];
+}
+
+/** A scope as the consent screen shows it, with the scopes it depends on beneath it. */
+export interface ScopeTreeNode {
+  scope: ScopeState;
+  children: ScopeTreeNode[];
+}
+
+/** One token of a token response; a request spanning several resource servers gets one each. */
+export interface IssuedAccessToken {
+  access_token: string;
+  expires_in: number;
+  expires_at: Date;
+  resource_server: string;
+  scopes: string[];
+  refresh_token: string | null;
+}
+
+export interface IntrospectionDocument {
+  active: boolean;
+  [key: string]: unknown;
+}
+
+export interface AuthorizationServerOptions {
+  accessTokenLifetimeSeconds: number;
+  /** Identifies this service in introspection results (`iss`). */
+  issuer: string;
+}
+
+export const DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS = 48 * 60 * 60;
+const MAX_SCOPE_DEPTH = 8;
+
+/** Splits a scope parameter (space separated, RFC 6749 3.3) into distinct names in their order. */
+export function parseScopeParameter(scope: string | undefined): string[] {
+  return [...new Set((scope ?? '').split(/\s+/).filter(Boolean))];
+}
+
+/** The username a client's own identity has, as the hosted service names it. */
+export const clientUsername = (clientId: string) => `${clientId}@clients.auth.globus.org`;
+
+/**
+ * The authorization service's use cases behind OAuth 2.0 (RFC 6749, 7009, 7636, 7662): the protocol
+ * itself is parsed by a library in the app; the rules about clients, consents and tokens are here.
+ */
+export class AuthorizationServerService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly options: AuthorizationServerOptions = { accessTokenLifetimeSeconds: DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, issuer: 'http://localhost' },
+  ) {}
+
+  /** A registered client by id (no secret checked): who an authorization request is for. */
+  async client(clientId: string | undefined): Promise<ClientState | null> {
+    if (!clientId || !isUuid(clientId)) return null;
+    return this.uow.repositories.clients.findById(clientId.toLowerCase());
+  }
+
+  /**
+   * Authenticates a client at the token, introspection and revocation endpoints: a confidential
+   * client by its secret; a public client has none and must not send one.
+   */
+  async authenticateClient(clientId: string | undefined, secret: string | undefined | null): Promise<ClientState | null> {
+    const client = await this.client(clientId);
+    if (!client) return null;
+    if (client.public_client) return secret ? null : client;
+    if (!secret || !client.secret_hash) return null;
+    const given = Buffer.from(hashToken(secret), 'hex');
+    return timingSafeEqual(given, Buffer.from(client.secret_hash, 'hex')) ? client : null;
+  }
+
+  /**
+   * Checks an authorization request before the user is asked anything. Throws
+   * UnsafeAuthorizationRequestError when the client may not be redirected to, OAuthProtocolError
+   * for what the client is told at its redirect URI.
+   */
+  async checkAuthorizationRequest(params: AuthorizationRequestParams): Promise<CheckedAuthorizationRequest> {
+    const client = await this.client(params.client_id);
+    if (!client) throw new UnsafeAuthorizationRequestError('The application that sent you here is not registered with this service (unknown client_id).');
+    const redirectUri = params.redirect_uri ?? '';
+    if (!client.redirect_uris.includes(redirectUri)) {
+      throw new UnsafeAuthorizationRequestError(
+        `The redirect_uri the application sent is not one it registered, so you are not sent back to it.`,
+      );
+    }
+    if (params.response_type !== 'code') throw new OAuthProtocolError('unsupported_response_type', 'response_type must be code');
+    this.checkPkce(client, params.code_challenge ?? null, params.code_challenge_method ?? null);
+    return { client, redirectUri, scopes: await this.knownScopes(params.scope) };
+  }
+
+  private checkPkce(client: ClientState, challenge: string | null, method: string | null): void {
+    if (challenge === null) {
+      if (client.public_client) throw new OAuthProtocolError('invalid_request', 'A public client must use PKCE: code_challenge is required');
+      return;
+    }
+    if ((method ?? 'S256') !== 'S256') throw new OAuthProtocolError('invalid_request', 'code_challenge_method must be S256');
+    if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw new OAuthProtocolError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)');
+  }
+
+  private async knownScopes(scope: string | undefined, repos: Repositories = this.uow.repositories): Promise<ScopeState[]> {
+    const names = parseScopeParameter(scope);
+    if (names.length === 0) throw new OAuthProtocolError('invalid_scope', 'scope is required');
+    const scopes: ScopeState[] = [];
+    for (const name of names) {
+      const found = await repos.scopes.findByName(name);
+      if (!found) throw new OAuthProtocolError('invalid_scope', `Unknown scope '${name.slice(0, 200)}'`);
+      scopes.push(found);
+    }
+    return scopes;
+  }
+
+  /** The requested scopes with their dependent scopes beneath them, as the consent screen shows them. */
+  async scopeTree(scopes: readonly ScopeState[]): Promise<ScopeTreeNode[]> {
+    const build = async (scope: ScopeState, seen: Set<string>): Promise<ScopeTreeNode> => {
+      const below = seen.size >= MAX_SCOPE_DEPTH ? [] : (await this.uow.repositories.scopes.findByIds(scope.dependent_scope_ids)).filter((s) => !seen.has(s.id));
+      return { scope, children: await Promise.all(below.map((s) => build(s, new Set([...seen, s.id])))) };
+    };
+    return Promise.all(scopes.map((s) => build(s, new Set([s.id]))));
+  }
+
+  /** The requested scopes the user has not consented to for this client yet (empty: ask nothing). */
+  async scopesToConsent(user: SignedIn, client: ClientState, scopes: readonly ScopeState[]): Promise<ScopeState[]> {
+    const approved = await this.approvedScopeIds(this.uow.repositories, user.set.map((i) => i.id), client.id);
+    return scopes.filter((s) => !approved.has(s.id));
+  }
+
+  private async approvedScopeIds(repos: Repositories, identityIds: string[], clientId: string): Promise<Set<string>> {
+    const consents = await repos.consents.listForIdentities(identityIds);
+    // a root consent stands for the scope the user was asked for; dependents ride along with it
+    return new Set(consents.filter((c) => c.client_id === clientId && c.status === 'approved' && c.dependency_path.length === 1).map((c) => c.scope_id));
+  }
+
+  /** Allow on the consent screen: records a consent per scope not consented yet, its dependent scopes beneath it. */
+  async recordConsents(user: SignedIn, client: ClientState, scopes: readonly ScopeState[]): Promise<void> {
+    const missing = await this.scopesToConsent(user, client, scopes);
+    const trees = await this.scopeTree(missing);
+    const now = this.clock.now();
+    await this.uow.transaction(async (repos) => {
+      const add = async (node: ScopeTreeNode, parentId: number | null): Promise<void> => {
+        const consent = await repos.consents.add({
+          client_id: client.id,
+          scope_id: node.scope.id,
+          identity_id: user.identity.id,
+          parent_id: parentId,
+          created: now,
+          updated: now,
+          last_used: null,
+          status: 'approved',
+        });
+        for (const child of node.children) await add(child, consent.id);
+      };
+      for (const tree of trees) await add(tree, null);
+    });
+  }
+
+  /** Stores a code for a consented request; only its hash is kept. */
+  async saveAuthorizationCode(input: {
+    code: string;
+    client: ClientState;
+    identityId: string;
+    redirectUri: string;
+    scopes: string[];
+    codeChallenge: string | null;
+    codeChallengeMethod: string | null;
+    expiresAt: Date;
+  }): Promise<AuthorizationCodeState> {
+    this.checkPkce(input.client, input.codeChallenge, input.codeChallengeMethod);
+    const state: AuthorizationCodeState = {
+      code_hash: hashToken(input.code),
+      client_id: input.client.id,
+      identity_id: input.identityId,
+      redirect_uri: input.redirectUri,
+      scopes: input.scopes,
+      code_challenge: input.codeChallenge,
+      code_challenge_method: input.codeChallenge === null ? null : 'S256',
+      created_at: this.clock.now(),
+      expires_at: input.expiresAt,
+      used_at: null,
+    };
+    await this.uow.transaction(async (repos) => {
+      await this.requireConsents(repos, input.identityId, input.client.id, input.scopes);
+      await repos.authorizationCodes.add(state);
+    });
+    return state;
+  }
+
+  /** An unused code by its value (expiry is the protocol library's check). */
+  async findAuthorizationCode(code: string): Promise<AuthorizationCodeState | null> {
+    const found = await this.uow.repositories.authorizationCodes.findByHash(hashToken(code));
+    return found && found.used_at === null ? found : null;
+  }
+
+  /** Spends a code: true for the one exchange that wins. */
+  async consumeAuthorizationCode(codeHash: string): Promise<boolean> {
+    return this.uow.transaction((repos) => repos.authorizationCodes.markUsed(codeHash, this.clock.now()));
+  }
+
+  /** A live refresh token by its value. */
+  async findRefreshToken(secret: string): Promise<RefreshTokenState | null> {
+    const found = await this.uow.repositories.refreshTokens.findByHash(hashToken(secret));
+    return found && found.revoked_at === null ? found : null;
+  }
+
+  /** The identity a confidential client acts as with client_credentials: its own, made on first use. */
+  async clientIdentity(client: ClientState): Promise<IdentityState> {
+    return this.uow.transaction(async (repos) => {
+      const existing = await repos.identities.findById(client.id);
+      if (existing) return existing;
+      const identity: IdentityState = {
+        ...newIdentity({ id: client.id, username: clientUsername(client.id), name: client.display_name, now: this.clock.now() }),
+        identity_type: 'client',
+      };
+      await repos.identities.add(identity);
+      return identity;
+    });
+  }
+
+  /**
+   * Issues access tokens, one per resource server of the scopes, in the order the scopes came.
+   * A user's grant must still rest on approved consents. `refresh`: 'new' issues a refresh token
+   * with each; an existing refresh token is kept (the hosted service does not rotate them).
+   */
+  async issueTokens(input: {
+    client: ClientState;
+    identityId: string;
+    scopeNames: string[];
+    refresh: 'new' | 'none' | RefreshTokenState;
+    requireConsent: boolean;
+    refreshSecret?: string;
+  }): Promise<IssuedAccessToken[]> {
+    const now = this.clock.now();
+    const lifetime = this.options.accessTokenLifetimeSeconds;
+    return this.uow.transaction(async (repos) => {
+      const scopes = await this.knownScopes(input.scopeNames.join(' '), repos);
+      if (input.requireConsent) await this.requireConsents(repos, input.identityId, input.client.id, input.scopeNames);
+      const groups = new Map<string, string[]>();
+      for (const scope of scopes) groups.set(scope.resource_server, [...(groups.get(scope.resource_server) ?? []), scope.name]);
+      const issued: IssuedAccessToken[] = [];
+      for (const [resourceServer, names] of groups) {
+        let refreshHash: string | null = null;
+        let refreshSecret: string | null = null;
+        if (input.refresh === 'new') {
+          refreshSecret = newTokenSecret();
+          refreshHash = hashToken(refreshSecret);
+          await repos.refreshTokens.add({
+            token_hash: refreshHash,
+            identity_id: input.identityId,
+            client_id: input.client.id,
+            scopes: names,
+            resource_server: resourceServer,
+            created_at: now,
+            revoked_at: null,
+          });
+        } else if (input.refresh !== 'none') {
+          refreshHash = input.refresh.token_hash;
+          refreshSecret = input.refreshSecret ?? null;
+        }
+        const secret = newTokenSecret();
+        const expiresAt = new Date(now.getTime() + lifetime * 1000);
+        await repos.accessTokens.add({
+          token_hash: hashToken(secret),
+          identity_id: input.identityId,
+          created_at: now,
+          expires_at: expiresAt,
+          revoked_at: null,
+          client_id: input.client.id,
+          scopes: names,
+          resource_server: resourceServer,
+          refresh_token_hash: refreshHash,
+        });
+        issued.push({ access_token: secret, expires_in: lifetime, expires_at: expiresAt, resource_server: resourceServer, scopes: names, refresh_token: refreshSecret });
+      }
+      return issued;
+    });
+  }
+
+  private async requireConsents(repos: Repositories, identityId: string, clientId: string, scopeNames: readonly string[]): Promise<void> {
+    const identity = await repos.identities.findById(identityId);
+    if (!identity) throw new OAuthProtocolError('invalid_grant', 'The identity of this grant no longer exists');
+    const set = await repos.identities.listSet(identity.set_id);
+    const approved = await this.approvedScopeIds(repos, set.map((i) => i.id), clientId);
+    for (const name of scopeNames) {
+      const scope = await repos.scopes.findByName(name);
+      if (!scope || !approved.has(scope.id)) throw new OAuthProtocolError('invalid_grant', `The user's consent to '${name}' for this client was rescinded`);
+    }
+  }
+
+  /** What a token stands for (RFC 7662), to the client it was issued to or the resource server it is for. */
+  async introspect(caller: ClientState, token: string, include: readonly string[]): Promise<IntrospectionDocument> {
+    const { accessTokens, identities } = this.uow.repositories;
+    const found = await accessTokens.findByHash(hashToken(token));
+    const now = this.clock.now();
+    if (!found || !isTokenUsable(found, now) || !this.mayInspect(caller, found)) return { active: false };
+    const identity = await identities.findById(found.identity_id);
+    if (!identity) return { active: false };
+    const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+    const document: IntrospectionDocument = {
+      active: true,
+      token_type: 'Bearer',
+      scope: found.scopes.join(' '),
+      client_id: found.client_id,
+      sub: identity.id,
+      username: identity.username,
+      name: identity.name,
+      email: identity.email,
+      aud: [found.resource_server, ...(found.client_id ? [found.client_id] : [])],
+      iss: this.options.issuer,
+      exp: found.expires_at ? seconds(found.expires_at) : null,
+      iat: seconds(found.created_at),
+      nbf: seconds(found.created_at),
+    };
+    if (include.includes('identity_set') || include.includes('identity_set_detail')) {
+      const set = await identities.listSet(identity.set_id);
+      if (include.includes('identity_set')) document.identity_set = set.map((i) => i.id);
+      if (include.includes('identity_set_detail')) document.identity_set_detail = set.map((i) => ({ ...identityDocument(i), sub: i.id }));
+    }
+    return document;
+  }
+
+  private mayInspect(caller: ClientState, token: AccessTokenState): boolean {
+    return token.client_id === caller.id || (caller.resource_server !== null && caller.resource_server === token.resource_server);
+  }
+
+  /**
+   * RFC 7009: revokes an access or refresh token issued to the calling client (a refresh token
+   * takes its access tokens with it). Anything else is ignored, as the RFC asks.
+   */
+  async revokeToken(caller: ClientState, token: string): Promise<void> {
+    const hash = hashToken(token);
+    const now = this.clock.now();
+    await this.uow.transaction(async (repos) => {
+      const refresh = await repos.refreshTokens.findByHash(hash);
+      if (refresh && refresh.client_id === caller.id) {
+        await repos.refreshTokens.revoke(hash, now);
+        await repos.accessTokens.revokeByRefreshToken(hash, now);
+        return;
+      }
+      const access = await repos.accessTokens.findByHash(hash);
+      if (access && access.client_id === caller.id) await repos.accessTokens.revoke(hash, now);
+    });
+  }
+
+  /** "Rescind" on the consents page: the user's consents for the client go, and every token issued under them. */
+  async rescind(user: SignedIn, clientId: string): Promise<{ consents: number; tokens: number }> {
+    const ids = user.set.map((i) => i.id);
+    const now = this.clock.now();
+    return this.uow.transaction(async (repos) => {
+      const roots = (await repos.consents.listForIdentities(ids)).filter((c) => c.client_id === clientId && c.status === 'approved' && c.dependency_path.length === 1);
+      for (const root of roots) await repos.consents.revokeTree(root.id, now);
+      const tokens = (await repos.accessTokens.revokeIssuedTo(ids, clientId, now)) + (await repos.refreshTokens.revokeIssuedTo(ids, clientId, now));
+      return { consents: roots.length, tokens };
+    });
+  }
+}

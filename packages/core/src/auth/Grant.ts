@@ -1,0 +1,43 @@
+/**
+ * What the authorization service remembers between the steps of an OAuth 2.0 grant: authorization
+ * codes (single use, short lived) and refresh tokens. Like access tokens, only their SHA-256 is stored.
+ */
+export interface AuthorizationCodeState {
+  code_hash: string;
+  client_id: string;
+  identity_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  /** PKCE (RFC 7636): the S256 challenge the token request's verifier must match. */
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface AuthorizationCodeRepository {
+  add(code: AuthorizationCodeState): Promise<void>;
+  findByHash(hash: string): Promise<AuthorizationCodeState | null>;
+  /** Marks the code used; false when it was used already (two racing exchanges: one wins). */
+  markUsed(hash: string, at: Date): Promise<boolean>;
+}
+
+export interface RefreshTokenState {
+  token_hash: string;
+  identity_id: string;
+  client_id: string;
+  scopes: string[];
+  resource_server: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface RefreshTokenRepository {
+  add(token: RefreshTokenState): Promise<void>;
+  findByHash(hash: string): Promise<RefreshTokenState | null>;
+  /** Revokes one refresh token; false when it was not live. */
+  revoke(hash: string, at: Date): Promise<boolean>;
+  /** Revokes the live refresh tokens of these identities issued to the client; returns how many. */
+  revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
+}
