@@ -8,6 +8,8 @@ import helmet from 'helmet';
 import type { Container } from 'inversify';
 import { errorPages } from './errors';
 import { helperPageRoutes } from './pages';
+import { OAuthProtocol } from '../oauth/OAuthProtocol';
+import { oauthRoutes } from '../oauth/oauthRoutes';
 import { createViews, VIEWS_STATIC_DIR } from './views';
 
 export interface HelperPagesOptions {
@@ -20,12 +22,15 @@ export interface HelperPagesOptions {
   signInWindowMs?: number;
   /** Where request logs go (default: JSON lines on stdout). */
   logger?: Logger;
+  /** Seconds an authorization code stays exchangeable (default 600). */
+  codeLifetimeSeconds?: number;
 }
 
 /** The authorization service's browser helper pages (area A). Does not listen. */
 export function createApp(container: Container, options: HelperPagesOptions = {}): Express {
   const services = container.get(TOKENS.CoreServices);
   const views = createViews();
+  const protocol = new OAuthProtocol(services.authorizationServer, { codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600 });
   const app = express();
   app.disable('x-powered-by');
   // One hop: the proxy in front of us. `true` would let any client spoof X-Forwarded-For past the sign-in throttle.
@@ -53,10 +58,11 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
     }),
   );
   app.use(cookieParser());
+  app.use('/v2/oauth2', oauthRoutes(services.authorizationServer, protocol));
   app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
   app.use(
     '/v2/web',
-    helperPageRoutes(services.helperPages, views, {
+    helperPageRoutes(services.helperPages, services.authorizationServer, protocol, views, {
       csrfSecret: options.csrfSecret ?? randomBytes(32).toString('hex'),
       signInAttempts: options.signInAttempts ?? 10,
       signInWindowMs: options.signInWindowMs ?? 15 * 60 * 1000,

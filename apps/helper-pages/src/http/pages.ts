@@ -1,9 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { AuthenticationFailedError, safeReturnLink, type ClientState, type HelperPagesService, type SignedIn } from '@xfer/core';
+import {
+  AuthenticationFailedError,
+  isUuid,
+  OAuthProtocolError,
+  safeReturnLink,
+  type AuthorizationServerService,
+  type CheckedAuthorizationRequest,
+  type ClientState,
+  type HelperPagesService,
+  type SignedIn,
+} from '@xfer/core';
 import { doubleCsrf } from 'csrf-csrf';
 import express, { Router, type Request, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type nunjucks from 'nunjucks';
+import type { OAuthProtocol } from '../oauth/OAuthProtocol';
+import { sendProtocolResult } from '../oauth/oauthRoutes';
 
 export const SESSION_COOKIE = 'xfer_session';
 const BROWSER_COOKIE = 'xfer_browser';
@@ -35,9 +47,43 @@ export function safeNext(next: unknown): string {
   return `${url.pathname}${url.search}`;
 }
 
+/** The parameters of an authorization request (RFC 6749 4.1.1, RFC 7636 4.3) that the consent form carries along. */
+const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
+
+function authorizeParams(value: (name: string) => string | undefined): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const name of AUTHORIZE_PARAMS) {
+    const v = value(name);
+    if (v !== undefined) params[name] = v;
+  }
+  return params;
+}
+
+/** The first value of each form field. */
+function formFields(req: Request): Record<string, string | undefined> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof (Array.isArray(v) ? v[0] : v) === 'string' ? ((Array.isArray(v) ? v[0] : v) as string) : undefined]));
+}
+
+/**
+ * Chromium applies form-action to the redirects that follow a form post: a form whose answer
+ * sends the browser back to the client (consent, sign-in) must name that client's origin.
+ */
+function allowFormRedirectTo(res: Response, uri: string): void {
+  const origin = new URL(uri).origin;
+  const csp = res.getHeader('Content-Security-Policy');
+  if (typeof csp === 'string' && origin !== 'null') res.setHeader('Content-Security-Policy', csp.replace("form-action 'self'", `form-action 'self' ${origin}`));
+}
+
 const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'lax' as const, secure: req.secure, path: COOKIE_PATH });
 
-export function helperPageRoutes(service: HelperPagesService, views: nunjucks.Environment, options: RouteOptions): Router {
+export function helperPageRoutes(
+  service: HelperPagesService,
+  authorizationServer: AuthorizationServerService,
+  protocol: OAuthProtocol,
+  views: nunjucks.Environment,
+  options: RouteOptions,
+): Router {
   const router = Router();
 
   const { generateCsrfToken, doubleCsrfProtection } = doubleCsrf({
@@ -91,19 +137,103 @@ export function helperPageRoutes(service: HelperPagesService, views: nunjucks.En
     await page(req, res, 'identities.njk', { title: 'Your identities', user, identities: service.identities(user) }, true);
   });
 
-  router.get('/consents', async (req, res) => {
-    const user = await requireUser(req, res);
-    if (!user) return;
-    await page(req, res, 'consents.njk', { title: 'Your consents', user, applications: await service.consents(user) }, true);
-  });
-
-  const renderSignIn = (req: Request, res: Response, status: number, extra: Record<string, unknown> = {}) => {
+  /** A CSRF token for a form on the page; before sign-in a random per-browser cookie binds it. */
+  function csrfTokenFor(req: Request, res: Response): string {
     if (!req.cookies?.[BROWSER_COOKIE]) {
       const browserId = randomBytes(18).toString('base64url');
       req.cookies = { ...req.cookies, [BROWSER_COOKIE]: browserId };
       res.cookie(BROWSER_COOKIE, browserId, cookieOptions(req));
     }
-    const csrfToken = generateCsrfToken(req, res, { cookieOptions: { secure: req.secure } });
+    return generateCsrfToken(req, res, { cookieOptions: { secure: req.secure } });
+  }
+
+  router.get('/consents', async (req, res) => {
+    const user = await requireUser(req, res);
+    if (!user) return;
+    const rescindedId = query(req, 'rescinded');
+    const rescinded = rescindedId ? ((await service.client(rescindedId))?.display_name ?? null) : null;
+    const url = new URL(req.originalUrl, 'http://localhost');
+    url.searchParams.delete('rescinded');
+    await page(
+      req,
+      res,
+      'consents.njk',
+      { title: 'Your consents', user, applications: await service.consents(user), csrfToken: csrfTokenFor(req, res), currentUrl: `${url.pathname}${url.search}`, rescinded },
+      true,
+    );
+  });
+
+  router.post('/consents/rescind', express.urlencoded({ extended: false, limit: '8kb' }), doubleCsrfProtection, async (req, res) => {
+    const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
+    if (!user) return res.redirect(303, '/v2/web/login?next=%2Fv2%2Fweb%2Fconsents');
+    const fields = formFields(req);
+    const clientId = fields.client_id?.toLowerCase() ?? '';
+    if (isUuid(clientId)) await authorizationServer.rescind(user, clientId);
+    const back = new URL(safeNext(fields.next?.startsWith('/v2/web/consents') ? fields.next : '/v2/web/consents'), 'http://localhost');
+    if (isUuid(clientId)) back.searchParams.set('rescinded', clientId);
+    res.redirect(303, `${back.pathname}${back.search}`);
+  });
+
+  /**
+   * Checks an authorization request; a protocol error goes back to the client's (registered)
+   * redirect URI, an unknown client or unregistered redirect URI becomes an error page.
+   */
+  async function checkedRequest(res: Response, params: Record<string, string>): Promise<CheckedAuthorizationRequest | null> {
+    try {
+      return await authorizationServer.checkAuthorizationRequest(params);
+    } catch (error) {
+      if (!(error instanceof OAuthProtocolError)) throw error;
+      const back = new URL(params.redirect_uri);
+      back.searchParams.set('error', error.code);
+      back.searchParams.set('error_description', error.message);
+      if (params.state) back.searchParams.set('state', params.state);
+      res.redirect(302, back.href);
+      return null;
+    }
+  }
+
+  const authorizeUrl = (params: Record<string, string>) => `/v2/web/authorize?${new URLSearchParams(params).toString()}`;
+
+  router.get('/authorize', async (req, res) => {
+    const params = authorizeParams((name) => query(req, name));
+    const checked = await checkedRequest(res, params);
+    if (!checked) return;
+    const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
+    if (!user) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
+    const pending = await authorizationServer.scopesToConsent(user, checked.client, checked.scopes);
+    if (pending.length === 0) return sendProtocolResult(res, await protocol.authorize(params, user.identity.id, true));
+    allowFormRedirectTo(res, checked.redirectUri);
+    const context = {
+      title: 'Allow access',
+      user,
+      tree: await authorizationServer.scopeTree(pending),
+      params,
+      csrfToken: csrfTokenFor(req, res),
+      redirectHost: new URL(checked.redirectUri).host,
+    };
+    await page(req, res, 'authorize.njk', context, false);
+  });
+
+  router.post('/authorize', express.urlencoded({ extended: false, limit: '16kb' }), doubleCsrfProtection, async (req, res) => {
+    const fields = formFields(req);
+    const params = authorizeParams((name) => fields[name]);
+    const checked = await checkedRequest(res, params);
+    if (!checked) return;
+    const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
+    if (!user) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
+    const allowed = fields.decision === 'allow';
+    if (allowed) await authorizationServer.recordConsents(user, checked.client, checked.scopes);
+    sendProtocolResult(res, await protocol.authorize(params, user.identity.id, allowed));
+  });
+
+  const renderSignIn = async (req: Request, res: Response, status: number, extra: { next: string } & Record<string, unknown>) => {
+    // signing in may end at the client (already consented): let the form's redirects go there
+    const next = new URL(extra.next, 'http://localhost');
+    if (next.pathname === '/v2/web/authorize') {
+      const checked = await authorizationServer.checkAuthorizationRequest(authorizeParams((name) => next.searchParams.get(name) ?? undefined)).catch(() => null);
+      if (checked) allowFormRedirectTo(res, checked.redirectUri);
+    }
+    const csrfToken = csrfTokenFor(req, res);
     res.status(status).type('html').send(views.render('login.njk', { title: 'Sign in', csrfToken, ...extra }));
   };
 
@@ -125,7 +255,7 @@ export function helperPageRoutes(service: HelperPagesService, views: nunjucks.En
         res.redirect(303, next);
       } catch (error) {
         if (!(error instanceof AuthenticationFailedError)) throw error;
-        renderSignIn(req, res, 401, { error: error.message, username, next });
+        await renderSignIn(req, res, 401, { error: error.message, username, next });
       }
     },
   );

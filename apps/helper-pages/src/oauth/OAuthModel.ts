@@ -1,0 +1,177 @@
+import OAuth2Server, {
+  AccessDeniedError,
+  InvalidClientError,
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidScopeError,
+  UnauthorizedClientError,
+  UnsupportedResponseTypeError,
+  type AuthorizationCode,
+  type Client,
+  type RefreshToken,
+  type Token,
+  type User,
+} from '@node-oauth/oauth2-server';
+import { DomainError, OAuthProtocolError, type AuthorizationServerService, type ClientState, type IssuedAccessToken, type RefreshTokenState } from '@xfer/core';
+
+/** Who a grant acts for: a user's identity, or a client's own identity (client_credentials). */
+export interface GrantUser extends User {
+  id: string;
+  viaClientCredentials?: boolean;
+  /** Set on the refresh_token grant: the refresh token being used, kept (not rotated). */
+  refresh?: { secret: string; state: RefreshTokenState };
+}
+
+export interface GrantClient extends Client {
+  state: ClientState;
+}
+
+/** One token of a response in the hosted service's shape (the SDK reads `other_tokens` entries like the top level). */
+export function tokenDocument(token: IssuedAccessToken, state: string) {
+  return {
+    access_token: token.access_token,
+    expires_in: token.expires_in,
+    resource_server: token.resource_server,
+    token_type: 'Bearer',
+    state,
+    scope: token.scopes.join(' '),
+    refresh_token: token.refresh_token,
+  };
+}
+
+const LIBRARY_ERRORS: Record<OAuthProtocolError['code'], new (message: string) => OAuth2Server.OAuthError> = {
+  invalid_request: InvalidRequestError,
+  invalid_client: InvalidClientError,
+  invalid_grant: InvalidGrantError,
+  invalid_scope: InvalidScopeError,
+  unauthorized_client: UnauthorizedClientError,
+  unsupported_response_type: UnsupportedResponseTypeError,
+  access_denied: AccessDeniedError,
+};
+
+/** Our domain's refusals, as the library's errors (which it turns into RFC 6749 responses). */
+async function translated<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof OAuthProtocolError) throw new LIBRARY_ERRORS[error.code](error.message);
+    if (error instanceof DomainError) throw new InvalidRequestError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The model @node-oauth/oauth2-server calls: every decision is the core's AuthorizationServerService.
+ * `authenticateClients` is off for the authorization endpoint (a client is named, not authenticated,
+ * there) and on for the token endpoint.
+ */
+export class OAuthModel {
+  constructor(
+    private readonly service: AuthorizationServerService,
+    private readonly authenticateClients: boolean,
+  ) {}
+
+  static grantClient(state: ClientState): GrantClient {
+    const grants = state.public_client ? ['authorization_code', 'refresh_token'] : ['authorization_code', 'refresh_token', 'client_credentials'];
+    return { id: state.id, redirectUris: state.redirect_uris, grants, state };
+  }
+
+  async getClient(clientId: string, clientSecret: string | null | undefined): Promise<GrantClient | null> {
+    const state = this.authenticateClients ? await this.service.authenticateClient(clientId, clientSecret) : await this.service.client(clientId);
+    return state && OAuthModel.grantClient(state);
+  }
+
+  /** Exact match only (RFC 6749 3.1.2.3 with no partial matching). */
+  async validateRedirectUri(redirectUri: string, client: GrantClient): Promise<boolean> {
+    return client.state.redirect_uris.includes(redirectUri);
+  }
+
+  async validateScope(_user: GrantUser, _client: GrantClient, scope?: string[]): Promise<string[]> {
+    if (!scope || scope.length === 0) throw new InvalidScopeError('scope is required');
+    return scope;
+  }
+
+  async saveAuthorizationCode(
+    code: Pick<AuthorizationCode, 'authorizationCode' | 'expiresAt' | 'redirectUri' | 'scope' | 'codeChallenge' | 'codeChallengeMethod'>,
+    client: GrantClient,
+    user: GrantUser,
+  ): Promise<AuthorizationCode> {
+    await translated(() =>
+      this.service.saveAuthorizationCode({
+        code: code.authorizationCode,
+        client: client.state,
+        identityId: user.id,
+        redirectUri: code.redirectUri,
+        scopes: code.scope ?? [],
+        codeChallenge: code.codeChallenge ?? null,
+        codeChallengeMethod: code.codeChallengeMethod ?? null,
+        expiresAt: code.expiresAt,
+      }),
+    );
+    return { ...code, client, user };
+  }
+
+  async getAuthorizationCode(authorizationCode: string): Promise<AuthorizationCode | null> {
+    const code = await this.service.findAuthorizationCode(authorizationCode);
+    const client = code && (await this.service.client(code.client_id));
+    if (!code || !client) return null;
+    return {
+      authorizationCode,
+      codeHash: code.code_hash,
+      expiresAt: code.expires_at,
+      redirectUri: code.redirect_uri,
+      scope: code.scopes,
+      client: OAuthModel.grantClient(client),
+      user: { id: code.identity_id } satisfies GrantUser,
+      ...(code.code_challenge !== null && { codeChallenge: code.code_challenge, codeChallengeMethod: code.code_challenge_method ?? 'S256' }),
+    };
+  }
+
+  async revokeAuthorizationCode(code: AuthorizationCode): Promise<boolean> {
+    return this.service.consumeAuthorizationCode(code.codeHash as string);
+  }
+
+  async getRefreshToken(refreshToken: string): Promise<RefreshToken | null> {
+    const state = await this.service.findRefreshToken(refreshToken);
+    const client = state && (await this.service.client(state.client_id));
+    if (!state || !client) return null;
+    const user: GrantUser = { id: state.identity_id, refresh: { secret: refreshToken, state } };
+    return { refreshToken, scope: state.scopes, client: OAuthModel.grantClient(client), user };
+  }
+
+  /** Only called when refresh tokens rotate, which they do not here (the hosted service keeps them). */
+  async revokeToken(token: RefreshToken): Promise<boolean> {
+    await this.service.revokeToken((token.client as GrantClient).state, token.refreshToken);
+    return true;
+  }
+
+  async getUserFromClient(client: GrantClient): Promise<GrantUser> {
+    const identity = await this.service.clientIdentity(client.state);
+    return { id: identity.id, viaClientCredentials: true };
+  }
+
+  /** Issues our tokens (one per resource server) in place of the library's; the first is the response's top level. */
+  async saveToken(token: Token, client: GrantClient, user: GrantUser): Promise<Token> {
+    const issued = await translated(() =>
+      this.service.issueTokens({
+        client: client.state,
+        identityId: user.id,
+        scopeNames: token.scope ?? [],
+        refresh: user.viaClientCredentials ? 'none' : (user.refresh?.state ?? 'new'),
+        refreshSecret: user.refresh?.secret,
+        requireConsent: !user.viaClientCredentials,
+      }),
+    );
+    const [main, ...others] = issued;
+    return {
+      accessToken: main.access_token,
+      accessTokenExpiresAt: main.expires_at,
+      ...(main.refresh_token !== null && { refreshToken: main.refresh_token }),
+      scope: main.scopes,
+      client,
+      user,
+      resource_server: main.resource_server,
+      other_tokens: others,
+    };
+  }
+}

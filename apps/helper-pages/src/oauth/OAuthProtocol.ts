@@ -1,0 +1,96 @@
+import OAuth2Server, { OAuthError, Request, Response, ServerError } from '@node-oauth/oauth2-server';
+import type { AuthorizationServerService, IssuedAccessToken } from '@xfer/core';
+import type { IncomingHttpHeaders } from 'node:http';
+import { OAuthModel, tokenDocument } from './OAuthModel';
+
+export interface OAuthProtocolOptions {
+  /** Seconds an authorization code can be exchanged (RFC 6749 4.1.2: at most 10 minutes). */
+  codeLifetimeSeconds: number;
+}
+
+/** What to send back: a redirect (authorization endpoint) or a JSON body (token endpoint). */
+export interface ProtocolResult {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  location: string | null;
+  /** An unexpected failure behind a server_error answer, for the request log. */
+  failure: unknown;
+}
+
+/** The token request's `state`, echoed like the hosted service (which says `_default` when none came). */
+const stateOf = (body: Record<string, unknown>) => (typeof body.state === 'string' && body.state !== '' ? body.state.slice(0, 512) : '_default');
+
+/**
+ * RFC 6749 with PKCE, spoken by @node-oauth/oauth2-server: it parses and checks requests and shapes
+ * responses; our OAuthModel answers its questions from the core.
+ */
+export class OAuthProtocol {
+  private readonly authorizeServer: OAuth2Server;
+  private readonly tokenServer: OAuth2Server;
+
+  constructor(service: AuthorizationServerService, options: OAuthProtocolOptions) {
+    this.authorizeServer = new OAuth2Server({
+      model: new OAuthModel(service, false) as unknown as OAuth2Server.AuthorizationCodeModel,
+      authorizationCodeLifetime: options.codeLifetimeSeconds,
+      allowEmptyState: true,
+    });
+    this.tokenServer = new OAuth2Server({
+      model: new OAuthModel(service, true) as unknown as OAuth2Server.AuthorizationCodeModel,
+      // the library's own lifetimes are unused: our model sets expiry; refresh tokens live until revoked
+      accessTokenLifetime: 3600,
+      refreshTokenLifetime: 3600,
+      allowExtendedTokenAttributes: true,
+      alwaysIssueNewRefreshToken: false,
+      // public clients refresh with their client_id alone, as the hosted service's native apps do
+      requireClientAuthentication: { refresh_token: false },
+    });
+  }
+
+  /**
+   * After the user's decision: issues a code and answers with the redirect to the client
+   * (`allowed` false: the access_denied redirect).
+   */
+  async authorize(params: Record<string, string>, identityId: string, allowed: boolean): Promise<ProtocolResult> {
+    const request = new Request({ headers: {}, method: 'GET', query: { ...params, allowed: String(allowed) } });
+    const response = new Response();
+    return this.run(response, () => this.authorizeServer.authorize(request, response, { authenticateHandler: { handle: () => ({ id: identityId }) } }));
+  }
+
+  /** The token endpoint: a form body and headers as they came. */
+  async token(headers: IncomingHttpHeaders, body: Record<string, unknown>): Promise<ProtocolResult> {
+    const request = new Request({ headers: headers as Record<string, string>, method: 'POST', query: {}, body });
+    const response = new Response();
+    const result = await this.run(response, () => this.tokenServer.token(request, response));
+    if (result.status === 200) {
+      const state = stateOf(body);
+      const others = (result.body.other_tokens ?? []) as IssuedAccessToken[];
+      result.body = { ...result.body, state, refresh_token: result.body.refresh_token ?? null, other_tokens: others.map((t) => tokenDocument(t, state)) };
+    }
+    return result;
+  }
+
+  private async run(response: Response, work: () => Promise<unknown>): Promise<ProtocolResult> {
+    let failure: unknown = null;
+    let error: OAuthError | null = null;
+    try {
+      await work();
+    } catch (caught) {
+      if (!(caught instanceof OAuthError)) throw caught;
+      error = caught;
+    }
+    if (error instanceof ServerError) {
+      failure = (error as OAuthError & { inner?: unknown }).inner ?? error;
+      response.status = 500;
+      response.body = { error: 'server_error', error_description: 'An internal error occurred' };
+    } else if (error) {
+      // some checks (method, content type) fail before the library shapes a response
+      response.status = error.code;
+      response.body = { error: error.name, error_description: error.message };
+    }
+    const headers = { ...(response.headers ?? {}) } as Record<string, string>;
+    const location = headers.location ?? null;
+    delete headers.location;
+    return { status: response.status ?? 200, headers, body: (response.body ?? {}) as Record<string, unknown>, location, failure };
+  }
+}

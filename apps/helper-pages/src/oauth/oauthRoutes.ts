@@ -1,0 +1,91 @@
+import type { AuthorizationServerService, ClientState } from '@xfer/core';
+import { logRequestError } from '@xfer/server-kit';
+import basicAuth from 'basic-auth';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import type { OAuthProtocol, ProtocolResult } from './OAuthProtocol';
+
+const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+/** The form fields of a request body as strings (a repeated field counts once, RFC 6749 3.1). */
+function formFields(req: Request): Record<string, string> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') fields[key] = first;
+  }
+  return fields;
+}
+
+export function sendProtocolResult(res: Response, result: ProtocolResult): void {
+  if (result.failure) logRequestError(res, result.failure);
+  res.set(result.headers);
+  if (result.location) {
+    res.redirect(302, result.location);
+    return;
+  }
+  res.status(result.status).set('Cache-Control', 'no-store').json(result.body);
+}
+
+function invalidClient(res: Response): void {
+  res.status(401).set('WWW-Authenticate', 'Basic realm="xfer"').set('Cache-Control', 'no-store').json({ error: 'invalid_client', error_description: 'Client authentication failed' });
+}
+
+/**
+ * The OAuth 2.0 endpoints at the hosted service's paths. The authorization endpoint hands over to
+ * the browser pages (/v2/web/authorize), where the session cookie lives.
+ */
+export function oauthRoutes(service: AuthorizationServerService, protocol: OAuthProtocol): Router {
+  const router = Router();
+
+  router.get('/authorize', (req, res) => {
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+    res.redirect(302, `/v2/web/authorize${query}`);
+  });
+
+  router.post('/token', form, async (req, res) => {
+    sendProtocolResult(res, await protocol.token(req.headers, formFields(req)));
+  });
+
+  /** Client authentication for introspection and revocation: HTTP Basic, or client_id/client_secret in the body. */
+  async function callingClient(req: Request, fields: Record<string, string>): Promise<ClientState | null> {
+    const basic = basicAuth(req);
+    if (basic) return service.authenticateClient(basic.name, basic.pass);
+    return fields.client_id ? service.authenticateClient(fields.client_id, fields.client_secret) : null;
+  }
+
+  router.post('/token/introspect', form, async (req, res) => {
+    const fields = formFields(req);
+    const client = await callingClient(req, fields);
+    // RFC 7662 2.1: only authenticated (confidential) clients may ask
+    if (!client || client.public_client) return invalidClient(res);
+    if (!fields.token) {
+      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
+      return;
+    }
+    const include = (fields.include ?? '').split(',').map((s) => s.trim());
+    res.set('Cache-Control', 'no-store').json(await service.introspect(client, fields.token, include));
+  });
+
+  router.post('/token/revoke', form, async (req, res) => {
+    const fields = formFields(req);
+    const client = await callingClient(req, fields);
+    if (!client) return invalidClient(res);
+    if (!fields.token) {
+      res.status(400).json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
+      return;
+    }
+    // RFC 7009 2.2: the same answer whether or not the token was known
+    await service.revokeToken(client, fields.token);
+    res.set('Cache-Control', 'no-store').json({});
+  });
+
+  // a body that cannot be read is the client's error, answered in the protocol's JSON (not the pages' HTML)
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const status = (error as { status?: number })?.status;
+    if (typeof status !== 'number' || status < 400 || status >= 500) return next(error);
+    res.status(status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'The request body could not be read' });
+  });
+
+  return router;
+}
