@@ -13,6 +13,7 @@ const pkce = () => {
 
 interface TokenResponse {
   access_token: string;
+  expires_in: number;
   refresh_token: string;
   other_tokens: { access_token: string }[];
 }
