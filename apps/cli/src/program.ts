@@ -183,14 +183,16 @@ export function buildProgram(io: Io): Command {
     .option('--logo-url <url>', 'https URL of a logo')
     .option('--primary-color <#rrggbb>', 'header and link colour')
     .option('--background-color <#rrggbb>', 'page background colour')
-    .option('--confidential', 'a confidential client with a secret (default: public)')
-    .action(async (displayName: string, o: { redirectUri: string[]; logoUrl?: string; primaryColor?: string; backgroundColor?: string; confidential?: boolean }) =>
+    .option('--confidential', 'a confidential client with a secret (default: public, which must use PKCE)')
+    .option('--resource-server <name>', 'the resource server this (confidential) client runs: it may introspect tokens for it')
+    .action(async (displayName: string, o: { redirectUri: string[]; logoUrl?: string; primaryColor?: string; backgroundColor?: string; confidential?: boolean; resourceServer?: string }) =>
       run(async (s) => {
         const { client: c, secret } = await s.admin.addClient({
           display_name: displayName,
           redirect_uris: o.redirectUri,
           branding: { logo_url: o.logoUrl, primary_color: o.primaryColor, background_color: o.backgroundColor },
           public_client: !o.confidential,
+          resource_server: o.resourceServer ?? null,
         });
         return { text: secret ? [c.id, `secret (shown once): ${secret}`] : c.id, json: { id: c.id, secret } };
       })(),
@@ -207,16 +209,21 @@ export function buildProgram(io: Io): Command {
     .command('add <name>')
     .description('add a scope; prints its id')
     .requiredOption('--description <text>', 'what the scope allows, in words users understand')
-    .action(async (name: string, o: { description: string }) =>
+    .option('--depends-on <scope-name>', 'a scope (added before) the client may use downstream with this one (repeatable)', collect, [])
+    .option('--resource-server <name>', 'the service its tokens are for (default: from the name, e.g. transfer.api.globus.org)')
+    .action(async (name: string, o: { description: string; dependsOn: string[]; resourceServer?: string }) =>
       run(async (s) => {
-        const id = await s.admin.addScope(name, o.description);
+        const id = await s.admin.addScope(name, o.description, { dependsOn: o.dependsOn, resourceServer: o.resourceServer });
         return { text: id, json: { id, name } };
       })(),
     );
   scope.command('list').description('list scopes').action(
     run(async (s) => {
       const scopes = await s.admin.listScopes();
-      return { text: table([['ID', 'NAME', 'DESCRIPTION'], ...scopes.map((x) => [x.id, x.name, x.description])]), json: scopes };
+      return {
+        text: table([['ID', 'NAME', 'RESOURCE SERVER', 'DESCRIPTION'], ...scopes.map((x) => [x.id, x.name, x.resource_server, x.description])]),
+        json: scopes,
+      };
     }),
   );
 
@@ -250,9 +257,10 @@ export function buildProgram(io: Io): Command {
     .command('issue <username>')
     .description('issue a new access token; prints it (only its hash is stored)')
     .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)', positiveInteger)
-    .action(async (username: string, o: { expiresIn?: number }) =>
+    .option('--scope <name>', 'the scope it carries (default: the transfer API scope)')
+    .action(async (username: string, o: { expiresIn?: number; scope?: string }) =>
       run(async (s) => {
-        const issued = await s.admin.issueToken(username, o.expiresIn ?? null);
+        const issued = await s.admin.issueToken(username, o.expiresIn ?? null, o.scope);
         return { text: issued.token, json: issued };
       })(),
     );

@@ -163,6 +163,25 @@ describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $na
   });
 
   describe('errors', () => {
+    it('answers a token without the transfer scope with 403 ConsentRequired naming the scope, and a revoked one with 401 at once', async () => {
+      const { token: openidOnly } = await api.world.services.admin.issueToken('alice', null, 'openid');
+      const path = '/endpoint/11111111-2222-4333-8444-555555555555';
+      const res = await api.as(openidOnly).get(path);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({
+        code: 'ConsentRequired',
+        message: expect.stringContaining('urn:globus:auth:scope:transfer.api.globus.org:all'),
+        required_scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'],
+        request_id: expect.any(String),
+        resource: path,
+      });
+      expect((await api.as(alice).get(path)).status).toBe(404);
+      await api.world.services.admin.revokeToken(alice);
+      const revoked = await api.as(alice).get(path);
+      expect(revoked.status).toBe(401);
+      expect(revoked.body.code).toBe('ClientError.AuthenticationFailed');
+    });
+
     it('answers unknown ids with 404 EndpointNotFound naming the id', async () => {
       const res = await api.as(alice).get('/endpoint/11111111-2222-4333-8444-555555555555');
       expect(res.status).toBe(404);

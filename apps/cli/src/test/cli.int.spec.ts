@@ -100,6 +100,8 @@ describe('xfer admin command', () => {
     expect(JSON.stringify(tokens)).not.toContain(issued.out);
     expect((await xfer('token', 'revoke', tokens[0].id)).out).toBe(`revoked token ${tokens[0].id}`);
     await expect(inspect((_u, s) => s.authentication.authenticate(issued.out))).rejects.toThrow(/revoked/);
+    const openid = (await xfer('token', 'issue', 'carol', '--scope', 'openid')).out;
+    await expect(inspect((_u, s) => s.authentication.authenticate(openid))).rejects.toThrow(/lacks the scope/);
     expect((await xfer('token', 'issue', 'carol', '--expires-in', 'soon')).code).toBe(USAGE_ERROR);
     expect((await xfer('token', 'revoke', 'ffffffffffffffff')).err).toContain('No such token');
   });
@@ -112,9 +114,16 @@ describe('xfer admin command', () => {
     expect(clients).toEqual([expect.objectContaining({ id: client.id, display_name: 'Portal', public_client: false, redirect_uris: ['https://portal.example.org/back'] })]);
     expect(JSON.stringify(clients)).not.toContain('secret');
     expect((await xfer('client', 'add', 'Bad', '--primary-color', 'red')).err).toContain('#1a2b3c');
-    await json('scope', 'add', 'urn:xfer:transfer', '--description', 'Move your files');
-    await json('scope', 'add', 'urn:xfer:data', '--description', 'Read your data');
-    expect((await json('scope', 'list')).map((s: { name: string }) => s.name)).toEqual(['urn:xfer:data', 'urn:xfer:transfer']);
+    const resourceServer = await json('client', 'add', 'Storage', '--confidential', '--resource-server', 'storage.example.org');
+    expect((await json('client', 'list')).find((c: { id: string }) => c.id === resourceServer.id).resource_server).toBe('storage.example.org');
+    expect((await xfer('client', 'add', 'Public RS', '--resource-server', 'x.example.org')).err).toContain('confidential');
+    const data = await json('scope', 'add', 'urn:xfer:data', '--description', 'Read your data', '--resource-server', 'storage.example.org');
+    await json('scope', 'add', 'urn:xfer:transfer', '--description', 'Move your files', '--depends-on', 'urn:xfer:data');
+    expect((await xfer('scope', 'add', 'urn:xfer:other', '--description', 'x', '--depends-on', 'urn:nope')).err).toContain("No such scope 'urn:nope'");
+    expect(await json('scope', 'list')).toEqual([
+      expect.objectContaining({ name: 'urn:xfer:data', resource_server: 'storage.example.org', dependent_scope_ids: [] }),
+      expect.objectContaining({ name: 'urn:xfer:transfer', dependent_scope_ids: [data.id] }),
+    ]);
     const root = await json('consent', 'grant', 'carol', client.id, 'urn:xfer:transfer');
     const child = await json('consent', 'grant', 'carol', client.id, 'urn:xfer:data', '--parent', String(root.id));
     expect((await json('consent', 'list', 'carol')).map((c: { dependency_path: number[] }) => c.dependency_path)).toEqual([[root.id], [root.id, child.id]]);
