@@ -422,7 +422,7 @@ export function buildProgram(io: Io): Command {
       };
       const apiServer = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort);
       const pagesServer = await listen(
-        createHelperPagesApp(buildHelperPagesContainer(dataSource), { trustProxy: pagesConfig.trustProxy, csrfSecret: pagesConfig.csrfSecret }),
+        createHelperPagesApp(buildHelperPagesContainer(dataSource, pagesConfig), pagesConfig),
         pagesConfig.authPort,
       );
       const apiUrl = `http://${config.host}:${config.apiPort}`;

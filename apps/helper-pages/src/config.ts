@@ -7,15 +7,34 @@ export interface HelperPagesConfig {
   logLevel: string;
   trustProxy: boolean;
   csrfSecret?: string;
+  /** This service's public address: `iss` in introspection answers. */
+  issuer: string;
+  accessTokenLifetimeSeconds: number;
+  codeLifetimeSeconds: number;
+}
+
+function secondsFromEnv(name: string, fallback: number, max: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ConfigError(`${name}='${raw}' must be a number of seconds from 1 to ${max}`);
+  return Number(raw);
 }
 
 export function helperPagesConfig(env: NodeJS.ProcessEnv = process.env): HelperPagesConfig {
   const csrfSecret = env.AUTH_CSRF_SECRET || undefined;
   if (csrfSecret !== undefined && csrfSecret.length < 32) throw new ConfigError('AUTH_CSRF_SECRET must be at least 32 characters');
+  const common = commonConfig(env);
+  const authPort = portFromEnv('AUTH_PORT', 8081, env);
+  const issuer = (env.AUTH_PUBLIC_URL || `http://${common.host}:${authPort}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(issuer)) throw new ConfigError(`AUTH_PUBLIC_URL='${issuer}' must be an http(s) URL`);
   return {
-    ...commonConfig(env),
-    authPort: portFromEnv('AUTH_PORT', 8081, env),
+    ...common,
+    authPort,
     trustProxy: booleanFromEnv('TRUST_PROXY', env),
     csrfSecret,
+    issuer,
+    accessTokenLifetimeSeconds: secondsFromEnv('AUTH_ACCESS_TOKEN_LIFETIME', 48 * 60 * 60, 365 * 24 * 60 * 60, env),
+    // RFC 6749 4.1.2: a code lives at most 10 minutes
+    codeLifetimeSeconds: secondsFromEnv('AUTH_CODE_LIFETIME', 600, 600, env),
   };
 }

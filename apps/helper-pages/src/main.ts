@@ -9,7 +9,7 @@ import { createApp } from './http/app';
 async function main(): Promise<void> {
   const config = helperPagesConfig();
   const dataSource = await openDatabase(config.databaseUrl);
-  const app = createApp(buildHelperPagesContainer(dataSource), { trustProxy: config.trustProxy, csrfSecret: config.csrfSecret });
+  const app = createApp(buildHelperPagesContainer(dataSource, config), config);
   const server = app.listen(config.authPort, config.host, () => {
     console.log(`xfer helper pages on http://${config.host}:${config.authPort}/v2/web/identities (database ${config.databaseUrl})`);
   });

@@ -260,6 +260,14 @@ export function helperPageRoutes(
     },
   );
 
+  // the redirect URI of native apps (as on the hosted service): the user copies the code from here
+  router.get('/auth-code', (req, res) => {
+    const code = query(req, 'code');
+    const error = query(req, 'error');
+    res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+    res.type('html').send(views.render('auth-code.njk', { title: 'Authorization code', code: code?.slice(0, 256), error: error?.slice(0, 64) }));
+  });
+
   router.get('/branding/:clientId.css', async (req, res) => {
     const client: ClientState | null = await service.client(req.params.clientId);
     const { primary_color, background_color } = client?.branding ?? {};

@@ -335,6 +335,18 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
     });
   });
 
+  describe('auth-code page for native apps', () => {
+    it('shows the code to copy, escaped, never cached, and sends no referrer', async () => {
+      const res = await pages.http.get('/v2/web/auth-code?code=abc123&state=s');
+      expect(res.text).toContain('<code class="auth-code">abc123</code>');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      const denied = await pages.http.get(`/v2/web/auth-code?error=${encodeURIComponent('<b>access_denied</b>')}`);
+      expect(denied.text).toContain('<h1>No authorization code</h1>');
+      expect(denied.text).toContain('&lt;b&gt;access_denied&lt;/b&gt;');
+    });
+  });
+
   describe('rescind', () => {
     it('removes the consents of a client and revokes every token issued under them; needs the CSRF token', async () => {
       const body = await tokensForPublicClient();

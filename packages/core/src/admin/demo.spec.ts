@@ -21,6 +21,10 @@ describe('demo bootstrap of npm start', () => {
     }
     const again = await bootstrapDemo(world.services, 'http://127.0.0.1:8080', 'http://127.0.0.1:8081');
     expect(again.join('\n')).toContain('exists already');
-    expect(await world.uow.repositories.clients.list()).toHaveLength(1);
+    expect((await world.uow.repositories.clients.list()).map((c) => [c.display_name, c.public_client, c.redirect_uris])).toEqual([
+      ['Example Research Portal', true, ['https://portal.example.org/']],
+      ['xfer demo native app', true, ['http://127.0.0.1:8081/v2/web/auth-code']],
+    ]);
+    expect(lines.join('\n')).toMatch(/native app \(public client, PKCE\) [0-9a-f-]{36}/);
   });
 });

@@ -5,6 +5,8 @@ import type { CoreServices } from '../services';
 export const DEMO_USERNAME = 'alice';
 export const DEMO_LINKED_USERNAME = 'alice@orcid.example.org';
 const PORTAL_URL = 'https://portal.example.org/';
+/** Where native apps that cannot receive a redirect send users: the page shows the code to copy. */
+export const AUTH_CODE_PATH = '/v2/web/auth-code';
 
 /** Scopes of the demo, in words a user understands. */
 export const DEMO_SCOPES = {
@@ -49,6 +51,9 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.dataAccess.name, transfer);
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.profile.name);
 
+  // a native app as the hosted service's CLI is one: public (PKCE), shown its code on an auth-code page
+  const { client: nativeApp } = await admin.addClient({ display_name: 'xfer demo native app', redirect_uris: [`${authUrl}${AUTH_CODE_PATH}`] });
+
   const query = `client_id=${client.id}&redirect_uri=${encodeURIComponent(PORTAL_URL)}&redirect_name=${encodeURIComponent('Example Research Portal')}`;
   return [
     `Demo identity '${DEMO_USERNAME}' created (linked: ${DEMO_LINKED_USERNAME}), with subscription ${subscription}.`,
@@ -58,5 +63,6 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
     `  identities: ${authUrl}/v2/web/identities?${query}`,
     `  consents:   ${authUrl}/v2/web/consents?${query}`,
     `  logout:     ${authUrl}/v2/web/logout?${query}`,
+    `OAuth 2.0: demo native app (public client, PKCE) ${nativeApp.id}, redirect URI ${authUrl}${AUTH_CODE_PATH}: see the README's "Sign in with OAuth 2.0"`,
   ];
 }
