@@ -71,6 +71,7 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
   async function tokensForPublicClient() {
     const { verifier, challenge } = pkce();
     const code = await codeFor(publicClient.id, { code_challenge: challenge, code_challenge_method: 'S256' });
+    expect((await alice.get('/v2/web/consents')).text).toContain('Last used never');
     const res = await token({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: publicClient.id, code_verifier: verifier });
     expect(res.status).toBe(200);
     return res.body as TokenResponse;
@@ -182,6 +183,7 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
       expect(body.expires_in).toBeGreaterThan(172790);
       const principal = await pages.world.services.authentication.authenticate(body.access_token);
       expect(principal.primary.username).toBe('alice');
+      expect((await alice.get('/v2/web/consents')).text).not.toContain('Last used never');
       // the openid token is not for the transfer API
       await expect(pages.world.services.authentication.authenticate(body.other_tokens[0].access_token)).rejects.toThrow(ConsentRequiredError);
     });

@@ -167,14 +167,16 @@ export class AuthorizationServerService {
 
   /** The requested scopes the user has not consented to for this client yet (empty: ask nothing). */
   async scopesToConsent(user: SignedIn, client: ClientState, scopes: readonly ScopeState[]): Promise<ScopeState[]> {
-    const approved = await this.approvedScopeIds(this.uow.repositories, user.set.map((i) => i.id), client.id);
+    const approved = await this.approvedConsents(this.uow.repositories, user.set.map((i) => i.id), client.id);
     return scopes.filter((s) => !approved.has(s.id));
   }
 
-  private async approvedScopeIds(repos: Repositories, identityIds: string[], clientId: string): Promise<Set<string>> {
+  /** The user's approved root consents for a client, by scope id. */
+  private async approvedConsents(repos: Repositories, identityIds: string[], clientId: string): Promise<Map<string, number>> {
     const consents = await repos.consents.listForIdentities(identityIds);
     // a root consent stands for the scope the user was asked for; dependents ride along with it
-    return new Set(consents.filter((c) => c.client_id === clientId && c.status === 'approved' && c.dependency_path.length === 1).map((c) => c.scope_id));
+    const roots = consents.filter((c) => c.client_id === clientId && c.status === 'approved' && c.dependency_path.length === 1);
+    return new Map(roots.map((c) => [c.scope_id, c.id]));
   }
 
   /** Allow on the consent screen: records a consent per scope not consented yet, its dependent scopes beneath it. */
@@ -279,7 +281,10 @@ export class AuthorizationServerService {
     const lifetime = this.options.accessTokenLifetimeSeconds;
     return this.uow.transaction(async (repos) => {
       const scopes = await this.knownScopes(input.scopeNames.join(' '), repos);
-      if (input.requireConsent) await this.requireConsents(repos, input.identityId, input.client.id, input.scopeNames);
+      if (input.requireConsent) {
+        const used = await this.requireConsents(repos, input.identityId, input.client.id, input.scopeNames);
+        await repos.consents.markUsed(used, now);
+      }
       const groups = new Map<string, string[]>();
       for (const scope of scopes) groups.set(scope.resource_server, [...(groups.get(scope.resource_server) ?? []), scope.name]);
       const issued: IssuedAccessToken[] = [];
@@ -321,15 +326,20 @@ export class AuthorizationServerService {
     });
   }
 
-  private async requireConsents(repos: Repositories, identityId: string, clientId: string, scopeNames: readonly string[]): Promise<void> {
+  /** Checks the grant still rests on approved consents; returns their ids. */
+  private async requireConsents(repos: Repositories, identityId: string, clientId: string, scopeNames: readonly string[]): Promise<number[]> {
     const identity = await repos.identities.findById(identityId);
     if (!identity) throw new OAuthProtocolError('invalid_grant', 'The identity of this grant no longer exists');
     const set = await repos.identities.listSet(identity.set_id);
-    const approved = await this.approvedScopeIds(repos, set.map((i) => i.id), clientId);
+    const approved = await this.approvedConsents(repos, set.map((i) => i.id), clientId);
+    const ids: number[] = [];
     for (const name of scopeNames) {
       const scope = await repos.scopes.findByName(name);
-      if (!scope || !approved.has(scope.id)) throw new OAuthProtocolError('invalid_grant', `The user's consent to '${name}' for this client was rescinded`);
+      const consentId = scope && approved.get(scope.id);
+      if (consentId === undefined || consentId === null) throw new OAuthProtocolError('invalid_grant', `The user has not consented to '${name}' for this client, or rescinded it`);
+      ids.push(consentId);
     }
+    return ids;
   }
 
   /** What a token stands for (RFC 7662), to the client it was issued to or the resource server it is for. */

@@ -45,6 +45,8 @@ export interface ConsentRepository {
   add(consent: NewConsent): Promise<ConsentState>;
   listForIdentities(identityIds: readonly string[]): Promise<ConsentState[]>;
   findById(id: number): Promise<ConsentState | null>;
+  /** Stamps `last_used` on these consents and the consents that depend on them (a token was issued under them). */
+  markUsed(ids: readonly number[], at: Date): Promise<void>;
   /** Marks the consent and every consent that depends on it revoked. */
   revokeTree(id: number, at: Date): Promise<void>;
 }

@@ -409,6 +409,11 @@ class InMemoryConsentRepository implements ConsentRepository {
     const c = this.store().consents.get(id);
     return c ? clone(c) : null;
   }
+  async markUsed(ids: readonly number[], at: Date) {
+    for (const c of this.store().consents.values()) {
+      if (c.dependency_path.some((id) => ids.includes(id))) c.last_used = at;
+    }
+  }
   async revokeTree(id: number, at: Date) {
     for (const c of this.store().consents.values()) {
       if (c.dependency_path.includes(id)) {

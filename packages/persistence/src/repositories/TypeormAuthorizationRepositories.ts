@@ -132,6 +132,13 @@ export class TypeormConsentRepository implements ConsentRepository {
     const r = await this.manager.findOneBy(ConsentSchema, { id });
     return r ? consentFromRecord(r) : null;
   }
+  async markUsed(ids: readonly number[], at: Date) {
+    if (ids.length === 0) return;
+    const roots = await this.manager.findBy(ConsentSchema, { id: In([...ids]) });
+    const identities = [...new Set(roots.map((r) => r.identity_id))];
+    const tree = (await this.listForIdentities(identities)).filter((c) => c.dependency_path.some((id) => ids.includes(id)));
+    await this.manager.update(ConsentSchema, { id: In(tree.map((c) => c.id)) }, { last_used: toTime(at) });
+  }
   async revokeTree(id: number, at: Date) {
     const root = await this.findById(id);
     if (!root) return;

@@ -312,6 +312,13 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(listed[0]).toEqual(root);
         await expect(uow.repositories.consents.add({ ...base, parent_id: 99999 })).rejects.toThrow(ConflictError);
         expect(await uow.repositories.consents.listForIdentities([ids.uuid()])).toEqual([]);
+        const used = new Date(now.getTime() + 60_000);
+        const other = await uow.repositories.consents.add({ ...base, parent_id: null });
+        await uow.repositories.consents.markUsed([child.id], used);
+        const after = await uow.repositories.consents.listForIdentities([alice.id]);
+        expect(after.map((c) => c.last_used)).toEqual([null, used, used, null]);
+        expect(after[3].id).toBe(other.id);
+        await uow.repositories.consents.markUsed([], used);
       });
 
       it('spends an authorization code once', async () => {
