@@ -170,6 +170,8 @@ export class OAuthModel {
       scope: main.scopes,
       client,
       user,
+      // the library would count from its own clock and lose a second; say the lifetime we set
+      expires_in: main.expires_in,
       resource_server: main.resource_server,
       other_tokens: others,
     };
