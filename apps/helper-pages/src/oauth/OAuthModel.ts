@@ -18,6 +18,8 @@ import { DomainError, OAuthProtocolError, type AuthorizationServerService, type 
 export interface GrantUser extends User {
   id: string;
   viaClientCredentials?: boolean;
+  /** Set on the authorization_code grant: the code being exchanged. */
+  codeHash?: string;
   /** Set on the refresh_token grant: the refresh token being used, kept (not rotated). */
   refresh?: { secret: string; state: RefreshTokenState };
 }
@@ -122,7 +124,7 @@ export class OAuthModel {
       redirectUri: code.redirect_uri,
       scope: code.scopes,
       client: OAuthModel.grantClient(client),
-      user: { id: code.identity_id } satisfies GrantUser,
+      user: { id: code.identity_id, codeHash: code.code_hash } satisfies GrantUser,
       ...(code.code_challenge !== null && { codeChallenge: code.code_challenge, codeChallengeMethod: code.code_challenge_method ?? 'S256' }),
     };
   }
@@ -160,6 +162,7 @@ export class OAuthModel {
         refresh: user.viaClientCredentials ? 'none' : (user.refresh?.state ?? 'new'),
         refreshSecret: user.refresh?.secret,
         requireConsent: !user.viaClientCredentials,
+        codeHash: user.codeHash,
       }),
     );
     const [main, ...others] = issued;

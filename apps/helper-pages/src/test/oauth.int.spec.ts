@@ -200,10 +200,16 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
       const { verifier, challenge } = pkce();
       const code = await codeFor(publicClient.id, { code_challenge: challenge });
       const form = { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: publicClient.id, code_verifier: verifier };
-      expect((await token(form)).status).toBe(200);
+      const first = await token(form);
+      expect(first.status).toBe(200);
       const reused = await token(form);
       expect(reused.status).toBe(400);
       expect(reused.body.error).toBe('invalid_grant');
+      // a code presented twice was probably stolen: what it was exchanged for stops working
+      for (const t of [first.body.access_token, first.body.other_tokens[0].access_token]) {
+        await expect(pages.world.services.authentication.authenticate(t)).rejects.toThrow(AuthenticationFailedError);
+      }
+      expect((await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: publicClient.id })).body.error).toBe('invalid_grant');
 
       const late = pkce();
       const lateCode = await codeFor(publicClient.id, { code_challenge: late.challenge });

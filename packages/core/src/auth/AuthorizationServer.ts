@@ -233,9 +233,18 @@ export class AuthorizationServerService {
     return state;
   }
 
-  /** An unused code by its value (expiry is the protocol library's check). */
+  /**
+   * An unused code by its value (expiry is the protocol library's check). A code presented again
+   * was probably stolen: the tokens issued for it are revoked (RFC 6749 4.1.2).
+   */
   async findAuthorizationCode(code: string): Promise<AuthorizationCodeState | null> {
     const found = await this.uow.repositories.authorizationCodes.findByHash(hashToken(code));
+    if (found?.used_at) {
+      const now = this.clock.now();
+      await this.uow.transaction(async (repos) => {
+        for (const hash of await repos.refreshTokens.revokeIssuedForCode(found.code_hash, now)) await repos.accessTokens.revokeByRefreshToken(hash, now);
+      });
+    }
     return found && found.used_at === null ? found : null;
   }
 
@@ -276,6 +285,8 @@ export class AuthorizationServerService {
     refresh: 'new' | 'none' | RefreshTokenState;
     requireConsent: boolean;
     refreshSecret?: string;
+    /** The authorization code being exchanged, if any. */
+    codeHash?: string;
   }): Promise<IssuedAccessToken[]> {
     const now = this.clock.now();
     const lifetime = this.options.accessTokenLifetimeSeconds;
@@ -300,6 +311,7 @@ export class AuthorizationServerService {
             client_id: input.client.id,
             scopes: names,
             resource_server: resourceServer,
+            authorization_code_hash: input.codeHash ?? null,
             created_at: now,
             revoked_at: null,
           });

@@ -29,6 +29,8 @@ export interface RefreshTokenState {
   client_id: string;
   scopes: string[];
   resource_server: string;
+  /** The code it was issued for: if that code is presented again, this token is revoked (RFC 6749 4.1.2). */
+  authorization_code_hash: string | null;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -38,6 +40,8 @@ export interface RefreshTokenRepository {
   findByHash(hash: string): Promise<RefreshTokenState | null>;
   /** Revokes one refresh token; false when it was not live. */
   revoke(hash: string, at: Date): Promise<boolean>;
+  /** Revokes the live refresh tokens issued for an authorization code; returns their hashes. */
+  revokeIssuedForCode(codeHash: string, at: Date): Promise<string[]>;
   /** Revokes the live refresh tokens of these identities issued to the client; returns how many. */
   revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
 }

@@ -349,6 +349,11 @@ class InMemoryRefreshTokenRepository implements RefreshTokenRepository {
   async revoke(hash: string, at: Date) {
     return revokeWhere(this.store().refreshTokens.values(), (t) => t.token_hash === hash, at) === 1;
   }
+  async revokeIssuedForCode(codeHash: string, at: Date) {
+    const live = [...this.store().refreshTokens.values()].filter((t) => t.authorization_code_hash === codeHash && t.revoked_at === null);
+    revokeWhere(live, () => true, at);
+    return live.map((t) => t.token_hash);
+  }
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
     return revokeWhere(this.store().refreshTokens.values(), (t) => t.client_id === clientId && identityIds.includes(t.identity_id), at);
   }

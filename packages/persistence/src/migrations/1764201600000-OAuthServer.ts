@@ -65,12 +65,14 @@ export class OAuthServer1764201600000 implements MigrationInterface {
           v('client_id', 36),
           t('scopes'),
           v('resource_server', 256),
+          v('authorization_code_hash', 64, true),
           v('created_at', 32),
           v('revoked_at', 32, true),
         ],
       }),
     );
     await q.createIndex('refresh_tokens', new TableIndex({ name: 'IX_refresh_tokens_client_identity', columnNames: ['client_id', 'identity_id'] }));
+    await q.createIndex('refresh_tokens', new TableIndex({ name: 'IX_refresh_tokens_code', columnNames: ['authorization_code_hash'] }));
   }
 
   async down(q: QueryRunner): Promise<void> {

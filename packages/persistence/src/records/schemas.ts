@@ -384,6 +384,7 @@ export interface RefreshTokenRecord {
   client_id: string;
   scopes: string;
   resource_server: string;
+  authorization_code_hash: string | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -395,6 +396,7 @@ export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
     client_id: varchar(36),
     scopes: text(false),
     resource_server: varchar(256),
+    authorization_code_hash: varchar(64, true),
     created_at: time(),
     revoked_at: time(true),
   },

@@ -211,6 +211,12 @@ export class TypeormRefreshTokenRepository implements RefreshTokenRepository {
     const result = await this.manager.update(RefreshTokenSchema, { token_hash: hash, revoked_at: IsNull() }, { revoked_at: toTime(at) });
     return (result.affected ?? 0) === 1;
   }
+  async revokeIssuedForCode(codeHash: string, at: Date) {
+    const live = await this.manager.findBy(RefreshTokenSchema, { authorization_code_hash: codeHash, revoked_at: IsNull() });
+    if (live.length === 0) return [];
+    await this.manager.update(RefreshTokenSchema, { token_hash: In(live.map((t) => t.token_hash)), revoked_at: IsNull() }, { revoked_at: toTime(at) });
+    return live.map((t) => t.token_hash);
+  }
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
     if (identityIds.length === 0) return 0;
     const result = await this.manager.update(RefreshTokenSchema, { client_id: clientId, identity_id: In([...identityIds]), revoked_at: IsNull() }, { revoked_at: toTime(at) });

@@ -346,7 +346,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       it('revokes refresh tokens and the access tokens issued with them, per client and identity', async () => {
         const [alice, bob] = [await identity('alice'), await identity('bob')];
         const [portal, other] = [ids.uuid(), ids.uuid()];
-        const refresh = { token_hash: hashToken('refresh'), identity_id: alice.id, client_id: portal, scopes: ['s'], resource_server: 'rs', created_at: now, revoked_at: null };
+        const refresh = { token_hash: hashToken('refresh'), identity_id: alice.id, client_id: portal, scopes: ['s'], resource_server: 'rs', authorization_code_hash: null, created_at: now, revoked_at: null };
         await uow.repositories.refreshTokens.add(refresh);
         await uow.repositories.refreshTokens.add({ ...refresh, token_hash: hashToken('bob-refresh'), identity_id: bob.id });
         expect(await uow.repositories.refreshTokens.findByHash(refresh.token_hash)).toEqual(refresh);
@@ -368,6 +368,11 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect((await uow.repositories.refreshTokens.findByHash(refresh.token_hash))?.revoked_at).toEqual(now);
         expect(await uow.repositories.refreshTokens.revokeIssuedTo([alice.id, bob.id], portal, later)).toBe(1);
         expect((await uow.repositories.refreshTokens.findByHash(hashToken('bob-refresh')))?.revoked_at).toEqual(later);
+        const fromCode = { ...refresh, authorization_code_hash: hashToken('code') };
+        await uow.repositories.refreshTokens.add({ ...fromCode, token_hash: hashToken('r1') });
+        await uow.repositories.refreshTokens.add({ ...fromCode, token_hash: hashToken('r2') });
+        expect((await uow.repositories.refreshTokens.revokeIssuedForCode(hashToken('code'), later)).sort()).toEqual([hashToken('r1'), hashToken('r2')].sort());
+        expect(await uow.repositories.refreshTokens.revokeIssuedForCode(hashToken('code'), later)).toEqual([]);
       });
 
       it('stores and deletes sessions by hash', async () => {
