@@ -15,7 +15,7 @@ import express, { Router, type Request, type Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type nunjucks from 'nunjucks';
 import type { OAuthProtocol } from '../oauth/OAuthProtocol';
-import { sendProtocolResult } from '../oauth/oauthRoutes';
+import { formFields, sendProtocolResult } from '../oauth/oauthRoutes';
 
 export const SESSION_COOKIE = 'xfer_session';
 const BROWSER_COOKIE = 'xfer_browser';
@@ -57,12 +57,6 @@ function authorizeParams(value: (name: string) => string | undefined): Record<st
     if (v !== undefined) params[name] = v;
   }
   return params;
-}
-
-/** The first value of each form field. */
-function formFields(req: Request): Record<string, string | undefined> {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof (Array.isArray(v) ? v[0] : v) === 'string' ? ((Array.isArray(v) ? v[0] : v) as string) : undefined]));
 }
 
 /**

@@ -7,9 +7,9 @@ import type { OAuthProtocol, ProtocolResult } from './OAuthProtocol';
 const form = express.urlencoded({ extended: false, limit: '16kb' });
 
 /** The form fields of a request body as strings (a repeated field counts once, RFC 6749 3.1). */
-function formFields(req: Request): Record<string, string> {
+export function formFields(req: Request): Record<string, string | undefined> {
   const body = (req.body ?? {}) as Record<string, unknown>;
-  const fields: Record<string, string> = {};
+  const fields: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(body)) {
     const first = Array.isArray(value) ? value[0] : value;
     if (typeof first === 'string') fields[key] = first;
@@ -48,7 +48,7 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
   });
 
   /** Client authentication for introspection and revocation: HTTP Basic, or client_id/client_secret in the body. */
-  async function callingClient(req: Request, fields: Record<string, string>): Promise<ClientState | null> {
+  async function callingClient(req: Request, fields: Record<string, string | undefined>): Promise<ClientState | null> {
     const basic = basicAuth(req);
     if (basic) return service.authenticateClient(basic.name, basic.pass);
     return fields.client_id ? service.authenticateClient(fields.client_id, fields.client_secret) : null;

@@ -1,10 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { BadRequestError, DomainError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
-import { isUuid } from '../shared/text';
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import { hashToken, isTokenUsable, newTokenSecret, type AccessTokenState } from './AccessToken';
-import type { ClientState } from './Client';
+import { findNamedClient, type ClientState } from './Client';
 import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
 import { identityDocument, newIdentity, type IdentityState } from './Identity';
@@ -99,8 +98,7 @@ export class AuthorizationServerService {
 
   /** A registered client by id (no secret checked): who an authorization request is for. */
   async client(clientId: string | undefined): Promise<ClientState | null> {
-    if (!clientId || !isUuid(clientId)) return null;
-    return this.uow.repositories.clients.findById(clientId.toLowerCase());
+    return findNamedClient(this.uow.repositories.clients, clientId);
   }
 
   /**

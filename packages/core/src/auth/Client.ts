@@ -1,5 +1,5 @@
 import { BadRequestError } from '../shared/errors';
-import { checkHttpUrl, checkText, parseHttpUrl } from '../shared/text';
+import { checkHttpUrl, checkText, isUuid, parseHttpUrl } from '../shared/text';
 
 /** Colours and logo a client registered; shown on the helper pages it sends users to. */
 export interface ClientBranding {
@@ -72,6 +72,12 @@ export function safeReturnLink(
     if (!registered) return null;
   }
   return { uri: url.href, name: redirectName.trim().slice(0, 200) };
+}
+
+/** The client a request names, if the id is well formed and registered. */
+export async function findNamedClient(clients: ClientRepository, clientId: string | undefined): Promise<ClientState | null> {
+  if (!clientId || !isUuid(clientId)) return null;
+  return clients.findById(clientId.toLowerCase());
 }
 
 export interface ClientRepository {

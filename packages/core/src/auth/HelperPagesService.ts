@@ -1,8 +1,7 @@
 import { AuthenticationFailedError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
-import { isUuid } from '../shared/text';
 import type { UnitOfWork } from '../shared/UnitOfWork';
-import type { ClientState } from './Client';
+import { findNamedClient, type ClientState } from './Client';
 import { consentForest, type ConsentNode } from './Consent';
 import { checkUsername, identityDocument, LOCAL_IDENTITY_PROVIDER, type IdentityState } from './Identity';
 import { verifyPassword } from './password';
@@ -87,8 +86,7 @@ export class HelperPagesService {
 
   /** The client a page was opened for, for its name and branding; null for a missing or unknown id. */
   async client(clientId: string | undefined): Promise<ClientState | null> {
-    if (!clientId || !isUuid(clientId)) return null;
-    return this.uow.repositories.clients.findById(clientId.toLowerCase());
+    return findNamedClient(this.uow.repositories.clients, clientId);
   }
 
   identities(user: SignedIn): IdentityView[] {
