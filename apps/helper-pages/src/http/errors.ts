@@ -26,7 +26,7 @@ export function errorPages(views: nunjucks.Environment) {
         return;
       }
       if ((error as { code?: string })?.code === 'EBADCSRFTOKEN') {
-        render(res, 403, 'Form expired', 'The sign-in form expired or did not come from this site. Reload the page and try again.');
+        render(res, 403, 'Form expired', 'The form expired or did not come from this site. Reload the page and try again.');
         return;
       }
       const status = (error as { status?: number })?.status;

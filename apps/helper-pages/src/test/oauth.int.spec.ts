@@ -363,6 +363,7 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
 
       const forged = await alice.post('/v2/web/consents/rescind').type('form').send({ client_id: publicClient.id });
       expect(forged.status).toBe(403);
+      expect(forged.text).toContain('The form expired or did not come from this site');
       await pages.world.services.authentication.authenticate(body.access_token);
 
       const res = await alice.post('/v2/web/consents/rescind').type('form').send({ _csrf: csrf, client_id: publicClient.id, next: '/v2/web/consents' });
