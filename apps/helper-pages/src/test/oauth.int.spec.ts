@@ -137,6 +137,8 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
         [{ client_id: confidential.id }, 'invalid_scope'],
         [{ client_id: confidential.id, scope: 'openid', response_type: 'token' }, 'unsupported_response_type'],
       ];
+      const badState = await openAuthorize(alice, { client_id: confidential.id, scope: 'openid', state: 'caf\u00e9' });
+      expect(locationOf(badState).searchParams.get('error')).toBe('invalid_request');
       for (const [params, error] of cases) {
         const res = await openAuthorize(alice, { state: 'keep-me', ...params });
         expect(res.status).toBe(302);

@@ -37,6 +37,7 @@ export interface AuthorizationRequestParams {
   redirect_uri?: string;
   response_type?: string;
   scope?: string;
+  state?: string;
   code_challenge?: string;
   code_challenge_method?: string;
 }
@@ -129,6 +130,8 @@ export class AuthorizationServerService {
       );
     }
     if (params.response_type !== 'code') throw new OAuthProtocolError('unsupported_response_type', 'response_type must be code');
+    // RFC 6749 A.5: VSCHAR only, so the state can travel back unchanged
+    if (params.state !== undefined && !/^[\x20-\x7e]{0,1024}$/.test(params.state)) throw new OAuthProtocolError('invalid_request', 'state must be printable ASCII, at most 1024 characters');
     this.checkPkce(client, params.code_challenge ?? null, params.code_challenge_method ?? null);
     return { client, redirectUri, scopes: await this.knownScopes(params.scope) };
   }
