@@ -1,4 +1,4 @@
-import type { AuthorizationServerService, ClientState } from '@xfer/core';
+import { AuthenticationFailedError, ConsentRequiredError, type AuthorizationServerService, type ClientState } from '@xfer/core';
 import { logRequestError } from '@xfer/server-kit';
 import basicAuth from 'basic-auth';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
@@ -79,6 +79,24 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
     await service.revokeToken(client, fields.token);
     res.set('Cache-Control', 'no-store').json({});
   });
+
+  /** OpenID Connect userinfo (GET or POST with the bearer token), as the hosted service's SDK calls it. */
+  const userInfo = async (req: Request, res: Response) => {
+    const header = req.get('authorization') ?? '';
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    res.set('Cache-Control', 'no-store');
+    try {
+      res.json(await service.userInfo(token));
+    } catch (error) {
+      if (error instanceof AuthenticationFailedError) {
+        res.status(401).set('WWW-Authenticate', 'Bearer error="invalid_token"').json({ error: 'invalid_token', error_description: error.message });
+      } else if (error instanceof ConsentRequiredError) {
+        res.status(403).set('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="openid"').json({ error: 'insufficient_scope', error_description: error.message });
+      } else throw error;
+    }
+  };
+  router.get('/userinfo', userInfo);
+  router.post('/userinfo', userInfo);
 
   // a body that cannot be read is the client's error, answered in the protocol's JSON (not the pages' HTML)
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {

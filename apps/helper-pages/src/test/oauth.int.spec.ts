@@ -344,6 +344,30 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
     });
   });
 
+  describe('userinfo', () => {
+    it('says who signed in to a token with openid: more with profile, email and view_identity_set', async () => {
+      await pages.admin.addScope('profile', 'Know your name');
+      await pages.admin.addScope('email', 'Know your e-mail address');
+      await pages.admin.addScope('urn:globus:auth:scope:auth.globus.org:view_identity_set', 'Know your linked identities');
+      const { verifier, challenge } = pkce();
+      const code = await codeFor(publicClient.id, { code_challenge: challenge, scope: 'openid profile email urn:globus:auth:scope:auth.globus.org:view_identity_set' });
+      const body = (await token({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: publicClient.id, code_verifier: verifier })).body;
+      expect(body.resource_server).toBe('auth.globus.org');
+      const info = await pages.http.get('/v2/oauth2/userinfo').set('Authorization', `Bearer ${body.access_token}`);
+      expect(info.status).toBe(200);
+      expect(info.body).toMatchObject({ sub: expect.any(String), preferred_username: 'alice', email: null, identity_provider_display_name: 'xfer local accounts' });
+      expect(info.body.identity_set).toEqual([expect.objectContaining({ sub: info.body.sub, username: 'alice' })]);
+
+      const { access_token: transferOnly } = await tokensForPublicClient();
+      const noOpenid = await pages.http.get('/v2/oauth2/userinfo').set('Authorization', `Bearer ${transferOnly}`);
+      expect(noOpenid.status).toBe(403);
+      expect(noOpenid.body.error).toBe('insufficient_scope');
+      const bad = await pages.http.post('/v2/oauth2/userinfo').set('Authorization', 'Bearer nope');
+      expect(bad.status).toBe(401);
+      expect(bad.headers['www-authenticate']).toContain('invalid_token');
+    });
+  });
+
   describe('auth-code page for native apps', () => {
     it('shows the code to copy, escaped, never cached, and sends no referrer', async () => {
       const res = await pages.http.get('/v2/web/auth-code?code=abc123&state=s');

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { BadRequestError, DomainError } from '../shared/errors';
+import { AuthenticationFailedError, BadRequestError, ConsentRequiredError, DomainError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import { hashToken, isTokenUsable, newTokenSecret, type AccessTokenState } from './AccessToken';
 import { findNamedClient, type ClientState } from './Client';
 import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
-import { identityDocument, newIdentity, type IdentityState } from './Identity';
+import { identityDocument, identityProviderDisplayName, newIdentity, type IdentityState } from './Identity';
 import type { ScopeState } from './Scope';
 
 /** An RFC 6749 error: `code` is the protocol's error code, sent to the client as `error`. */
@@ -82,6 +82,9 @@ const MAX_SCOPE_DEPTH = 8;
 export function parseScopeParameter(scope: string | undefined): string[] {
   return [...new Set((scope ?? '').split(/\s+/).filter(Boolean))];
 }
+
+/** The hosted service's scope for reading a user's linked identities through userinfo. */
+export const VIEW_IDENTITY_SET_SCOPE = 'urn:globus:auth:scope:auth.globus.org:view_identity_set';
 
 /** The username a client's own identity has, as the hosted service names it. */
 export const clientUsername = (clientId: string) => `${clientId}@clients.auth.globus.org`;
@@ -385,6 +388,35 @@ export class AuthorizationServerService {
       if (include.includes('identity_set_detail')) document.identity_set_detail = set.map((i) => ({ ...identityDocument(i), sub: i.id }));
     }
     return document;
+  }
+
+  /**
+   * OpenID Connect userinfo for a token carrying `openid`: `sub` always; name, username and
+   * provider with `profile`; `email` with `email`; the identity set with the hosted service's
+   * view_identity_set scope.
+   */
+  async userInfo(token: string | undefined): Promise<Record<string, unknown>> {
+    const { accessTokens, identities } = this.uow.repositories;
+    const found = token ? await accessTokens.findByHash(hashToken(token)) : null;
+    const identity = found && isTokenUsable(found, this.clock.now()) ? await identities.findById(found.identity_id) : null;
+    if (!found || !identity) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
+    const has = (scope: string) => found.scopes.includes(scope);
+    if (!has('openid')) throw new ConsentRequiredError('userinfo needs a token with the openid scope', ['openid']);
+    const profile = (i: IdentityState) => ({
+      preferred_username: i.username,
+      name: i.name,
+      organization: i.organization,
+      identity_provider: i.identity_provider,
+      identity_provider_display_name: identityProviderDisplayName(i),
+    });
+    return {
+      sub: identity.id,
+      ...(has('profile') && profile(identity)),
+      ...(has('email') && { email: identity.email }),
+      ...(has(VIEW_IDENTITY_SET_SCOPE) && {
+        identity_set: (await identities.listSet(identity.set_id)).map((i) => ({ sub: i.id, ...profile(i), username: i.username, email: i.email })),
+      }),
+    };
   }
 
   private mayInspect(caller: ClientState, token: AccessTokenState): boolean {

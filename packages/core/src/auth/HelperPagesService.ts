@@ -3,7 +3,7 @@ import type { Clock } from '../shared/ports';
 import type { UnitOfWork } from '../shared/UnitOfWork';
 import { findNamedClient, type ClientState } from './Client';
 import { consentForest, type ConsentNode } from './Consent';
-import { checkUsername, identityDocument, LOCAL_IDENTITY_PROVIDER, type IdentityState } from './Identity';
+import { checkUsername, identityDocument, identityProviderDisplayName, type IdentityState } from './Identity';
 import { verifyPassword } from './password';
 import { hashSessionSecret, newSessionSecret } from './Session';
 
@@ -93,8 +93,7 @@ export class HelperPagesService {
     const primaryId = user.set[0]?.set_id ?? user.identity.id;
     return user.set.map((identity) => ({
       ...identityDocument(identity),
-      identity_provider_display_name:
-        identity.identity_provider === LOCAL_IDENTITY_PROVIDER.id ? LOCAL_IDENTITY_PROVIDER.displayName : identity.identity_provider,
+      identity_provider_display_name: identityProviderDisplayName(identity),
       primary: identity.id === primaryId,
       signed_in: identity.id === user.identity.id,
       linked_at: identity.linked_at,

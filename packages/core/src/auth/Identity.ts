@@ -71,6 +71,11 @@ export function newIdentity(input: NewIdentity): IdentityState {
   };
 }
 
+/** The name users know an identity's provider by. */
+export function identityProviderDisplayName(identity: IdentityState): string {
+  return identity.identity_provider === LOCAL_IDENTITY_PROVIDER.id ? LOCAL_IDENTITY_PROVIDER.displayName : identity.identity_provider;
+}
+
 /** The wire shape of an identity, as the hosted service's clients read it. */
 export function identityDocument(identity: IdentityState) {
   return {
