@@ -48,7 +48,8 @@ describe('AuthorizationServerService', () => {
       [TRANSFER_SCOPE, [['urn:xfer:scope:archive.example.org:read', ['urn:xfer:scope:storage.example.org:data_access']]]],
       ['openid', []],
     ]);
-    await server().recordConsents(alice, portal, scopes);
+    // Allow from two tabs at once records each consent once
+    await Promise.all([server().recordConsents(alice, portal, scopes), server().recordConsents(alice, portal, scopes)]);
     expect(await server().scopesToConsent(alice, portal, scopes)).toEqual([]);
     const consents = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
     expect(consents.map((c) => c.dependency_path.length)).toEqual([1, 2, 3, 1]);

@@ -185,10 +185,11 @@ export class AuthorizationServerService {
 
   /** Allow on the consent screen: records a consent per scope not consented yet, its dependent scopes beneath it. */
   async recordConsents(user: SignedIn, client: ClientState, scopes: readonly ScopeState[]): Promise<void> {
-    const missing = await this.scopesToConsent(user, client, scopes);
-    const trees = await this.scopeTree(missing);
+    const trees = await this.scopeTree(scopes);
     const now = this.clock.now();
     await this.uow.transaction(async (repos) => {
+      // read inside the transaction: a second Allow (another tab) adds nothing twice
+      const approved = await this.approvedConsents(repos, user.set.map((i) => i.id), client.id);
       const add = async (node: ScopeTreeNode, parentId: number | null): Promise<void> => {
         const consent = await repos.consents.add({
           client_id: client.id,
@@ -202,7 +203,7 @@ export class AuthorizationServerService {
         });
         for (const child of node.children) await add(child, consent.id);
       };
-      for (const tree of trees) await add(tree, null);
+      for (const tree of trees) if (!approved.has(tree.scope.id)) await add(tree, null);
     });
   }
 
