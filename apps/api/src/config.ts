@@ -1,5 +1,5 @@
 import { TRANSFER_SCOPE } from '@xfer/core';
-import { commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
+import { commonConfig, ConfigError, portFromEnv, secondsFromEnv } from '@xfer/persistence';
 
 export interface ApiConfig {
   databaseUrl: string;
@@ -21,15 +21,13 @@ export function apiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   if (!/^\d+(b|kb|mb)$/i.test(bodyLimit)) throw new ConfigError(`API_BODY_LIMIT='${bodyLimit}' must look like 512kb or 1mb`);
   const requiredScope = env.AUTH_REQUIRED_SCOPE === undefined ? TRANSFER_SCOPE : env.AUTH_REQUIRED_SCOPE.trim() || null;
   if (requiredScope !== null && /\s/.test(requiredScope)) throw new ConfigError('AUTH_REQUIRED_SCOPE must be one scope name, without spaces');
-  const cache = env.AUTH_TOKEN_CACHE_SECONDS ?? '0';
-  if (!/^\d{1,4}$/.test(cache)) throw new ConfigError(`AUTH_TOKEN_CACHE_SECONDS='${cache}' must be a whole number of seconds (0-9999)`);
   return {
     ...commonConfig(env),
     apiPort: portFromEnv('API_PORT', 8080, env),
     bodyLimit,
     introspection: introspectionConfig(env),
     requiredScope,
-    tokenCacheSeconds: Number(cache),
+    tokenCacheSeconds: secondsFromEnv('AUTH_TOKEN_CACHE_SECONDS', 0, env, { min: 0, max: 9999 }),
   };
 }
 

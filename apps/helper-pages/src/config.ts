@@ -1,4 +1,4 @@
-import { booleanFromEnv, commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
+import { booleanFromEnv, commonConfig, ConfigError, portFromEnv, secondsFromEnv } from '@xfer/persistence';
 
 export interface HelperPagesConfig {
   databaseUrl: string;
@@ -13,12 +13,6 @@ export interface HelperPagesConfig {
   codeLifetimeSeconds: number;
 }
 
-function secondsFromEnv(name: string, fallback: number, max: number, env: NodeJS.ProcessEnv): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new ConfigError(`${name}='${raw}' must be a number of seconds from 1 to ${max}`);
-  return Number(raw);
-}
 
 export function helperPagesConfig(env: NodeJS.ProcessEnv = process.env): HelperPagesConfig {
   const csrfSecret = env.AUTH_CSRF_SECRET || undefined;
@@ -33,8 +27,8 @@ export function helperPagesConfig(env: NodeJS.ProcessEnv = process.env): HelperP
     trustProxy: booleanFromEnv('TRUST_PROXY', env),
     csrfSecret,
     issuer,
-    accessTokenLifetimeSeconds: secondsFromEnv('AUTH_ACCESS_TOKEN_LIFETIME', 48 * 60 * 60, 365 * 24 * 60 * 60, env),
+    accessTokenLifetimeSeconds: secondsFromEnv('AUTH_ACCESS_TOKEN_LIFETIME', 48 * 60 * 60, env, { max: 365 * 24 * 60 * 60 }),
     // RFC 6749 4.1.2: a code lives at most 10 minutes
-    codeLifetimeSeconds: secondsFromEnv('AUTH_CODE_LIFETIME', 600, 600, env),
+    codeLifetimeSeconds: secondsFromEnv('AUTH_CODE_LIFETIME', 600, env, { max: 600 }),
   };
 }

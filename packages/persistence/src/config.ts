@@ -11,6 +11,14 @@ export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessE
   return value;
 }
 
+/** A whole number of seconds from `min` to `max`; `fallback` when unset or empty. */
+export function secondsFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv, { min = 1, max }: { min?: number; max: number }): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}='${raw}' must be a number of seconds from ${min} to ${max}`);
+  return Number(raw);
+}
+
 export function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
   const raw = (env[name] ?? '').toLowerCase();
   if (['', '0', 'false', 'no'].includes(raw)) return false;

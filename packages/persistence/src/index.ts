@@ -2,5 +2,5 @@ export { openDatabase, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError
 export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
 export { MIGRATIONS } from './migrations';
 export { TOKENS, persistenceModule, coreModule } from './container';
-export { ConfigError, portFromEnv, booleanFromEnv, commonConfig } from './config';
+export { ConfigError, portFromEnv, booleanFromEnv, secondsFromEnv, commonConfig } from './config';
 export { seedDatabase, type SeedOptions, type SeedResult } from './seed';

@@ -361,12 +361,10 @@ export class AuthorizationServerService {
 
   /** What a token stands for (RFC 7662), to the client it was issued to or the resource server it is for. */
   async introspect(caller: ClientState, token: string, include: readonly string[]): Promise<IntrospectionDocument> {
-    const { accessTokens, identities } = this.uow.repositories;
-    const found = await accessTokens.findByHash(hashToken(token));
-    const now = this.clock.now();
-    if (!found || !isTokenUsable(found, now) || !this.mayInspect(caller, found)) return { active: false };
-    const identity = await identities.findById(found.identity_id);
-    if (!identity) return { active: false };
+    const { identities } = this.uow.repositories;
+    const live = await this.liveToken(token);
+    if (!live || !this.mayInspect(caller, live.token)) return { active: false };
+    const { token: found, identity } = live;
     const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
     const document: IntrospectionDocument = {
       active: true,
@@ -397,10 +395,10 @@ export class AuthorizationServerService {
    * view_identity_set scope.
    */
   async userInfo(token: string | undefined): Promise<Record<string, unknown>> {
-    const { accessTokens, identities } = this.uow.repositories;
-    const found = token ? await accessTokens.findByHash(hashToken(token)) : null;
-    const identity = found && isTokenUsable(found, this.clock.now()) ? await identities.findById(found.identity_id) : null;
-    if (!found || !identity) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
+    const { identities } = this.uow.repositories;
+    const live = token ? await this.liveToken(token) : null;
+    if (!live) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
+    const { token: found, identity } = live;
     const has = (scope: string) => found.scopes.includes(scope);
     if (!has('openid')) throw new ConsentRequiredError('userinfo needs a token with the openid scope', ['openid']);
     const profile = (i: IdentityState) => ({
@@ -418,6 +416,15 @@ export class AuthorizationServerService {
         identity_set: (await identities.listSet(identity.set_id)).map((i) => ({ sub: i.id, ...profile(i), username: i.username, email: i.email })),
       }),
     };
+  }
+
+  /** A token that is neither revoked nor expired, with the identity it was issued to. */
+  private async liveToken(token: string): Promise<{ token: AccessTokenState; identity: IdentityState } | null> {
+    const { accessTokens, identities } = this.uow.repositories;
+    const found = await accessTokens.findByHash(hashToken(token));
+    if (!found || !isTokenUsable(found, this.clock.now())) return null;
+    const identity = await identities.findById(found.identity_id);
+    return identity ? { token: found, identity } : null;
   }
 
   private mayInspect(caller: ClientState, token: AccessTokenState): boolean {
