@@ -1,3 +1,4 @@
+import type { Clock, IdGenerator } from '@xfer/core';
 import { coreModule, persistenceModule } from '@xfer/persistence';
 import { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
@@ -10,7 +11,7 @@ import type { ApiConfig } from './config';
  */
 export function buildApiContainer(
   dataSource: DataSource,
-  options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope' | 'tokenCacheSeconds'>> = {},
+  options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope' | 'tokenCacheSeconds'>> & { clock?: Clock; ids?: IdGenerator } = {},
 ): Container {
   const container = new Container();
   const settings = options.introspection;
@@ -19,6 +20,6 @@ export function buildApiContainer(
     ...(options.requiredScope !== undefined && { requiredScope: options.requiredScope }),
     ...(options.tokenCacheSeconds !== undefined && { cacheSeconds: options.tokenCacheSeconds }),
   };
-  container.loadSync(persistenceModule(dataSource), coreModule({ authentication }));
+  container.loadSync(persistenceModule(dataSource), coreModule({ authentication, clock: options.clock, ids: options.ids }));
   return container;
 }
