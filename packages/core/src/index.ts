@@ -19,7 +19,7 @@ export * from './auth/HelperPagesService';
 export * from './auth/Grant';
 export * from './auth/AuthorizationServer';
 export * from './endpoint/Endpoint';
-export * from './endpoint/EndpointDocument';
+export * from './endpoint/EndpointView';
 export * from './endpoint/EndpointRepository';
 export * from './endpoint/EndpointService';
 export * from './endpoint/network';

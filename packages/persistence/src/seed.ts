@@ -100,7 +100,7 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
   }
 
   const host = Endpoint.create(
-    { display_name: 'Benchmark host', organization: ORGANIZATIONS[0], public: true, subscription_id: subscription.id, DATA: [{ hostname: 'gridftp1.example.org' }, { hostname: 'gridftp2.example.org' }] },
+    { display_name: 'Benchmark host', organization: ORGANIZATIONS[0], public: true, subscription_id: subscription.id, servers: [{ hostname: 'gridftp1.example.org' }, { hostname: 'gridftp2.example.org' }] },
     { id: randomUUID(), owner: bench, now, subscriptionId: subscription.id, setupKey: randomUUID() },
   );
   // The host's shares belong to another identity; the seeded user manages access to a few of them,
@@ -134,7 +134,7 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
     let endpoint: Endpoint;
     if (i <= shares) {
       endpoint = Endpoint.createShared(
-        { display_name: `Share ${i}`, host_endpoint: host.id, host_path: `/projects/${WORDS[i % WORDS.length]}/${i}/` },
+        { display_name: `Share ${i}`, host_endpoint_id: host.id, host_path: `/projects/${WORDS[i % WORDS.length]}/${i}/` },
         { id, owner: shareOwner, now, host, callerIsHostAdministrator: true },
       );
       if (i <= managedShares) {
@@ -150,7 +150,7 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
           description: `Seeded endpoint number ${i} for benchmarks`,
           keywords: `${WORDS[i % WORDS.length]},${WORDS[(i + 3) % WORDS.length]}`,
           public: i % 3 !== 0,
-          ...(personal ? { is_vendor_connect: true } : { DATA: [{ hostname: `gridftp-a.site${i}.example.org` }, { hostname: `gridftp-b.site${i}.example.org` }] }),
+          ...(personal ? { personal: true } : { servers: [{ hostname: `gridftp-a.site${i}.example.org` }, { hostname: `gridftp-b.site${i}.example.org` }] }),
         },
         { id, owner, now, subscriptionId: null, setupKey: randomUUID() },
       );

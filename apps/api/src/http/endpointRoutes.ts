@@ -1,9 +1,17 @@
-import { BadRequestError, ServerNotFoundError, type CreatedEndpoint, type EndpointService } from '@xfer/core';
+import { ServerNotFoundError, type CreatedEndpoint, type EndpointService } from '@xfer/core';
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
-import { EndpointDocumentDto, ServerDocumentDto } from './dto/documents';
 import { sendResult } from './results';
-import { parseBody } from './validation';
+import { endpointDocument, fieldSelection, limitedPauseRuleDocument, selectFields, serverDocument } from './v010/documents';
+import {
+  assertSentBackUnchanged,
+  assertServerSentBackUnchanged,
+  decodeAddServer,
+  decodeCreateEndpoint,
+  decodeCreateSharedEndpoint,
+  decodeEndpointPatch,
+  decodeServerPatch,
+} from './v010/requests';
 
 type Params = { xid: string; serverId: string };
 
@@ -11,13 +19,6 @@ function serverIdOf(req: Request<Params>): number {
   const { xid, serverId } = req.params;
   if (!/^\d{1,9}$/.test(serverId)) throw new ServerNotFoundError(xid, serverId);
   return Number(serverId);
-}
-
-function fieldsOf(req: Request): string | undefined {
-  const fields = req.query.fields;
-  if (fields === undefined) return undefined;
-  if (typeof fields !== 'string') throw new BadRequestError("Invalid 'fields': give one comma-separated list");
-  return fields;
 }
 
 /** endpoint_create_result: the setup key under both its names (null for all but personal endpoints). */
@@ -33,27 +34,31 @@ function sendCreated(req: Request, res: Response, message: string, created: Crea
   });
 }
 
-/** The twelve endpoint operations: parse, call the use case, render. */
+/** The twelve endpoint operations: decode the request, call the use case, render the documents. */
 export function endpointRoutes(endpoints: EndpointService): Router {
   const router = Router();
 
   router.get('/endpoint/:xid', async (req, res) => {
-    res.json(await endpoints.getEndpoint(principalOf(res), req.params.xid, fieldsOf(req)));
+    const selection = fieldSelection(req.query.fields);
+    const view = await endpoints.getEndpoint(principalOf(res), req.params.xid);
+    res.json(selectFields(endpointDocument(view), selection));
   });
 
   router.post('/endpoint', async (req, res) => {
-    const input = await parseBody(EndpointDocumentDto, req.body);
-    sendCreated(req, res, 'Endpoint created successfully', await endpoints.createEndpoint(principalOf(res), input));
+    const caller = principalOf(res);
+    const command = await decodeCreateEndpoint(req.body, caller.primary.username);
+    sendCreated(req, res, 'Endpoint created successfully', await endpoints.createEndpoint(caller, command));
   });
 
   router.post('/shared_endpoint', async (req, res) => {
-    const input = await parseBody(EndpointDocumentDto, req.body);
-    sendCreated(req, res, 'Shared endpoint created successfully', await endpoints.createSharedEndpoint(principalOf(res), input));
+    const command = await decodeCreateSharedEndpoint(req.body);
+    sendCreated(req, res, 'Shared endpoint created successfully', await endpoints.createSharedEndpoint(principalOf(res), command));
   });
 
   router.put('/endpoint/:xid', async (req, res) => {
-    const input = await parseBody(EndpointDocumentDto, req.body);
-    await endpoints.updateEndpoint(principalOf(res), req.params.xid, input);
+    const { patch, sentBack } = await decodeEndpointPatch(req.body);
+    const ifUnchanged = sentBack.length > 0 ? assertSentBackUnchanged.bind(null, sentBack) : undefined;
+    await endpoints.updateEndpoint(principalOf(res), req.params.xid, patch, ifUnchanged);
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Endpoint updated successfully' });
   });
 
@@ -64,20 +69,20 @@ export function endpointRoutes(endpoints: EndpointService): Router {
 
   router.get('/endpoint/:xid/my_effective_pause_rule_list', async (req, res) => {
     const rules = await endpoints.myEffectivePauseRules(principalOf(res), req.params.xid);
-    res.json({ DATA_TYPE: 'pause_rule_list', DATA: rules });
+    res.json({ DATA_TYPE: 'pause_rule_list', DATA: rules.map(limitedPauseRuleDocument) });
   });
 
   router.get('/endpoint/:xid/server_list', async (req, res) => {
     const servers = await endpoints.listServers(principalOf(res), req.params.xid);
-    res.json({ DATA_TYPE: 'endpoint_server_list', DATA: servers });
+    res.json({ DATA_TYPE: 'endpoint_server_list', DATA: servers.map(serverDocument) });
   });
 
   router.get('/endpoint/:xid/server/:serverId', async (req, res) => {
-    res.json(await endpoints.getServer(principalOf(res), req.params.xid, serverIdOf(req)));
+    res.json(serverDocument(await endpoints.getServer(principalOf(res), req.params.xid, serverIdOf(req))));
   });
 
   router.post('/endpoint/:xid/server', async (req, res) => {
-    const input = await parseBody(ServerDocumentDto, req.body);
+    const input = await decodeAddServer(req.body);
     const id = await endpoints.addServer(principalOf(res), req.params.xid, input);
     sendResult(req, res, 201, {
       DATA_TYPE: 'endpoint_server_add_result',
@@ -88,8 +93,9 @@ export function endpointRoutes(endpoints: EndpointService): Router {
   });
 
   router.put('/endpoint/:xid/server/:serverId', async (req, res) => {
-    const input = await parseBody(ServerDocumentDto, req.body);
-    await endpoints.updateServer(principalOf(res), req.params.xid, serverIdOf(req), input);
+    const { patch, sentBack } = await decodeServerPatch(req.body);
+    const ifUnchanged = sentBack.length > 0 ? assertServerSentBackUnchanged.bind(null, sentBack) : undefined;
+    await endpoints.updateServer(principalOf(res), req.params.xid, serverIdOf(req), patch, ifUnchanged);
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Server updated successfully' });
   });
 
@@ -100,7 +106,7 @@ export function endpointRoutes(endpoints: EndpointService): Router {
 
   router.get('/endpoint/:xid/my_shared_endpoint_list', async (req, res) => {
     const shares = await endpoints.mySharedEndpoints(principalOf(res), req.params.xid);
-    res.json({ DATA_TYPE: 'endpoint_list', DATA: shares });
+    res.json({ DATA_TYPE: 'endpoint_list', DATA: shares.map(endpointDocument) });
   });
 
   return router;

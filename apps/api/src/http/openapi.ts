@@ -1,4 +1,4 @@
-import { ENDPOINT_DOCUMENT_KEYS } from '@xfer/core';
+import { ENDPOINT_DOCUMENT_KEYS } from './v010/documents';
 
 /**
  * The OpenAPI 3.1 description of the endpoint management API, served at /v0.10/openapi.json.

@@ -1,4 +1,4 @@
-import { ENDPOINT_DOCUMENT_KEYS } from '@xfer/core';
+import { ENDPOINT_DOCUMENT_KEYS } from '../http/v010/documents';
 import { BACKENDS, startApi, V, type Api } from './harness';
 
 describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $name', (backend) => {

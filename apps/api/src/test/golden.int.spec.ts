@@ -198,7 +198,7 @@ interface Answer {
 }
 
 describe('the wire answers to a fixed script (golden)', () => {
-  it('are the recorded ones, byte for byte but for request ids', async () => {
+  it('are the recorded ones, byte for byte but for ids', async () => {
     const [sqlite] = testBackends();
     const database = await sqlite.create();
     const dataSource = await openDatabase(database.url);
@@ -214,6 +214,15 @@ describe('the wire answers to a fixed script (golden)', () => {
       let endpoints = 0;
       let shares = 0;
       const answers: Answer[] = [];
+      // Ids are random in a real run: each distinct one stands as <id N>, numbered by first appearance.
+      const seen = new Map<string, number>();
+      const normalize = (text: string) =>
+        text
+          .replace(/"request_id":"[A-Za-z0-9]+"/g, '"request_id":"(id)"')
+          .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+            if (!seen.has(id)) seen.set(id, seen.size + 1);
+            return `<id ${seen.get(id)}>`;
+          });
       let lastDocumentServers: unknown = [];
       const substitute = (text: string) => text.replace(/\{([ES]\d+)\}/g, (_m, key: string) => ids[key] ?? `missing-${key}`);
       for (const [who, method, rawPath, rawBody] of script()) {
@@ -225,7 +234,7 @@ describe('the wire answers to a fixed script (golden)', () => {
         let request = http[method](`${V}${path}`).set('Authorization', `Bearer ${tokens[who]}`);
         if (body !== undefined) request = typeof body === 'string' ? request.set('Content-Type', 'application/json').send(JSON.stringify(body)) : request.send(body);
         const res = await request;
-        const text = res.text.replace(/"request_id":"[A-Za-z0-9]+"/g, '"request_id":"(id)"');
+        const text = normalize(res.text);
         if (method === 'get' && res.status === 200 && res.body?.DATA_TYPE === 'endpoint' && Array.isArray(res.body.DATA)) lastDocumentServers = res.body.DATA;
         if (res.status === 201 && res.body.DATA_TYPE === 'endpoint_create_result') {
           if (rawPath === '/shared_endpoint') ids[`S${++shares}`] = res.body.id;

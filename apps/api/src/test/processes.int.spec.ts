@@ -95,7 +95,7 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
     await withServices(databaseUrl, async (_s, uow) => {
       const found = await uow.repositories.endpoints.findByIds(acknowledged);
       expect(found.map((e) => e.id).sort()).toEqual([...acknowledged].sort());
-      for (const endpoint of found) expect(endpoint.serverDocuments()).toHaveLength(1);
+      for (const endpoint of found) expect(endpoint.listServers()).toHaveLength(1);
       for (const id of acknowledged) {
         expect((await uow.repositories.roles.listForEndpoint(id)).map((a) => a.role)).toEqual(['administrator']);
       }

@@ -1,24 +1,24 @@
 import { newIdentity } from '../auth/Identity';
 import { BadRequestError } from '../shared/errors';
-import { Endpoint, type EndpointInput } from './Endpoint';
-import { endpointDocument, type EndpointView } from './EndpointDocument';
+import { Endpoint, type CreateEndpoint, type EndpointPatch } from './Endpoint';
+import type { ServerInput } from './Server';
 
 const now = new Date('2026-05-06T07:08:09.000Z');
 const owner = newIdentity({ id: '11111111-1111-4111-8111-111111111111', username: 'alice@example.org', now });
-const ownerView: EndpointView = { roles: ['administrator'], host: null, hostVisible: false, hostRoles: [] };
 let seq = 0;
 const nextId = () => `22222222-2222-4222-8222-${String(++seq).padStart(12, '0')}`;
 
-function create(input: EndpointInput, subscriptionId: string | null = null): Endpoint {
+function create(input: CreateEndpoint, subscriptionId: string | null = null): Endpoint {
   return Endpoint.create(input, { id: nextId(), owner, now, subscriptionId, setupKey: nextId() });
 }
 
-function doc(endpoint: Endpoint, view: EndpointView = ownerView) {
-  return endpointDocument(endpoint, view) as unknown as Record<string, unknown>;
+/** The state with the four network numbers in force, as a reader sees the endpoint. */
+function doc(endpoint: Endpoint): Record<string, unknown> {
+  return { ...endpoint.snapshot, ...endpoint.networkSettings };
 }
 
-function update(endpoint: Endpoint, input: EndpointInput, subscriptionId?: string | null) {
-  endpoint.update(input, { current: doc(endpoint), subscriptionId });
+function update(endpoint: Endpoint, input: EndpointPatch, subscriptionId?: string | null) {
+  endpoint.update(input, { subscriptionId });
 }
 
 const SUBSCRIPTION = '33333333-3333-4333-8333-333333333333';
@@ -46,14 +46,14 @@ describe('Endpoint field rules (spec 2.1, section 8, compat-notes)', () => {
     ['https_server', 'http://data.example.org', /https/],
     ['https_server', 'https://data.example.org/path', /without path/],
     ['https_server', 'https://data.example.org?x=1', /without path/],
-    ['public', null, /true or false/],
-    ['force_encryption', 'yes', /true or false/],
+    ['location', null, /Automatic/],
     ['myproxy_server', 'not a host', /hostname/],
     ['description', 'nul \u0000 byte', /control characters/],
     ['keywords', 'bell\u0007', /control characters/],
   ])('rejects %s = %j on create and on update', (field, value, message) => {
     expect(() => create({ display_name: 'E', [field]: value })).toThrow(message);
     const endpoint = create({ display_name: 'E' });
+    expect(() => update(endpoint, { [field]: value })).toThrow(message);
     expect(() => update(endpoint, { [field]: value })).toThrow(BadRequestError);
   });
 
@@ -86,79 +86,67 @@ describe('Endpoint field rules (spec 2.1, section 8, compat-notes)', () => {
 describe('Endpoint names', () => {
   it('defaults name to the id and canonical_name to <short username>#<name>', () => {
     const endpoint = create({ display_name: 'Lab' });
-    expect(doc(endpoint)).toMatchObject({ name: endpoint.id, canonical_name: `alice#${endpoint.id}`, username: 'alice' });
+    expect(doc(endpoint)).toMatchObject({ name: endpoint.id, canonical_name: `alice#${endpoint.id}`, owner_string: 'alice@example.org' });
   });
 
-  it('takes canonical_name with the caller username, or name alone', () => {
-    expect(doc(create({ canonical_name: 'alice#lab-1' }))).toMatchObject({ name: 'lab-1', display_name: null });
-    expect(doc(create({ name: 'lab.2' }))).toMatchObject({ canonical_name: 'alice#lab.2' });
+  it('takes a legacy name instead of a display name', () => {
+    expect(doc(create({ name: 'lab-1' }))).toMatchObject({ name: 'lab-1', canonical_name: 'alice#lab-1', display_name: null });
+    const unnamed = create({ name: null });
+    expect(doc(unnamed)).toMatchObject({ name: unnamed.id, display_name: null });
   });
 
   it.each([
-    [{ canonical_name: 'bob#lab' }, /username part must be your username 'alice'/],
-    [{ canonical_name: 'no-hash' }, /USERNAME#ENDPOINTNAME/],
     [{ name: 'has space' }, /letters, digits/],
     [{ name: 'n'.repeat(129) }, /1 to 128/],
-    [{ name: 'a', canonical_name: 'alice#b' }, /disagree/],
     [{}, /display_name' is required/],
     [{ display_name: null }, /display_name' is required/],
   ])('rejects %j', (input, message) => {
-    expect(() => create(input as EndpointInput)).toThrow(message);
-  });
-
-  it('does not let name, canonical_name or id change on update, but accepts them unchanged', () => {
-    const endpoint = create({ display_name: 'Lab' });
-    const current = doc(endpoint);
-    update(endpoint, { name: current.name, canonical_name: current.canonical_name, id: current.id });
-    expect(() => update(endpoint, { name: 'other' })).toThrow(/'name' cannot be changed/);
-    expect(() => update(endpoint, { id: nextId() })).toThrow(/'id' cannot be changed/);
+    expect(() => create(input as CreateEndpoint)).toThrow(message);
   });
 });
 
 describe('Endpoint kinds on create', () => {
   it('makes a personal-client endpoint with a setup key and one virtual server', () => {
-    const endpoint = create({ display_name: 'Laptop', is_vendor_connect: true });
-    const d = doc(endpoint);
-    expect(d).toMatchObject({ is_vendor_connect: true, is_globus_connect: true, entity_type: 'GCP_mapped_collection', vcp_connected: false });
-    expect(d.vendor_connect_setup_key).toMatch(/^[0-9a-f-]{36}$/);
-    expect(d.DATA).toEqual([expect.objectContaining({ hostname: null, uri: null, is_connected: false, is_paused: false })]);
-  });
-
-  it('takes is_globus_connect as the name of is_vendor_connect, and refuses the two disagreeing', () => {
-    expect(doc(create({ display_name: 'Alias', is_globus_connect: true }))).toMatchObject({ is_vendor_connect: true, entity_type: 'GCP_mapped_collection' });
-    expect(() => create({ display_name: 'Both', is_globus_connect: true, is_vendor_connect: false })).toThrow(/disagree/);
+    const endpoint = create({ display_name: 'Laptop', personal: true });
+    expect(doc(endpoint)).toMatchObject({ kind: 'personal', vcp_connected: false, vcp_paused: false, network_use: 'normal' });
+    expect(endpoint.setupKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(endpoint.listServers()).toEqual([{ id: 1, virtual: true, connected: false, paused: false }]);
+    expect(create({ display_name: 'Server', personal: false }).kind).toBe('server');
   });
 
   it('completes personal setup once: the key is single use', () => {
-    const endpoint = create({ display_name: 'Laptop', is_vendor_connect: true });
+    const endpoint = create({ display_name: 'Laptop', personal: true });
     const key = endpoint.setupKey!;
     expect(() => endpoint.completePersonalSetup('wrong')).toThrow(/Invalid setup key/);
     endpoint.completePersonalSetup(key);
     expect(doc(endpoint)).toMatchObject({ vendor_connect_setup_key: null, vcp_connected: true });
     expect(() => endpoint.completePersonalSetup(key)).toThrow(/no pending/);
+    expect(() => create({ display_name: 'Server' }).completePersonalSetup(key)).toThrow(/no pending/);
   });
 
   it('refuses servers and server-only fields on a personal-client endpoint', () => {
-    expect(() => create({ display_name: 'L', is_vendor_connect: true, DATA: [{ hostname: 'a.example.org' }] })).toThrow(
+    expect(() => create({ display_name: 'L', personal: true, servers: [{ hostname: 'a.example.org' }] })).toThrow(
       /'DATA' cannot be set when creating a personal-client endpoint/,
     );
-    expect(() => create({ display_name: 'L', is_vendor_connect: true, myproxy_server: 'myproxy.example.org' })).toThrow(
-      /myproxy_server/,
+    expect(() => create({ display_name: 'L', personal: true, myproxy_server: 'myproxy.example.org' })).toThrow(
+      /'myproxy_server' cannot be set when creating a personal-client endpoint/,
     );
+    expect(() => create({ display_name: 'L', personal: true, https_server: null })).toThrow(/https_server/);
   });
 
-  it('refuses share fields and read-only fields on POST /endpoint', () => {
-    expect(() => create({ display_name: 'S', DATA_TYPE: 'shared_endpoint' })).toThrow(/POST \/shared_endpoint/);
-    expect(() => create({ display_name: 'S', host_endpoint: nextId(), host_path: '/' })).toThrow(/POST \/shared_endpoint/);
-    expect(() => create({ display_name: 'S', owner_string: 'bob' })).toThrow(/owner_string/);
-    expect(() => create({ display_name: 'S', entity_type: 'GCSv4_host' })).toThrow(/entity_type/);
-    expect(() => create({ display_name: 'S', DATA_TYPE: 'server' })).toThrow(/DATA_TYPE/);
+  it('keeps the virtual server of a personal client as it is: no server may be added, changed or removed', () => {
+    const endpoint = create({ display_name: 'L', personal: true });
+    expect(() => endpoint.addServer({ hostname: 'a.example.org' })).toThrow(/virtual/);
+    expect(() => endpoint.updateServer(1, { hostname: 'a.example.org' })).toThrow(/virtual/);
+    expect(() => endpoint.removeServer(1)).toThrow(/virtual/);
+    expect(endpoint.server(1)).toMatchObject({ id: 1, virtual: true });
   });
 
-  it('reads an object-store endpoint as an alpha GCSv4 host without servers', () => {
+  it('reads an object-store endpoint as an alpha host without servers', () => {
     const endpoint = Endpoint.createObjectStore({ display_name: 'Bucket', s3_url: 'https://s3.example.org/bucket' }, { id: nextId(), owner, now });
-    expect(doc(endpoint)).toMatchObject({ entity_type: 'GCSv4_host', s3_url: 'https://s3.example.org/bucket', s3_owner_activated: false, local_user_info_available: false, DATA: [] });
-    expect(() => endpoint.serverDocuments()).toThrow(/doesn't have servers/);
+    expect(doc(endpoint)).toMatchObject({ kind: 'object_store', s3_url: 'https://s3.example.org/bucket', local_user_info_available: false, servers: [] });
+    expect(endpoint.servers).toEqual([]);
+    expect(() => endpoint.listServers()).toThrow(/doesn't have servers/);
     expect(() => endpoint.addServer({ hostname: 'a.example.org' })).toThrow(/doesn't have servers/);
   });
 });
@@ -214,21 +202,26 @@ describe('servers (spec 2.2, 4.2 rules 9-11)', () => {
   it('adds with defaults and derives uri', () => {
     const endpoint = create({ display_name: 'S' });
     const id = endpoint.addServer({ hostname: 'gridftp.example.org' });
-    expect(endpoint.serverDocument(id)).toMatchObject({
-      DATA_TYPE: 'server',
+    expect(endpoint.server(id)).toEqual({
       id,
+      hostname: 'gridftp.example.org',
       port: 2811,
       scheme: 'gsiftp',
       subject: null,
-      uri: 'gsiftp://gridftp.example.org:2811',
+      incoming_data_port_start: null,
+      incoming_data_port_end: null,
+      outgoing_data_port_start: null,
+      outgoing_data_port_end: null,
     });
   });
 
   it('gives each new server a new id, never reusing a deleted one', () => {
-    const endpoint = create({ display_name: 'S', DATA: [{ hostname: 'a.example.org' }, { hostname: 'b.example.org' }] });
-    expect(endpoint.serverDocuments().map((s) => s.id)).toEqual([1, 2]);
+    const endpoint = create({ display_name: 'S', servers: [{ hostname: 'a.example.org' }, { hostname: 'b.example.org' }] });
+    expect(endpoint.listServers().map((s) => s.id)).toEqual([1, 2]);
     endpoint.removeServer(2);
     expect(endpoint.addServer({ hostname: 'c.example.org' })).toBe(3);
+    endpoint.removeServer(1);
+    expect(endpoint.listServers().map((s) => s.id)).toEqual([3]);
   });
 
   it.each([
@@ -236,43 +229,60 @@ describe('servers (spec 2.2, 4.2 rules 9-11)', () => {
     [{ hostname: 'bad host' }, /not a hostname/],
     [{ hostname: 'a.example.org', scheme: 'http' }, /gsiftp, ftp/],
     [{ hostname: 'a.example.org', port: 70000 }, /1 to 65535/],
-    [{ hostname: 'a.example.org', id: 5 }, /'id' of a server/],
-    [{ hostname: 'a.example.org', uri: 'gsiftp://x:1' }, /'uri' of a server/],
-    [{ hostname: 'a.example.org', is_connected: true }, /'is_connected'/],
+    [{ hostname: null }, /hostname' is required/],
     [{ hostname: 'a.example.org', incoming_data_port_start: 50000 }, /set together/],
     [{ hostname: 'a.example.org', incoming_data_port_start: 1000, incoming_data_port_end: 2000 }, /1024 to 65535/],
     [{ hostname: 'a.example.org', outgoing_data_port_start: 6000, outgoing_data_port_end: 5000 }, /greater than or equal/],
-    [{ hostname: 'a.example.org', DATA_TYPE: 'endpoint' }, /DATA_TYPE/],
-  ])('rejects the server %j', (input, message) => {
+  ])('rejects the server %j', (input: ServerInput, message) => {
     expect(() => create({ display_name: 'S' }).addServer(input)).toThrow(message);
   });
 
   it('accepts a full port range', () => {
     const endpoint = create({ display_name: 'S' });
     const id = endpoint.addServer({ hostname: 'a.example.org', incoming_data_port_start: 1024, incoming_data_port_end: 65535, outgoing_data_port_start: 50000, outgoing_data_port_end: 50000 });
-    expect(endpoint.serverDocument(id)).toMatchObject({ incoming_data_port_start: 1024, incoming_data_port_end: 65535 });
+    expect(endpoint.server(id)).toMatchObject({ incoming_data_port_start: 1024, incoming_data_port_end: 65535 });
   });
 
   it('updates only hostname, scheme, port and subject; other fields must be unchanged', () => {
     const endpoint = create({ display_name: 'S' });
     const id = endpoint.addServer({ hostname: 'a.example.org', incoming_data_port_start: 2000, incoming_data_port_end: 3000 });
     endpoint.updateServer(id, { hostname: 'b.example.org', port: 2812, scheme: 'ftp', subject: '/CN=b.example.org' });
-    const server = endpoint.serverDocument(id);
-    expect(server).toMatchObject({ hostname: 'b.example.org', uri: 'ftp://b.example.org:2812', subject: '/CN=b.example.org' });
-    endpoint.updateServer(id, { ...server });
+    const server = endpoint.server(id);
+    expect(server).toMatchObject({ hostname: 'b.example.org', port: 2812, scheme: 'ftp', subject: '/CN=b.example.org' });
+    const { id: _id, ...unchanged } = server as ServerInput & { id: number };
+    endpoint.updateServer(id, unchanged);
     expect(() => endpoint.updateServer(id, { incoming_data_port_start: 2001 })).toThrow(/only hostname, scheme, port and subject/);
     expect(() => endpoint.updateServer(id, { hostname: null })).toThrow(/must not be null/);
+    expect(() => endpoint.updateServer(id, { port: null })).toThrow(/must not be null/);
+    expect(() => endpoint.updateServer(id, { scheme: null })).toThrow(/must not be null/);
+    expect(() => endpoint.updateServer(id, { hostname: 'c.example.org' }, () => { throw new BadRequestError('refused by the caller'); })).toThrow(/refused by the caller/);
+    expect(endpoint.server(id)).toMatchObject({ hostname: 'b.example.org' });
     expect(() => endpoint.updateServer(99, { hostname: 'c.example.org' })).toThrow(/No server '99'/);
     expect(() => endpoint.removeServer(99)).toThrow(/No server '99'/);
   });
 });
 
 describe('updates per kind', () => {
-  it('accepts a full document from GET unchanged, and refuses a changed read-only key', () => {
-    const endpoint = create({ display_name: 'Full', DATA: [{ hostname: 'a.example.org' }] });
-    update(endpoint, { ...doc(endpoint) });
-    expect(() => update(endpoint, { ...doc(endpoint), activated: true })).toThrow(/'activated' cannot be changed/);
-    expect(() => update(endpoint, { ...doc(endpoint), DATA: [] })).toThrow(/server operations/);
-    expect(() => update(endpoint, { DATA_TYPE: 'shared_endpoint' })).toThrow(/DATA_TYPE/);
+  it('accepts settings a kind cannot change when sent unchanged, and refuses other values', () => {
+    const endpoint = create({ display_name: 'Laptop', personal: true });
+    update(endpoint, { myproxy_server: null, https_server: null, network_use: 'normal', min_concurrency: 1 });
+    expect(() => update(endpoint, { myproxy_server: 'myproxy.example.org' })).toThrow(/'myproxy_server' cannot be changed on a personal-client endpoint/);
+    expect(() => update(endpoint, { https_server: 'https://data.example.org' })).toThrow(/'https_server' cannot be changed/);
+  });
+
+  it('changes the owner string only as asked', () => {
+    const endpoint = create({ display_name: 'Lab' });
+    update(endpoint, { owner_string: 'alice@example.org', description: 'd' });
+    update(endpoint, { owner_string: 'carol@example.org' });
+    expect(doc(endpoint)).toMatchObject({ owner_string: 'carol@example.org', owner_id: owner.id, description: 'd' });
+  });
+
+  it('resets network use to normal only when the subscription goes, not when it changes', () => {
+    const endpoint = create({ display_name: 'N', subscription_id: SUBSCRIPTION, network_use: 'aggressive' }, SUBSCRIPTION);
+    const other = '44444444-4444-4444-8444-444444444444';
+    update(endpoint, { subscription_id: other }, other);
+    expect(doc(endpoint)).toMatchObject({ subscription_id: other, network_use: 'aggressive' });
+    update(endpoint, { subscription_id: other });
+    expect(doc(endpoint).network_use).toBe('aggressive');
   });
 });

@@ -6,18 +6,20 @@ import { checkLocation } from './location';
 import {
   checkCustomSettings,
   checkNetworkUse,
+  effectiveNetworkSettings,
   NETWORK_NUMBERS,
   NETWORK_PRESETS,
+  type NetworkNumber,
   type NetworkSettings,
   type NetworkUse,
 } from './network';
 import {
   newServer,
-  serverDocument,
   updatedServer,
-  virtualServerDocument,
-  type ServerDocument,
+  virtualServer,
+  type EndpointServer,
   type ServerInput,
+  type ServerPatch,
   type ServerState,
 } from './Server';
 
@@ -66,10 +68,63 @@ export interface EndpointState {
   next_server_id: number;
 }
 
-/** The body of a create or update, after the edge checked its shape. Values are re-checked here. */
-export interface EndpointInput {
-  [field: string]: unknown;
-  DATA?: ServerInput[];
+/**
+ * What a client may set on an endpoint, typed. Which of these a kind takes, and what each value
+ * may be, are this aggregate's rules.
+ */
+export interface EndpointSettings {
+  display_name?: string | null;
+  organization?: string | null;
+  department?: string | null;
+  keywords?: string | null;
+  description?: string | null;
+  contact_email?: string | null;
+  contact_info?: string | null;
+  info_link?: string | null;
+  default_directory?: string | null;
+  force_encryption?: boolean;
+  disable_verify?: boolean;
+  public?: boolean;
+  myproxy_server?: string | null;
+  myproxy_dn?: string | null;
+  oauth_server?: string | null;
+  location?: string | null;
+  https_server?: string | null;
+  /** A subscription id, DEFAULT or null, as asked; the service resolves it. */
+  subscription_id?: string | null;
+  network_use?: string | null;
+  min_concurrency?: number | null;
+  preferred_concurrency?: number | null;
+  min_parallelism?: number | null;
+  preferred_parallelism?: number | null;
+}
+
+/** Every key of EndpointSettings: what the edge hands over, in this order of checks. */
+export const ENDPOINT_SETTINGS: readonly (keyof EndpointSettings)[] = [
+  'display_name', 'organization', 'department', 'keywords', 'description', 'contact_email', 'contact_info',
+  'info_link', 'default_directory', 'force_encryption', 'disable_verify', 'public', 'myproxy_server', 'myproxy_dn',
+  'oauth_server', 'location', 'https_server', 'subscription_id', 'network_use', 'min_concurrency',
+  'preferred_concurrency', 'min_parallelism', 'preferred_parallelism',
+];
+
+/** A new server or personal-client endpoint. */
+export interface CreateEndpoint extends EndpointSettings {
+  /** A personal-client endpoint (one virtual server) rather than a server endpoint. */
+  personal?: boolean;
+  /** The legacy name, the part of the canonical name after `#`; null when asked for without a value. */
+  name?: string | null;
+  servers?: ServerInput[];
+}
+
+/** A new shared endpoint on the host `host_endpoint_id`. */
+export interface CreateSharedEndpoint extends EndpointSettings {
+  host_endpoint_id: string;
+  host_path?: string | null;
+}
+
+/** A change to an endpoint: settings, and the owner (one of the caller's identities). */
+export interface EndpointPatch extends EndpointSettings {
+  owner_string?: string | null;
 }
 
 export interface Tombstone {
@@ -82,26 +137,18 @@ export interface Tombstone {
 const SINGLE_LINE_128: TextRule = { max: 128, singleLine: true };
 const SINGLE_LINE_1024: TextRule = { max: 1024, singleLine: true };
 
-type Normalizer = (field: string, value: unknown) => unknown;
+type Normalizer<T> = (field: string, value: T) => T;
 
 const text =
-  (rule: TextRule, emptyIsNull = false): Normalizer =>
+  (rule: TextRule, emptyIsNull = false): Normalizer<string | null> =>
   (field, value) => {
     if (value === null || (emptyIsNull && value === '')) return null;
-    if (typeof value !== 'string') throw new BadRequestError(`Invalid ${field}: must be a string or null`);
     return checkText(field, value, rule);
   };
-const boolean: Normalizer = (field, value) => {
-  if (typeof value !== 'boolean') throw new BadRequestError(`Invalid ${field}: must be true or false`);
-  return value;
-};
 const nullable =
-  (check: (field: string, value: string) => string): Normalizer =>
-  (field, value) => {
-    if (value === null || value === '') return null;
-    if (typeof value !== 'string') throw new BadRequestError(`Invalid ${field}: must be a string or null`);
-    return check(field, value);
-  };
+  (check: (field: string, value: string) => string): Normalizer<string | null> =>
+  (field, value) => (value === null || value === '' ? null : check(field, value));
+const asIs: Normalizer<boolean> = (_field, value) => value;
 const hostAndPort = (field: string, value: string): string => {
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/.test(value)) {
     throw new BadRequestError(`Invalid ${field}: '${value}' is not a hostname[:port]`);
@@ -117,7 +164,7 @@ const httpsServer = (field: string, value: string): string => {
   return value;
 };
 
-/** Fields whose value is stored as given, once checked. */
+/** Settings whose value is stored as given, once checked. */
 const SIMPLE_FIELDS = {
   display_name: text(SINGLE_LINE_128),
   organization: text(SINGLE_LINE_1024),
@@ -128,21 +175,23 @@ const SIMPLE_FIELDS = {
   contact_info: text({ max: 4096 }),
   info_link: nullable((f, v) => checkHttpUrl(f, v)),
   default_directory: text({ max: 4096, singleLine: true }, true),
-  force_encryption: boolean,
-  disable_verify: boolean,
-  public: boolean,
+  force_encryption: asIs,
+  disable_verify: asIs,
+  public: asIs,
   myproxy_server: nullable(hostAndPort),
   myproxy_dn: text({ max: 1024, singleLine: true }, true),
   oauth_server: nullable(hostAndPort),
-  location: (field: string, value: unknown) => {
-    if (typeof value !== 'string') throw new BadRequestError(`Invalid ${field}: must be 'Automatic' or 'LAT,LON'`);
+  location: (field: string, value: string | null) => {
+    if (value === null) throw new BadRequestError(`Invalid ${field}: must be 'Automatic' or 'LAT,LON'`);
     return checkLocation(value);
   },
   https_server: nullable(httpsServer),
-} satisfies Record<string, Normalizer>;
+} satisfies { [K in keyof EndpointSettings]?: Normalizer<Exclude<EndpointSettings[K], undefined>> };
 type SimpleField = keyof typeof SIMPLE_FIELDS;
 
-const COMMON_UPDATABLE = [
+type SettableField = keyof EndpointPatch;
+
+const COMMON_UPDATABLE: readonly SettableField[] = [
   'display_name',
   'organization',
   'department',
@@ -155,7 +204,7 @@ const COMMON_UPDATABLE = [
   'default_directory',
   'force_encryption',
   'disable_verify',
-] as const;
+];
 const NETWORK_FIELDS = ['network_use', ...NETWORK_NUMBERS] as const;
 
 /** Fields an update may change, per kind (the spec leaves the list open; compat-notes and the hosted service decide). */
@@ -176,10 +225,16 @@ export const UPDATABLE_FIELDS: Record<EndpointKind, ReadonlySet<string>> = {
   shared: new Set(COMMON_UPDATABLE),
 };
 
-const CREATE_ONLY_FIELDS = ['name', 'canonical_name', 'is_vendor_connect'] as const;
-const HOST_FIELDS = ['host_endpoint', 'host_endpoint_id', 'host_path'] as const;
-/** Fields a shared endpoint always has null: sending null for them on create is harmless. */
-const NULL_ON_SHARES = new Set([
+/** What a create may set: what an update may change, but the owner, who is the caller. */
+const CREATABLE_FIELDS: Record<EndpointKind, ReadonlySet<string>> = {
+  server: without(UPDATABLE_FIELDS.server, 'owner_string'),
+  personal: without(UPDATABLE_FIELDS.personal, 'owner_string'),
+  object_store: without(UPDATABLE_FIELDS.object_store, 'owner_string'),
+  shared: new Set([...without(UPDATABLE_FIELDS.shared, 'owner_string'), 'public']),
+};
+
+/** Settings a shared endpoint always has null: asking for null on create is harmless. */
+const NULL_ON_SHARES = new Set<string>([
   'myproxy_server',
   'myproxy_dn',
   'oauth_server',
@@ -191,8 +246,9 @@ const NULL_ON_SHARES = new Set([
 
 const LEGACY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-function checkLegacyName(field: string, value: unknown): string {
-  if (typeof value !== 'string' || !LEGACY_NAME.test(value)) {
+/** A legacy endpoint name: the part of a canonical name after `#`. */
+export function checkLegacyName(field: string, value: string): string {
+  if (!LEGACY_NAME.test(value)) {
     throw new BadRequestError(`Invalid ${field}: 1 to 128 letters, digits, '_', '-' or '.'`);
   }
   return value;
@@ -205,11 +261,20 @@ const KIND_WORDS: Record<EndpointKind, string> = {
   object_store: 'an object-store endpoint',
 };
 
+/** The one wording of "this kind of endpoint does not take that field". */
+export function fieldCannotBeSet(field: string, kind: EndpointKind, when: 'create' | 'update'): BadRequestError {
+  return new BadRequestError(
+    when === 'create'
+      ? `Field '${field}' cannot be set when creating ${KIND_WORDS[kind]}`
+      : `Field '${field}' cannot be changed on ${KIND_WORDS[kind]}`,
+  );
+}
+
 export interface CreateContext {
   id: string;
   owner: IdentityState;
   now: Date;
-  /** The resolved subscription when the input names one (DEFAULT already resolved). */
+  /** The resolved subscription when the command names one (DEFAULT already resolved). */
   subscriptionId: string | null;
   /** Fresh single-use key for a personal-client endpoint. */
   setupKey: string;
@@ -224,9 +289,7 @@ export interface CreateSharedContext {
 }
 
 export interface UpdateContext {
-  /** The endpoint document as the caller sees it now: read-only keys sent back must equal it. */
-  current: Record<string, unknown>;
-  /** The resolved subscription, when input.subscription_id changes it. */
+  /** The resolved subscription, when the patch changes subscription_id. */
   subscriptionId?: string | null;
 }
 
@@ -281,80 +344,39 @@ export class Endpoint {
     return this.state.kind === 'server' || this.state.kind === 'personal';
   }
 
-  /** `is_globus_connect` is the hosted service's name for `is_vendor_connect` on input (compat-notes). */
-  private static withVendorConnectAlias(input: EndpointInput): EndpointInput {
-    const { is_globus_connect, ...rest } = input;
-    if (is_globus_connect === undefined) return input;
-    if (rest.is_vendor_connect !== undefined && rest.is_vendor_connect !== is_globus_connect) {
-      throw new BadRequestError('is_globus_connect and is_vendor_connect disagree: send one of them');
-    }
-    return { ...rest, is_vendor_connect: is_globus_connect };
-  }
-
-  /** Creates a server or personal-client endpoint from a `POST /endpoint` body. */
-  static create(body: EndpointInput, ctx: CreateContext): Endpoint {
-    const input = Endpoint.withVendorConnectAlias(body);
-    if (input.DATA_TYPE === 'shared_endpoint' || HOST_FIELDS.some((f) => input[f] !== undefined && input[f] !== null)) {
-      throw new BadRequestError('Shared endpoints are created with POST /shared_endpoint, not POST /endpoint');
-    }
-    if (input.DATA_TYPE !== undefined && input.DATA_TYPE !== 'endpoint') {
-      throw new BadRequestError(`Invalid DATA_TYPE '${String(input.DATA_TYPE)}': expected 'endpoint'`);
-    }
-    const personal = input.is_vendor_connect === undefined || input.is_vendor_connect === null ? false : boolean('is_vendor_connect', input.is_vendor_connect);
-    const kind: EndpointKind = personal ? 'personal' : 'server';
-    const allowed = new Set<string>([...UPDATABLE_FIELDS[kind], ...CREATE_ONLY_FIELDS, 'DATA_TYPE', ...HOST_FIELDS]);
-    if (kind === 'server') allowed.add('DATA');
-    allowed.delete('owner_string');
-    for (const [field, value] of Object.entries(input)) {
-      if (value !== undefined && !allowed.has(field)) throw cannotSet(field, kind, 'create');
-    }
-    const { name, canonical_name } = Endpoint.legacyNames(input, ctx.id, ctx.owner);
-    if (input.display_name == null && input.canonical_name === undefined && input.name === undefined) {
+  /** Creates a server or personal-client endpoint; the owner is the caller's primary identity. */
+  static create(command: CreateEndpoint, ctx: CreateContext): Endpoint {
+    const { personal, name: legacyName, servers, ...settings } = command;
+    const kind: EndpointKind = personal === true ? 'personal' : 'server';
+    assertSettable(settings, kind);
+    if (servers !== undefined && kind !== 'server') throw fieldCannotBeSet('DATA', kind, 'create');
+    const user = shortUsername(ctx.owner.username);
+    const name = legacyName == null ? ctx.id : checkLegacyName('name', legacyName);
+    if (settings.display_name == null && legacyName === undefined) {
       throw new BadRequestError("Field 'display_name' is required (or the deprecated 'canonical_name')");
     }
     const endpoint = new Endpoint({
       ...emptyState(ctx.id, kind, ctx.now, ctx.owner),
       name,
-      canonical_name,
+      canonical_name: `${user}#${name}`,
       network_use: 'normal',
       location: 'Automatic',
-      vendor_connect_setup_key: personal ? ctx.setupKey : null,
-      vcp_connected: personal ? false : null,
-      vcp_paused: personal ? false : null,
+      vendor_connect_setup_key: kind === 'personal' ? ctx.setupKey : null,
+      vcp_connected: kind === 'personal' ? false : null,
+      vcp_paused: kind === 'personal' ? false : null,
     });
-    endpoint.applySimpleFields(input, UPDATABLE_FIELDS[kind]);
-    if (input.subscription_id !== undefined) endpoint.setSubscription(ctx.subscriptionId);
-    endpoint.applyNetwork(input);
-    for (const server of input.DATA ?? []) endpoint.addServer(server);
+    endpoint.applySimpleFields(settings, UPDATABLE_FIELDS[kind]);
+    if (settings.subscription_id !== undefined) endpoint.setSubscription(ctx.subscriptionId);
+    endpoint.applyNetwork(settings);
+    for (const server of servers ?? []) endpoint.addServer(server);
     return endpoint;
   }
 
-  /** The host id named by a `POST /shared_endpoint` body (`host_endpoint` or its alias `host_endpoint_id`). */
-  static requestedHostId(input: EndpointInput): string {
-    const { host_endpoint: a, host_endpoint_id: b } = input;
-    if (a != null && b != null && a !== b) {
-      throw new BadRequestError('host_endpoint and host_endpoint_id name different endpoints');
-    }
-    const host = a ?? b;
-    if (host == null) throw new BadRequestError("Field 'host_endpoint' is required to create a shared endpoint");
-    if (typeof host !== 'string') throw new BadRequestError('Invalid host_endpoint: must be an endpoint id');
-    return host;
-  }
-
-  /** Creates a shared endpoint on `ctx.host` from a `POST /shared_endpoint` body. */
-  static createShared(input: EndpointInput, ctx: CreateSharedContext): Endpoint {
-    if (input.DATA_TYPE !== undefined && input.DATA_TYPE !== 'shared_endpoint') {
-      throw new BadRequestError(`Invalid DATA_TYPE '${String(input.DATA_TYPE)}': expected 'shared_endpoint'`);
-    }
-    if (input.DATA !== undefined) throw new BadRequestError('Servers cannot be added to a shared endpoint');
-    const allowed = new Set<string>([...UPDATABLE_FIELDS.shared, ...HOST_FIELDS, 'DATA_TYPE', 'public']);
-    allowed.delete('owner_string');
-    for (const [field, value] of Object.entries(input)) {
-      if (value === undefined || allowed.has(field)) continue;
-      if (value === null && NULL_ON_SHARES.has(field)) continue;
-      throw cannotSet(field, 'shared', 'create');
-    }
-    if (input.public !== undefined && input.public !== true) {
+  /** Creates a shared endpoint on `ctx.host`, which must be able to host shares and be managed. */
+  static createShared(command: CreateSharedEndpoint, ctx: CreateSharedContext): Endpoint {
+    const { host_endpoint_id: _host, host_path: hostPath, ...settings } = command;
+    assertSettable(settings, 'shared');
+    if (settings.public !== undefined && settings.public !== true) {
       throw new BadRequestError('Invalid public: shared endpoints are always public');
     }
     const host = ctx.host;
@@ -367,7 +389,7 @@ export class Endpoint {
         `Endpoint '${host.id}' is not managed: sharing requires a host endpoint with a subscription`,
       );
     }
-    if (typeof input.host_path !== 'string' || !input.host_path.startsWith('/')) {
+    if (typeof hostPath !== 'string' || !hostPath.startsWith('/')) {
       throw new BadRequestError("Field 'host_path' is required: an absolute path on the host, such as /~/shared/");
     }
     const endpoint = new Endpoint({
@@ -376,9 +398,9 @@ export class Endpoint {
       canonical_name: `${shortUsername(ctx.owner.username)}#${ctx.id}`,
       public: true,
       host_endpoint_id: host.id,
-      host_path: checkText('host_path', input.host_path, { max: 4096, singleLine: true }),
+      host_path: checkText('host_path', hostPath, { max: 4096, singleLine: true }),
     });
-    endpoint.applySimpleFields(input, UPDATABLE_FIELDS.shared);
+    endpoint.applySimpleFields(settings, UPDATABLE_FIELDS.shared);
     return endpoint;
   }
 
@@ -396,55 +418,46 @@ export class Endpoint {
     return endpoint;
   }
 
-  private static legacyNames(input: EndpointInput, id: string, owner: IdentityState): { name: string; canonical_name: string } {
-    const user = shortUsername(owner.username);
-    let name = input.name == null ? undefined : checkLegacyName('name', input.name);
-    if (input.canonical_name != null) {
-      if (typeof input.canonical_name !== 'string') throw new BadRequestError('Invalid canonical_name: must be a string');
-      const hash = input.canonical_name.indexOf('#');
-      if (hash < 0) throw new BadRequestError("Invalid canonical_name: must have the form USERNAME#ENDPOINTNAME");
-      const userPart = input.canonical_name.slice(0, hash);
-      const namePart = checkLegacyName('canonical_name', input.canonical_name.slice(hash + 1));
-      if (userPart !== user) {
-        throw new BadRequestError(`Invalid canonical_name: the username part must be your username '${user}'`);
-      }
-      if (name !== undefined && name !== namePart) {
-        throw new BadRequestError('name and canonical_name disagree: send one of them');
-      }
-      name = namePart;
-    }
-    name ??= id;
-    return { name, canonical_name: `${user}#${name}` };
-  }
-
-  /** Applies a `PUT /endpoint/<id>` body. Keys not updatable on this kind must equal `ctx.current`. */
-  update(input: EndpointInput, ctx: UpdateContext): void {
-    if (input.DATA_TYPE !== undefined && input.DATA_TYPE !== 'endpoint') {
-      throw new BadRequestError(`Invalid DATA_TYPE '${String(input.DATA_TYPE)}': expected 'endpoint'`);
-    }
+  /**
+   * Applies a patch. A field this kind cannot change may still be sent with its current value (clients
+   * send back what they read); any other value is refused.
+   */
+  update(patch: EndpointPatch, ctx: UpdateContext = {}): void {
     const updatable = UPDATABLE_FIELDS[this.state.kind];
-    for (const [field, value] of Object.entries(input)) {
-      if (value === undefined || field === 'DATA_TYPE' || updatable.has(field)) continue;
-      if (!(field in ctx.current)) throw new BadRequestError(`Unknown field '${field}'`);
-      if (!jsonEqual(value, ctx.current[field])) throw cannotSet(field, this.state.kind, 'update');
+    for (const [field, value] of Object.entries(patch)) {
+      if (value === undefined || updatable.has(field)) continue;
+      if (!jsonEqual(value, this.currentValue(field as keyof EndpointSettings))) {
+        throw fieldCannotBeSet(field, this.state.kind, 'update');
+      }
     }
-    if (input.subscription_id !== undefined && !jsonEqual(input.subscription_id, this.state.subscription_id)) {
+    if (patch.subscription_id !== undefined && patch.subscription_id !== this.state.subscription_id) {
       if (ctx.subscriptionId === undefined) throw new Error('subscription_id changes need a resolved subscription');
       this.setSubscription(ctx.subscriptionId);
     }
-    if (updatable.has('network_use')) this.applyNetwork(input);
-    this.applySimpleFields(input, updatable);
-    if (input.owner_string !== undefined) {
-      if (typeof input.owner_string !== 'string') throw new BadRequestError('Invalid owner_string: must be a username');
-      this.state.owner_string = input.owner_string;
-    }
+    if (updatable.has('network_use')) this.applyNetwork(patch);
+    this.applySimpleFields(patch, updatable);
+    if (typeof patch.owner_string === 'string') this.state.owner_string = patch.owner_string;
   }
 
-  private applySimpleFields(input: EndpointInput, allowed: ReadonlySet<string>): void {
+  /** A setting as the endpoint has it now (the four network numbers as the preset gives them). */
+  private currentValue(field: keyof EndpointSettings): unknown {
+    if ((NETWORK_NUMBERS as readonly string[]).includes(field)) {
+      return this.networkSettings?.[field as NetworkNumber] ?? null;
+    }
+    return this.state[field as keyof EndpointState];
+  }
+
+  /** The four network numbers in force: the preset's, or the custom ones; null where network use does not apply. */
+  get networkSettings(): NetworkSettings | null {
+    return effectiveNetworkSettings(this.state.network_use, this.state.custom_network);
+  }
+
+  private applySimpleFields(settings: EndpointSettings, allowed: ReadonlySet<string>): void {
     for (const field of Object.keys(SIMPLE_FIELDS) as SimpleField[]) {
-      const value = input[field];
+      const value = settings[field];
       if (value === undefined || !allowed.has(field)) continue;
-      (this.state as unknown as Record<string, unknown>)[field] = SIMPLE_FIELDS[field](field, value);
+      const normalize = SIMPLE_FIELDS[field] as Normalizer<typeof value>;
+      (this.state as unknown as Record<string, unknown>)[field] = normalize(field, value);
     }
   }
 
@@ -459,13 +472,13 @@ export class Endpoint {
   }
 
   /** network_use and the four numbers: `custom` needs all four; under a preset they are read-only. */
-  private applyNetwork(input: EndpointInput): void {
-    const sentNumbers = NETWORK_NUMBERS.filter((n) => input[n] !== undefined);
-    if (input.network_use === undefined && sentNumbers.length === 0) return;
+  private applyNetwork(settings: EndpointSettings): void {
+    const sentNumbers = NETWORK_NUMBERS.filter((n) => settings[n] !== undefined);
+    if (settings.network_use === undefined && sentNumbers.length === 0) return;
     let use = this.state.network_use;
-    if (input.network_use !== undefined) {
-      if (typeof input.network_use !== 'string') throw new BadRequestError('Invalid network_use: must be a string');
-      use = checkNetworkUse(input.network_use);
+    if (settings.network_use !== undefined) {
+      if (settings.network_use === null) throw new BadRequestError('Invalid network_use: must be a string');
+      use = checkNetworkUse(settings.network_use);
     }
     if (use === null) throw new BadRequestError(`network_use cannot be set on ${KIND_WORDS[this.state.kind]}`);
     let custom: NetworkSettings | null = null;
@@ -475,8 +488,8 @@ export class Endpoint {
           `network_use 'custom' needs all of ${NETWORK_NUMBERS.join(', ')} in the same request`,
         );
       }
-      const merged: Record<string, unknown> = { ...this.state.custom_network };
-      for (const n of sentNumbers) merged[n] = input[n];
+      const merged: Record<string, number | null | undefined> = { ...this.state.custom_network };
+      for (const n of sentNumbers) merged[n] = settings[n];
       for (const n of NETWORK_NUMBERS) {
         if (typeof merged[n] !== 'number') throw new BadRequestError(`Invalid ${n}: must be an integer`);
       }
@@ -484,7 +497,7 @@ export class Endpoint {
     } else {
       const preset = NETWORK_PRESETS[use];
       for (const n of sentNumbers) {
-        if (input[n] !== preset[n]) {
+        if (settings[n] !== preset[n]) {
           throw new BadRequestError(`Field '${n}' can only be set together with network_use 'custom'`);
         }
       }
@@ -507,19 +520,20 @@ export class Endpoint {
     }
   }
 
-  serverDocuments(): ServerDocument[] {
+  /** The servers of an endpoint that has servers (the one virtual server of a personal client). */
+  listServers(): EndpointServer[] {
     this.assertHasServers(false);
-    return this.documentServers();
+    return this.servers;
   }
 
-  /** The `DATA` list of the endpoint document (empty for kinds without servers). */
-  documentServers(): ServerDocument[] {
-    if (this.state.kind === 'personal') return [virtualServerDocument(this.state.vcp_connected, this.state.vcp_paused)];
-    return this.state.servers.map(serverDocument);
+  /** Every server, for any kind: none for shares and object stores. */
+  get servers(): EndpointServer[] {
+    if (this.state.kind === 'personal') return [virtualServer(this.state.vcp_connected, this.state.vcp_paused)];
+    return this.state.servers;
   }
 
-  serverDocument(serverId: number): ServerDocument {
-    const found = this.serverDocuments().find((s) => s.id === serverId);
+  server(serverId: number): EndpointServer {
+    const found = this.listServers().find((s) => s.id === serverId);
     if (!found) throw new ServerNotFoundError(this.state.id, serverId);
     return found;
   }
@@ -532,11 +546,13 @@ export class Endpoint {
     return server.id;
   }
 
-  updateServer(serverId: number, input: ServerInput): void {
+  /** Applies a server patch; `ifUnchanged` may refuse it after seeing the server as it is. */
+  updateServer(serverId: number, patch: ServerPatch, ifUnchanged?: (current: ServerState) => void): void {
     this.assertHasServers(true);
     const index = this.state.servers.findIndex((s) => s.id === serverId);
     if (index < 0) throw new ServerNotFoundError(this.state.id, serverId);
-    this.state.servers[index] = updatedServer(this.state.servers[index], input);
+    ifUnchanged?.(this.state.servers[index]);
+    this.state.servers[index] = updatedServer(this.state.servers[index], patch);
   }
 
   removeServer(serverId: number): void {
@@ -560,7 +576,7 @@ export class Endpoint {
     return { id: this.state.id, canonical_name: this.state.canonical_name, owner_id: this.state.owner_id, deleted_at: now };
   }
 
-  /** Read access for the document renderer. */
+  /** Read access for renderers. */
   get snapshot(): Readonly<EndpointState> {
     return this.state;
   }
@@ -571,18 +587,20 @@ export class Endpoint {
   }
 }
 
-function cannotSet(field: string, kind: EndpointKind, when: 'create' | 'update'): BadRequestError {
-  if (field === 'owner_string' && when === 'create') {
-    return new BadRequestError("Field 'owner_string' is set from your identity on create");
+/** Refuses settings this kind does not take on create; a share may be asked for null where it has null. */
+function assertSettable(settings: EndpointSettings, kind: EndpointKind): void {
+  const allowed = CREATABLE_FIELDS[kind];
+  for (const [field, value] of Object.entries(settings)) {
+    if (value === undefined || allowed.has(field)) continue;
+    if (kind === 'shared' && value === null && NULL_ON_SHARES.has(field)) continue;
+    throw fieldCannotBeSet(field, kind, 'create');
   }
-  if (field === 'DATA' && when === 'update') {
-    return new BadRequestError("Field 'DATA' cannot be changed here: use the endpoint server operations");
-  }
-  return new BadRequestError(
-    when === 'create'
-      ? `Field '${field}' cannot be set when creating ${KIND_WORDS[kind]}`
-      : `Field '${field}' cannot be changed on ${KIND_WORDS[kind]}`,
-  );
+}
+
+function without(set: ReadonlySet<string>, field: string): Set<string> {
+  const copy = new Set(set);
+  copy.delete(field);
+  return copy;
 }
 
 function emptyState(id: string, kind: EndpointKind, now: Date, owner: IdentityState): EndpointState {

@@ -1,6 +1,6 @@
 import { checkUsername } from '../auth/Identity';
 import type { Principal } from '../auth/Principal';
-import { limitedPauseRuleDocument, pauseRuleAffects } from '../pause-rule/PauseRule';
+import { pauseRuleAffects, type PauseRuleState } from '../pause-rule/PauseRule';
 import { canViewEndpoint, effectiveRoles, type EndpointRole } from '../role/Role';
 import {
   BadRequestError,
@@ -11,11 +11,15 @@ import {
 } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { hasControlCharacters, isUuid } from '../shared/text';
-import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { resolveSubscriptionId } from '../subscription/Subscription';
-import { Endpoint, type EndpointInput } from './Endpoint';
-import { endpointDocument, parseFieldSelection, selectFields, type EndpointDocument } from './EndpointDocument';
-import type { ServerInput } from './Server';
+import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
+import type { EndpointView } from './EndpointView';
+import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
+
+/** The repositories the endpoint operations use. */
+export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'pauseRules' | 'subscriptions' | 'identities'>;
+type Repos = EndpointRepositories['repositories'];
 
 export interface CreatedEndpoint {
   id: string;
@@ -40,22 +44,21 @@ interface LoadOptions {
 /** The twelve operations of the endpoint management API (spec 4.2). */
 export class EndpointService {
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly uow: EndpointRepositories,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
 
   /** 1. Get endpoint by id (or deprecated canonical name). */
-  async getEndpoint(caller: Principal, xid: string, fields?: string): Promise<Partial<EndpointDocument>> {
-    const selection = parseFieldSelection(fields);
+  async getEndpoint(caller: Principal, xid: string): Promise<EndpointView> {
     const repos = this.uow.repositories;
     const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: true });
     this.assertCanView(endpoint, roles);
-    return selectFields(await this.render(repos, caller, endpoint, roles), selection);
+    return this.view(repos, caller, endpoint, roles);
   }
 
   /** 2. Create a server or personal-client endpoint; the caller's primary identity owns it. */
-  async createEndpoint(caller: Principal, input: EndpointInput): Promise<CreatedEndpoint> {
+  async createEndpoint(caller: Principal, input: CreateEndpoint): Promise<CreatedEndpoint> {
     const subscriptionId =
       input.subscription_id === undefined
         ? null
@@ -75,8 +78,8 @@ export class EndpointService {
   }
 
   /** 3. Create a shared endpoint on a managed host. */
-  async createSharedEndpoint(caller: Principal, input: EndpointInput): Promise<CreatedEndpoint> {
-    const hostId = Endpoint.requestedHostId(input);
+  async createSharedEndpoint(caller: Principal, input: CreateSharedEndpoint): Promise<CreatedEndpoint> {
+    const hostId = input.host_endpoint_id;
     return this.uow.transaction(async (repos) => {
       const { endpoint: host, roles } = await this.load(repos, caller, hostId, { canonicalName: false });
       this.assertCanView(host, roles);
@@ -93,18 +96,21 @@ export class EndpointService {
     });
   }
 
-  /** 4. Update endpoint: administrators only. */
-  async updateEndpoint(caller: Principal, xid: string, input: EndpointInput): Promise<void> {
+  /**
+   * 4. Update endpoint: administrators only. `ifUnchanged` sees the endpoint as the caller may see
+   * it before the change, and may refuse it (the edge checks read-only keys sent back with it).
+   */
+  async updateEndpoint(caller: Principal, xid: string, patch: EndpointPatch, ifUnchanged?: (current: EndpointView) => void): Promise<void> {
     await this.write(caller, xid, async (repos, endpoint, roles) => {
-      const current = await this.render(repos, caller, endpoint, roles);
+      if (ifUnchanged) ifUnchanged(await this.view(repos, caller, endpoint, roles));
       let subscriptionId: string | null | undefined;
-      if (input.subscription_id !== undefined && input.subscription_id !== endpoint.subscriptionId) {
-        subscriptionId = await this.resolveSubscription(repos, caller, input.subscription_id);
+      if (patch.subscription_id !== undefined && patch.subscription_id !== endpoint.subscriptionId) {
+        subscriptionId = await this.resolveSubscription(repos, caller, patch.subscription_id);
       }
-      if (input.owner_string !== undefined && input.owner_string !== current.owner_string) {
-        await this.assertCanTakeOwnership(repos, caller, endpoint, input.owner_string);
+      if (patch.owner_string !== undefined && patch.owner_string !== endpoint.snapshot.owner_string) {
+        await this.assertCanTakeOwnership(repos, caller, endpoint, patch.owner_string);
       }
-      endpoint.update(input, { current, subscriptionId });
+      endpoint.update(patch, { subscriptionId });
     });
   }
 
@@ -120,26 +126,26 @@ export class EndpointService {
   }
 
   /** 6. The pause rules that affect the caller, without administrator-only fields. */
-  async myEffectivePauseRules(caller: Principal, xid: string) {
+  async myEffectivePauseRules(caller: Principal, xid: string): Promise<PauseRuleState[]> {
     const repos = this.uow.repositories;
     const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false });
     this.assertCanView(endpoint, roles);
     const rules = await repos.pauseRules.listForEndpoint(endpoint.id);
-    return rules.filter((r) => pauseRuleAffects(r, caller.identityIds)).map(limitedPauseRuleDocument);
+    return rules.filter((r) => pauseRuleAffects(r, caller.identityIds));
   }
 
   /** 7. Server list. */
-  async listServers(caller: Principal, xid: string) {
+  async listServers(caller: Principal, xid: string): Promise<EndpointServer[]> {
     const { endpoint, roles } = await this.load(this.uow.repositories, caller, xid, { canonicalName: false });
     this.assertCanView(endpoint, roles);
-    return endpoint.serverDocuments();
+    return endpoint.listServers();
   }
 
   /** 8. One server. */
-  async getServer(caller: Principal, xid: string, serverId: number) {
+  async getServer(caller: Principal, xid: string, serverId: number): Promise<EndpointServer> {
     const { endpoint, roles } = await this.load(this.uow.repositories, caller, xid, { canonicalName: false });
     this.assertCanView(endpoint, roles);
-    return endpoint.serverDocument(serverId);
+    return endpoint.server(serverId);
   }
 
   /** 9. Add a server: administrators only. Returns the new server id. */
@@ -147,9 +153,9 @@ export class EndpointService {
     return this.write(caller, xid, async (_repos, endpoint) => endpoint.addServer(input));
   }
 
-  /** 10. Update a server: administrators only. */
-  async updateServer(caller: Principal, xid: string, serverId: number, input: ServerInput): Promise<void> {
-    await this.write(caller, xid, async (_repos, endpoint) => endpoint.updateServer(serverId, input));
+  /** 10. Update a server: administrators only; `ifUnchanged` as for updateEndpoint. */
+  async updateServer(caller: Principal, xid: string, serverId: number, patch: ServerPatch, ifUnchanged?: (current: ServerState) => void): Promise<void> {
+    await this.write(caller, xid, async (_repos, endpoint) => endpoint.updateServer(serverId, patch, ifUnchanged));
   }
 
   /** 11. Delete a server: administrators only. */
@@ -158,7 +164,7 @@ export class EndpointService {
   }
 
   /** 12. Shares of a host on which the caller is administrator or access manager. */
-  async mySharedEndpoints(caller: Principal, xid: string): Promise<EndpointDocument[]> {
+  async mySharedEndpoints(caller: Principal, xid: string): Promise<EndpointView[]> {
     const repos = this.uow.repositories;
     const { endpoint: host, roles: hostRoles } = await this.load(repos, caller, xid, { canonicalName: false });
     if (!host.canHostShares) {
@@ -172,18 +178,18 @@ export class EndpointService {
     });
     if (shares.length === 0) return [];
     const hostVisible = canViewEndpoint(host.isPublic, hostRoles);
-    const documents: EndpointDocument[] = [];
+    const views: EndpointView[] = [];
     for (const { endpoint: share, assignments } of shares) {
       const roles = effectiveRoles(share, caller, assignments);
       if (!roles.some((r) => listedFor.includes(r))) continue;
-      documents.push(endpointDocument(share, { roles, host, hostVisible, hostRoles }));
+      views.push(viewOf(share, roles, host, hostVisible, hostRoles));
     }
-    return documents;
+    return views;
   }
 
   // ---- shared steps ----
 
-  private async grantOwnerAdministrator(repos: Repositories, endpoint: Endpoint): Promise<void> {
+  private async grantOwnerAdministrator(repos: Repos, endpoint: Endpoint): Promise<void> {
     await repos.roles.add({
       id: this.ids.uuid(),
       endpoint_id: endpoint.id,
@@ -205,7 +211,7 @@ export class EndpointService {
   private async write<T>(
     caller: Principal,
     xid: string,
-    change: (repos: Repositories, endpoint: Endpoint, roles: EndpointRole[]) => Promise<T>,
+    change: (repos: Repos, endpoint: Endpoint, roles: EndpointRole[]) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -229,20 +235,21 @@ export class EndpointService {
     throw new EndpointNotFoundError(xid);
   }
 
-  private async missing(repos: Repositories, xid: string, key: { id: string } | { canonical_name: string }): Promise<never> {
+  private async missing(repos: Repos, xid: string, key: { id: string } | { canonical_name: string }): Promise<never> {
     if (await repos.endpoints.findTombstone(key)) throw new EndpointDeletedError(xid);
     throw new EndpointNotFoundError(xid);
   }
 
   /** The endpoint and the caller's effective roles on it: one read. */
-  private async load(repos: Repositories, caller: Principal, xid: string, options: LoadOptions): Promise<Loaded> {
+  private async load(repos: Repos, caller: Principal, xid: string, options: LoadOptions): Promise<Loaded> {
     const key = this.endpointKey(xid, options);
     const found = await repos.endpoints.findWithRolesOf(key, caller.principalIds, { forUpdate: options.forUpdate ?? false });
     if (!found) return this.missing(repos, xid, key);
     return { endpoint: found.endpoint, roles: effectiveRoles(found.endpoint, caller, found.assignments) };
   }
 
-  private async render(repos: Repositories, caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointDocument> {
+  /** What the caller may see of the endpoint: for a share, this reads its host with the caller's roles on it. */
+  private async view(repos: Repos, caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointView> {
     let host: Endpoint | null = null;
     let hostRoles: EndpointRole[] = [];
     if (endpoint.hostEndpointId !== null) {
@@ -253,7 +260,7 @@ export class EndpointService {
       }
     }
     const hostVisible = host !== null && canViewEndpoint(host.isPublic, hostRoles);
-    return endpointDocument(endpoint, { roles, host, hostVisible, hostRoles });
+    return viewOf(endpoint, roles, host, hostVisible, hostRoles);
   }
 
   private assertCanView(endpoint: Endpoint, roles: EndpointRole[]): void {
@@ -270,10 +277,7 @@ export class EndpointService {
     }
   }
 
-  private async resolveSubscription(repos: Repositories, caller: Principal, requested: unknown): Promise<string | null> {
-    if (requested !== null && typeof requested !== 'string') {
-      throw new BadRequestError('Invalid subscription_id: must be a subscription id, DEFAULT or null');
-    }
+  private async resolveSubscription(repos: Repos, caller: Principal, requested: string | null): Promise<string | null> {
     if (requested === null) return null;
     const available = await repos.subscriptions.listForMembers(caller.principalIds);
     return resolveSubscriptionId(requested, available);
@@ -283,7 +287,7 @@ export class EndpointService {
    * owner_string may become an administrator set through an identity role, and that administrator
    * must be the one making the change (spec 2.1).
    */
-  private async assertCanTakeOwnership(repos: Repositories, caller: Principal, endpoint: Endpoint, username: unknown): Promise<void> {
+  private async assertCanTakeOwnership(repos: Repos, caller: Principal, endpoint: Endpoint, username: string | null): Promise<void> {
     if (typeof username !== 'string') throw new BadRequestError('Invalid owner_string: must be a username');
     checkUsername(username);
     const identity = await repos.identities.findByUsername(username);
@@ -301,4 +305,15 @@ export class EndpointService {
       );
     }
   }
+}
+
+function viewOf(
+  endpoint: Endpoint,
+  roles: readonly EndpointRole[],
+  host: Endpoint | null,
+  hostVisible: boolean,
+  hostRoles: readonly EndpointRole[],
+): EndpointView {
+  const hostPathVisible = endpoint.kind === 'shared' && host !== null && (roles.includes('administrator') || hostRoles.includes('activity_monitor'));
+  return { endpoint, roles, host, hostVisible, hostRoles, hostPathVisible };
 }

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../shared/errors';
-import { checkHostname, checkInteger, checkText, jsonEqual } from '../shared/text';
+import { checkHostname, checkInteger, checkText } from '../shared/text';
 
 export type ServerScheme = 'gsiftp' | 'ftp';
 export const SERVER_SCHEMES: readonly ServerScheme[] = ['gsiftp', 'ftp'];
@@ -17,9 +17,8 @@ export interface ServerState {
   outgoing_data_port_end: number | null;
 }
 
-/** A server document as a client sends it, after the edge checked the types. */
+/** A server to add, typed; the values are checked here. */
 export interface ServerInput {
-  DATA_TYPE?: string;
   hostname?: string | null;
   port?: number | null;
   scheme?: string | null;
@@ -28,76 +27,39 @@ export interface ServerInput {
   incoming_data_port_end?: number | null;
   outgoing_data_port_start?: number | null;
   outgoing_data_port_end?: number | null;
-  id?: unknown;
-  uri?: unknown;
-  is_connected?: unknown;
-  is_paused?: unknown;
 }
 
-export interface ServerDocument {
-  DATA_TYPE: 'server';
+/** A change to a server: hostname, scheme, port and subject change; the data ports may only be sent unchanged. */
+export type ServerPatch = ServerInput;
+
+/** The one server of a personal-client endpoint: it stands for the client, which says whether it is connected. */
+export interface VirtualServer {
   id: number;
-  hostname: string | null;
-  port: number | null;
-  scheme: string | null;
-  subject: string | null;
-  incoming_data_port_start: number | null;
-  incoming_data_port_end: number | null;
-  outgoing_data_port_start: number | null;
-  outgoing_data_port_end: number | null;
-  uri: string | null;
-  is_connected: boolean | null;
-  is_paused: boolean | null;
+  virtual: true;
+  connected: boolean | null;
+  paused: boolean | null;
 }
 
-/** Derived or status fields: never taken from a client. */
-const DERIVED_SERVER_FIELDS = ['id', 'uri', 'is_connected', 'is_paused'] as const;
-/** The only fields an update may change (spec 4.2, rule 10). */
-const UPDATABLE_SERVER_FIELDS = ['hostname', 'scheme', 'port', 'subject'] as const;
+/** A server as an endpoint lists it. */
+export type EndpointServer = ServerState | VirtualServer;
 
-export function serverDocument(server: ServerState): ServerDocument {
-  return {
-    DATA_TYPE: 'server',
-    id: server.id,
-    hostname: server.hostname,
-    port: server.port,
-    scheme: server.scheme,
-    subject: server.subject,
-    incoming_data_port_start: server.incoming_data_port_start,
-    incoming_data_port_end: server.incoming_data_port_end,
-    outgoing_data_port_start: server.outgoing_data_port_start,
-    outgoing_data_port_end: server.outgoing_data_port_end,
-    uri: `${server.scheme}://${server.hostname}:${server.port}`,
-    is_connected: null,
-    is_paused: null,
-  };
+export function isVirtualServer(server: EndpointServer): server is VirtualServer {
+  return 'virtual' in server;
 }
 
 /** The one virtual server of a personal-client endpoint. */
 export const PERSONAL_SERVER_ID = 1;
 
-export function virtualServerDocument(connected: boolean | null, paused: boolean | null): ServerDocument {
-  return {
-    DATA_TYPE: 'server',
-    id: PERSONAL_SERVER_ID,
-    hostname: null,
-    port: null,
-    scheme: null,
-    subject: null,
-    incoming_data_port_start: null,
-    incoming_data_port_end: null,
-    outgoing_data_port_start: null,
-    outgoing_data_port_end: null,
-    uri: null,
-    is_connected: connected,
-    is_paused: paused,
-  };
+export function virtualServer(connected: boolean | null, paused: boolean | null): VirtualServer {
+  return { id: PERSONAL_SERVER_ID, virtual: true, connected, paused };
 }
 
-function checkDataType(input: ServerInput): void {
-  if (input.DATA_TYPE !== undefined && input.DATA_TYPE !== 'server') {
-    throw new BadRequestError(`Invalid DATA_TYPE '${input.DATA_TYPE}' for a server document: expected 'server'`);
-  }
+/** The only fields an update may change (spec 4.2, rule 10). */
+const UPDATABLE_SERVER_FIELDS = ['hostname', 'scheme', 'port', 'subject'] as const;
+
+/** The one wording of "that field of a server cannot be updated". */
+export function serverFieldCannotBeUpdated(field: string): BadRequestError {
+  return new BadRequestError(`Field '${field}' of a server cannot be updated: only hostname, scheme, port and subject can`);
 }
 
 function checkScheme(value: string): ServerScheme {
@@ -121,14 +83,8 @@ function checkPortRange(direction: 'incoming' | 'outgoing', start: number | null
   if (end < start) throw new BadRequestError(`Invalid ${e}: must be greater than or equal to ${s}`);
 }
 
-/** Builds a new server from an add-server document (or a `DATA` entry on create). */
+/** Builds a new server (added to an endpoint, or listed when the endpoint is created). */
 export function newServer(id: number, input: ServerInput): ServerState {
-  checkDataType(input);
-  for (const field of DERIVED_SERVER_FIELDS) {
-    if (input[field] !== undefined) {
-      throw new BadRequestError(`Field '${field}' of a server is derived or status only and must not be sent`);
-    }
-  }
   if (input.hostname === undefined || input.hostname === null) {
     throw new BadRequestError("Field 'hostname' is required to add a server");
   }
@@ -148,29 +104,25 @@ export function newServer(id: number, input: ServerInput): ServerState {
   return server;
 }
 
-/** Applies a partial server document; fields other than hostname, scheme, port, subject must be unchanged. */
-export function updatedServer(server: ServerState, input: ServerInput): ServerState {
-  checkDataType(input);
-  const current = serverDocument(server);
-  for (const [field, value] of Object.entries(input)) {
-    if (field === 'DATA_TYPE' || (UPDATABLE_SERVER_FIELDS as readonly string[]).includes(field) || value === undefined) continue;
-    if (!jsonEqual(value, current[field as keyof ServerDocument])) {
-      throw new BadRequestError(`Field '${field}' of a server cannot be updated: only hostname, scheme, port and subject can`);
-    }
+/** Applies a server patch; fields other than hostname, scheme, port and subject must be unchanged. */
+export function updatedServer(server: ServerState, patch: ServerPatch): ServerState {
+  for (const [field, value] of Object.entries(patch)) {
+    if ((UPDATABLE_SERVER_FIELDS as readonly string[]).includes(field) || value === undefined) continue;
+    if (value !== server[field as keyof ServerState]) throw serverFieldCannotBeUpdated(field);
   }
   const next = { ...server };
-  if (input.hostname !== undefined) {
-    if (input.hostname === null) throw new BadRequestError("Invalid hostname: must not be null");
-    next.hostname = checkHostname('hostname', input.hostname);
+  if (patch.hostname !== undefined) {
+    if (patch.hostname === null) throw new BadRequestError('Invalid hostname: must not be null');
+    next.hostname = checkHostname('hostname', patch.hostname);
   }
-  if (input.scheme !== undefined) {
-    if (input.scheme === null) throw new BadRequestError('Invalid scheme: must not be null');
-    next.scheme = checkScheme(input.scheme);
+  if (patch.scheme !== undefined) {
+    if (patch.scheme === null) throw new BadRequestError('Invalid scheme: must not be null');
+    next.scheme = checkScheme(patch.scheme);
   }
-  if (input.port !== undefined) {
-    if (input.port === null) throw new BadRequestError('Invalid port: must not be null');
-    next.port = checkInteger('port', input.port, 1, 65535);
+  if (patch.port !== undefined) {
+    if (patch.port === null) throw new BadRequestError('Invalid port: must not be null');
+    next.port = checkInteger('port', patch.port, 1, 65535);
   }
-  if (input.subject !== undefined) next.subject = checkSubject(input.subject);
+  if (patch.subject !== undefined) next.subject = checkSubject(patch.subject);
   return next;
 }

@@ -41,30 +41,6 @@ export function pauseRuleAffects(rule: PauseRuleState, identityIds: ReadonlySet<
   return rule.identity_id === null || identityIds.has(rule.identity_id);
 }
 
-/** `pause_rule_limited`: the rule as the affected user sees it, administrator-only fields removed. */
-export function limitedPauseRuleDocument(rule: PauseRuleState) {
-  return {
-    DATA_TYPE: 'pause_rule_limited' as const,
-    id: rule.id,
-    message: rule.message,
-    start_time: rule.start_time ? formatTransferTime(rule.start_time) : null,
-    endpoint_id: rule.endpoint_id,
-    identity_id: rule.identity_id,
-    pause_ls: rule.pause_ls,
-    pause_mkdir: rule.pause_mkdir,
-    pause_rename: rule.pause_rename,
-    pause_task_delete: rule.pause_task_delete,
-    pause_task_transfer_write: rule.pause_task_transfer_write,
-    pause_task_transfer_read: rule.pause_task_transfer_read,
-    editable: false,
-  };
-}
-
-/** Transfer's timestamp form: ISO 8601 with a space instead of `T`, UTC offset spelled out. */
-export function formatTransferTime(date: Date): string {
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')}+00:00`;
-}
-
 export interface PauseRuleRepository {
   add(rule: PauseRuleState): Promise<void>;
   listForEndpoint(endpointId: string): Promise<PauseRuleState[]>;

@@ -31,9 +31,13 @@ export interface Repositories {
 
 /**
  * Access to the repositories, and atomic writes: everything done with the repositories handed to
- * `transaction` commits together or not at all.
+ * `transaction` commits together or not at all. A service declares the repositories it uses as
+ * `UnitOfWork<Pick<Repositories, ...>>`, so it cannot reach for the others.
  */
-export interface UnitOfWork {
-  readonly repositories: Repositories;
-  transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
+export interface UnitOfWork<R = Repositories> {
+  readonly repositories: R;
+  transaction<T>(work: (repositories: R) => Promise<T>): Promise<T>;
 }
+
+/** The unit of work narrowed to the repositories named. */
+export type RepositoriesOf<K extends keyof Repositories> = UnitOfWork<Pick<Repositories, K>>;

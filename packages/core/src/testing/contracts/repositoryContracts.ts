@@ -1,7 +1,7 @@
 import { hashToken, type AccessTokenState } from '../../auth/AccessToken';
 import type { ScopeState } from '../../auth/Scope';
 import { newIdentity, type IdentityState } from '../../auth/Identity';
-import { Endpoint } from '../../endpoint/Endpoint';
+import { Endpoint, type CreateEndpoint } from '../../endpoint/Endpoint';
 import { ALL_PAUSED } from '../../pause-rule/PauseRule';
 import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
 import type { UnitOfWork } from '../../shared/UnitOfWork';
@@ -55,9 +55,9 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       return { id: ids.uuid(), name, description: `Use ${name}`, resource_server: 'transfer.api.globus.org', dependent_scope_ids: [], created_at: now, ...extra };
     }
 
-    function serverEndpoint(owner: IdentityState, displayName: string | null, extra: Record<string, unknown> = {}) {
+    function serverEndpoint(owner: IdentityState, displayName: string | null, extra: Partial<CreateEndpoint> = {}) {
       return Endpoint.create(
-        { display_name: displayName, DATA: [{ hostname: 'gridftp.example.org' }], ...extra },
+        { personal: false, display_name: displayName, servers: [{ hostname: 'gridftp.example.org' }], ...extra },
         { id: ids.uuid(), owner, now, subscriptionId: null, setupKey: ids.uuid() },
       );
     }
@@ -87,9 +87,9 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
 
       it('rejects a taken canonical_name', async () => {
         const alice = await identity('alice');
-        await uow.repositories.endpoints.insert(serverEndpoint(alice, 'One', { canonical_name: 'alice#lab' }));
+        await uow.repositories.endpoints.insert(serverEndpoint(alice, 'One', { name: 'lab' }));
         await expect(
-          uow.repositories.endpoints.insert(serverEndpoint(alice, 'Two', { canonical_name: 'alice#lab' })),
+          uow.repositories.endpoints.insert(serverEndpoint(alice, 'Two', { name: 'lab' })),
         ).rejects.toThrow(/canonical_name 'alice#lab'/);
       });
 
@@ -105,7 +105,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         await expect(uow.repositories.endpoints.update(second)).rejects.toThrow(ConcurrentModificationError);
         const stored = (await uow.repositories.endpoints.findById(endpoint.id))!;
         expect(stored.version).toBe(1);
-        expect(stored.serverDocuments().map((s) => s.hostname)).toEqual(['gridftp.example.org', 'one.example.org']);
+        expect(stored.listServers().map((s) => ('hostname' in s ? s.hostname : null))).toEqual(['gridftp.example.org', 'one.example.org']);
       });
 
       it('deletes an endpoint and keeps a tombstone findable by id and canonical name', async () => {
@@ -128,7 +128,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const managedHost = Endpoint.fromPrimitives({ ...host.toPrimitives(), subscription_id: ids.uuid() });
         const shares = [1, 2, 3].map((n) =>
           Endpoint.createShared(
-            { display_name: `Share ${n}`, host_endpoint: host.id, host_path: `/data/${n}/` },
+            { display_name: `Share ${n}`, host_endpoint_id: host.id, host_path: `/data/${n}/` },
             { id: ids.uuid(), owner: alice, now, host: managedHost, callerIsHostAdministrator: true },
           ),
         );
@@ -166,7 +166,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         await uow.repositories.endpoints.insert(host);
         const managed = Endpoint.fromPrimitives({ ...host.toPrimitives(), subscription_id: ids.uuid() });
         const share = (owner: IdentityState, n: number) =>
-          Endpoint.createShared({ display_name: `S${n}`, host_endpoint: host.id, host_path: '/' }, { id: ids.uuid(), owner, now, host: managed, callerIsHostAdministrator: true });
+          Endpoint.createShared({ display_name: `S${n}`, host_endpoint_id: host.id, host_path: '/' }, { id: ids.uuid(), owner, now, host: managed, callerIsHostAdministrator: true });
         const [ownedByBob, managedByBob, monitoredByBob, unrelated] = [share(bob, 1), share(alice, 2), share(alice, 3), share(alice, 4)];
         for (const s of [ownedByBob, managedByBob, monitoredByBob, unrelated]) await uow.repositories.endpoints.insert(s);
         await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: managedByBob.id, role: 'access_manager', principal_type: 'identity', principal_id: bob.id, created_at: now });

@@ -1,20 +1,16 @@
-import { shortUsername } from '../auth/Identity';
-import { BadRequestError } from '../shared/errors';
-import type { EndpointRole } from '../role/Role';
-import type { Endpoint, EndpointKind } from './Endpoint';
-import { effectiveNetworkSettings } from './network';
-import type { ServerDocument } from './Server';
+import {
+  BadRequestError,
+  isVirtualServer,
+  shortUsername,
+  type EndpointKind,
+  type EndpointServer,
+  type EndpointView,
+  type PauseRuleState,
+  type ServerState,
+  type VirtualServer,
+} from '@xfer/core';
 
-/** What the caller may see beyond the endpoint itself: their roles, and the host of a share. */
-export interface EndpointView {
-  roles: readonly EndpointRole[];
-  /** For a share: its host when the host is not deleted. */
-  host: Endpoint | null;
-  /** The caller may GET the host by id. */
-  hostVisible: boolean;
-  /** The caller's effective roles on the host. */
-  hostRoles: readonly EndpointRole[];
-}
+/** Aggregates to v0.10 response documents: the hosted service's keys, compatibility keys included. */
 
 const ENTITY_TYPES: Record<EndpointKind, string> = {
   server: 'GCSv4_host',
@@ -23,18 +19,72 @@ const ENTITY_TYPES: Record<EndpointKind, string> = {
   personal: 'GCP_mapped_collection',
 };
 
+export interface ServerDocument {
+  DATA_TYPE: 'server';
+  id: number;
+  hostname: string | null;
+  port: number | null;
+  scheme: string | null;
+  subject: string | null;
+  incoming_data_port_start: number | null;
+  incoming_data_port_end: number | null;
+  outgoing_data_port_start: number | null;
+  outgoing_data_port_end: number | null;
+  uri: string | null;
+  is_connected: boolean | null;
+  is_paused: boolean | null;
+}
+
+export function serverDocument(server: EndpointServer): ServerDocument {
+  return isVirtualServer(server) ? virtualServerDocument(server) : realServerDocument(server);
+}
+
+function realServerDocument(server: ServerState): ServerDocument {
+  return {
+    DATA_TYPE: 'server',
+    id: server.id,
+    hostname: server.hostname,
+    port: server.port,
+    scheme: server.scheme,
+    subject: server.subject,
+    incoming_data_port_start: server.incoming_data_port_start,
+    incoming_data_port_end: server.incoming_data_port_end,
+    outgoing_data_port_start: server.outgoing_data_port_start,
+    outgoing_data_port_end: server.outgoing_data_port_end,
+    uri: `${server.scheme}://${server.hostname}:${server.port}`,
+    is_connected: null,
+    is_paused: null,
+  };
+}
+
+function virtualServerDocument(server: VirtualServer): ServerDocument {
+  return {
+    DATA_TYPE: 'server',
+    id: server.id,
+    hostname: null,
+    port: null,
+    scheme: null,
+    subject: null,
+    incoming_data_port_start: null,
+    incoming_data_port_end: null,
+    outgoing_data_port_start: null,
+    outgoing_data_port_end: null,
+    uri: null,
+    is_connected: server.connected,
+    is_paused: server.paused,
+  };
+}
+
 /**
  * The endpoint document: every field of spec 2.1 (null when unset, because clients index keys
  * directly), the compatibility keys of compat-notes, and `DATA`, the server documents.
  */
-export function endpointDocument(endpoint: Endpoint, view: EndpointView) {
+export function endpointDocument(view: EndpointView) {
+  const { endpoint, host } = view;
   const s = endpoint.snapshot;
   const shared = s.kind === 'shared';
   const personal = s.kind === 'personal';
-  const numbers = effectiveNetworkSettings(s.network_use, s.custom_network);
-  const host = shared ? view.host : null;
-  const hostPathVisible =
-    shared && host !== null && (view.roles.includes('administrator') || view.hostRoles.includes('activity_monitor'));
+  const numbers = endpoint.networkSettings;
   // Shares and personal clients authenticate with service credentials: activated, never expiring.
   const serviceCredentials = shared || personal;
   return {
@@ -68,9 +118,8 @@ export function endpointDocument(endpoint: Endpoint, view: EndpointView) {
     vendor_connect_setup_key: s.vendor_connect_setup_key,
     host_endpoint: s.host_endpoint_id,
     host_endpoint_id: s.host_endpoint_id,
-    host_endpoint_display_name:
-      host !== null && view.hostVisible ? (host.displayName ?? host.canonicalName) : null,
-    host_path: hostPathVisible ? s.host_path : null,
+    host_endpoint_display_name: shared && host !== null && view.hostVisible ? (host.displayName ?? host.canonicalName) : null,
+    host_path: view.hostPathVisible ? s.host_path : null,
     s3_url: s.s3_url,
     s3_owner_activated: s.kind === 'object_store' ? false : null,
     acl_available: shared,
@@ -91,7 +140,7 @@ export function endpointDocument(endpoint: Endpoint, view: EndpointView) {
     is_globus_connect: personal,
     gcp_connected: s.vcp_connected,
     gcp_paused: s.vcp_paused,
-    DATA: endpoint.documentServers() as ServerDocument[],
+    DATA: endpoint.servers.map(serverDocument),
   };
 }
 
@@ -111,11 +160,12 @@ export const ENDPOINT_DOCUMENT_KEYS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Parses the `fields` query parameter: known document keys, `server` for the `DATA` list.
- * Returns null when every field is wanted.
+ * The `fields` query parameter: known document keys, `server` for the `DATA` list.
+ * Null when every field is wanted.
  */
-export function parseFieldSelection(fields: string | undefined): Set<string> | null {
+export function fieldSelection(fields: unknown): Set<string> | null {
   if (fields === undefined) return null;
+  if (typeof fields !== 'string') throw new BadRequestError("Invalid 'fields': give one comma-separated list");
   const names = fields.split(',').map((f) => f.trim()).filter((f) => f !== '');
   const unknown = names.filter((f) => f !== 'server' && (f === 'DATA' || !ENDPOINT_DOCUMENT_KEYS.includes(f)));
   if (unknown.length > 0) throw new BadRequestError(`Unknown field(s) in 'fields': ${unknown.join(', ')}`);
@@ -128,4 +178,28 @@ export function selectFields<T extends Record<string, unknown>>(document: T, sel
   const result: Record<string, unknown> = { DATA_TYPE: document.DATA_TYPE };
   for (const key of ENDPOINT_DOCUMENT_KEYS) if (selection.has(key)) result[key] = document[key];
   return result as Partial<T>;
+}
+
+/** Transfer's timestamp form: ISO 8601 with a space instead of `T`, UTC offset spelled out. */
+export function formatTransferTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')}+00:00`;
+}
+
+/** `pause_rule_limited`: the rule as the affected user sees it, administrator-only fields removed. */
+export function limitedPauseRuleDocument(rule: PauseRuleState) {
+  return {
+    DATA_TYPE: 'pause_rule_limited' as const,
+    id: rule.id,
+    message: rule.message,
+    start_time: rule.start_time ? formatTransferTime(rule.start_time) : null,
+    endpoint_id: rule.endpoint_id,
+    identity_id: rule.identity_id,
+    pause_ls: rule.pause_ls,
+    pause_mkdir: rule.pause_mkdir,
+    pause_rename: rule.pause_rename,
+    pause_task_delete: rule.pause_task_delete,
+    pause_task_transfer_write: rule.pause_task_transfer_write,
+    pause_task_transfer_read: rule.pause_task_transfer_read,
+    editable: false,
+  };
 }
