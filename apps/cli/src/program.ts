@@ -3,14 +3,11 @@ import { apiConfig, buildApiContainer, createApp } from '@xfer/api';
 import {
   bootstrapDemo,
   checkPassword,
-  createCoreServices,
   DomainError,
-  randomIdGenerator,
-  systemClock,
   type CoreServices,
 } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig } from '@xfer/helper-pages';
-import { ConfigError, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
 import { closeGracefully } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { Express } from 'express';
@@ -74,7 +71,7 @@ export function buildProgram(io: Io): Command {
   async function withServices<T>(work: (services: CoreServices, dataSource: DataSource) => Promise<T>): Promise<T> {
     const dataSource = await openDatabase(databaseUrl());
     try {
-      return await work(createCoreServices(new TypeormUnitOfWork(dataSource), systemClock, randomIdGenerator), dataSource);
+      return await work(coreServicesOf(coreContainer(dataSource)), dataSource);
     } finally {
       await dataSource.destroy();
     }
@@ -421,17 +418,14 @@ export function buildProgram(io: Io): Command {
         return server;
       };
       const apiServer = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort);
-      const pagesServer = await listen(
-        createHelperPagesApp(buildHelperPagesContainer(dataSource, pagesConfig), pagesConfig),
-        pagesConfig.authPort,
-      );
+      const pagesContainer = buildHelperPagesContainer(dataSource, pagesConfig);
+      const pagesServer = await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort);
       const apiUrl = `http://${config.host}:${config.apiPort}`;
       const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
       io.err(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
       io.err(`xfer helper pages  ${authUrl}/v2/web/`);
       if (options.demo) {
-        const services = createCoreServices(new TypeormUnitOfWork(dataSource), systemClock, randomIdGenerator);
-        for (const line of await bootstrapDemo(services, apiUrl, authUrl)) io.err(line);
+        for (const line of await bootstrapDemo(coreServicesOf(pagesContainer), apiUrl, authUrl)) io.err(line);
       }
       closeGracefully([apiServer, pagesServer], () => dataSource.destroy(), { log: io.err });
       await new Promise(() => undefined);

@@ -1,15 +1,13 @@
-import { coreModule, persistenceModule } from '@xfer/persistence';
-import { Container } from 'inversify';
+import { coreContainer } from '@xfer/persistence';
+import type { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
 import type { HelperPagesConfig } from './config';
 
 /** The helper pages' composition root: the same TypeORM adapters and core use cases as the API. */
 export function buildHelperPagesContainer(dataSource: DataSource, config: Partial<Pick<HelperPagesConfig, 'issuer' | 'accessTokenLifetimeSeconds'>> = {}): Container {
-  const container = new Container();
   const authorizationServer = {
     ...(config.issuer !== undefined && { issuer: config.issuer }),
     ...(config.accessTokenLifetimeSeconds !== undefined && { accessTokenLifetimeSeconds: config.accessTokenLifetimeSeconds }),
   };
-  container.loadSync(persistenceModule(dataSource), coreModule({ authorizationServer }));
-  return container;
+  return coreContainer(dataSource, { authorizationServer });
 }

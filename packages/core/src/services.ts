@@ -22,17 +22,39 @@ export interface CoreOptions {
   authorizationServer?: Partial<AuthorizationServerOptions>;
 }
 
-export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator, options: CoreOptions = {}): CoreServices {
-  return {
-    endpoints: new EndpointService(uow, clock, ids),
-    authentication: new AuthenticationService(uow, clock, { ...DEFAULT_AUTHENTICATION_OPTIONS, ...options.authentication }),
-    authorizationServer: new AuthorizationServerService(uow, clock, {
+/** What every service is built from: each takes the part of the unit of work it declares. */
+export interface CoreDependencies {
+  uow: UnitOfWork;
+  clock: Clock;
+  ids: IdGenerator;
+  options: CoreOptions;
+}
+
+/** How each service is built: the one place, used by createCoreServices and by the containers' bindings. */
+export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDependencies) => CoreServices[K] } = {
+  endpoints: ({ uow, clock, ids }) => new EndpointService(uow, clock, ids),
+  authentication: ({ uow, clock, options }) =>
+    new AuthenticationService(uow, clock, { ...DEFAULT_AUTHENTICATION_OPTIONS, ...options.authentication }),
+  authorizationServer: ({ uow, clock, options }) =>
+    new AuthorizationServerService(uow, clock, {
       accessTokenLifetimeSeconds: DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS,
       issuer: 'http://localhost:8081',
       ...options.authorizationServer,
     }),
-    admin: new AdminService(uow, clock, ids),
-    helperPages: new HelperPagesService(uow, clock),
-    maintenance: new MaintenanceGate(uow, clock),
+  admin: ({ uow, clock, ids }) => new AdminService(uow, clock, ids),
+  helperPages: ({ uow, clock }) => new HelperPagesService(uow, clock),
+  maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
+};
+
+/** Every service over one unit of work, without a container: for tests and for embedding the core. */
+export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerator, options: CoreOptions = {}): CoreServices {
+  const dependencies: CoreDependencies = { uow, clock, ids, options };
+  return {
+    endpoints: CORE_SERVICE_FACTORIES.endpoints(dependencies),
+    authentication: CORE_SERVICE_FACTORIES.authentication(dependencies),
+    authorizationServer: CORE_SERVICE_FACTORIES.authorizationServer(dependencies),
+    admin: CORE_SERVICE_FACTORIES.admin(dependencies),
+    helperPages: CORE_SERVICE_FACTORIES.helperPages(dependencies),
+    maintenance: CORE_SERVICE_FACTORIES.maintenance(dependencies),
   };
 }

@@ -1,24 +1,36 @@
 import {
-  createCoreServices,
+  CORE_SERVICE_FACTORIES,
   randomIdGenerator,
   systemClock,
   type Clock,
+  type CoreOptions,
   type CoreServices,
   type IdGenerator,
-  type CoreOptions,
   type UnitOfWork,
 } from '@xfer/core';
-import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { DataSource } from 'typeorm';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
 
-/** Typed service identifiers shared by both apps' composition roots. */
+type ServiceTokens = { [K in keyof CoreServices]: ServiceIdentifier<CoreServices[K]> };
+
+/** One typed identifier per core service, bound one by one. */
+const SERVICES: ServiceTokens = {
+  endpoints: Symbol.for('xfer.EndpointService'),
+  authentication: Symbol.for('xfer.AuthenticationService'),
+  authorizationServer: Symbol.for('xfer.AuthorizationServerService'),
+  admin: Symbol.for('xfer.AdminService'),
+  helperPages: Symbol.for('xfer.HelperPagesService'),
+  maintenance: Symbol.for('xfer.MaintenanceGate'),
+};
+
+/** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
 export const TOKENS = {
   DataSource: Symbol.for('xfer.DataSource') as ServiceIdentifier<DataSource>,
   UnitOfWork: Symbol.for('xfer.UnitOfWork') as ServiceIdentifier<UnitOfWork>,
   Clock: Symbol.for('xfer.Clock') as ServiceIdentifier<Clock>,
   IdGenerator: Symbol.for('xfer.IdGenerator') as ServiceIdentifier<IdGenerator>,
-  CoreServices: Symbol.for('xfer.CoreServices') as ServiceIdentifier<CoreServices>,
+  ...SERVICES,
 } as const;
 
 /** The TypeORM adapters over an open DataSource. */
@@ -29,16 +41,37 @@ export function persistenceModule(dataSource: DataSource): ContainerModule {
   });
 }
 
-/** The core use cases, built over whatever UnitOfWork, Clock and IdGenerator are bound. */
+/** The core use cases, each bound on its own over whatever UnitOfWork, Clock and IdGenerator are bound. */
 export function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreOptions = {}): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
     bind(TOKENS.IdGenerator).toConstantValue(options.ids ?? randomIdGenerator);
-    bind(TOKENS.CoreServices)
-      .toResolvedValue(
-        (uow: UnitOfWork, clock: Clock, ids: IdGenerator) => createCoreServices(uow, clock, ids, options),
-        [TOKENS.UnitOfWork, TOKENS.Clock, TOKENS.IdGenerator],
-      )
-      .inSingletonScope();
+    for (const key of Object.keys(SERVICES) as (keyof CoreServices)[]) {
+      bind(SERVICES[key] as ServiceIdentifier<unknown>)
+        .toResolvedValue(
+          (uow: UnitOfWork, clock: Clock, ids: IdGenerator) => CORE_SERVICE_FACTORIES[key]({ uow, clock, ids, options }),
+          [TOKENS.UnitOfWork, TOKENS.Clock, TOKENS.IdGenerator],
+        )
+        .inSingletonScope();
+    }
   });
+}
+
+/** Every core service a container binds, for a caller that uses many of them (the CLI). */
+export function coreServicesOf(container: Container): CoreServices {
+  return {
+    endpoints: container.get(TOKENS.endpoints),
+    authentication: container.get(TOKENS.authentication),
+    authorizationServer: container.get(TOKENS.authorizationServer),
+    admin: container.get(TOKENS.admin),
+    helperPages: container.get(TOKENS.helperPages),
+    maintenance: container.get(TOKENS.maintenance),
+  };
+}
+
+/** A container of the TypeORM adapters and the core services: what each app's composition root starts from. */
+export function coreContainer(dataSource: DataSource, options: Parameters<typeof coreModule>[0] = {}): Container {
+  const container = new Container();
+  container.loadSync(persistenceModule(dataSource), coreModule(options));
+  return container;
 }

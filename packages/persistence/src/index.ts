@@ -1,6 +1,6 @@
 export { openDatabase, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError } from './dataSource';
 export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
 export { MIGRATIONS } from './migrations';
-export { TOKENS, persistenceModule, coreModule } from './container';
+export { TOKENS, persistenceModule, coreModule, coreServicesOf, coreContainer } from './container';
 export { ConfigError, portFromEnv, booleanFromEnv, secondsFromEnv, commonConfig } from './config';
 export { seedDatabase, type SeedOptions, type SeedResult } from './seed';

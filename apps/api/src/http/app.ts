@@ -18,7 +18,6 @@ export interface ApiOptions {
 
 /** The endpoint management API (area B) over the services bound in `container`. Does not listen. */
 export function createApp(container: Container, options: ApiOptions = {}): Express {
-  const services = container.get(TOKENS.CoreServices);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -30,12 +29,13 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.get(`${VERSION_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApiDocument);
   });
+  const maintenance = container.get(TOKENS.maintenance);
   app.use(VERSION_PREFIX, (_req, _res, next) => {
-    const pending = services.maintenance.check();
+    const pending = maintenance.check();
     if (pending) pending.then(() => next(), next);
     else next();
   });
-  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints));
+  app.use(VERSION_PREFIX, authenticate(container.get(TOKENS.authentication)), endpointRoutes(container.get(TOKENS.endpoints)));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
-import { TRANSFER_SCOPE, type CoreServices } from '@xfer/core';
+import { TRANSFER_SCOPE } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
@@ -31,7 +31,7 @@ describe('the API checking tokens by introspection at an xfer authorization serv
     dataSources.push(authDb, apiDb);
     const pages = buildHelperPagesContainer(authDb);
     authUrl = await listen(createServer(createPagesApp(pages, { logger })));
-    const { admin } = pages.get<CoreServices>(TOKENS.CoreServices);
+    const admin = pages.get(TOKENS.admin);
     await admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers');
     const transfer = await admin.addClient({ display_name: 'Transfer API', public_client: false, resource_server: 'transfer.api.globus.org' });
     const added = await admin.addClient({ display_name: 'Nightly job', public_client: false });

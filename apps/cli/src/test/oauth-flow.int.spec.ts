@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
-import { TRANSFER_SCOPE, type CoreServices } from '@xfer/core';
+import { TRANSFER_SCOPE } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
@@ -102,7 +102,7 @@ if (!existsSync(CHROMIUM)) {
       authUrl = await listen(pagesServer);
       apiUrl = await listen(apiServer);
 
-      const { admin } = pagesContainer.get<CoreServices>(TOKENS.CoreServices);
+      const admin = pagesContainer.get(TOKENS.admin);
       await admin.addIdentity({ username: 'alice', name: 'Alice Example' });
       await admin.setPassword('alice', PASSWORD);
       await admin.addScope('urn:xfer:scope:storage.example.org:data_access', 'Read and write files on your lab storage');

@@ -28,9 +28,9 @@ export interface HelperPagesOptions {
 
 /** The authorization service's browser helper pages (area A). Does not listen. */
 export function createApp(container: Container, options: HelperPagesOptions = {}): Express {
-  const services = container.get(TOKENS.CoreServices);
+  const authorizationServer = container.get(TOKENS.authorizationServer);
   const views = createViews();
-  const protocol = new OAuthProtocol(services.authorizationServer, { codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600 });
+  const protocol = new OAuthProtocol(authorizationServer, { codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600 });
   const app = express();
   app.disable('x-powered-by');
   // One hop: the proxy in front of us. `true` would let any client spoof X-Forwarded-For past the sign-in throttle.
@@ -58,11 +58,11 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
     }),
   );
   app.use(cookieParser());
-  app.use('/v2/oauth2', oauthRoutes(services.authorizationServer, protocol));
+  app.use('/v2/oauth2', oauthRoutes(authorizationServer, protocol));
   app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
   app.use(
     '/v2/web',
-    helperPageRoutes(services.helperPages, services.authorizationServer, protocol, views, {
+    helperPageRoutes(container.get(TOKENS.helperPages), authorizationServer, protocol, views, {
       csrfSecret: options.csrfSecret ?? randomBytes(32).toString('hex'),
       signInAttempts: options.signInAttempts ?? 10,
       signInWindowMs: options.signInWindowMs ?? 15 * 60 * 1000,

@@ -11,8 +11,11 @@ import { ENDPOINT_ROLES, type EndpointRole, type PrincipalType } from '../role/R
 import { BadRequestError, ConflictError, EndpointNotFoundError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { newMaintenance, type Maintenance } from '../shared/ServiceSettings';
-import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { checkSubscriptionName } from '../subscription/Subscription';
+
+/** The repositories the operator commands use. */
+export type AdminRepositories = RepositoriesOf<'accessTokens' | 'clients' | 'consents' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles' | 'scopes' | 'settings' | 'subscriptions'>;
 
 export interface IssuedToken {
   token: string;
@@ -23,7 +26,7 @@ export interface IssuedToken {
 /** Operator actions that have no API of their own (roles, groups, subscriptions, tokens). */
 export class AdminService {
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly uow: AdminRepositories,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -362,26 +365,26 @@ export class AdminService {
     return this.uow.repositories.settings.maintenance();
   }
 
-  private async group(repos: Repositories, name: string) {
+  private async group(repos: AdminRepositories['repositories'], name: string) {
     const g = await repos.groups.findByName(name);
     if (!g) throw new ResourceNotFoundError(`No such group '${name}'`);
     return g;
   }
 
-  private async identity(repos: Repositories, username: string): Promise<IdentityState> {
+  private async identity(repos: AdminRepositories['repositories'], username: string): Promise<IdentityState> {
     const identity = await repos.identities.findByUsername(username);
     if (!identity) throw new ResourceNotFoundError(`No such identity '${username}'`);
     return identity;
   }
 
-  private async endpoint(repos: Repositories, id: string): Promise<Endpoint> {
+  private async endpoint(repos: AdminRepositories['repositories'], id: string): Promise<Endpoint> {
     const endpoint = await repos.endpoints.findById(id.toLowerCase());
     if (!endpoint) throw new EndpointNotFoundError(id);
     return endpoint;
   }
 
   /** A username, or a group name: identities win when both exist. */
-  private async principal(repos: Repositories, name: string): Promise<{ type: PrincipalType; id: string }> {
+  private async principal(repos: AdminRepositories['repositories'], name: string): Promise<{ type: PrincipalType; id: string }> {
     const identity = await repos.identities.findByUsername(name);
     if (identity) return { type: 'identity', id: identity.id };
     const group = await repos.groups.findByName(name);

@@ -1,10 +1,13 @@
 import { AuthenticationFailedError, ConsentRequiredError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
-import type { UnitOfWork } from '../shared/UnitOfWork';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { hashToken, isTokenUsable, type TokenHolder } from './AccessToken';
 import { newIdentity, type IdentityState } from './Identity';
 import { Principal } from './Principal';
 import type { TokenIntrospector } from './TokenIntrospection';
+
+/** The repositories token authentication reads. */
+export type AuthenticationRepositories = RepositoriesOf<'accessTokens' | 'identities' | 'groups'>;
 
 export interface AuthenticationOptions {
   /** An external authorization server's introspection (RFC 7662) instead of this service's own tokens. */
@@ -30,7 +33,7 @@ export class AuthenticationService {
   private readonly cache = new Map<string, { holder: TokenHolder; readAt: number }>();
 
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly uow: AuthenticationRepositories,
     private readonly clock: Clock,
     private readonly options: AuthenticationOptions = DEFAULT_AUTHENTICATION_OPTIONS,
   ) {}

@@ -1,13 +1,16 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AuthenticationFailedError, BadRequestError, ConsentRequiredError, DomainError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
-import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { hashToken, isTokenUsable, newTokenSecret, type AccessTokenState } from './AccessToken';
 import { findNamedClient, type ClientState } from './Client';
 import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
 import { identityDocument, identityProviderDisplayName, newIdentity, type IdentityState } from './Identity';
 import type { ScopeState } from './Scope';
+
+/** The repositories the OAuth 2.0 authorization server uses. */
+export type AuthorizationServerRepositories = RepositoriesOf<'accessTokens' | 'authorizationCodes' | 'clients' | 'consents' | 'identities' | 'refreshTokens' | 'scopes'>;
 
 /** An RFC 6749 error: `code` is the protocol's error code, sent to the client as `error`. */
 export class OAuthProtocolError extends DomainError {
@@ -95,7 +98,7 @@ export const clientUsername = (clientId: string) => `${clientId}@clients.auth.gl
  */
 export class AuthorizationServerService {
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly uow: AuthorizationServerRepositories,
     private readonly clock: Clock,
     private readonly options: AuthorizationServerOptions = { accessTokenLifetimeSeconds: DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, issuer: 'http://localhost' },
   ) {}
@@ -148,7 +151,7 @@ export class AuthorizationServerService {
     if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw new OAuthProtocolError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)');
   }
 
-  private async knownScopes(scope: string | undefined, repos: Repositories = this.uow.repositories): Promise<ScopeState[]> {
+  private async knownScopes(scope: string | undefined, repos: AuthorizationServerRepositories['repositories'] = this.uow.repositories): Promise<ScopeState[]> {
     const names = parseScopeParameter(scope);
     if (names.length === 0) throw new OAuthProtocolError('invalid_scope', 'scope is required');
     const scopes: ScopeState[] = [];
@@ -176,7 +179,7 @@ export class AuthorizationServerService {
   }
 
   /** The user's approved root consents for a client, by scope id. */
-  private async approvedConsents(repos: Repositories, identityIds: string[], clientId: string): Promise<Map<string, number>> {
+  private async approvedConsents(repos: AuthorizationServerRepositories['repositories'], identityIds: string[], clientId: string): Promise<Map<string, number>> {
     const consents = await repos.consents.listForIdentities(identityIds);
     // a root consent stands for the scope the user was asked for; dependents ride along with it
     const roots = consents.filter((c) => c.client_id === clientId && c.status === 'approved' && c.dependency_path.length === 1);
@@ -344,7 +347,7 @@ export class AuthorizationServerService {
   }
 
   /** Checks the grant still rests on approved consents; returns their ids. */
-  private async requireConsents(repos: Repositories, identityId: string, clientId: string, scopeNames: readonly string[]): Promise<number[]> {
+  private async requireConsents(repos: AuthorizationServerRepositories['repositories'], identityId: string, clientId: string, scopeNames: readonly string[]): Promise<number[]> {
     const identity = await repos.identities.findById(identityId);
     if (!identity) throw new OAuthProtocolError('invalid_grant', 'The identity of this grant no longer exists');
     const set = await repos.identities.listSet(identity.set_id);

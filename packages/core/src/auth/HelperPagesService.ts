@@ -1,11 +1,14 @@
 import { AuthenticationFailedError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
-import type { UnitOfWork } from '../shared/UnitOfWork';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { findNamedClient, type ClientState } from './Client';
 import { consentForest, type ConsentNode } from './Consent';
 import { checkUsername, identityDocument, identityProviderDisplayName, type IdentityState } from './Identity';
 import { verifyPassword } from './password';
 import { hashSessionSecret, newSessionSecret } from './Session';
+
+/** The repositories the helper pages read. */
+export type HelperPagesRepositories = RepositoriesOf<'clients' | 'identities' | 'sessions' | 'consents' | 'scopes'>;
 
 export interface SignedIn {
   /** The identity that signed in. */
@@ -41,7 +44,7 @@ export const SESSION_LIFETIME_SECONDS = 8 * 60 * 60;
 /** The use cases behind the browser helper pages (spec area A). */
 export class HelperPagesService {
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly uow: HelperPagesRepositories,
     private readonly clock: Clock,
     private readonly sessionLifetimeSeconds = SESSION_LIFETIME_SECONDS,
   ) {}

@@ -1,6 +1,9 @@
 import { ServiceUnavailableError } from './errors';
 import type { Clock } from './ports';
-import type { UnitOfWork } from './UnitOfWork';
+import type { RepositoriesOf } from './UnitOfWork';
+
+/** The repository the maintenance switch lives in. */
+export type MaintenanceRepositories = RepositoriesOf<'settings'>;
 
 /**
  * Refuses requests while maintenance mode is on. The setting lives in the database, so every
@@ -12,7 +15,7 @@ export class MaintenanceGate {
   private current: { message: string; retry_after_seconds: number } | null = null;
 
   constructor(
-    private readonly uow: UnitOfWork,
+    private readonly uow: MaintenanceRepositories,
     private readonly clock: Clock,
     private readonly refreshMs = 1000,
   ) {}
