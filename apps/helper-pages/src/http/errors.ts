@@ -1,16 +1,76 @@
-import { AuthenticationFailedError, BadRequestError, DomainError, NotFoundError, PermissionDeniedError } from '@xfer/core';
+import {
+  AuthenticationFailedError,
+  BadRequestError,
+  ConsentRequiredError,
+  DomainError,
+  NotFoundError,
+  OAuthProtocolError,
+  PermissionDeniedError,
+} from '@xfer/core';
 import type { NextFunction, Request, Response } from 'express';
 import type nunjucks from 'nunjucks';
 import { logRequestError, requestIdOf } from '@xfer/server-kit';
 
-/** Domain errors to statuses and titles: the helper pages' one mapping, rendered as HTML. */
-const PAGES: ReadonlyArray<[abstract new (...args: never[]) => DomainError, number, string]> = [
-  [BadRequestError, 400, 'Bad request'],
-  [AuthenticationFailedError, 401, 'Not signed in'],
-  [PermissionDeniedError, 403, 'Not allowed'],
-  [NotFoundError, 404, 'Not found'],
-];
+/** How the auth app answers one kind of error: as a page, and as the OAuth protocol's JSON. */
+interface ErrorAnswer {
+  status: number;
+  title: string;
+  /** The OAuth 2.0 error code (RFC 6749 5.2, RFC 6750 3.1). */
+  oauthError: OAuthProtocolError['code'] | 'invalid_token' | 'insufficient_scope';
+  /** RFC 6750 3: a bearer-token endpoint names what was wrong with the token. */
+  wwwAuthenticate?: string;
+}
 
+/** Domain errors to answers, in order: the auth app's one mapping, for its pages and its OAuth endpoints. */
+const ANSWERS: ReadonlyArray<[abstract new (...args: never[]) => DomainError, ErrorAnswer]> = [
+  [OAuthProtocolError, { status: 400, title: 'Bad request', oauthError: 'invalid_request' }],
+  [BadRequestError, { status: 400, title: 'Bad request', oauthError: 'invalid_request' }],
+  [AuthenticationFailedError, { status: 401, title: 'Not signed in', oauthError: 'invalid_token', wwwAuthenticate: 'Bearer error="invalid_token"' }],
+  [ConsentRequiredError, { status: 403, title: 'Not allowed', oauthError: 'insufficient_scope', wwwAuthenticate: 'Bearer error="insufficient_scope", scope="openid"' }],
+  [PermissionDeniedError, { status: 403, title: 'Not allowed', oauthError: 'access_denied' }],
+  [NotFoundError, { status: 404, title: 'Not found', oauthError: 'invalid_request' }],
+];
+const FALLBACK: ErrorAnswer = { status: 400, title: 'Bad request', oauthError: 'invalid_request' };
+
+export function answerTo(error: DomainError): ErrorAnswer {
+  const answer = ANSWERS.find(([type]) => error instanceof type)?.[1] ?? FALLBACK;
+  // a protocol error carries its own code
+  return error instanceof OAuthProtocolError ? { ...answer, oauthError: error.code } : answer;
+}
+
+/** A client error that Express or a body parser raised (a malformed body, an unsupported charset). */
+function unreadableRequestStatus(error: unknown): number | null {
+  const status = (error as { status?: number })?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}
+
+/**
+ * A protocol error of the authorization endpoint goes back to the client's registered redirect URI,
+ * with the state: the one place the redirect is built (RFC 6749 4.1.2.1).
+ */
+export function protocolErrorRedirect(error: OAuthProtocolError, redirectUri: string, state: string | undefined): string {
+  const back = new URL(redirectUri);
+  back.searchParams.set('error', error.code);
+  back.searchParams.set('error_description', error.message);
+  if (state) back.searchParams.set('state', state);
+  return back.href;
+}
+
+/** Errors on the OAuth endpoints: the protocol's JSON. Anything else goes on to the pages' handler. */
+export function protocolErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  res.set('Cache-Control', 'no-store');
+  if (error instanceof DomainError) {
+    const answer = answerTo(error);
+    if (answer.wwwAuthenticate) res.set('WWW-Authenticate', answer.wwwAuthenticate);
+    res.status(answer.status).json({ error: answer.oauthError, error_description: error.message });
+    return;
+  }
+  const status = unreadableRequestStatus(error);
+  if (status === null) return next(error);
+  res.status(status).json({ error: 'invalid_request', error_description: 'The request body could not be read' });
+}
+
+/** Errors on the pages: an HTML page with the answer's status and title. */
 export function errorPages(views: nunjucks.Environment) {
   const render = (res: Response, status: number, title: string, message: string, requestId?: string) =>
     res.status(status).type('html').send(views.render('error.njk', { title, message, requestId }));
@@ -21,7 +81,7 @@ export function errorPages(views: nunjucks.Environment) {
     },
     errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
       if (error instanceof DomainError) {
-        const [, status, title] = PAGES.find(([type]) => error instanceof type) ?? [DomainError, 400, 'Bad request'];
+        const { status, title } = answerTo(error);
         render(res, status, title, error.message);
         return;
       }
@@ -29,8 +89,8 @@ export function errorPages(views: nunjucks.Environment) {
         render(res, 403, 'Form expired', 'The form expired or did not come from this site. Reload the page and try again.');
         return;
       }
-      const status = (error as { status?: number })?.status;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
+      const status = unreadableRequestStatus(error);
+      if (status !== null) {
         render(res, status, 'Bad request', 'The request could not be read.');
         return;
       }

@@ -16,6 +16,7 @@ import { rateLimit } from 'express-rate-limit';
 import type nunjucks from 'nunjucks';
 import type { OAuthProtocol } from '../oauth/OAuthProtocol';
 import { formFields, sendProtocolResult } from '../oauth/oauthRoutes';
+import { protocolErrorRedirect } from './errors';
 
 export const SESSION_COOKIE = 'xfer_session';
 const BROWSER_COOKIE = 'xfer_browser';
@@ -177,11 +178,7 @@ export function helperPageRoutes(
       return await authorizationServer.checkAuthorizationRequest(params);
     } catch (error) {
       if (!(error instanceof OAuthProtocolError)) throw error;
-      const back = new URL(params.redirect_uri);
-      back.searchParams.set('error', error.code);
-      back.searchParams.set('error_description', error.message);
-      if (params.state) back.searchParams.set('state', params.state);
-      res.redirect(302, back.href);
+      res.redirect(302, protocolErrorRedirect(error, params.redirect_uri, params.state));
       return null;
     }
   }

@@ -12,7 +12,8 @@ import OAuth2Server, {
   type Token,
   type User,
 } from '@node-oauth/oauth2-server';
-import { DomainError, OAuthProtocolError, type AuthorizationServerService, type ClientState, type IssuedAccessToken, type RefreshTokenState } from '@xfer/core';
+import { answerTo } from '../http/errors';
+import { DomainError, type OAuthProtocolError, type AuthorizationServerService, type ClientState, type IssuedAccessToken, type RefreshTokenState } from '@xfer/core';
 
 /** Who a grant acts for: a user's identity, or a client's own identity (client_credentials). */
 export interface GrantUser extends User {
@@ -51,14 +52,15 @@ const LIBRARY_ERRORS: Record<OAuthProtocolError['code'], new (message: string) =
   access_denied: AccessDeniedError,
 };
 
-/** Our domain's refusals, as the library's errors (which it turns into RFC 6749 responses). */
+/** Our domain's refusals, as the library's errors (which it turns into RFC 6749 responses): the app's one mapping decides the code. */
 async function translated<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof OAuthProtocolError) throw new LIBRARY_ERRORS[error.code](error.message);
-    if (error instanceof DomainError) throw new InvalidRequestError(error.message);
-    throw error;
+    if (!(error instanceof DomainError)) throw error;
+    const code = answerTo(error).oauthError;
+    const LibraryError = code in LIBRARY_ERRORS ? LIBRARY_ERRORS[code as OAuthProtocolError['code']] : InvalidRequestError;
+    throw new LibraryError(error.message);
   }
 }
 

@@ -1,7 +1,8 @@
-import { AuthenticationFailedError, ConsentRequiredError, type AuthorizationServerService, type ClientState } from '@xfer/core';
+import type { AuthorizationServerService, ClientState } from '@xfer/core';
 import { logRequestError } from '@xfer/server-kit';
 import basicAuth from 'basic-auth';
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
+import { protocolErrorHandler } from '../http/errors';
 import type { OAuthProtocol, ProtocolResult } from './OAuthProtocol';
 
 const form = express.urlencoded({ extended: false, limit: '16kb' });
@@ -84,26 +85,13 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
   const userInfo = async (req: Request, res: Response) => {
     const header = req.get('authorization') ?? '';
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    res.set('Cache-Control', 'no-store');
-    try {
-      res.json(await service.userInfo(token));
-    } catch (error) {
-      if (error instanceof AuthenticationFailedError) {
-        res.status(401).set('WWW-Authenticate', 'Bearer error="invalid_token"').json({ error: 'invalid_token', error_description: error.message });
-      } else if (error instanceof ConsentRequiredError) {
-        res.status(403).set('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="openid"').json({ error: 'insufficient_scope', error_description: error.message });
-      } else throw error;
-    }
+    res.set('Cache-Control', 'no-store').json(await service.userInfo(token));
   };
   router.get('/userinfo', userInfo);
   router.post('/userinfo', userInfo);
 
-  // a body that cannot be read is the client's error, answered in the protocol's JSON (not the pages' HTML)
-  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const status = (error as { status?: number })?.status;
-    if (typeof status !== 'number' || status < 400 || status >= 500) return next(error);
-    res.status(status).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'The request body could not be read' });
-  });
+  // refusals and unreadable bodies are answered in the protocol's JSON, not the pages' HTML
+  router.use(protocolErrorHandler);
 
   return router;
 }
