@@ -1,3 +1,4 @@
+import type { EndpointState, IdentityState, PauseRuleState } from '@xfer/core';
 import { EntitySchema, type EntitySchemaColumnOptions } from 'typeorm';
 
 /**
@@ -12,20 +13,25 @@ const int = (): EntitySchemaColumnOptions => ({ type: 'integer' });
 const id = (length = 36): EntitySchemaColumnOptions => ({ type: 'varchar', length, primary: true });
 const time = (nullable = false) => varchar(32, nullable);
 
-export interface IdentityRecord {
-  id: string;
-  username: string;
-  name: string | null;
-  email: string | null;
-  organization: string | null;
-  identity_provider: string;
-  identity_type: string;
-  status: string;
-  set_id: string;
-  linked_at: string | null;
-  created_at: string;
-  password_hash: string | null;
-}
+/**
+ * A domain state type as a row, so that a field is declared once, in core: Dates become ISO 8601
+ * text and the fields named in `Json` JSON text; string unions are read back as plain strings.
+ */
+type RowOf<State, Json extends keyof State = never> = {
+  [K in keyof State]-?: K extends Json
+    ? string | (null extends State[K] ? null : never)
+    : State[K] extends Date
+      ? string
+      : State[K] extends Date | null
+        ? string | null
+        : State[K] extends string
+          ? string
+          : State[K] extends string | null
+            ? string | null
+            : State[K];
+};
+
+export type IdentityRecord = RowOf<IdentityState>;
 export const IdentitySchema = new EntitySchema<IdentityRecord>({
   name: 'identities',
   columns: {
@@ -109,45 +115,7 @@ export const SubscriptionMemberSchema = new EntitySchema<SubscriptionMemberRecor
   columns: { subscription_id: id(), member_id: id() },
 });
 
-export interface EndpointRecord {
-  id: string;
-  kind: string;
-  version: number;
-  created_at: string;
-  display_name: string | null;
-  organization: string | null;
-  department: string | null;
-  keywords: string | null;
-  name: string;
-  canonical_name: string;
-  owner_id: string;
-  owner_string: string;
-  description: string | null;
-  contact_email: string | null;
-  contact_info: string | null;
-  info_link: string | null;
-  public: boolean;
-  subscription_id: string | null;
-  default_directory: string | null;
-  force_encryption: boolean;
-  disable_verify: boolean;
-  myproxy_server: string | null;
-  myproxy_dn: string | null;
-  oauth_server: string | null;
-  vendor_connect_setup_key: string | null;
-  vcp_connected: boolean | null;
-  vcp_paused: boolean | null;
-  host_endpoint_id: string | null;
-  host_path: string | null;
-  s3_url: string | null;
-  network_use: string | null;
-  custom_network: string | null;
-  location: string | null;
-  local_user_info_available: boolean | null;
-  https_server: string | null;
-  servers: string;
-  next_server_id: number;
-}
+export type EndpointRecord = RowOf<EndpointState, 'custom_network' | 'servers'>;
 export const EndpointSchema = new EntitySchema<EndpointRecord>({
   name: 'endpoints',
   columns: {
@@ -225,22 +193,7 @@ export const RoleAssignmentSchema = new EntitySchema<RoleAssignmentRecord>({
   },
 });
 
-export interface PauseRuleRecord {
-  id: string;
-  endpoint_id: string;
-  message: string;
-  start_time: string | null;
-  identity_id: string | null;
-  pause_ls: boolean;
-  pause_mkdir: boolean;
-  pause_rename: boolean;
-  pause_task_delete: boolean;
-  pause_task_transfer_write: boolean;
-  pause_task_transfer_read: boolean;
-  modified_by: string;
-  modified_by_id: string;
-  created_by_host_manager: boolean;
-}
+export type PauseRuleRecord = RowOf<PauseRuleState>;
 export const PauseRuleSchema = new EntitySchema<PauseRuleRecord>({
   name: 'pause_rules',
   columns: {
