@@ -8,9 +8,8 @@ import {
 } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig } from '@xfer/helper-pages';
 import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
-import { closeGracefully } from '@xfer/server-kit';
+import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
 import { seedDatabase } from './seed';
 
@@ -412,14 +411,9 @@ export function buildProgram(io: Io): Command {
       const pagesConfig = helperPagesConfig(io.env);
       const url = databaseUrl();
       const dataSource = await openDatabase(url);
-      const listen = async (app: Express, port: number) => {
-        const server = app.listen(port, config.host);
-        await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-        return server;
-      };
-      const apiServer = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort);
+      const apiServer = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host);
       const pagesContainer = buildHelperPagesContainer(dataSource, pagesConfig);
-      const pagesServer = await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort);
+      const pagesServer = await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort, config.host);
       const apiUrl = `http://${config.host}:${config.apiPort}`;
       const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
       io.err(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);

@@ -2,4 +2,4 @@ export { assignRequestId, newRequestId, requestIdOf } from './requestId';
 export { createLogger, logRequestError, requestLogger, type Logger } from './logging';
 export { healthRoutes } from './health';
 export { closeGracefully } from './shutdown';
-export { freePort } from './net';
+export { freePort, listen, runMain } from './net';
