@@ -68,6 +68,17 @@ describe('v0.10 request documents to commands', () => {
     await expect(decodeEndpointPatch(JSON.parse(JSON.stringify({ [field]: value })))).rejects.toThrow(message);
   });
 
+  it('refuses keys that name Object machinery, and bodies nested deeper than any document', async () => {
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      await expect(decodeEndpointPatch(JSON.parse(`{"${key}": {}}`))).rejects.toThrow(`Unknown field '${key}'`);
+      await expect(decodeAddServer(JSON.parse(`{"hostname": "a.example.org", "${key}": 1}`))).rejects.toThrow(`Unknown field '${key}'`);
+    }
+    await expect(decodeCreateEndpoint(JSON.parse('{"display_name": "D", "DATA": [{"__proto__": {"x": 1}}]}'), 'alice')).rejects.toThrow("Unknown field '__proto__'");
+    const deep = JSON.parse(`{"display_name": ${'['.repeat(5000)}${']'.repeat(5000)}}`);
+    await expect(decodeEndpointPatch(deep)).rejects.toThrow(/nests objects or lists too deeply/);
+    expect((await decodeEndpointPatch({ display_name: 'ok', DATA: [{ hostname: 'a.example.org' }] })).patch).toEqual({ display_name: 'ok' });
+  });
+
   it('reads a share: host_endpoint or host_endpoint_id, and nothing a share cannot have', async () => {
     const host = nextId();
     expect(await decodeCreateSharedEndpoint({ host_endpoint: host, host_path: '/a/', display_name: 'S' })).toEqual({ display_name: 'S', host_endpoint_id: host, host_path: '/a/' });
