@@ -1,4 +1,4 @@
-import { ServerNotFoundError, type CreatedEndpoint, type EndpointService } from '@xfer/core';
+import { ServerNotFoundError, type CreatedEndpoint, type EndpointService, type EndpointView, type ServerState } from '@xfer/core';
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
@@ -57,7 +57,7 @@ export function endpointRoutes(endpoints: EndpointService): Router {
 
   router.put('/endpoint/:xid', async (req, res) => {
     const { patch, sentBack } = await decodeEndpointPatch(req.body);
-    const ifUnchanged = sentBack.length > 0 ? assertSentBackUnchanged.bind(null, sentBack) : undefined;
+    const ifUnchanged = sentBack.length > 0 ? (current: EndpointView) => assertSentBackUnchanged(sentBack, current) : undefined;
     await endpoints.updateEndpoint(principalOf(res), req.params.xid, patch, ifUnchanged);
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Endpoint updated successfully' });
   });
@@ -94,7 +94,7 @@ export function endpointRoutes(endpoints: EndpointService): Router {
 
   router.put('/endpoint/:xid/server/:serverId', async (req, res) => {
     const { patch, sentBack } = await decodeServerPatch(req.body);
-    const ifUnchanged = sentBack.length > 0 ? assertServerSentBackUnchanged.bind(null, sentBack) : undefined;
+    const ifUnchanged = sentBack.length > 0 ? (current: ServerState) => assertServerSentBackUnchanged(sentBack, current) : undefined;
     await endpoints.updateServer(principalOf(res), req.params.xid, serverIdOf(req), patch, ifUnchanged);
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Server updated successfully' });
   });

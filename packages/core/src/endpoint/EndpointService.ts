@@ -125,7 +125,7 @@ export class EndpointService {
     });
   }
 
-  /** 6. The pause rules that affect the caller, without administrator-only fields. */
+  /** 6. The pause rules that affect the caller (the edge shows them without administrator-only fields). */
   async myEffectivePauseRules(caller: Principal, xid: string): Promise<PauseRuleState[]> {
     const repos = this.uow.repositories;
     const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false });

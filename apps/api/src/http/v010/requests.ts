@@ -169,10 +169,10 @@ function withVendorConnectAlias(body: EndpointBody): EndpointBody {
   return { ...rest, is_vendor_connect: is_globus_connect };
 }
 
-/** `name`, or the deprecated `canonical_name` (USERNAME#NAME, the caller's username first). */
+/** `name`, or the deprecated `canonical_name` (USERNAME#NAME, the caller's username first); the domain checks the name. */
 function legacyName(body: EndpointBody, username: string): string | null | undefined {
   const user = shortUsername(username);
-  let name = body.name == null ? undefined : checkLegacyName('name', body.name);
+  let name = body.name ?? undefined;
   if (body.canonical_name != null) {
     const hash = body.canonical_name.indexOf('#');
     if (hash < 0) throw new BadRequestError('Invalid canonical_name: must have the form USERNAME#ENDPOINTNAME');
@@ -282,6 +282,6 @@ export async function decodeServerPatch(raw: unknown): Promise<{ patch: ServerPa
 
 /** Derived keys of a server may come back as its document shows them now, and only so. */
 export function assertServerSentBackUnchanged(sentBack: SentBack, current: ServerState): void {
-  const document: Record<string, unknown> = { ...serverDocument(current) };
+  const document: Record<string, unknown> = serverDocument(current) as unknown as Record<string, unknown>;
   for (const [field, value] of sentBack) if (!jsonEqual(value, document[field])) throw serverFieldCannotBeUpdated(field);
 }
