@@ -4,7 +4,8 @@ import { hashPassword } from '../auth/password';
 import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
 import { checkResourceServer, checkScopeDescription, checkScopeName, resourceServerOf } from '../auth/Scope';
 import { checkGroupName } from '../auth/Group';
-import { newIdentity, type IdentityState } from '../auth/Identity';
+import { ConsentSet } from '../auth/Consent';
+import { IdentitySet, newIdentity, type IdentityState } from '../auth/Identity';
 import { Endpoint } from '../endpoint/Endpoint';
 import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rule/PauseRule';
 import { ENDPOINT_ROLES, type EndpointRole, type PrincipalType } from '../role/Role';
@@ -45,10 +46,9 @@ export class AdminService {
   /** Links `other`'s whole identity set into `username`'s. */
   async linkIdentities(username: string, other: string): Promise<void> {
     await this.uow.transaction(async (repos) => {
-      const a = await this.identity(repos, username);
-      const b = await this.identity(repos, other);
-      if (a.set_id === b.set_id) throw new ConflictError(`'${username}' and '${other}' are already linked`);
-      await repos.identities.mergeSets(b.set_id, a.set_id, this.clock.now());
+      const set = await this.identitySet(repos, username);
+      set.link(await this.identitySet(repos, other), this.clock.now());
+      await repos.identities.update(set.changes());
     });
   }
 
@@ -149,7 +149,7 @@ export class AdminService {
     const hash = await hashPassword(password);
     await this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
-      await repos.identities.setPasswordHash(identity.id, hash);
+      await repos.identities.update([{ ...identity, password_hash: hash }]);
     });
   }
 
@@ -209,12 +209,16 @@ export class AdminService {
       if (!client) throw new ResourceNotFoundError(`No such client '${clientId}'`);
       const scope = await repos.scopes.findByName(scopeName);
       if (!scope) throw new ResourceNotFoundError(`No such scope '${scopeName}'`);
+      const parent = parentId === null ? null : await repos.consents.findById(parentId);
+      if (parentId !== null && (!parent || parent.identity_id !== identity.id || parent.client_id !== client.id)) {
+        throw new ConflictError(`No consent ${parentId} of '${username}' for this client to depend on`);
+      }
       const now = this.clock.now();
       const consent = await repos.consents.add({
         client_id: client.id,
         scope_id: scope.id,
         identity_id: identity.id,
-        parent_id: parentId,
+        parent_path: parent?.dependency_path ?? [],
         created: now,
         updated: now,
         last_used: null,
@@ -232,14 +236,9 @@ export class AdminService {
   async unlinkIdentity(username: string): Promise<void> {
     await this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
-      const set = await repos.identities.listSet(identity.set_id);
-      if (set.length < 2) throw new BadRequestError(`'${username}' is not linked to another identity`);
-      if (identity.id === identity.set_id) {
-        const [, next, ...rest] = set;
-        await repos.identities.moveToSet(next.id, next.id, null);
-        for (const other of rest) await repos.identities.moveToSet(other.id, next.id, other.linked_at);
-      }
-      await repos.identities.moveToSet(identity.id, identity.id, null);
+      const set = new IdentitySet(await repos.identities.listSet(identity.set_id));
+      set.unlink(identity.id);
+      await repos.identities.update(set.changes());
     });
   }
 
@@ -350,8 +349,12 @@ export class AdminService {
   /** Revokes a consent and the consents that depend on it. */
   async revokeConsent(consentId: number): Promise<void> {
     await this.uow.transaction(async (repos) => {
-      if (!(await repos.consents.findById(consentId))) throw new ResourceNotFoundError(`No such consent '${consentId}'`);
-      await repos.consents.revokeTree(consentId, this.clock.now());
+      const consent = await repos.consents.findById(consentId);
+      if (!consent) throw new ResourceNotFoundError(`No such consent '${consentId}'`);
+      // a consent's dependents are its identity's own (grantConsent and Allow keep them so)
+      const consents = new ConsentSet(await repos.consents.listForIdentities([consent.identity_id]));
+      consents.revoke(consentId, this.clock.now());
+      await repos.consents.update(consents.changes());
     });
   }
 
@@ -369,6 +372,10 @@ export class AdminService {
     const g = await repos.groups.findByName(name);
     if (!g) throw new ResourceNotFoundError(`No such group '${name}'`);
     return g;
+  }
+
+  private async identitySet(repos: AdminRepositories['repositories'], username: string): Promise<IdentitySet> {
+    return new IdentitySet(await repos.identities.listSet((await this.identity(repos, username)).set_id));
   }
 
   private async identity(repos: AdminRepositories['repositories'], username: string): Promise<IdentityState> {

@@ -8,6 +8,7 @@ import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
 import { identityDocument, identityProviderDisplayName, newIdentity, type IdentityState } from './Identity';
 import type { ScopeState } from './Scope';
+import { ConsentSet } from './Consent';
 
 /** The repositories the OAuth 2.0 authorization server uses. */
 export type AuthorizationServerRepositories = RepositoriesOf<'accessTokens' | 'authorizationCodes' | 'clients' | 'consents' | 'identities' | 'refreshTokens' | 'scopes'>;
@@ -180,10 +181,11 @@ export class AuthorizationServerService {
 
   /** The user's approved root consents for a client, by scope id. */
   private async approvedConsents(repos: AuthorizationServerRepositories['repositories'], identityIds: string[], clientId: string): Promise<Map<string, number>> {
-    const consents = await repos.consents.listForIdentities(identityIds);
-    // a root consent stands for the scope the user was asked for; dependents ride along with it
-    const roots = consents.filter((c) => c.client_id === clientId && c.status === 'approved' && c.dependency_path.length === 1);
-    return new Map(roots.map((c) => [c.scope_id, c.id]));
+    return (await this.consentSet(repos, identityIds)).approvedRoots(clientId);
+  }
+
+  private async consentSet(repos: AuthorizationServerRepositories['repositories'], identityIds: string[]): Promise<ConsentSet> {
+    return new ConsentSet(await repos.consents.listForIdentities(identityIds));
   }
 
   /** Allow on the consent screen: records a consent per scope not consented yet, its dependent scopes beneath it. */
@@ -193,20 +195,20 @@ export class AuthorizationServerService {
     await this.uow.transaction(async (repos) => {
       // read inside the transaction: a second Allow (another tab) adds nothing twice
       const approved = await this.approvedConsents(repos, user.set.map((i) => i.id), client.id);
-      const add = async (node: ScopeTreeNode, parentId: number | null): Promise<void> => {
+      const add = async (node: ScopeTreeNode, parentPath: readonly number[]): Promise<void> => {
         const consent = await repos.consents.add({
           client_id: client.id,
           scope_id: node.scope.id,
           identity_id: user.identity.id,
-          parent_id: parentId,
+          parent_path: parentPath,
           created: now,
           updated: now,
           last_used: null,
           status: 'approved',
         });
-        for (const child of node.children) await add(child, consent.id);
+        for (const child of node.children) await add(child, consent.dependency_path);
       };
-      for (const tree of trees) if (!approved.has(tree.scope.id)) await add(tree, null);
+      for (const tree of trees) if (!approved.has(tree.scope.id)) await add(tree, []);
     });
   }
 
@@ -300,10 +302,7 @@ export class AuthorizationServerService {
     const lifetime = this.options.accessTokenLifetimeSeconds;
     return this.uow.transaction(async (repos) => {
       const scopes = await this.knownScopes(input.scopeNames.join(' '), repos);
-      if (input.requireConsent) {
-        const used = await this.requireConsents(repos, input.identityId, input.client.id, input.scopeNames);
-        await repos.consents.markUsed(used, now);
-      }
+      if (input.requireConsent) await this.requireConsents(repos, input.identityId, input.client.id, input.scopeNames, now);
       const groups = new Map<string, string[]>();
       for (const scope of scopes) groups.set(scope.resource_server, [...(groups.get(scope.resource_server) ?? []), scope.name]);
       const issued: IssuedAccessToken[] = [];
@@ -346,12 +345,19 @@ export class AuthorizationServerService {
     });
   }
 
-  /** Checks the grant still rests on approved consents; returns their ids. */
-  private async requireConsents(repos: AuthorizationServerRepositories['repositories'], identityId: string, clientId: string, scopeNames: readonly string[]): Promise<number[]> {
+  /** Checks the grant still rests on approved consents; with `usedAt`, records that a token was issued under them. */
+  private async requireConsents(
+    repos: AuthorizationServerRepositories['repositories'],
+    identityId: string,
+    clientId: string,
+    scopeNames: readonly string[],
+    usedAt?: Date,
+  ): Promise<void> {
     const identity = await repos.identities.findById(identityId);
     if (!identity) throw new OAuthProtocolError('invalid_grant', 'The identity of this grant no longer exists');
     const set = await repos.identities.listSet(identity.set_id);
-    const approved = await this.approvedConsents(repos, set.map((i) => i.id), clientId);
+    const consents = await this.consentSet(repos, set.map((i) => i.id));
+    const approved = consents.approvedRoots(clientId);
     const ids: number[] = [];
     for (const name of scopeNames) {
       const scope = await repos.scopes.findByName(name);
@@ -359,7 +365,10 @@ export class AuthorizationServerService {
       if (consentId === undefined || consentId === null) throw new OAuthProtocolError('invalid_grant', `The user has not consented to '${name}' for this client, or rescinded it`);
       ids.push(consentId);
     }
-    return ids;
+    if (usedAt) {
+      consents.markUsed(ids, usedAt);
+      await repos.consents.update(consents.changes());
+    }
   }
 
   /** What a token stands for (RFC 7662), to the client it was issued to or the resource server it is for. */
@@ -458,10 +467,11 @@ export class AuthorizationServerService {
     const ids = user.set.map((i) => i.id);
     const now = this.clock.now();
     return this.uow.transaction(async (repos) => {
-      const roots = (await repos.consents.listForIdentities(ids)).filter((c) => c.client_id === clientId && c.status === 'approved' && c.dependency_path.length === 1);
-      for (const root of roots) await repos.consents.revokeTree(root.id, now);
+      const consents = await this.consentSet(repos, ids);
+      const rescinded = consents.rescind(clientId, now);
+      await repos.consents.update(consents.changes());
       const tokens = (await repos.accessTokens.revokeIssuedTo(ids, clientId, now)) + (await repos.refreshTokens.revokeIssuedTo(ids, clientId, now));
-      return { consents: roots.length, tokens };
+      return { consents: rescinded, tokens };
     });
   }
 }

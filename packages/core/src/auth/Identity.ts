@@ -1,4 +1,4 @@
-import { BadRequestError } from '../shared/errors';
+import { BadRequestError, ConflictError } from '../shared/errors';
 import { checkEmail, checkText } from '../shared/text';
 
 export type IdentityStatus = 'unused' | 'used' | 'private' | 'closed';
@@ -95,16 +95,71 @@ export function sortIdentitySet(set: IdentityState[], setId: string): IdentitySt
   return set.sort((a, b) => (a.id === setId ? -1 : b.id === setId ? 1 : (a.linked_at?.getTime() ?? 0) - (b.linked_at?.getTime() ?? 0)));
 }
 
+/**
+ * An identity set: identities a person linked, known by the id of its primary identity. The rules
+ * of linking and unlinking are decided here; the changed members are written back with
+ * `IdentityRepository.update`.
+ */
+export class IdentitySet {
+  private readonly members: IdentityState[];
+  private readonly changed = new Set<IdentityState>();
+
+  /** `members`: every identity of one set (as `IdentityRepository.listSet` reads it). */
+  constructor(members: readonly IdentityState[]) {
+    if (members.length === 0) throw new BadRequestError('An identity set has at least one identity');
+    this.members = sortIdentitySet(members.map((m) => ({ ...m })), members[0].set_id);
+  }
+
+  get id(): string {
+    return this.members[0].set_id;
+  }
+
+  identities(): IdentityState[] {
+    return this.members.map((m) => ({ ...m }));
+  }
+
+  /** Moves every identity of `other` into this set, linked at `at`. */
+  link(other: IdentitySet, at: Date): void {
+    if (other.id === this.id) throw new ConflictError(`'${this.members[0].username}' and '${other.members[0].username}' are already linked`);
+    for (const m of other.members.splice(0)) {
+      this.change(m, { set_id: this.id, linked_at: at });
+      this.members.push(m);
+    }
+    for (const m of other.changed) this.changed.add(m);
+  }
+
+  /** Takes one identity out into a set of its own; when it was the primary, the next linked one becomes primary. */
+  unlink(identityId: string): void {
+    const identity = this.members.find((m) => m.id === identityId);
+    if (!identity) throw new BadRequestError(`Identity '${identityId}' is not in this set`);
+    if (this.members.length < 2) throw new BadRequestError(`'${identity.username}' is not linked to another identity`);
+    this.members.splice(this.members.indexOf(identity), 1);
+    if (identity.id === identity.set_id) {
+      const [next, ...rest] = this.members;
+      this.change(next, { set_id: next.id, linked_at: null });
+      for (const m of rest) this.change(m, { set_id: next.id });
+    }
+    this.change(identity, { set_id: identity.id, linked_at: null });
+  }
+
+  /** The identities changed since the set was loaded, to be written back. */
+  changes(): IdentityState[] {
+    return [...this.changed].map((m) => ({ ...m }));
+  }
+
+  private change(identity: IdentityState, patch: Partial<IdentityState>): void {
+    Object.assign(identity, patch);
+    this.changed.add(identity);
+  }
+}
+
 export interface IdentityRepository {
   add(identity: IdentityState): Promise<void>;
   findById(id: string): Promise<IdentityState | null>;
   findByUsername(username: string): Promise<IdentityState | null>;
   /** Every identity of the set, the primary first, then by link time. */
   listSet(setId: string): Promise<IdentityState[]>;
-  /** Moves every identity of set `fromSetId` into set `toSetId`, stamped `linkedAt`. */
-  mergeSets(fromSetId: string, toSetId: string, linkedAt: Date): Promise<void>;
-  setPasswordHash(id: string, hash: string): Promise<void>;
-  /** Puts one identity into set `setId` (its own id: out of every set). */
-  moveToSet(id: string, setId: string, linkedAt: Date | null): Promise<void>;
+  /** Writes back identities as they are now (set membership, password hash, profile). */
+  update(identities: readonly IdentityState[]): Promise<void>;
   list(): Promise<IdentityState[]>;
 }

@@ -207,24 +207,8 @@ class InMemoryIdentityRepository implements IdentityRepository {
   async listSet(setId: string) {
     return sortIdentitySet([...this.store().identities.values()].filter((i) => i.set_id === setId), setId).map(clone);
   }
-  async mergeSets(fromSetId: string, toSetId: string, linkedAt: Date) {
-    for (const i of this.store().identities.values()) {
-      if (i.set_id === fromSetId) {
-        i.set_id = toSetId;
-        i.linked_at = linkedAt;
-      }
-    }
-  }
-  async setPasswordHash(id: string, hash: string) {
-    const i = this.store().identities.get(id);
-    if (i) i.password_hash = hash;
-  }
-  async moveToSet(id: string, setId: string, linkedAt: Date | null) {
-    const i = this.store().identities.get(id);
-    if (i) {
-      i.set_id = setId;
-      i.linked_at = linkedAt;
-    }
+  async update(identities: readonly IdentityState[]) {
+    for (const i of identities) if (this.store().identities.has(i.id)) this.store().identities.set(i.id, clone(i));
   }
   async list() {
     return [...this.store().identities.values()].sort((a, b) => a.username.localeCompare(b.username)).map(clone);
@@ -399,10 +383,8 @@ class InMemoryConsentRepository implements ConsentRepository {
   constructor(private readonly store: () => Store) {}
   async add(input: NewConsent) {
     const id = Math.max(0, ...this.store().consents.keys()) + 1;
-    const parent = input.parent_id === null ? null : this.store().consents.get(input.parent_id);
-    if (input.parent_id !== null && !parent) throw new ConflictError(`No consent ${input.parent_id} to depend on`);
-    const { parent_id: _parent, ...rest } = input;
-    const consent: ConsentState = { ...rest, id, dependency_path: [...(parent?.dependency_path ?? []), id] };
+    const { parent_path, ...rest } = input;
+    const consent: ConsentState = { ...rest, id, dependency_path: [...parent_path, id] };
     this.store().consents.set(id, clone(consent));
     return clone(consent);
   }
@@ -414,17 +396,10 @@ class InMemoryConsentRepository implements ConsentRepository {
     const c = this.store().consents.get(id);
     return c ? clone(c) : null;
   }
-  async markUsed(ids: readonly number[], at: Date) {
-    for (const c of this.store().consents.values()) {
-      if (c.dependency_path.some((id) => ids.includes(id))) c.last_used = at;
-    }
-  }
-  async revokeTree(id: number, at: Date) {
-    for (const c of this.store().consents.values()) {
-      if (c.dependency_path.includes(id)) {
-        c.status = 'revoked';
-        c.updated = at;
-      }
+  async update(consents: readonly ConsentState[]) {
+    for (const c of consents) {
+      const stored = this.store().consents.get(c.id);
+      if (stored) Object.assign(stored, { status: c.status, updated: c.updated, last_used: c.last_used });
     }
   }
 }

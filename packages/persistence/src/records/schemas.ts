@@ -1,4 +1,18 @@
-import type { EndpointState, IdentityState, PauseRuleState } from '@xfer/core';
+import type {
+  AccessTokenState,
+  AuthorizationCodeState,
+  ClientState,
+  ConsentState,
+  EndpointState,
+  GroupState,
+  IdentityState,
+  PauseRuleState,
+  RefreshTokenState,
+  RoleAssignmentState,
+  ScopeState,
+  SessionState,
+  SubscriptionState,
+} from '@xfer/core';
 import { EntitySchema, type EntitySchemaColumnOptions } from 'typeorm';
 
 /**
@@ -15,10 +29,11 @@ const time = (nullable = false) => varchar(32, nullable);
 
 /**
  * A domain state type as a row, so that a field is declared once, in core: Dates become ISO 8601
- * text and the fields named in `Json` JSON text; string unions are read back as plain strings.
+ * text and the fields named in `Text` text (JSON, or space separated for scope lists); string
+ * unions are read back as plain strings.
  */
-type RowOf<State, Json extends keyof State = never> = {
-  [K in keyof State]-?: K extends Json
+type RowOf<State, Text extends keyof State = never> = {
+  [K in keyof State]-?: K extends Text
     ? string | (null extends State[K] ? null : never)
     : State[K] extends Date
       ? string
@@ -50,11 +65,7 @@ export const IdentitySchema = new EntitySchema<IdentityRecord>({
   },
 });
 
-export interface GroupRecord {
-  id: string;
-  name: string;
-  created_at: string;
-}
+export type GroupRecord = RowOf<GroupState>;
 export const GroupSchema = new EntitySchema<GroupRecord>({
   name: 'groups',
   columns: { id: id(), name: varchar(128), created_at: time() },
@@ -69,18 +80,8 @@ export const GroupMemberSchema = new EntitySchema<GroupMemberRecord>({
   columns: { group_id: id(), identity_id: id() },
 });
 
-export interface AccessTokenRecord {
-  token_hash: string;
-  identity_id: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  client_id: string | null;
-  /** Space separated, as on the wire (scope names hold no spaces). */
-  scopes: string;
-  resource_server: string;
-  refresh_token_hash: string | null;
-}
+/** `scopes` space separated, as on the wire (scope names hold no spaces). */
+export type AccessTokenRecord = RowOf<AccessTokenState, 'scopes'>;
 export const AccessTokenSchema = new EntitySchema<AccessTokenRecord>({
   name: 'access_tokens',
   columns: {
@@ -96,11 +97,8 @@ export const AccessTokenSchema = new EntitySchema<AccessTokenRecord>({
   },
 });
 
-export interface SubscriptionRecord {
-  id: string;
-  name: string;
-  created_at: string;
-}
+/** Members live in their own table. */
+export type SubscriptionRecord = RowOf<Omit<SubscriptionState, 'member_ids'>>;
 export const SubscriptionSchema = new EntitySchema<SubscriptionRecord>({
   name: 'subscriptions',
   columns: { id: id(), name: varchar(256), created_at: time() },
@@ -170,16 +168,10 @@ export const TombstoneSchema = new EntitySchema<TombstoneRecord>({
   columns: { id: id(), canonical_name: varchar(400), owner_id: varchar(36), deleted_at: time() },
 });
 
-export interface RoleAssignmentRecord {
-  id: string;
-  endpoint_id: string;
-  role: string;
-  principal_type: string;
-  principal_id: string;
-  created_at: string;
+export type RoleAssignmentRecord = RowOf<RoleAssignmentState> & {
   /** The host when the endpoint is a share (copied at insert: a share's host never changes). */
   host_endpoint_id: string | null;
-}
+};
 export const RoleAssignmentSchema = new EntitySchema<RoleAssignmentRecord>({
   name: 'role_assignments',
   columns: {
@@ -228,16 +220,7 @@ export const ALL_SCHEMAS: EntitySchema<any>[] = [
   PauseRuleSchema,
 ];
 
-export interface ClientRecord {
-  id: string;
-  display_name: string;
-  branding: string;
-  redirect_uris: string;
-  public_client: boolean;
-  secret_hash: string | null;
-  resource_server: string | null;
-  created_at: string;
-}
+export type ClientRecord = RowOf<ClientState, 'branding' | 'redirect_uris'>;
 export const ClientSchema = new EntitySchema<ClientRecord>({
   name: 'clients',
   columns: {
@@ -252,31 +235,13 @@ export const ClientSchema = new EntitySchema<ClientRecord>({
   },
 });
 
-export interface ScopeRecord {
-  id: string;
-  name: string;
-  description: string;
-  resource_server: string;
-  /** JSON array of scope ids. */
-  dependent_scope_ids: string;
-  created_at: string;
-}
+export type ScopeRecord = RowOf<ScopeState, 'dependent_scope_ids'>;
 export const ScopeSchema = new EntitySchema<ScopeRecord>({
   name: 'scopes',
   columns: { id: id(), name: varchar(512), description: varchar(1024), resource_server: varchar(256), dependent_scope_ids: text(false), created_at: time() },
 });
 
-export interface ConsentRecord {
-  id: number;
-  client_id: string;
-  scope_id: string;
-  identity_id: string;
-  dependency_path: string;
-  created: string;
-  updated: string;
-  last_used: string | null;
-  status: string;
-}
+export type ConsentRecord = RowOf<ConsentState, 'dependency_path'>;
 export const ConsentSchema = new EntitySchema<ConsentRecord>({
   name: 'consents',
   columns: {
@@ -292,29 +257,13 @@ export const ConsentSchema = new EntitySchema<ConsentRecord>({
   },
 });
 
-export interface SessionRecord {
-  id_hash: string;
-  identity_id: string;
-  created_at: string;
-  expires_at: string;
-}
+export type SessionRecord = RowOf<SessionState>;
 export const SessionSchema = new EntitySchema<SessionRecord>({
   name: 'sessions',
   columns: { id_hash: id(64), identity_id: varchar(36), created_at: time(), expires_at: time() },
 });
 
-export interface AuthorizationCodeRecord {
-  code_hash: string;
-  client_id: string;
-  identity_id: string;
-  redirect_uri: string;
-  scopes: string;
-  code_challenge: string | null;
-  code_challenge_method: string | null;
-  created_at: string;
-  expires_at: string;
-  used_at: string | null;
-}
+export type AuthorizationCodeRecord = RowOf<AuthorizationCodeState, 'scopes'>;
 export const AuthorizationCodeSchema = new EntitySchema<AuthorizationCodeRecord>({
   name: 'authorization_codes',
   columns: {
@@ -331,16 +280,7 @@ export const AuthorizationCodeSchema = new EntitySchema<AuthorizationCodeRecord>
   },
 });
 
-export interface RefreshTokenRecord {
-  token_hash: string;
-  identity_id: string;
-  client_id: string;
-  scopes: string;
-  resource_server: string;
-  authorization_code_hash: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
+export type RefreshTokenRecord = RowOf<RefreshTokenState, 'scopes'>;
 export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
   name: 'refresh_tokens',
   columns: {

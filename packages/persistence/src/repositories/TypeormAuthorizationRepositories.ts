@@ -104,13 +104,7 @@ const consentFromRecord = (r: ConsentRecord): ConsentState => ({
 export class TypeormConsentRepository implements ConsentRepository {
   constructor(private readonly manager: EntityManager) {}
   async add(input: NewConsent) {
-    let parentPath: number[] = [];
-    if (input.parent_id !== null) {
-      const parent = await this.manager.findOneBy(ConsentSchema, { id: input.parent_id });
-      if (!parent) throw new ConflictError(`No consent ${input.parent_id} to depend on`);
-      parentPath = JSON.parse(parent.dependency_path);
-    }
-    const { parent_id: _parent, ...rest } = input;
+    const { parent_path, ...rest } = input;
     const result = await this.manager.insert(ConsentSchema, {
       ...rest,
       dependency_path: '[]',
@@ -119,7 +113,7 @@ export class TypeormConsentRepository implements ConsentRepository {
       last_used: toTimeOrNull(rest.last_used),
     });
     const id = Number(result.identifiers[0].id);
-    const dependency_path = [...parentPath, id];
+    const dependency_path = [...parent_path, id];
     await this.manager.update(ConsentSchema, { id }, { dependency_path: JSON.stringify(dependency_path) });
     return { ...rest, id, dependency_path };
   }
@@ -132,18 +126,10 @@ export class TypeormConsentRepository implements ConsentRepository {
     const r = await this.manager.findOneBy(ConsentSchema, { id });
     return r ? consentFromRecord(r) : null;
   }
-  async markUsed(ids: readonly number[], at: Date) {
-    if (ids.length === 0) return;
-    const roots = await this.manager.findBy(ConsentSchema, { id: In([...ids]) });
-    const identities = [...new Set(roots.map((r) => r.identity_id))];
-    const tree = (await this.listForIdentities(identities)).filter((c) => c.dependency_path.some((id) => ids.includes(id)));
-    await this.manager.update(ConsentSchema, { id: In(tree.map((c) => c.id)) }, { last_used: toTime(at) });
-  }
-  async revokeTree(id: number, at: Date) {
-    const root = await this.findById(id);
-    if (!root) return;
-    const tree = (await this.listForIdentities([root.identity_id])).filter((c) => c.dependency_path.includes(id));
-    await this.manager.update(ConsentSchema, { id: In(tree.map((c) => c.id)) }, { status: 'revoked', updated: toTime(at) });
+  async update(consents: readonly ConsentState[]) {
+    for (const c of consents) {
+      await this.manager.update(ConsentSchema, { id: c.id }, { status: c.status, updated: toTime(c.updated), last_used: toTimeOrNull(c.last_used) });
+    }
   }
 }
 

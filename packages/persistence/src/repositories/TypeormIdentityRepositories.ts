@@ -20,16 +20,18 @@ const identityFromRecord = (r: IdentityRecord): IdentityState => ({
   created_at: fromTime(r.created_at),
 });
 
+const identityToRecord = (identity: IdentityState): IdentityRecord => ({
+  ...identity,
+  linked_at: toTimeOrNull(identity.linked_at),
+  created_at: toTime(identity.created_at),
+});
+
 export class TypeormIdentityRepository implements IdentityRepository {
   constructor(private readonly manager: EntityManager) {}
 
   async add(identity: IdentityState) {
     try {
-      await this.manager.insert(IdentitySchema, {
-        ...identity,
-        linked_at: toTimeOrNull(identity.linked_at),
-        created_at: toTime(identity.created_at),
-      });
+      await this.manager.insert(IdentitySchema, identityToRecord(identity));
     } catch (error) {
       if (uniqueViolation(error) === null) throw error;
       throw new ConflictError(`Identity '${identity.username}' already exists`);
@@ -50,20 +52,15 @@ export class TypeormIdentityRepository implements IdentityRepository {
     return sortIdentitySet((await this.manager.findBy(IdentitySchema, { set_id: setId })).map(identityFromRecord), setId);
   }
 
-  async mergeSets(fromSetId: string, toSetId: string, linkedAt: Date) {
-    await this.manager.update(IdentitySchema, { set_id: fromSetId }, { set_id: toSetId, linked_at: toTime(linkedAt) });
-  }
-
-  async setPasswordHash(id: string, hash: string) {
-    await this.manager.update(IdentitySchema, { id }, { password_hash: hash });
+  async update(identities: readonly IdentityState[]) {
+    for (const identity of identities) {
+      const { id, ...row } = identityToRecord(identity);
+      await this.manager.update(IdentitySchema, { id }, row);
+    }
   }
 
   async list() {
     return (await this.manager.find(IdentitySchema, { order: { username: 'ASC' } })).map(identityFromRecord);
-  }
-
-  async moveToSet(id: string, setId: string, linkedAt: Date | null) {
-    await this.manager.update(IdentitySchema, { id }, { set_id: setId, linked_at: toTimeOrNull(linkedAt) });
   }
 }
 

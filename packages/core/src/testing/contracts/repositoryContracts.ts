@@ -1,4 +1,5 @@
 import { hashToken, type AccessTokenState } from '../../auth/AccessToken';
+import { ConsentSet } from '../../auth/Consent';
 import type { ScopeState } from '../../auth/Scope';
 import { newIdentity, type IdentityState } from '../../auth/Identity';
 import { Endpoint, type CreateEndpoint } from '../../endpoint/Endpoint';
@@ -180,7 +181,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       it('reads a token with its identity, the identity set and their groups', async () => {
         const alice = await identity('alice');
         const work = await identity('alice@work.example.org');
-        await uow.repositories.identities.mergeSets(work.set_id, alice.set_id, now);
+        await uow.repositories.identities.update([{ ...work, set_id: alice.set_id, linked_at: now }]);
         const groupId = ids.uuid();
         await uow.repositories.groups.add({ id: groupId, name: 'lab', created_at: now });
         await uow.repositories.groups.addMember(groupId, work.id);
@@ -232,19 +233,22 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
     });
 
     describe('identities, groups, tokens, subscriptions', () => {
-      it('keeps identity sets: merging moves every member and stamps the link time', async () => {
+      it('keeps identity sets: written back members list under their set, primary first, then by link time', async () => {
         const alice = await identity('alice');
         const work = await identity('alice@work.example.org');
         const other = await identity('carol');
         await expect(identity('alice')).rejects.toThrow(ConflictError);
-        await uow.repositories.identities.mergeSets(work.set_id, alice.set_id, now);
+        await uow.repositories.identities.update([{ ...work, set_id: alice.set_id, linked_at: now }]);
         const set = await uow.repositories.identities.listSet(alice.id);
         expect(set.map((i) => i.username)).toEqual(['alice', 'alice@work.example.org']);
         expect(set[1].linked_at).toEqual(now);
         expect((await uow.repositories.identities.listSet(other.id)).map((i) => i.id)).toEqual([other.id]);
         expect((await uow.repositories.identities.findByUsername('carol'))?.id).toBe(other.id);
-        await uow.repositories.identities.setPasswordHash(other.id, 'hash');
-        expect((await uow.repositories.identities.findById(other.id))?.password_hash).toBe('hash');
+        await uow.repositories.identities.update([{ ...other, password_hash: 'hash', name: 'Carol' }]);
+        expect(await uow.repositories.identities.findById(other.id)).toEqual({ ...other, password_hash: 'hash', name: 'Carol' });
+        const later = new Date(now.getTime() + 1000);
+        await uow.repositories.identities.update([{ ...other, set_id: alice.set_id, linked_at: later }]);
+        expect((await uow.repositories.identities.listSet(alice.id)).map((i) => i.username)).toEqual(['alice', 'alice@work.example.org', 'carol']);
       });
 
       it('resolves group memberships and access tokens by hash', async () => {
@@ -302,23 +306,21 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       it('numbers consents and builds dependency paths from the parent', async () => {
         const alice = await identity('alice');
         const base = { client_id: ids.uuid(), scope_id: ids.uuid(), identity_id: alice.id, created: now, updated: now, last_used: null, status: 'approved' as const };
-        const root = await uow.repositories.consents.add({ ...base, parent_id: null });
-        const child = await uow.repositories.consents.add({ ...base, parent_id: root.id });
-        const grandchild = await uow.repositories.consents.add({ ...base, parent_id: child.id });
+        const root = await uow.repositories.consents.add({ ...base, parent_path: [] });
+        const child = await uow.repositories.consents.add({ ...base, parent_path: root.dependency_path });
+        const grandchild = await uow.repositories.consents.add({ ...base, parent_path: child.dependency_path });
         expect(root.dependency_path).toEqual([root.id]);
         expect(grandchild.dependency_path).toEqual([root.id, child.id, grandchild.id]);
         const listed = await uow.repositories.consents.listForIdentities([alice.id]);
         expect(listed.map((c) => c.dependency_path)).toEqual([[root.id], [root.id, child.id], [root.id, child.id, grandchild.id]]);
         expect(listed[0]).toEqual(root);
-        await expect(uow.repositories.consents.add({ ...base, parent_id: 99999 })).rejects.toThrow(ConflictError);
         expect(await uow.repositories.consents.listForIdentities([ids.uuid()])).toEqual([]);
         const used = new Date(now.getTime() + 60_000);
-        const other = await uow.repositories.consents.add({ ...base, parent_id: null });
-        await uow.repositories.consents.markUsed([child.id], used);
+        const other = await uow.repositories.consents.add({ ...base, parent_path: [] });
+        await uow.repositories.consents.update([{ ...child, last_used: used }, { ...grandchild, status: 'revoked', updated: used }]);
         const after = await uow.repositories.consents.listForIdentities([alice.id]);
-        expect(after.map((c) => c.last_used)).toEqual([null, used, used, null]);
-        expect(after[3].id).toBe(other.id);
-        await uow.repositories.consents.markUsed([], used);
+        expect(after).toEqual([root, { ...child, last_used: used }, { ...grandchild, status: 'revoked', updated: used }, other]);
+        await uow.repositories.consents.update([]);
       });
 
       it('spends an authorization code once', async () => {
@@ -388,9 +390,9 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       it('moves identities between sets, lists and removes group members', async () => {
         const alice = await identity('alice');
         const bob = await identity('bob');
-        await uow.repositories.identities.moveToSet(bob.id, alice.id, now);
+        await uow.repositories.identities.update([{ ...bob, set_id: alice.id, linked_at: now }]);
         expect((await uow.repositories.identities.listSet(alice.id)).map((i) => i.id)).toEqual([alice.id, bob.id]);
-        await uow.repositories.identities.moveToSet(bob.id, bob.id, null);
+        await uow.repositories.identities.update([{ ...bob, set_id: bob.id, linked_at: null }]);
         expect((await uow.repositories.identities.findById(bob.id))).toMatchObject({ set_id: bob.id, linked_at: null });
         const groupId = ids.uuid();
         await uow.repositories.groups.add({ id: groupId, name: 'lab', created_at: now });
@@ -437,14 +439,16 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect((await uow.repositories.scopes.list()).map((x) => x.name)).toEqual(['a:scope', 'z:scope']);
       });
 
-      it('revokes a consent together with the consents that depend on it', async () => {
+      it('writes back what a consent set revoked, and only that', async () => {
         const alice = await identity('alice');
         const base = { client_id: ids.uuid(), scope_id: ids.uuid(), identity_id: alice.id, created: now, updated: now, last_used: null, status: 'approved' as const };
-        const root = await uow.repositories.consents.add({ ...base, parent_id: null });
-        const child = await uow.repositories.consents.add({ ...base, parent_id: root.id });
-        const other = await uow.repositories.consents.add({ ...base, parent_id: null });
+        const root = await uow.repositories.consents.add({ ...base, parent_path: [] });
+        const child = await uow.repositories.consents.add({ ...base, parent_path: root.dependency_path });
+        const other = await uow.repositories.consents.add({ ...base, parent_path: [] });
         const later = new Date(now.getTime() + 1000);
-        await uow.repositories.consents.revokeTree(root.id, later);
+        const consents = new ConsentSet(await uow.repositories.consents.listForIdentities([alice.id]));
+        consents.revoke(root.id, later);
+        await uow.repositories.consents.update(consents.changes());
         expect((await uow.repositories.consents.findById(child.id))).toMatchObject({ status: 'revoked', updated: later });
         expect((await uow.repositories.consents.findById(root.id))?.status).toBe('revoked');
         expect((await uow.repositories.consents.findById(other.id))?.status).toBe('approved');

@@ -1,0 +1,51 @@
+import { ConflictError } from '../shared/errors';
+import { TestWorld } from '../testing/TestWorld';
+
+describe('AdminService: identity sets and consents, as stored', () => {
+  let world: TestWorld;
+  const admin = () => world.services.admin;
+  const setOf = async (username: string) => {
+    const identity = (await world.uow.repositories.identities.findByUsername(username))!;
+    return (await world.uow.repositories.identities.listSet(identity.set_id)).map((i) => i.username);
+  };
+
+  beforeEach(async () => {
+    world = new TestWorld();
+    for (const username of ['alice', 'alice-work', 'alice-lab', 'bob']) await admin().addIdentity({ username });
+  });
+
+  it('links whole sets and unlinks one identity, as every member then reads it', async () => {
+    await admin().linkIdentities('alice-work', 'alice-lab');
+    await admin().linkIdentities('alice', 'alice-work');
+    expect(await setOf('alice-lab')).toEqual(['alice', 'alice-work', 'alice-lab']);
+    await expect(admin().linkIdentities('alice-lab', 'alice')).rejects.toThrow(ConflictError);
+    await admin().unlinkIdentity('alice');
+    expect(await setOf('alice')).toEqual(['alice']);
+    expect(await setOf('alice-lab')).toEqual(['alice-work', 'alice-lab']);
+    expect(await setOf('bob')).toEqual(['bob']);
+  });
+
+  it('refuses a dependent consent under another identity\'s or another client\'s consent', async () => {
+    await admin().addScope('urn:xfer:scope:a', 'A');
+    await admin().addScope('urn:xfer:scope:b', 'B');
+    const portal = (await admin().addClient({ display_name: 'Portal' })).client;
+    const other = (await admin().addClient({ display_name: 'Other' })).client;
+    const bobs = await admin().grantConsent('bob', portal.id, 'urn:xfer:scope:a');
+    await expect(admin().grantConsent('alice', portal.id, 'urn:xfer:scope:b', bobs)).rejects.toThrow(ConflictError);
+    await expect(admin().grantConsent('bob', other.id, 'urn:xfer:scope:b', bobs)).rejects.toThrow(ConflictError);
+    await expect(admin().grantConsent('bob', portal.id, 'urn:xfer:scope:b', 9999)).rejects.toThrow(ConflictError);
+    const child = await admin().grantConsent('bob', portal.id, 'urn:xfer:scope:b', bobs);
+    expect((await admin().listConsents('bob')).map((c) => c.dependency_path)).toEqual([[bobs], [bobs, child]]);
+  });
+
+  it('revoking a consent by id revokes its dependents and leaves the identity\'s other consents', async () => {
+    await admin().addScope('urn:xfer:scope:a', 'A');
+    await admin().addScope('urn:xfer:scope:b', 'B');
+    const portal = (await admin().addClient({ display_name: 'Portal' })).client;
+    const root = await admin().grantConsent('bob', portal.id, 'urn:xfer:scope:a');
+    await admin().grantConsent('bob', portal.id, 'urn:xfer:scope:b', root);
+    await admin().grantConsent('bob', portal.id, 'urn:xfer:scope:b');
+    await admin().revokeConsent(root);
+    expect((await admin().listConsents('bob')).map((c) => c.status)).toEqual(['revoked', 'revoked', 'approved']);
+  });
+});
