@@ -1,7 +1,9 @@
 import { AdminService } from './admin/AdminService';
 import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, type AuthenticationOptions } from './auth/AuthenticationService';
 import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type AuthorizationServerOptions } from './auth/AuthorizationServer';
-import { HelperPagesService } from './auth/HelperPagesService';
+import { DEFAULT_HELPER_PAGES_OPTIONS, HelperPagesService } from './auth/HelperPagesService';
+import type { SignInThrottleOptions } from './auth/SignInThrottle';
+import { Housekeeping } from './shared/Housekeeping';
 import { EndpointService } from './endpoint/EndpointService';
 import { MaintenanceGate } from './shared/MaintenanceGate';
 import type { Clock, IdGenerator } from './shared/ports';
@@ -15,11 +17,13 @@ export interface CoreServices {
   helperPages: HelperPagesService;
   authorizationServer: AuthorizationServerService;
   maintenance: MaintenanceGate;
+  housekeeping: Housekeeping;
 }
 
 export interface CoreOptions {
   authentication?: Partial<AuthenticationOptions>;
   authorizationServer?: Partial<AuthorizationServerOptions>;
+  signInThrottle?: Partial<SignInThrottleOptions>;
 }
 
 /** What every service is built from: each takes the part of the unit of work it declares. */
@@ -42,7 +46,13 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
       ...options.authorizationServer,
     }),
   admin: ({ uow, clock, ids }) => new AdminService(uow, clock, ids),
-  helperPages: ({ uow, clock }) => new HelperPagesService(uow, clock),
+  helperPages: ({ uow, clock, options }) =>
+    new HelperPagesService(uow, clock, {
+      ...DEFAULT_HELPER_PAGES_OPTIONS,
+      signInThrottle: { ...DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle, ...options.signInThrottle },
+    }),
+  housekeeping: ({ uow, clock, options }) =>
+    new Housekeeping(uow, clock, { signInWindowSeconds: options.signInThrottle?.windowSeconds ?? DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle.windowSeconds }),
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
 };
 
@@ -56,5 +66,6 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     admin: CORE_SERVICE_FACTORIES.admin(dependencies),
     helperPages: CORE_SERVICE_FACTORIES.helperPages(dependencies),
     maintenance: CORE_SERVICE_FACTORIES.maintenance(dependencies),
+    housekeeping: CORE_SERVICE_FACTORIES.housekeeping(dependencies),
   };
 }

@@ -8,6 +8,7 @@ import {
   TypeormConsentRepository,
   TypeormScopeRepository,
   TypeormSessionRepository,
+  TypeormSignInFailureRepository,
 } from './repositories/TypeormAuthorizationRepositories';
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
@@ -28,6 +29,7 @@ export function typeormRepositories(manager: EntityManager): Repositories {
     scopes: new TypeormScopeRepository(manager),
     consents: new TypeormConsentRepository(manager),
     sessions: new TypeormSessionRepository(manager),
+    signInFailures: new TypeormSignInFailureRepository(manager),
     authorizationCodes: new TypeormAuthorizationCodeRepository(manager),
     refreshTokens: new TypeormRefreshTokenRepository(manager),
     settings: new TypeormServiceSettingsRepository(manager),

@@ -22,6 +22,7 @@ const SERVICES: ServiceTokens = {
   admin: Symbol.for('xfer.AdminService'),
   helperPages: Symbol.for('xfer.HelperPagesService'),
   maintenance: Symbol.for('xfer.MaintenanceGate'),
+  housekeeping: Symbol.for('xfer.Housekeeping'),
 };
 
 /** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
@@ -66,6 +67,7 @@ export function coreServicesOf(container: Container): CoreServices {
     admin: container.get(TOKENS.admin),
     helperPages: container.get(TOKENS.helperPages),
     maintenance: container.get(TOKENS.maintenance),
+    housekeeping: container.get(TOKENS.housekeeping),
   };
 }
 

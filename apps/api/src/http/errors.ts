@@ -6,6 +6,7 @@ import {
   ConsentRequiredError,
   DomainError,
   EndpointDeletedError,
+  LimitExceededError,
   NotFoundError,
   PermissionDeniedError,
   ServiceUnavailableError,
@@ -23,6 +24,7 @@ const STATUS_BY_ERROR: ReadonlyArray<[abstract new (...args: never[]) => DomainE
   [NotFoundError, 404],
   [EndpointDeletedError, 409],
   [ConflictError, 409],
+  [LimitExceededError, 409],
   [ConcurrentModificationError, 409],
   [ServiceUnavailableError, 503],
 ];
@@ -49,6 +51,10 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
   if (error instanceof DomainError) {
     const status = STATUS_BY_ERROR.find(([type]) => error instanceof type)?.[1] ?? 400;
     if (error instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    // RFC 6750 3: say how to authenticate, and whether the token given was the problem
+    if (error instanceof AuthenticationFailedError) {
+      res.setHeader('WWW-Authenticate', req.headers.authorization ? 'Bearer realm="xfer", error="invalid_token"' : 'Bearer realm="xfer"');
+    }
     // ConsentRequired names the scopes to ask for, as the hosted service does (clients read required_scopes)
     const extra = error instanceof ConsentRequiredError ? { required_scopes: error.requiredScopes } : {};
     sendError(req, res, status, error.code, error.message, extra);

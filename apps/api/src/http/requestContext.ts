@@ -12,8 +12,9 @@ export function resourceOf(req: Request): string {
 
 export const requestId = requestIdOf;
 
-/** Gives every request its id and the API version header. */
+/** Gives every request its id, the API version header, and no content sniffing of our JSON. */
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   res.setHeader('X-Transfer-API-Version', API_VERSION);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   assignRequestId(req, res, next);
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { TOKENS } from '@xfer/persistence';
 import { assignRequestId, createLogger, healthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
-import cookieParser from 'cookie-parser';
+import { parse as parseCookies } from 'cookie';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Container } from 'inversify';
@@ -17,9 +17,6 @@ export interface HelperPagesOptions {
   csrfSecret?: string;
   /** Trust X-Forwarded-* from the one reverse proxy in front (so cookies get Secure behind https). */
   trustProxy?: boolean;
-  /** Failed sign-ins allowed per client address per window. */
-  signInAttempts?: number;
-  signInWindowMs?: number;
   /** Where request logs go (default: JSON lines on stdout). */
   logger?: Logger;
   /** Seconds an authorization code stays exchangeable (default 600). */
@@ -57,15 +54,18 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
       referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     }),
   );
-  app.use(cookieParser());
+  // Cookies as plain strings (the `cookie` package): cookie-parser turns `j:`-prefixed values into
+  // objects, and a crafted cookie must not reach code that expects a session secret.
+  app.use((req, _res, next) => {
+    req.cookies = req.headers.cookie ? parseCookies(req.headers.cookie) : {};
+    next();
+  });
   app.use('/v2/oauth2', oauthRoutes(authorizationServer, protocol));
   app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
   app.use(
     '/v2/web',
     helperPageRoutes(container.get(TOKENS.helperPages), authorizationServer, protocol, views, {
       csrfSecret: options.csrfSecret ?? randomBytes(32).toString('hex'),
-      signInAttempts: options.signInAttempts ?? 10,
-      signInWindowMs: options.signInWindowMs ?? 15 * 60 * 1000,
     }),
   );
   const { notFound, errorHandler } = errorPages(views);

@@ -6,6 +6,7 @@ import {
   NotFoundError,
   OAuthProtocolError,
   PermissionDeniedError,
+  TooManySignInAttemptsError,
 } from '@xfer/core';
 import type { NextFunction, Request, Response } from 'express';
 import type nunjucks from 'nunjucks';
@@ -29,6 +30,7 @@ const ANSWERS: ReadonlyArray<[abstract new (...args: never[]) => DomainError, Er
   [ConsentRequiredError, { status: 403, title: 'Not allowed', oauthError: 'insufficient_scope', wwwAuthenticate: 'Bearer error="insufficient_scope", scope="openid"' }],
   [PermissionDeniedError, { status: 403, title: 'Not allowed', oauthError: 'access_denied' }],
   [NotFoundError, { status: 404, title: 'Not found', oauthError: 'invalid_request' }],
+  [TooManySignInAttemptsError, { status: 429, title: 'Too many sign-in attempts', oauthError: 'invalid_request' }],
 ];
 const FALLBACK: ErrorAnswer = { status: 400, title: 'Bad request', oauthError: 'invalid_request' };
 
@@ -82,6 +84,7 @@ export function errorPages(views: nunjucks.Environment) {
     errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
       if (error instanceof DomainError) {
         const { status, title } = answerTo(error);
+        if (error instanceof TooManySignInAttemptsError) res.set('Retry-After', String(error.retryAfterSeconds));
         render(res, status, title, error.message);
         return;
       }

@@ -12,7 +12,6 @@ import {
 } from '@xfer/core';
 import { doubleCsrf } from 'csrf-csrf';
 import express, { Router, type Request, type Response } from 'express';
-import { rateLimit } from 'express-rate-limit';
 import type nunjucks from 'nunjucks';
 import type { OAuthProtocol } from '../oauth/OAuthProtocol';
 import { formFields, sendProtocolResult } from '../oauth/oauthRoutes';
@@ -26,8 +25,6 @@ const DEFAULT_NEXT = '/v2/web/identities';
 
 interface RouteOptions {
   csrfSecret: string;
-  signInAttempts: number;
-  signInWindowMs: number;
 }
 
 /** The first value of a query parameter; repeated parameters count once. */
@@ -80,6 +77,11 @@ export function helperPageRoutes(
   options: RouteOptions,
 ): Router {
   const router = Router();
+  // pages show who is signed in, and forms carry CSRF tokens: never from a cache (Back after logout)
+  router.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
 
   const { generateCsrfToken, doubleCsrfProtection } = doubleCsrf({
     getSecret: () => options.csrfSecret,
@@ -88,23 +90,6 @@ export function helperPageRoutes(
     cookieName: CSRF_COOKIE,
     cookieOptions: { sameSite: 'lax', path: COOKIE_PATH, secure: false, httpOnly: true },
     getCsrfTokenFromRequest: (req) => (req.body as Record<string, unknown> | undefined)?._csrf as string | undefined,
-  });
-
-  const signInThrottle = rateLimit({
-    windowMs: options.signInWindowMs,
-    limit: options.signInAttempts,
-    skipSuccessfulRequests: true,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    handler: (_req, res) => {
-      const minutes = Math.ceil(options.signInWindowMs / 60000);
-      res.status(429).type('html').send(
-        views.render('error.njk', {
-          title: 'Too many sign-in attempts',
-          message: `Too many failed sign-ins from your address. Try again in ${minutes} minutes.`,
-        }),
-      );
-    },
   });
 
   async function page(req: Request, res: Response, template: string, context: Record<string, unknown>, returnLinkAtTop: boolean) {
@@ -122,7 +107,8 @@ export function helperPageRoutes(
 
   router.get('/logout', async (req, res) => {
     const hadSession = await service.logout(req.cookies?.[SESSION_COOKIE]);
-    res.clearCookie(SESSION_COOKIE, cookieOptions(req));
+    // every cookie this service set goes with the session
+    for (const name of [SESSION_COOKIE, BROWSER_COOKIE, CSRF_COOKIE]) res.clearCookie(name, cookieOptions(req));
     await page(req, res, 'logout.njk', { title: 'Logged out', hadSession }, false);
   });
 
@@ -230,9 +216,10 @@ export function helperPageRoutes(
 
   router.get('/login', (req, res) => renderSignIn(req, res, 200, { next: safeNext(query(req, 'next')) }));
 
+  // The throttle is in signIn, after the CSRF check: only real failed sign-ins count, so a forged
+  // form on another site cannot lock anyone out.
   router.post(
     '/login',
-    signInThrottle,
     express.urlencoded({ extended: false, limit: '8kb' }),
     doubleCsrfProtection,
     async (req, res) => {
@@ -241,7 +228,7 @@ export function helperPageRoutes(
       const password = typeof body.password === 'string' ? body.password : '';
       const next = safeNext(body.next);
       try {
-        const { secret, expiresAt } = await service.signIn(username, password);
+        const { secret, expiresAt } = await service.signIn(username, password, { address: req.ip, previousSecret: req.cookies?.[SESSION_COOKIE] });
         res.cookie(SESSION_COOKIE, secret, { ...cookieOptions(req), expires: expiresAt });
         res.redirect(303, next);
       } catch (error) {

@@ -1,5 +1,5 @@
 import type { AuthorizationServerService, ClientState } from '@xfer/core';
-import { logRequestError } from '@xfer/server-kit';
+import { bearerToken, logRequestError } from '@xfer/server-kit';
 import basicAuth from 'basic-auth';
 import express, { Router, type Request, type Response } from 'express';
 import { protocolErrorHandler } from '../http/errors';
@@ -73,7 +73,7 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
     const client = await callingClient(req, fields);
     if (!client) return invalidClient(res);
     if (!fields.token) {
-      res.status(400).json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
+      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
       return;
     }
     // RFC 7009 2.2: the same answer whether or not the token was known
@@ -83,9 +83,7 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
 
   /** OpenID Connect userinfo (GET or POST with the bearer token), as the hosted service's SDK calls it. */
   const userInfo = async (req: Request, res: Response) => {
-    const header = req.get('authorization') ?? '';
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    res.set('Cache-Control', 'no-store').json(await service.userInfo(token));
+    res.set('Cache-Control', 'no-store').json(await service.userInfo(bearerToken(req.get('authorization'))));
   };
   router.get('/userinfo', userInfo);
   router.post('/userinfo', userInfo);

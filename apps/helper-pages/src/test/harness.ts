@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { TestWorld } from '@xfer/core/testing';
 import { openDatabase, TOKENS } from '@xfer/persistence';
-import { testBackends, type TestBackend } from '@xfer/persistence/testing';
+import { testBackends, type TestBackend, type TestDatabase } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
 import { buildHelperPagesContainer } from '../container';
@@ -11,10 +11,16 @@ export const BACKENDS = testBackends();
 export const PASSWORD = 'correct horse battery';
 
 /** The helper pages on a fresh database, with a TestWorld over it to arrange users, clients and consents. */
-export async function startPages(backend: TestBackend, options: HelperPagesOptions = {}) {
-  const database = await backend.create();
+export async function startPages(
+  backend: TestBackend,
+  options: HelperPagesOptions = {},
+  config: Parameters<typeof buildHelperPagesContainer>[1] = {},
+  /** A database another instance uses too; the caller drops it. */
+  shared?: TestDatabase,
+) {
+  const database = shared ?? (await backend.create());
   const dataSource = await openDatabase(database.url);
-  const container = buildHelperPagesContainer(dataSource);
+  const container = buildHelperPagesContainer(dataSource, config);
   const app = createApp(container, { logger: createLogger({ level: 'silent' }), ...options });
   const world = new TestWorld(container.get(TOKENS.UnitOfWork));
   const admin = world.services.admin;
@@ -37,7 +43,7 @@ export async function startPages(backend: TestBackend, options: HelperPagesOptio
 
   const close = async () => {
     await dataSource.destroy();
-    await database.drop();
+    if (!shared) await database.drop();
   };
   return { app, http: supertest(app), world, admin, userWithPassword, signedInAgent, close };
 }

@@ -16,7 +16,7 @@ import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { checkSubscriptionName } from '../subscription/Subscription';
 
 /** The repositories the operator commands use. */
-export type AdminRepositories = RepositoriesOf<'accessTokens' | 'clients' | 'consents' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles' | 'scopes' | 'settings' | 'subscriptions'>;
+export type AdminRepositories = RepositoriesOf<'accessTokens' | 'clients' | 'consents' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles' | 'scopes' | 'sessions' | 'settings' | 'subscriptions'>;
 
 export interface IssuedToken {
   token: string;
@@ -150,6 +150,8 @@ export class AdminService {
     await this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
       await repos.identities.update([{ ...identity, password_hash: hash }]);
+      // whoever signed in with the old password is signed out
+      await repos.sessions.deleteForIdentity(identity.id);
     });
   }
 

@@ -56,4 +56,6 @@ export interface AccessTokenRepository {
   revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
   /** Revokes the live tokens issued with or from a refresh token. */
   revokeByRefreshToken(refreshTokenHash: string, at: Date): Promise<void>;
+  /** Deletes at most `limit` tokens that expired before `before`; returns how many. */
+  purgeExpired(before: Date, limit: number): Promise<number>;
 }

@@ -21,6 +21,8 @@ export interface AuthorizationCodeRepository {
   findByHash(hash: string): Promise<AuthorizationCodeState | null>;
   /** Marks the code used; false when it was used already (two racing exchanges: one wins). */
   markUsed(hash: string, at: Date): Promise<boolean>;
+  /** Deletes at most `limit` codes that expired before `before`; returns how many. */
+  purgeExpired(before: Date, limit: number): Promise<number>;
 }
 
 export interface RefreshTokenState {

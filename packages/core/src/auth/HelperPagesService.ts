@@ -1,4 +1,4 @@
-import { AuthenticationFailedError } from '../shared/errors';
+import { AuthenticationFailedError, TooManySignInAttemptsError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { findNamedClient, type ClientState } from './Client';
@@ -6,9 +6,10 @@ import { consentForest, type ConsentNode } from './Consent';
 import { checkUsername, identityDocument, identityProviderDisplayName, type IdentityState } from './Identity';
 import { verifyPassword } from './password';
 import { hashSessionSecret, newSessionSecret } from './Session';
+import { DEFAULT_SIGN_IN_THROTTLE, signInKeys, type SignInThrottleOptions } from './SignInThrottle';
 
 /** The repositories the helper pages read. */
-export type HelperPagesRepositories = RepositoriesOf<'clients' | 'identities' | 'sessions' | 'consents' | 'scopes'>;
+export type HelperPagesRepositories = RepositoriesOf<'clients' | 'identities' | 'sessions' | 'signInFailures' | 'consents' | 'scopes'>;
 
 export interface SignedIn {
   /** The identity that signed in. */
@@ -41,29 +42,56 @@ export interface ClientConsentsView {
 
 export const SESSION_LIFETIME_SECONDS = 8 * 60 * 60;
 
+export interface HelperPagesOptions {
+  sessionLifetimeSeconds: number;
+  signInThrottle: SignInThrottleOptions;
+}
+
+export const DEFAULT_HELPER_PAGES_OPTIONS: HelperPagesOptions = { sessionLifetimeSeconds: SESSION_LIFETIME_SECONDS, signInThrottle: DEFAULT_SIGN_IN_THROTTLE };
+
 /** The use cases behind the browser helper pages (spec area A). */
 export class HelperPagesService {
   constructor(
     private readonly uow: HelperPagesRepositories,
     private readonly clock: Clock,
-    private readonly sessionLifetimeSeconds = SESSION_LIFETIME_SECONDS,
+    private readonly options: HelperPagesOptions = DEFAULT_HELPER_PAGES_OPTIONS,
   ) {}
 
-  /** Checks a username and password and opens a session; the secret goes into the cookie. */
-  async signIn(username: string, password: string): Promise<{ secret: string; expiresAt: Date }> {
-    const fail = () => new AuthenticationFailedError('Wrong username or password.');
+  /**
+   * Checks a username and password and opens a session; the secret goes into the cookie. Failed
+   * sign-ins count per account and per `address`; past either limit every attempt is refused
+   * until the window has passed. The browser's previous session, if any, ends (no fixation, and
+   * signing in as someone else leaves nothing of the first user signed in).
+   */
+  async signIn(username: string, password: string, context: { address?: string; previousSecret?: string } = {}): Promise<{ secret: string; expiresAt: Date }> {
+    const { identities, sessions, signInFailures } = this.uow.repositories;
+    const throttle = this.options.signInThrottle;
+    const now = this.clock.now();
+    const keys = signInKeys(username, context.address);
+    const since = new Date(now.getTime() - throttle.windowSeconds * 1000);
+    const overLimit =
+      (keys.address !== null && (await signInFailures.countSince(keys.address, since)) >= throttle.attemptsPerAddress) ||
+      (await signInFailures.countSince(keys.account, since)) >= throttle.attemptsPerAccount;
+    if (overLimit) {
+      const minutes = Math.ceil(throttle.windowSeconds / 60);
+      throw new TooManySignInAttemptsError(`Too many failed sign-ins. Try again in ${minutes} minutes.`, throttle.windowSeconds);
+    }
     let identity: IdentityState | null = null;
     try {
-      identity = await this.uow.repositories.identities.findByUsername(checkUsername(username));
+      identity = await identities.findByUsername(checkUsername(username));
     } catch {
       identity = null;
     }
     const ok = await verifyPassword(password, identity?.password_hash ?? null);
-    if (!identity || !ok || identity.status === 'closed') throw fail();
+    if (!identity || !ok || identity.status === 'closed') {
+      await signInFailures.add(keys.address === null ? [keys.account] : [keys.account, keys.address], now);
+      throw new AuthenticationFailedError('Wrong username or password.');
+    }
+    await signInFailures.clear(keys.account);
+    if (context.previousSecret) await sessions.delete(hashSessionSecret(context.previousSecret));
     const secret = newSessionSecret();
-    const now = this.clock.now();
-    const expiresAt = new Date(now.getTime() + this.sessionLifetimeSeconds * 1000);
-    await this.uow.repositories.sessions.add({ id_hash: hashSessionSecret(secret), identity_id: identity.id, created_at: now, expires_at: expiresAt });
+    const expiresAt = new Date(now.getTime() + this.options.sessionLifetimeSeconds * 1000);
+    await sessions.add({ id_hash: hashSessionSecret(secret), identity_id: identity.id, created_at: now, expires_at: expiresAt });
     return { secret, expiresAt };
   }
 

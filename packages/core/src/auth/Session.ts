@@ -19,4 +19,8 @@ export interface SessionRepository {
   add(session: SessionState): Promise<void>;
   findByHash(hash: string): Promise<SessionState | null>;
   delete(hash: string): Promise<void>;
+  /** Ends every session of an identity (its password changed). */
+  deleteForIdentity(identityId: string): Promise<void>;
+  /** Deletes at most `limit` sessions that expired before `before`; returns how many. */
+  purgeExpired(before: Date, limit: number): Promise<number>;
 }

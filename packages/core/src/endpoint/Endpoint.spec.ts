@@ -1,6 +1,6 @@
 import { newIdentity } from '../auth/Identity';
-import { BadRequestError } from '../shared/errors';
-import { Endpoint, type CreateEndpoint, type EndpointPatch } from './Endpoint';
+import { BadRequestError, LimitExceededError } from '../shared/errors';
+import { Endpoint, MAX_SERVERS, type CreateEndpoint, type EndpointPatch } from './Endpoint';
 import type { ServerInput } from './Server';
 
 const now = new Date('2026-05-06T07:08:09.000Z');
@@ -213,6 +213,15 @@ describe('servers (spec 2.2, 4.2 rules 9-11)', () => {
       outgoing_data_port_start: null,
       outgoing_data_port_end: null,
     });
+  });
+
+  it('holds at most MAX_SERVERS servers, on create and on add, and takes one again after a removal', () => {
+    const servers = (n: number) => Array.from({ length: n }, (_, i) => ({ hostname: `s${i}.example.org` }));
+    expect(() => create({ display_name: 'S', servers: servers(MAX_SERVERS + 1) })).toThrow(LimitExceededError);
+    const full = create({ display_name: 'S', servers: servers(MAX_SERVERS) });
+    expect(() => full.addServer({ hostname: 'one-more.example.org' })).toThrow(LimitExceededError);
+    full.removeServer(1);
+    expect(full.addServer({ hostname: 'one-more.example.org' })).toBe(MAX_SERVERS + 1);
   });
 
   it('gives each new server a new id, never reusing a deleted one', () => {

@@ -1,6 +1,6 @@
 import type { IdentityState } from '../auth/Identity';
 import { shortUsername } from '../auth/Identity';
-import { BadRequestError, ServerNotFoundError } from '../shared/errors';
+import { BadRequestError, LimitExceededError, ServerNotFoundError } from '../shared/errors';
 import { checkEmail, checkHttpUrl, checkText, jsonEqual, parseHttpUrl, type TextRule } from '../shared/text';
 import { checkLocation } from './location';
 import {
@@ -133,6 +133,9 @@ export interface Tombstone {
   owner_id: string;
   deleted_at: Date;
 }
+
+/** Servers one endpoint may hold: enough for any real site, and bounds every document's size. */
+export const MAX_SERVERS = 100;
 
 const SINGLE_LINE_128: TextRule = { max: 128, singleLine: true };
 const SINGLE_LINE_1024: TextRule = { max: 1024, singleLine: true };
@@ -540,6 +543,7 @@ export class Endpoint {
 
   addServer(input: ServerInput): number {
     this.assertHasServers(true);
+    if (this.state.servers.length >= MAX_SERVERS) throw new LimitExceededError(`An endpoint has at most ${MAX_SERVERS} servers`);
     const server = newServer(this.state.next_server_id, input);
     this.state.next_server_id += 1;
     this.state.servers.push(server);

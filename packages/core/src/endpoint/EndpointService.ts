@@ -315,5 +315,6 @@ function viewOf(
   hostRoles: readonly EndpointRole[],
 ): EndpointView {
   const hostPathVisible = endpoint.kind === 'shared' && host !== null && (roles.includes('administrator') || hostRoles.includes('activity_monitor'));
-  return { endpoint, roles, host, hostVisible, hostRoles, hostPathVisible };
+  const setupKeyVisible = roles.includes('administrator');
+  return { endpoint, roles, host, hostVisible, hostRoles, hostPathVisible, setupKeyVisible };
 }

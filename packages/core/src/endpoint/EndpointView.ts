@@ -16,4 +16,6 @@ export interface EndpointView {
   hostRoles: readonly EndpointRole[];
   /** A share's path on its host is shown to the share's administrators and the host's activity monitors. */
   hostPathVisible: boolean;
+  /** A personal endpoint's setup key finishes its installation: only its administrators may see it. */
+  setupKeyVisible: boolean;
 }

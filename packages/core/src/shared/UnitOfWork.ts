@@ -4,6 +4,7 @@ import type { ConsentRepository } from '../auth/Consent';
 import type { AuthorizationCodeRepository, RefreshTokenRepository } from '../auth/Grant';
 import type { ScopeRepository } from '../auth/Scope';
 import type { SessionRepository } from '../auth/Session';
+import type { SignInFailureRepository } from '../auth/SignInThrottle';
 import type { GroupRepository } from '../auth/Group';
 import type { IdentityRepository } from '../auth/Identity';
 import type { EndpointRepository } from '../endpoint/EndpointRepository';
@@ -24,6 +25,7 @@ export interface Repositories {
   scopes: ScopeRepository;
   consents: ConsentRepository;
   sessions: SessionRepository;
+  signInFailures: SignInFailureRepository;
   authorizationCodes: AuthorizationCodeRepository;
   refreshTokens: RefreshTokenRepository;
   settings: ServiceSettingsRepository;

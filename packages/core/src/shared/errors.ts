@@ -55,6 +55,22 @@ export class ConflictError extends DomainError {
   readonly code = 'ClientError.Conflict';
 }
 
+/** A resource would grow past what one endpoint may hold (servers, access rules). */
+export class LimitExceededError extends DomainError {
+  readonly code = 'LimitExceeded';
+}
+
+/** Too many failed sign-ins from this address or on this account: try again later. */
+export class TooManySignInAttemptsError extends DomainError {
+  readonly code = 'TooManyAttempts';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Another writer changed the aggregate first; the use case retries on fresh state. */
 export class ConcurrentModificationError extends DomainError {
   readonly code = 'ClientError.Conflict';

@@ -3,6 +3,7 @@ import type { ClientRepository, ClientState } from '../auth/Client';
 import type { ConsentRepository, ConsentState, NewConsent } from '../auth/Consent';
 import type { ScopeRepository, ScopeState } from '../auth/Scope';
 import type { SessionRepository, SessionState } from '../auth/Session';
+import type { SignInFailureRepository } from '../auth/SignInThrottle';
 import type { GroupRepository, GroupState } from '../auth/Group';
 import type { AuthorizationCodeRepository, AuthorizationCodeState, RefreshTokenRepository, RefreshTokenState } from '../auth/Grant';
 import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
@@ -32,10 +33,26 @@ interface Store {
   sessions: Map<string, SessionState>;
   codes: Map<string, AuthorizationCodeState>;
   refreshTokens: Map<string, RefreshTokenState>;
+  signInFailures: { key_hash: string; at: Date }[];
   maintenance: Maintenance | null;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
+
+/** Deletes at most `limit` entries of a map that match; returns how many. */
+function purgeWhere<K, V>(map: Map<K, V>, matches: (value: V) => boolean, limit: number): number {
+  let count = 0;
+  for (const [key, value] of map) {
+    if (count >= limit) break;
+    if (matches(value)) {
+      map.delete(key);
+      count++;
+    }
+  }
+  return count;
+}
+
+const expiredBefore = (before: Date) => (value: { expires_at: Date | null }) => value.expires_at !== null && value.expires_at.getTime() < before.getTime();
 
 class InMemoryEndpointRepository implements EndpointRepository {
   constructor(private readonly store: () => Store) {}
@@ -289,6 +306,9 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
   async revokeByRefreshToken(refreshTokenHash: string, at: Date) {
     revokeWhere(this.store().tokens.values(), (t) => t.refresh_token_hash === refreshTokenHash, at);
   }
+  async purgeExpired(before: Date, limit: number) {
+    return purgeWhere(this.store().tokens, expiredBefore(before), limit);
+  }
 }
 
 /** Stamps `revoked_at` on the live items that match; returns how many. */
@@ -318,6 +338,9 @@ class InMemoryAuthorizationCodeRepository implements AuthorizationCodeRepository
     if (!c || c.used_at !== null) return false;
     c.used_at = at;
     return true;
+  }
+  async purgeExpired(before: Date, limit: number) {
+    return purgeWhere(this.store().codes, expiredBefore(before), limit);
   }
 }
 
@@ -416,6 +439,31 @@ class InMemorySessionRepository implements SessionRepository {
   async delete(hash: string) {
     this.store().sessions.delete(hash);
   }
+  async deleteForIdentity(identityId: string) {
+    purgeWhere(this.store().sessions, (s) => s.identity_id === identityId, Infinity);
+  }
+  async purgeExpired(before: Date, limit: number) {
+    return purgeWhere(this.store().sessions, expiredBefore(before), limit);
+  }
+}
+
+class InMemorySignInFailureRepository implements SignInFailureRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(keyHashes: readonly string[], at: Date) {
+    for (const key_hash of keyHashes) this.store().signInFailures.push({ key_hash, at });
+  }
+  async countSince(keyHash: string, since: Date) {
+    return this.store().signInFailures.filter((f) => f.key_hash === keyHash && f.at.getTime() >= since.getTime()).length;
+  }
+  async clear(keyHash: string) {
+    this.store().signInFailures = this.store().signInFailures.filter((f) => f.key_hash !== keyHash);
+  }
+  async purgeBefore(before: Date, limit: number) {
+    const failures = this.store().signInFailures;
+    const old = failures.filter((f) => f.at.getTime() < before.getTime()).slice(0, limit);
+    this.store().signInFailures = failures.filter((f) => !old.includes(f));
+    return old.length;
+  }
 }
 
 class InMemoryServiceSettingsRepository implements ServiceSettingsRepository {
@@ -446,6 +494,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     sessions: new Map(),
     codes: new Map(),
     refreshTokens: new Map(),
+    signInFailures: [],
     maintenance: null,
   };
   private queue: Promise<unknown> = Promise.resolve();
@@ -465,6 +514,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       scopes: new InMemoryScopeRepository(store),
       consents: new InMemoryConsentRepository(store),
       sessions: new InMemorySessionRepository(store),
+      signInFailures: new InMemorySignInFailureRepository(store),
       authorizationCodes: new InMemoryAuthorizationCodeRepository(store),
       refreshTokens: new InMemoryRefreshTokenRepository(store),
       settings: new InMemoryServiceSettingsRepository(store),

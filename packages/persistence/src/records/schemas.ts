@@ -307,3 +307,16 @@ export const SettingSchema = new EntitySchema<SettingRecord>({
 });
 
 ALL_SCHEMAS.push(SettingSchema);
+
+/** One failed sign-in under one hashed key (an account or an address). */
+export interface SignInFailureRecord {
+  id: number;
+  key_hash: string;
+  at: string;
+}
+export const SignInFailureSchema = new EntitySchema<SignInFailureRecord>({
+  name: 'sign_in_failures',
+  columns: { id: { type: 'integer', primary: true, generated: 'increment' }, key_hash: varchar(64), at: time() },
+});
+
+ALL_SCHEMAS.push(SignInFailureSchema);

@@ -10,12 +10,13 @@ import {
   type ScopeState,
   type SessionRepository,
   type SessionState,
+  type SignInFailureRepository,
   type AuthorizationCodeRepository,
   type AuthorizationCodeState,
   type RefreshTokenRepository,
   type RefreshTokenState,
 } from '@xfer/core';
-import { In, IsNull, type EntityManager } from 'typeorm';
+import { In, IsNull, MoreThanOrEqual, type EntityManager } from 'typeorm';
 import {
   AuthorizationCodeSchema,
   ClientSchema,
@@ -23,6 +24,7 @@ import {
   RefreshTokenSchema,
   ScopeSchema,
   SessionSchema,
+  SignInFailureSchema,
   type AuthorizationCodeRecord,
   type ClientRecord,
   type ConsentRecord,
@@ -30,7 +32,7 @@ import {
   type ScopeRecord,
 } from '../records/schemas';
 import { scopesFromText } from './TypeormIdentityRepositories';
-import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
+import { bool, fromTime, fromTimeOrNull, purgeBefore, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const clientFromRecord = (r: ClientRecord): ClientState => ({
   ...r,
@@ -145,6 +147,28 @@ export class TypeormSessionRepository implements SessionRepository {
   async delete(hash: string) {
     await this.manager.delete(SessionSchema, { id_hash: hash });
   }
+  async deleteForIdentity(identityId: string) {
+    await this.manager.delete(SessionSchema, { identity_id: identityId });
+  }
+  async purgeExpired(before: Date, limit: number) {
+    return purgeBefore(this.manager, SessionSchema, 'id_hash', 'expires_at', before, limit);
+  }
+}
+
+export class TypeormSignInFailureRepository implements SignInFailureRepository {
+  constructor(private readonly manager: EntityManager) {}
+  async add(keyHashes: readonly string[], at: Date) {
+    if (keyHashes.length > 0) await this.manager.insert(SignInFailureSchema, keyHashes.map((key_hash) => ({ key_hash, at: toTime(at) })));
+  }
+  async countSince(keyHash: string, since: Date) {
+    return this.manager.countBy(SignInFailureSchema, { key_hash: keyHash, at: MoreThanOrEqual(toTime(since)) });
+  }
+  async clear(keyHash: string) {
+    await this.manager.delete(SignInFailureSchema, { key_hash: keyHash });
+  }
+  async purgeBefore(before: Date, limit: number) {
+    return purgeBefore(this.manager, SignInFailureSchema, 'id', 'at', before, limit);
+  }
 }
 
 const codeFromRecord = (r: AuthorizationCodeRecord): AuthorizationCodeState => ({
@@ -174,6 +198,9 @@ export class TypeormAuthorizationCodeRepository implements AuthorizationCodeRepo
     // one conditional UPDATE: of two racing exchanges, only one sees a row change
     const result = await this.manager.update(AuthorizationCodeSchema, { code_hash: hash, used_at: IsNull() }, { used_at: toTime(at) });
     return (result.affected ?? 0) === 1;
+  }
+  async purgeExpired(before: Date, limit: number) {
+    return purgeBefore(this.manager, AuthorizationCodeSchema, 'code_hash', 'expires_at', before, limit);
   }
 }
 

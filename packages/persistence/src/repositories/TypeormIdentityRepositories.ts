@@ -11,7 +11,7 @@ import { ConflictError, sortIdentitySet } from '@xfer/core';
 import { In, IsNull, Like, type EntityManager } from 'typeorm';
 import { AccessTokenSchema, GroupMemberSchema, GroupSchema, IdentitySchema, type AccessTokenRecord, type IdentityRecord } from '../records/schemas';
 import { Sql } from '../sql';
-import { fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
+import { fromTime, fromTimeOrNull, purgeBefore, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const identityFromRecord = (r: IdentityRecord): IdentityState => ({
   ...r,
@@ -192,5 +192,9 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
 
   async revokeByRefreshToken(refreshTokenHash: string, at: Date) {
     await this.manager.update(AccessTokenSchema, { refresh_token_hash: refreshTokenHash, revoked_at: IsNull() }, { revoked_at: toTime(at) });
+  }
+
+  async purgeExpired(before: Date, limit: number) {
+    return purgeBefore(this.manager, AccessTokenSchema, 'token_hash', 'expires_at', before, limit);
   }
 }

@@ -1,9 +1,20 @@
-import { QueryFailedError } from 'typeorm';
+import { In, QueryFailedError, type EntityManager, type EntitySchema, type ObjectLiteral } from 'typeorm';
 
 export const toTime = (date: Date): string => date.toISOString();
 export const toTimeOrNull = (date: Date | null): string | null => (date === null ? null : date.toISOString());
 export const fromTime = (value: string): Date => new Date(value);
 export const fromTimeOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
+
+/**
+ * Deletes at most `limit` rows whose time column (ISO 8601 text, which sorts as time) is before
+ * `before`; returns how many. Bounded, so a purge never holds a long lock.
+ */
+export async function purgeBefore<R extends ObjectLiteral>(manager: EntityManager, schema: EntitySchema<R>, key: keyof R & string, column: keyof R & string, before: Date, limit: number): Promise<number> {
+  const rows = (await manager.createQueryBuilder(schema, 'r').select(`r.${key}`, 'k').where(`r.${column} < :before`, { before: toTime(before) }).limit(limit).getRawMany()) as { k: unknown }[];
+  if (rows.length === 0) return 0;
+  await manager.delete(schema, { [key]: In(rows.map((r) => r.k)) } as never);
+  return rows.length;
+}
 
 /** SQLite hands booleans back as 0/1. */
 export const bool = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 't';

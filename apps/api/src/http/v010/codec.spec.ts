@@ -21,7 +21,7 @@ async function created(body: unknown): Promise<Endpoint> {
 }
 
 function ownerView(endpoint: Endpoint): EndpointView {
-  return { endpoint, roles: ['administrator'], host: null, hostVisible: false, hostRoles: [], hostPathVisible: false };
+  return { endpoint, roles: ['administrator'], host: null, hostVisible: false, hostRoles: [], hostPathVisible: false, setupKeyVisible: true };
 }
 
 async function patched(endpoint: Endpoint, body: unknown): Promise<void> {
@@ -136,6 +136,13 @@ describe('v0.10 response documents', () => {
       vendor_connect_setup_key: endpoint.setupKey,
       DATA: [expect.objectContaining({ DATA_TYPE: 'server', id: 1, hostname: null, uri: null, is_connected: false, is_paused: false })],
     });
+  });
+
+  it('shows a setup key only where the view allows it', async () => {
+    const endpoint = await created({ display_name: 'Laptop', is_vendor_connect: true });
+    expect(endpoint.setupKey).toEqual(expect.any(String));
+    expect(endpointDocument({ ...ownerView(endpoint), roles: [], setupKeyVisible: false }).vendor_connect_setup_key).toBeNull();
+    expect(endpointDocument(ownerView(endpoint)).vendor_connect_setup_key).toBe(endpoint.setupKey);
   });
 
   it('shows an object store as an alpha GCSv4 host', () => {

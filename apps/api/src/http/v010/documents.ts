@@ -115,7 +115,7 @@ export function endpointDocument(view: EndpointView) {
     myproxy_dn: s.myproxy_dn,
     oauth_server: s.oauth_server,
     is_vendor_connect: personal,
-    vendor_connect_setup_key: s.vendor_connect_setup_key,
+    vendor_connect_setup_key: view.setupKeyVisible ? s.vendor_connect_setup_key : null,
     host_endpoint: s.host_endpoint_id,
     host_endpoint_id: s.host_endpoint_id,
     host_endpoint_display_name: shared && host !== null && view.hostVisible ? (host.displayName ?? host.canonicalName) : null,

@@ -384,6 +384,51 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         await uow.repositories.sessions.delete(session.id_hash);
         expect(await uow.repositories.sessions.findByHash(session.id_hash)).toBeNull();
       });
+
+      it('ends every session of one identity, and purges expired sessions, codes and tokens in bounded batches', async () => {
+        const [alice, bob] = [ids.uuid(), ids.uuid()];
+        const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+        const session = (n: number, identity_id: string, expires: number) => ({ id_hash: hashToken(`s${n}`), identity_id, created_at: now, expires_at: at(expires) });
+        for (const s of [session(1, alice, 10), session(2, alice, 100), session(3, bob, 10), session(4, bob, 20), session(5, bob, 100)]) await uow.repositories.sessions.add(s);
+        await uow.repositories.sessions.deleteForIdentity(alice);
+        expect(await uow.repositories.sessions.findByHash(hashToken('s2'))).toBeNull();
+        expect(await uow.repositories.sessions.findByHash(hashToken('s5'))).not.toBeNull();
+        expect(await uow.repositories.sessions.purgeExpired(at(50), 1)).toBe(1);
+        expect(await uow.repositories.sessions.purgeExpired(at(50), 10)).toBe(1);
+        expect(await uow.repositories.sessions.purgeExpired(at(50), 10)).toBe(0);
+        expect(await uow.repositories.sessions.findByHash(hashToken('s5'))).not.toBeNull();
+
+        const code = { code_hash: hashToken('c'), client_id: ids.uuid(), identity_id: alice, redirect_uri: 'https://x.example.org/', scopes: ['s'], code_challenge: null, code_challenge_method: null, created_at: now, expires_at: at(10), used_at: null };
+        await uow.repositories.authorizationCodes.add(code);
+        await uow.repositories.authorizationCodes.add({ ...code, code_hash: hashToken('c2'), expires_at: at(100) });
+        expect(await uow.repositories.authorizationCodes.purgeExpired(at(50), 10)).toBe(1);
+        expect(await uow.repositories.authorizationCodes.findByHash(hashToken('c2'))).not.toBeNull();
+
+        const holder = await identity('carol');
+        await uow.repositories.accessTokens.add(tokenOf('expired', holder.id, { expires_at: at(10) }));
+        await uow.repositories.accessTokens.add(tokenOf('live', holder.id, { expires_at: at(100) }));
+        await uow.repositories.accessTokens.add(tokenOf('forever', holder.id, { expires_at: null }));
+        expect(await uow.repositories.accessTokens.purgeExpired(at(50), 10)).toBe(1);
+        expect((await uow.repositories.accessTokens.listForIdentity(holder.id)).map((t) => t.token_hash).sort()).toEqual([hashToken('live'), hashToken('forever')].sort());
+      });
+
+      it('counts failed sign-ins per key within a window, clears a key, and purges old ones in bounded batches', async () => {
+        const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+        const [account, address, other] = [hashToken('account'), hashToken('address'), hashToken('other')];
+        await uow.repositories.signInFailures.add([account, address], at(0));
+        await uow.repositories.signInFailures.add([account, address], at(10));
+        await uow.repositories.signInFailures.add([other], at(20));
+        await uow.repositories.signInFailures.add([], at(20));
+        expect(await uow.repositories.signInFailures.countSince(account, at(0))).toBe(2);
+        expect(await uow.repositories.signInFailures.countSince(account, at(5))).toBe(1);
+        expect(await uow.repositories.signInFailures.countSince(address, at(11))).toBe(0);
+        await uow.repositories.signInFailures.clear(account);
+        expect(await uow.repositories.signInFailures.countSince(account, at(0))).toBe(0);
+        expect(await uow.repositories.signInFailures.countSince(address, at(0))).toBe(2);
+        expect(await uow.repositories.signInFailures.purgeBefore(at(15), 1)).toBe(1);
+        expect(await uow.repositories.signInFailures.purgeBefore(at(15), 10)).toBe(1);
+        expect(await uow.repositories.signInFailures.countSince(other, at(0))).toBe(1);
+      });
     });
 
     describe('administration lookups', () => {
