@@ -6,7 +6,7 @@ import {
   DomainError,
   type CoreServices,
 } from '@xfer/core';
-import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig } from '@xfer/helper-pages';
+import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, startHousekeeping } from '@xfer/helper-pages';
 import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -414,6 +414,7 @@ export function buildProgram(io: Io): Command {
       const apiServer = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host);
       const pagesContainer = buildHelperPagesContainer(dataSource, pagesConfig);
       const pagesServer = await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort, config.host);
+      const stopHousekeeping = startHousekeeping(pagesContainer, { log: io.err });
       const apiUrl = `http://${config.host}:${config.apiPort}`;
       const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
       io.err(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
@@ -421,7 +422,14 @@ export function buildProgram(io: Io): Command {
       if (options.demo) {
         for (const line of await bootstrapDemo(coreServicesOf(pagesContainer), apiUrl, authUrl)) io.err(line);
       }
-      closeGracefully([apiServer, pagesServer], () => dataSource.destroy(), { log: io.err });
+      closeGracefully(
+        [apiServer, pagesServer],
+        () => {
+          stopHousekeeping();
+          return dataSource.destroy();
+        },
+        { log: io.err },
+      );
       await new Promise(() => undefined);
     });
 

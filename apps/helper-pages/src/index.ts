@@ -2,3 +2,4 @@ export { createApp, type HelperPagesOptions } from './http/app';
 export { buildHelperPagesContainer } from './container';
 export { helperPagesConfig, type HelperPagesConfig } from './config';
 export { SESSION_COOKIE, safeNext } from './http/pages';
+export { startHousekeeping } from './housekeeping';

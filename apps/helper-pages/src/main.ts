@@ -4,12 +4,22 @@ import { closeGracefully, listen, runMain } from '@xfer/server-kit';
 import { helperPagesConfig } from './config';
 import { buildHelperPagesContainer } from './container';
 import { createApp } from './http/app';
+import { startHousekeeping } from './housekeeping';
 
 /** `npm run start:auth`: the helper pages alone. */
 runMain(async () => {
   const config = helperPagesConfig();
   const dataSource = await openDatabase(config.databaseUrl);
-  const server = await listen(createApp(buildHelperPagesContainer(dataSource, config), config), config.authPort, config.host);
+  const container = buildHelperPagesContainer(dataSource, config);
+  const server = await listen(createApp(container, config), config.authPort, config.host);
+  const stopHousekeeping = startHousekeeping(container, { log: console.error });
   console.log(`xfer helper pages on http://${config.host}:${config.authPort}/v2/web/identities (database ${config.databaseUrl})`);
-  closeGracefully([server], () => dataSource.destroy(), { log: console.log });
+  closeGracefully(
+    [server],
+    () => {
+      stopHousekeeping();
+      return dataSource.destroy();
+    },
+    { log: console.log },
+  );
 });

@@ -56,6 +56,16 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
       }
     });
 
+    it('shows where an unvouched link leads: the host beside it without a client that registered the URI, nothing more with one', async () => {
+      const anyone = await pages.http.get('/v2/web/logout?redirect_uri=https%3A%2F%2Fevil.example.net%2Flogin&redirect_name=Your%20Bank');
+      expect(anyone.status).toBe(200);
+      expect(anyone.text).toContain('Continue to Your Bank</a> <span class="link-host">(evil.example.net)</span>');
+      const vouched = await pages.http.get(`/v2/web/logout?client_id=${portal.id}&redirect_uri=https%3A%2F%2Fportal.example.org%2Fhome&redirect_name=Portal`);
+      expect(vouched.status).toBe(200);
+      expect(vouched.text).toContain('<a href="https://portal.example.org/home" rel="noopener">Continue to Portal</a>');
+      expect(vouched.text).not.toContain('link-host');
+    });
+
     it('reads names with + or %20 for spaces', async () => {
       const plus = await pages.http.get('/v2/web/logout?redirect_uri=https://app.example.org/&redirect_name=My+Research+App');
       expect(plus.text).toContain('Continue to My Research App');

@@ -57,13 +57,15 @@ export function checkRedirectUri(uri: string): string {
 /**
  * The return link of a helper page (compat-notes, area A): shown only when both a redirect URI and
  * a name are given, the URI is an absolute http(s) URL, and, when the client registered redirect
- * URIs, it is one of them. Returns null when no link may be shown.
+ * URIs, it is one of them. Returns null when no link may be shown. When no registered client vouches
+ * for the URI, `host` is set: the page shows where the link really leads beside the name anyone
+ * could have put in the query.
  */
 export function safeReturnLink(
   client: ClientState | null,
   redirectUri: string | undefined,
   redirectName: string | undefined,
-): { uri: string; name: string } | null {
+): { uri: string; name: string; host: string | null } | null {
   if (!redirectUri || !redirectName || redirectName.trim() === '') return null;
   const url = parseHttpUrl(redirectUri.trim());
   if (!url || !url.hostname) return null;
@@ -71,7 +73,8 @@ export function safeReturnLink(
     const registered = client.redirect_uris.some((r) => parseHttpUrl(r)?.href === url.href);
     if (!registered) return null;
   }
-  return { uri: url.href, name: redirectName.trim().slice(0, 200) };
+  const vouched = client !== null && client.redirect_uris.length > 0;
+  return { uri: url.href, name: redirectName.trim().slice(0, 200), host: vouched ? null : url.host };
 }
 
 /** The client a request names, if the id is well formed and registered. */
