@@ -147,6 +147,14 @@ describe.each(BACKENDS)('auth app security on $name', (backend) => {
       }
     });
 
+    it('keeps a refused revocation out of caches too (no-store on the OAuth 400)', async () => {
+      const { client, secret } = await pages.admin.addClient({ display_name: 'Worker', public_client: false });
+      const res = await pages.http.post('/v2/oauth2/token/revoke').auth(client.id, secret!).type('form').send({});
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_request');
+      expect(res.headers['cache-control']).toBe('no-store');
+    });
+
     it('keeps signed-in pages and forms out of caches, and logout deletes every cookie the service set', async () => {
       await pages.userWithPassword('alice');
       const agent = await pages.signedInAgent('alice');
