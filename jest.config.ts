@@ -10,6 +10,7 @@ const moduleNameMapper = {
   '^@xfer/core/testing$': '<rootDir>/../../packages/core/src/testing/index.ts',
   '^@xfer/persistence/testing$': '<rootDir>/../../packages/persistence/src/testing/index.ts',
   '^@xfer/persistence$': '<rootDir>/../../packages/persistence/src/index.ts',
+  '^@xfer/server-kit/testing$': '<rootDir>/../../packages/server-kit/src/testing/index.ts',
   '^@xfer/server-kit$': '<rootDir>/../../packages/server-kit/src/index.ts',
   '^@xfer/api$': '<rootDir>/../../apps/api/src/index.ts',
   '^@xfer/helper-pages$': '<rootDir>/../../apps/helper-pages/src/index.ts',
@@ -27,8 +28,8 @@ const project = (dir: string): Config => ({
 const config: Config = {
   // end-to-end tests run many requests against real databases; CI machines can be slower than ours
   testTimeout: 60_000,
-  globalSetup: '<rootDir>/jest.postgres.js',
-  globalTeardown: '<rootDir>/jest.postgres-teardown.js',
+  globalSetup: '<rootDir>/jest.global-setup.js',
+  globalTeardown: '<rootDir>/jest.global-teardown.js',
   projects: ['packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/cli'].map(project),
 };
 

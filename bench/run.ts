@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: seeds fresh databases, starts the servers on loopback, drives each scenario with
- * autocannon for a bounded time, and writes BENCHMARKS.md and bench-results/results.json.
+ * autocannon for a bounded time, prints a report and writes bench-results/; `--write-report` also
+ * rewrites the committed BENCHMARKS.md (do that from a full default run only).
  *
  *   npm run bench                    SQLite at 1,000 / 100,000 / 1,000,000 and Postgres at 1,000 / 100,000 endpoints
  *   npm run bench -- --quick         short run: 1,000 and 100,000 endpoints, 2 s per scenario
@@ -20,8 +21,10 @@ import { SingleBar, Presets } from 'cli-progress';
 
 const ROOT = join(__dirname, '..');
 // the test suites' throwaway Postgres cluster (a plain JS module shared with jest)
+type Cluster = { url: string; cluster: unknown };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const pg = require(join(ROOT, 'jest.postgres.js')) as { (): Promise<void>; teardown(): Promise<void> };
+const pg = require(join(ROOT, 'jest.global-setup.js')) as { startPostgres(): Promise<Cluster | null>; stopPostgres(cluster: unknown): void };
+let postgresCluster: Cluster | null = null;
 
 const { values: flags } = parseArgs({
   options: {
@@ -32,6 +35,7 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '32' },
     shares: { type: 'string', default: '10000' },
     'report-only': { type: 'boolean', default: false },
+    'write-report': { type: 'boolean', default: false },
   },
 });
 const quick = flags.quick ?? false;
@@ -281,7 +285,8 @@ ${body}
 function reportOnly(): void {
   const saved = JSON.parse(readFileSync(join(ROOT, 'bench-results', 'results.json'), 'utf8')) as { started_at: string; baselines: Record<string, number>; rows: Row[] };
   const report = markdown(saved.rows, saved.baselines, new Date(saved.started_at));
-  writeFileSync(join(ROOT, 'BENCHMARKS.md'), report);
+  writeFileSync(join(ROOT, 'bench-results', 'report.md'), report);
+  if (flags['write-report']) writeFileSync(join(ROOT, 'BENCHMARKS.md'), report);
   console.log(report);
 }
 
@@ -292,17 +297,21 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'xfer-bench-'));
   const rows: Row[] = [];
   const baselines: Record<string, number> = {};
-  let postgresStarted = false;
+  const stopPostgres = () => {
+    if (postgresCluster) pg.stopPostgres(postgresCluster.cluster);
+    postgresCluster = null;
+  };
   // an interrupted run still stops the throwaway Postgres cluster
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      void (postgresStarted ? pg.teardown() : Promise.resolve()).finally(() => process.exit(130));
+      stopPostgres();
+      process.exit(130);
     });
   }
   try {
     if (backends.includes('postgres') && !process.env.XFER_TEST_POSTGRES_URL) {
-      await pg();
-      postgresStarted = Boolean(process.env.XFER_TEST_POSTGRES_URL);
+      postgresCluster = await pg.startPostgres();
+      if (postgresCluster) process.env.XFER_TEST_POSTGRES_URL = postgresCluster.url;
     }
     for (const backend of backends) {
       if (backend === 'postgres' && !process.env.XFER_TEST_POSTGRES_URL) {
@@ -333,7 +342,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    if (postgresStarted) await pg.teardown();
+    stopPostgres();
     rmSync(work, { recursive: true, force: true });
   }
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-/** The admin URL of the test Postgres server (see jest.postgres.js), or undefined when there is none. */
+/** The admin URL of the test Postgres server (see jest.global-setup.js), or undefined when there is none. */
 export function testPostgresUrl(): string | undefined {
   return process.env.XFER_TEST_POSTGRES_URL || undefined;
 }
