@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import 'reflect-metadata';
 import { apiConfig, buildApiContainer, createApp } from '@xfer/api';
 import {
@@ -409,11 +410,22 @@ export function buildProgram(io: Io): Command {
     .action(async (options: { demo?: boolean }) => {
       const config = apiConfig(io.env);
       const pagesConfig = helperPagesConfig(io.env);
+      if (config.apiPort === pagesConfig.authPort && config.apiPort !== 0) {
+        throw new ConfigError(`API_PORT and AUTH_PORT are both ${config.apiPort}: the two apps need a port each; set one of them`);
+      }
       const url = databaseUrl();
       const dataSource = await openDatabase(url);
-      const apiServer = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host);
       const pagesContainer = buildHelperPagesContainer(dataSource, pagesConfig);
-      const pagesServer = await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort, config.host);
+      const servers: Server[] = [];
+      try {
+        servers.push(await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT'));
+        servers.push(await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort, config.host, 'AUTH_PORT'));
+      } catch (error) {
+        // a failed start leaves nothing open behind it, so the process can exit with the error
+        for (const server of servers) server.close();
+        await dataSource.destroy();
+        throw error;
+      }
       const stopHousekeeping = startHousekeeping(pagesContainer, { log: io.err });
       const apiUrl = `http://${config.host}:${config.apiPort}`;
       const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
@@ -423,7 +435,7 @@ export function buildProgram(io: Io): Command {
         for (const line of await bootstrapDemo(coreServicesOf(pagesContainer), apiUrl, authUrl)) io.err(line);
       }
       closeGracefully(
-        [apiServer, pagesServer],
+        servers,
         () => {
           stopHousekeeping();
           return dataSource.destroy();

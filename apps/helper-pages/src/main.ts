@@ -11,7 +11,7 @@ runMain(async () => {
   const config = helperPagesConfig();
   const dataSource = await openDatabase(config.databaseUrl);
   const container = buildHelperPagesContainer(dataSource, config);
-  const server = await listen(createApp(container, config), config.authPort, config.host);
+  const server = await listen(createApp(container, config), config.authPort, config.host, 'AUTH_PORT');
   const stopHousekeeping = startHousekeeping(container, { log: console.error });
   console.log(`xfer helper pages on http://${config.host}:${config.authPort}/v2/web/identities (database ${config.databaseUrl})`);
   closeGracefully(

@@ -1,7 +1,7 @@
+import { ConfigError } from './ConfigError';
 import { DatabaseUrlError, DEFAULT_DATABASE_URL, dataSourceOptions } from './dataSource';
 
-/** A bad setting in the environment; the message names the variable. */
-export class ConfigError extends Error {}
+export { ConfigError };
 
 export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
@@ -34,7 +34,7 @@ export function commonConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; hos
   try {
     dataSourceOptions(databaseUrl, { createDirectory: false });
   } catch (error) {
-    if (error instanceof DatabaseUrlError) throw new ConfigError(`DATABASE_URL: ${error.message}`);
+    if (error instanceof DatabaseUrlError) throw new ConfigError(error.message);
     throw error;
   }
   const host = env.HOST ?? '127.0.0.1';

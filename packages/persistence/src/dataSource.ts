@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { ConfigError } from './ConfigError';
 import { MIGRATIONS } from './migrations';
 import { ALL_SCHEMAS } from './records/schemas';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
 
-export class DatabaseUrlError extends Error {}
+/** DATABASE_URL is malformed, or names a database that cannot be reached, found or created. */
+export class DatabaseUrlError extends ConfigError {}
 
 /**
  * `sqlite:<path>` (embedded, the default), `sqlite::memory:` (tests) or `postgres://...`.
@@ -42,10 +44,36 @@ export function dataSourceOptions(url: string, options: { createDirectory?: bool
   throw new DatabaseUrlError(`DATABASE_URL '${url}' is not supported: use sqlite:<path> or postgres://...`);
 }
 
-/** Opens the database and applies pending migrations. */
+/**
+ * Opens the database and applies pending migrations. A database that cannot be reached, found or
+ * created throws DatabaseUrlError saying why and what to check.
+ */
 export async function openDatabase(url: string, options: { migrate?: boolean } = {}): Promise<DataSource> {
-  const dataSource = new DataSource(dataSourceOptions(url));
-  await dataSource.initialize();
+  let dataSource: DataSource;
+  try {
+    dataSource = new DataSource(dataSourceOptions(url));
+    await dataSource.initialize();
+  } catch (error) {
+    throw openingError(url, error);
+  }
   if (options.migrate ?? true) await dataSource.runMigrations({ transaction: 'each' });
   return dataSource;
+}
+
+/** Why a database could not be opened, in words that name the setting to fix. */
+function openingError(url: string, error: unknown): Error {
+  if (error instanceof DatabaseUrlError) return error;
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (url.startsWith('sqlite:')) {
+    return new DatabaseUrlError(`cannot create or open ${url.slice('sqlite:'.length)}: ${message ?? code}: check DATABASE_URL`);
+  }
+  const target = new URL(url);
+  const database = decodeURIComponent(target.pathname.slice(1)) || target.username || 'postgres';
+  const where = `${target.hostname}:${target.port || 5432}`;
+  if (code === '3D000') return new DatabaseUrlError(`database ${database} does not exist: createdb ${database} or check DATABASE_URL`);
+  if (code === '28P01' || code === '28000') return new DatabaseUrlError(`Postgres at ${where} refused the user ${target.username || '(none)'}: ${message}: check DATABASE_URL`);
+  if (code && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code)) {
+    return new DatabaseUrlError(`cannot reach Postgres at ${where} (${code}): check DATABASE_URL`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
 }
