@@ -244,7 +244,8 @@ export function buildProgram(io: Io): Command {
   consent.command('list <username>').description("list an identity's consents").action(
     run(async (s, username: string) => {
       const consents = await s.admin.listConsents(username);
-      return { text: table([['ID', 'CLIENT', 'SCOPE', 'PATH', 'STATUS'], ...consents.map((c) => [String(c.id), c.client_id, c.scope_id, c.dependency_path.join('/'), c.status])]), json: consents };
+      const rows = consents.map((c) => [String(c.id), c.client_name ?? c.client_id, c.scope_name ?? c.scope_id, c.dependency_path.join('/'), c.status]);
+      return { text: table([['ID', 'CLIENT', 'SCOPE', 'PATH', 'STATUS'], ...rows]), json: consents };
     }),
   );
 
@@ -456,11 +457,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_ERROR;
+    // with --json a script reads errors as JSON too
+    const report = (message: string) => io.err(argv.includes('--json') ? JSON.stringify({ error: message }) : `xfer: ${message}`);
     if (error instanceof DomainError || error instanceof DatabaseUrlError || error instanceof ConfigError) {
-      io.err(`xfer: ${error.message}`);
+      report(error.message);
       return USAGE_ERROR;
     }
-    io.err(`xfer: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+    report(`unexpected error: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

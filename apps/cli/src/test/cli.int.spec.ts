@@ -130,6 +130,18 @@ describe('xfer admin command', () => {
     expect((await xfer('consent', 'revoke', String(root.id))).code).toBe(0);
     expect((await json('consent', 'list', 'carol')).map((c: { status: string }) => c.status)).toEqual(['revoked', 'revoked']);
     expect((await xfer('consent', 'revoke', 'x')).code).toBe(USAGE_ERROR);
+    const listed = await xfer('consent', 'list', 'carol');
+    expect(listed.out).toMatch(/ urn:xfer:transfer /);
+    expect(listed.out).toMatch(/ urn:xfer:data /);
+    expect(listed.out).not.toContain(data.id);
+  });
+
+  it('reports errors as JSON on stderr with --json, as text without it', async () => {
+    const plain = await xfer('consent', 'list', 'nobody-here');
+    expect(plain).toMatchObject({ code: USAGE_ERROR, err: "xfer: No such identity 'nobody-here'" });
+    const scripted = await xfer('--json', 'consent', 'list', 'nobody-here');
+    expect(scripted.code).toBe(USAGE_ERROR);
+    expect(JSON.parse(scripted.err)).toEqual({ error: "No such identity 'nobody-here'" });
   });
 
   it('manages subscriptions, roles and pause rules', async () => {

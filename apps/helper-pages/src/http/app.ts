@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { TOKENS } from '@xfer/persistence';
 import { assignRequestId, createLogger, healthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
@@ -62,6 +63,8 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   });
   app.use('/v2/oauth2', oauthRoutes(authorizationServer, protocol));
   app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
+  // browsers ask for it at the root whatever the page links
+  app.get('/favicon.ico', (_req, res) => res.sendFile(join(VIEWS_STATIC_DIR, 'favicon.ico'), { maxAge: '1d' }));
   app.use(
     '/v2/web',
     helperPageRoutes(container.get(TOKENS.helperPages), authorizationServer, protocol, views, {

@@ -21,6 +21,15 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
 
   const h1 = (html: string) => /<h1>([^<]*)<\/h1>/.exec(html)?.[1];
 
+  it('has a favicon, at the root where browsers ask and linked from every page', async () => {
+    for (const path of ['/favicon.ico', '/v2/web/static/favicon.ico']) {
+      const icon = await pages.http.get(path);
+      expect(icon.status).toBe(200);
+      expect(icon.headers['content-type']).toBe('image/vnd.microsoft.icon');
+    }
+    expect((await pages.http.get('/v2/web/logout')).text).toContain('<link rel="icon" href="/v2/web/static/favicon.ico">');
+  });
+
   describe('logout', () => {
     it('says "Logged out" and that there was no session, without parameters', async () => {
       const res = await pages.http.get('/v2/web/logout');

@@ -4,7 +4,7 @@ import { hashPassword } from '../auth/password';
 import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
 import { checkResourceServer, checkScopeDescription, checkScopeName, resourceServerOf } from '../auth/Scope';
 import { checkGroupName } from '../auth/Group';
-import { ConsentSet } from '../auth/Consent';
+import { ConsentSet, type ConsentState } from '../auth/Consent';
 import { IdentitySet, newIdentity, type IdentityState } from '../auth/Identity';
 import { Endpoint } from '../endpoint/Endpoint';
 import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rule/PauseRule';
@@ -342,10 +342,14 @@ export class AdminService {
     return this.uow.repositories.scopes.list();
   }
 
-  async listConsents(username: string) {
+  /** An identity's consents, with the names of their scopes and clients beside the ids. */
+  async listConsents(username: string): Promise<(ConsentState & { scope_name: string | null; client_name: string | null })[]> {
     const repos = this.uow.repositories;
     const identity = await this.identity(repos, username);
-    return repos.consents.listForIdentities([identity.id]);
+    const consents = await repos.consents.listForIdentities([identity.id]);
+    const scopes = new Map((await repos.scopes.findByIds([...new Set(consents.map((c) => c.scope_id))])).map((s) => [s.id, s.name]));
+    const clients = new Map((await repos.clients.findByIds([...new Set(consents.map((c) => c.client_id))])).map((c) => [c.id, c.display_name]));
+    return consents.map((c) => ({ ...c, scope_name: scopes.get(c.scope_id) ?? null, client_name: clients.get(c.client_id) ?? null }));
   }
 
   /** Revokes a consent and the consents that depend on it. */
