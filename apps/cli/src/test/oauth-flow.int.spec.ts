@@ -20,7 +20,6 @@ import type { DataSource } from 'typeorm';
  */
 const CHROMIUM = testChromium();
 const screenshots = screenshotFolder(join(__dirname, '..', '..', '..', '..', 'docs', 'screenshots'));
-const SCREENSHOTS = screenshots.dir;
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'a long demo password';
 
@@ -148,7 +147,7 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
       return (await axe.run(document)).violations.map((v) => v.id);
     });
     expect(violations).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, 'consent.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots.dir, 'consent.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${portalUrl}/callback?**`);
@@ -162,7 +161,7 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
     const application = page.locator('section.application');
     expect(await application.getByRole('heading', { level: 2 }).textContent()).toBe('Tiny Portal');
     expect(await application.locator('.activity').allTextContents()).toEqual(['Manage your endpoints and file transfers', 'Read and write files on your lab storage', 'Know who you are']);
-    await page.screenshot({ path: join(SCREENSHOTS, 'consents-with-rescind.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots.dir, 'consents-with-rescind.png'), fullPage: true });
 
     await application.getByRole('button', { name: /Rescind/ }).click();
     await page.waitForURL(/\/v2\/web\/consents\?rescinded=/);

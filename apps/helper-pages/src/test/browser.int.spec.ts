@@ -17,7 +17,6 @@ import { createApp } from '../http/app';
  */
 const CHROMIUM = testChromium();
 const screenshots = screenshotFolder(join(__dirname, '..', '..', '..', '..', 'docs', 'screenshots'));
-const SCREENSHOTS = screenshots.dir;
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PORTAL = 'https://portal.example.org/';
 
@@ -82,7 +81,7 @@ const PORTAL = 'https://portal.example.org/';
     await page.waitForURL(/\/v2\/web\/login\?next=/);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in');
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, 'login.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots.dir, 'login.png'), fullPage: true });
 
     await signIn(page);
     await page.waitForURL(/\/v2\/web\/identities\?/);
@@ -93,14 +92,14 @@ const PORTAL = 'https://portal.example.org/';
     expect(await cards.nth(1).textContent()).toContain('alice@orcid.example.org');
     expect(await page.locator('header.site').textContent()).toContain('Example Research Portal');
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, 'identities.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots.dir, 'identities.png'), fullPage: true });
 
     await page.goto(`${base}/v2/web/consents?${demo.query}`);
     expect(await page.getByRole('heading', { level: 2 }).first().textContent()).toBe('Example Research Portal');
     const nested = page.locator('ul.consents ul.consents li .activity');
     expect(await nested.textContent()).toBe('Read and write files on your lab storage');
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, 'consents.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots.dir, 'consents.png'), fullPage: true });
 
     await page.getByRole('link', { name: 'Return to Example Research Portal' }).click();
     await page.waitForURL(PORTAL);
@@ -110,7 +109,7 @@ const PORTAL = 'https://portal.example.org/';
     expect(await page.getByRole('link', { name: 'Continue to Example Research Portal' }).getAttribute('href')).toBe(PORTAL);
     expect((await page.context().cookies()).map((c) => c.name)).not.toContain('xfer_session');
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, 'logout.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots.dir, 'logout.png'), fullPage: true });
 
     await page.goto(`${base}/v2/web/identities`);
     await page.waitForURL(/\/v2\/web\/login\?next=/);
@@ -161,7 +160,7 @@ const PORTAL = 'https://portal.example.org/';
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, 'identities-phone.png'), fullPage: true });
+    await page.screenshot({ path: join(screenshots.dir, 'identities-phone.png'), fullPage: true });
     await context.close();
   }, 60_000);
 });

@@ -12,10 +12,19 @@ export function testChromium(): string | null {
 
 /**
  * Where a browser suite writes its screenshots: `docs` with XFER_UPDATE_SCREENSHOTS (`npm run
- * screenshots` refreshes the README's pictures), else a temp folder that `cleanup` removes.
+ * screenshots` refreshes the README's pictures), else a temp folder, made on first use (a suite
+ * whose tests are all filtered out leaves nothing behind) and removed by `cleanup`.
  */
-export function screenshotFolder(docs: string): { dir: string; cleanup: () => void } {
+export function screenshotFolder(docs: string): { readonly dir: string; cleanup: () => void } {
   if (process.env.XFER_UPDATE_SCREENSHOTS) return { dir: docs, cleanup: () => undefined };
-  const dir = mkdtempSync(join(tmpdir(), 'xfer-screenshots-'));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  let made: string | null = null;
+  return {
+    get dir() {
+      made ??= mkdtempSync(join(tmpdir(), 'xfer-screenshots-'));
+      return made;
+    },
+    cleanup: () => {
+      if (made) rmSync(made, { recursive: true, force: true });
+    },
+  };
 }
