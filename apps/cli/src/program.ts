@@ -7,8 +7,8 @@ import {
   DomainError,
   type CoreServices,
 } from '@xfer/core';
-import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, startHousekeeping } from '@xfer/helper-pages';
-import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
+import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
+import { ConfigError, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DataSource } from 'typeorm';
@@ -71,7 +71,8 @@ export function buildProgram(io: Io): Command {
   async function withServices<T>(work: (services: CoreServices, dataSource: DataSource) => Promise<T>): Promise<T> {
     const dataSource = await openDatabase(databaseUrl());
     try {
-      return await work(coreServicesOf(coreContainer(dataSource)), dataSource);
+      // the auth app's container: the same core, and the keys that sign id_tokens (xfer keys)
+      return await work(coreServicesOf(buildHelperPagesContainer(dataSource, helperPagesConfig(io.env))), dataSource);
     } finally {
       await dataSource.destroy();
     }
@@ -350,6 +351,23 @@ export function buildProgram(io: Io): Command {
     }),
   );
 
+  // ---- id_token signing keys ----
+  const keys = program.command('keys').description('the keys that sign id_tokens (OpenID Connect), published at /jwk.json');
+  keys.command('rotate').description('a new key signs from now on; old keys stay published until what they signed has expired').action(
+    run(async (s) => {
+      const rotated = await s.idTokens.rotate();
+      return { text: [`signing with ${rotated.kid}`, ...rotated.retired.map((k) => `retired ${k} (still published)`), ...rotated.deleted.map((k) => `deleted ${k}`)], json: rotated };
+    }),
+  );
+  keys.command('list').description('list the published keys, the signing one first').action(
+    run(async (s) => {
+      const signing = await s.idTokens.signingKey();
+      const { keys: published } = await s.idTokens.jwks();
+      const rows = published.map((k) => [String(k.kid), String(k.alg), k.kid === signing.kid ? 'signing' : 'retired']).sort((a, b) => (a[2] === 'signing' ? -1 : b[2] === 'signing' ? 1 : 0));
+      return { text: table([['KID', 'ALG', 'STATE'], ...rows]), json: rows.map(([kid, alg, state]) => ({ kid, alg, state })) };
+    }),
+  );
+
   // ---- maintenance ----
   const maintenance = program.command('maintenance').description('maintenance mode: the API answers 503 ServiceUnavailable with Retry-After');
   maintenance
@@ -417,6 +435,7 @@ export function buildProgram(io: Io): Command {
       const url = databaseUrl();
       const dataSource = await openDatabase(url);
       const pagesContainer = buildHelperPagesContainer(dataSource, pagesConfig);
+      await prepareSigningKeys(pagesContainer, pagesConfig, io.err);
       const servers: Server[] = [];
       try {
         servers.push(await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT'));

@@ -11,8 +11,16 @@ export interface HelperPagesConfig {
   issuer: string;
   accessTokenLifetimeSeconds: number;
   codeLifetimeSeconds: number;
+  /** Encrypts the id_token signing keys at rest; unset: they are stored plainly (a warning at start). */
+  signingKeySecret?: string;
 }
 
+
+function signingKeySecret(env: NodeJS.ProcessEnv): string | undefined {
+  const secret = env.AUTH_SIGNING_KEY_SECRET || undefined;
+  if (secret !== undefined && secret.length < 32) throw new ConfigError('AUTH_SIGNING_KEY_SECRET must be at least 32 characters');
+  return secret;
+}
 
 export function helperPagesConfig(env: NodeJS.ProcessEnv = process.env): HelperPagesConfig {
   const csrfSecret = env.AUTH_CSRF_SECRET || undefined;
@@ -30,5 +38,6 @@ export function helperPagesConfig(env: NodeJS.ProcessEnv = process.env): HelperP
     accessTokenLifetimeSeconds: secondsFromEnv('AUTH_ACCESS_TOKEN_LIFETIME', 48 * 60 * 60, env, { max: 365 * 24 * 60 * 60 }),
     // RFC 6749 4.1.2: a code lives at most 10 minutes
     codeLifetimeSeconds: secondsFromEnv('AUTH_CODE_LIFETIME', 600, env, { max: 600 }),
+    signingKeySecret: signingKeySecret(env),
   };
 }

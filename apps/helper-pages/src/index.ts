@@ -3,3 +3,4 @@ export { buildHelperPagesContainer } from './container';
 export { helperPagesConfig, type HelperPagesConfig } from './config';
 export { SESSION_COOKIE, safeNext } from './http/pages';
 export { startHousekeeping } from './housekeeping';
+export { prepareSigningKeys } from './oauth/startup';

@@ -5,12 +5,14 @@ import { helperPagesConfig } from './config';
 import { buildHelperPagesContainer } from './container';
 import { createApp } from './http/app';
 import { startHousekeeping } from './housekeeping';
+import { prepareSigningKeys } from './oauth/startup';
 
 /** `npm run start:auth`: the helper pages alone. */
 runMain(async () => {
   const config = helperPagesConfig();
   const dataSource = await openDatabase(config.databaseUrl);
   const container = buildHelperPagesContainer(dataSource, config);
+  await prepareSigningKeys(container, config, console.error);
   const server = await listen(createApp(container, config), config.authPort, config.host, 'AUTH_PORT');
   const stopHousekeeping = startHousekeeping(container, { log: console.error });
   console.log(`xfer helper pages on http://${config.host}:${config.authPort}/v2/web/identities (database ${config.databaseUrl})`);

@@ -20,6 +20,8 @@ export * from './auth/password';
 export * from './auth/HelperPagesService';
 export * from './auth/Grant';
 export * from './auth/AuthorizationServer';
+export * from './auth/IdToken';
+export * from './auth/SigningKey';
 export * from './endpoint/Endpoint';
 export * from './endpoint/EndpointView';
 export * from './endpoint/EndpointRepository';

@@ -2,6 +2,8 @@ import { AdminService } from './admin/AdminService';
 import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, type AuthenticationOptions } from './auth/AuthenticationService';
 import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type AuthorizationServerOptions } from './auth/AuthorizationServer';
 import { DEFAULT_HELPER_PAGES_OPTIONS, HelperPagesService } from './auth/HelperPagesService';
+import { IdTokenService } from './auth/IdToken';
+import type { KeyCrypto } from './auth/SigningKey';
 import type { SignInThrottleOptions } from './auth/SignInThrottle';
 import { Housekeeping } from './shared/Housekeeping';
 import { EndpointService } from './endpoint/EndpointService';
@@ -18,12 +20,15 @@ export interface CoreServices {
   authorizationServer: AuthorizationServerService;
   maintenance: MaintenanceGate;
   housekeeping: Housekeeping;
+  idTokens: IdTokenService;
 }
 
 export interface CoreOptions {
   authentication?: Partial<AuthenticationOptions>;
   authorizationServer?: Partial<AuthorizationServerOptions>;
   signInThrottle?: Partial<SignInThrottleOptions>;
+  /** Signs id_tokens (OpenID Connect); without it the service issues none. */
+  keyCrypto?: KeyCrypto;
 }
 
 /** What every service is built from: each takes the part of the unit of work it declares. */
@@ -34,6 +39,8 @@ export interface CoreDependencies {
   options: CoreOptions;
 }
 
+const DEFAULT_ISSUER = 'http://localhost:8081';
+
 /** How each service is built: the one place, used by createCoreServices and by the containers' bindings. */
 export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDependencies) => CoreServices[K] } = {
   endpoints: ({ uow, clock, ids }) => new EndpointService(uow, clock, ids),
@@ -42,7 +49,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
   authorizationServer: ({ uow, clock, options }) =>
     new AuthorizationServerService(uow, clock, {
       accessTokenLifetimeSeconds: DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS,
-      issuer: 'http://localhost:8081',
+      issuer: DEFAULT_ISSUER,
       ...options.authorizationServer,
     }),
   admin: ({ uow, clock, ids }) => new AdminService(uow, clock, ids),
@@ -50,6 +57,11 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
     new HelperPagesService(uow, clock, {
       ...DEFAULT_HELPER_PAGES_OPTIONS,
       signInThrottle: { ...DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle, ...options.signInThrottle },
+    }),
+  idTokens: ({ uow, clock, ids, options }) =>
+    new IdTokenService(uow, clock, ids, options.keyCrypto ?? null, {
+      issuer: options.authorizationServer?.issuer ?? DEFAULT_ISSUER,
+      lifetimeSeconds: options.authorizationServer?.accessTokenLifetimeSeconds ?? DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS,
     }),
   housekeeping: ({ uow, clock, options }) =>
     new Housekeeping(uow, clock, { signInWindowSeconds: options.signInThrottle?.windowSeconds ?? DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle.windowSeconds }),
@@ -67,5 +79,6 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     helperPages: CORE_SERVICE_FACTORIES.helperPages(dependencies),
     maintenance: CORE_SERVICE_FACTORIES.maintenance(dependencies),
     housekeeping: CORE_SERVICE_FACTORIES.housekeeping(dependencies),
+    idTokens: CORE_SERVICE_FACTORIES.idTokens(dependencies),
   };
 }

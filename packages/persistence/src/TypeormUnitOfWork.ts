@@ -9,6 +9,7 @@ import {
   TypeormScopeRepository,
   TypeormSessionRepository,
   TypeormSignInFailureRepository,
+  TypeormSigningKeyRepository,
 } from './repositories/TypeormAuthorizationRepositories';
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
@@ -30,6 +31,7 @@ export function typeormRepositories(manager: EntityManager): Repositories {
     consents: new TypeormConsentRepository(manager),
     sessions: new TypeormSessionRepository(manager),
     signInFailures: new TypeormSignInFailureRepository(manager),
+    signingKeys: new TypeormSigningKeyRepository(manager),
     authorizationCodes: new TypeormAuthorizationCodeRepository(manager),
     refreshTokens: new TypeormRefreshTokenRepository(manager),
     settings: new TypeormServiceSettingsRepository(manager),

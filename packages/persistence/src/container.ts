@@ -23,6 +23,7 @@ const SERVICES: ServiceTokens = {
   helperPages: Symbol.for('xfer.HelperPagesService'),
   maintenance: Symbol.for('xfer.MaintenanceGate'),
   housekeeping: Symbol.for('xfer.Housekeeping'),
+  idTokens: Symbol.for('xfer.IdTokenService'),
 };
 
 /** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
@@ -68,6 +69,7 @@ export function coreServicesOf(container: Container): CoreServices {
     helperPages: container.get(TOKENS.helperPages),
     maintenance: container.get(TOKENS.maintenance),
     housekeeping: container.get(TOKENS.housekeeping),
+    idTokens: container.get(TOKENS.idTokens),
   };
 }
 

@@ -10,7 +10,7 @@ import type { Container } from 'inversify';
 import { errorPages } from './errors';
 import { helperPageRoutes } from './pages';
 import { OAuthProtocol } from '../oauth/OAuthProtocol';
-import { oauthRoutes } from '../oauth/oauthRoutes';
+import { oauthRoutes, openIdRoutes } from '../oauth/oauthRoutes';
 import { createViews, VIEWS_STATIC_DIR } from './views';
 
 export interface HelperPagesOptions {
@@ -22,13 +22,17 @@ export interface HelperPagesOptions {
   logger?: Logger;
   /** Seconds an authorization code stays exchangeable (default 600). */
   codeLifetimeSeconds?: number;
+  /** This service's public address (AUTH_PUBLIC_URL): the discovery document's issuer. */
+  issuer?: string;
 }
 
 /** The authorization service's browser helper pages (area A). Does not listen. */
 export function createApp(container: Container, options: HelperPagesOptions = {}): Express {
   const authorizationServer = container.get(TOKENS.authorizationServer);
   const views = createViews();
-  const protocol = new OAuthProtocol(authorizationServer, { codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600 });
+  const idTokens = container.get(TOKENS.idTokens);
+  const protocol = new OAuthProtocol(authorizationServer, idTokens, { codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600 });
+  const issuer = options.issuer ?? 'http://localhost:8081';
   const app = express();
   app.disable('x-powered-by');
   // One hop: the proxy in front of us. `true` would let any client spoof X-Forwarded-For past the sign-in throttle.
@@ -62,6 +66,7 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
     next();
   });
   app.use('/v2/oauth2', oauthRoutes(authorizationServer, protocol));
+  app.use(openIdRoutes(authorizationServer, idTokens, issuer));
   app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
   // browsers ask for it at the root whatever the page links
   app.get('/favicon.ico', (_req, res) => res.sendFile(join(VIEWS_STATIC_DIR, 'favicon.ico'), { maxAge: '1d' }));

@@ -46,7 +46,7 @@ export function safeNext(next: unknown): string {
 }
 
 /** The parameters of an authorization request (RFC 6749 4.1.1, RFC 7636 4.3) that the consent form carries along. */
-const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
+const AUTHORIZE_PARAMS = ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'nonce'] as const;
 
 function authorizeParams(value: (name: string) => string | undefined): Record<string, string> {
   const params: Record<string, string> = {};
@@ -169,6 +169,18 @@ export function helperPageRoutes(
     }
   }
 
+  /**
+   * OpenID Connect's prompt=login and max_age: the user signs in again. The request sign-in
+   * returns to carries neither (they are not authorize parameters kept), so it does not loop.
+   * Other parameters the hosted service's SDK may send (session_required_identities, ...) are ignored.
+   */
+  function mustSignInAgain(req: Request, user: SignedIn): boolean {
+    if ((query(req, 'prompt') ?? '').split(' ').includes('login')) return true;
+    const maxAge = query(req, 'max_age');
+    if (maxAge === undefined || !/^\d{1,9}$/.test(maxAge) || !user.authenticatedAt) return false;
+    return Date.now() - user.authenticatedAt.getTime() > Number(maxAge) * 1000;
+  }
+
   const authorizeUrl = (params: Record<string, string>) => `/v2/web/authorize?${new URLSearchParams(params).toString()}`;
 
   router.get('/authorize', async (req, res) => {
@@ -176,9 +188,9 @@ export function helperPageRoutes(
     const checked = await checkedRequest(res, params);
     if (!checked) return;
     const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
-    if (!user) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
+    if (!user || mustSignInAgain(req, user)) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
     const pending = await authorizationServer.scopesToConsent(user, checked.client, checked.scopes);
-    if (pending.length === 0) return sendProtocolResult(res, await protocol.authorize(params, user.identity.id, true));
+    if (pending.length === 0) return sendProtocolResult(res, await protocol.authorize(params, user, true));
     allowFormRedirectTo(res, checked.redirectUri);
     const context = {
       title: 'Allow access',
@@ -200,7 +212,7 @@ export function helperPageRoutes(
     if (!user) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
     const allowed = fields.decision === 'allow';
     if (allowed) await authorizationServer.recordConsents(user, checked.client, checked.scopes);
-    sendProtocolResult(res, await protocol.authorize(params, user.identity.id, allowed));
+    sendProtocolResult(res, await protocol.authorize(params, user, allowed));
   });
 
   const renderSignIn = async (req: Request, res: Response, status: number, extra: { next: string } & Record<string, unknown>) => {

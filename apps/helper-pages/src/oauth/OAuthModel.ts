@@ -13,7 +13,15 @@ import OAuth2Server, {
   type User,
 } from '@node-oauth/oauth2-server';
 import { answerTo } from '../http/errors';
-import { DomainError, type OAuthProtocolError, type AuthorizationServerService, type ClientState, type IssuedAccessToken, type RefreshTokenState } from '@xfer/core';
+import {
+  DomainError,
+  type AuthorizationServerService,
+  type ClientState,
+  type IdTokenService,
+  type IssuedAccessToken,
+  type OAuthProtocolError,
+  type RefreshTokenState,
+} from '@xfer/core';
 
 /** Who a grant acts for: a user's identity, or a client's own identity (client_credentials). */
 export interface GrantUser extends User {
@@ -23,6 +31,9 @@ export interface GrantUser extends User {
   codeHash?: string;
   /** Set on the refresh_token grant: the refresh token being used, kept (not rotated). */
   refresh?: { secret: string; state: RefreshTokenState };
+  /** OpenID Connect: the authorize request's nonce, and when the user signed in. */
+  nonce?: string | null;
+  authTime?: Date | null;
 }
 
 export interface GrantClient extends Client {
@@ -30,13 +41,13 @@ export interface GrantClient extends Client {
 }
 
 /** One token of a response in the hosted service's shape (the SDK reads `other_tokens` entries like the top level). */
-export function tokenDocument(token: IssuedAccessToken, state: string) {
+export function tokenDocument(token: IssuedAccessToken, state?: string) {
   return {
     access_token: token.access_token,
     expires_in: token.expires_in,
     resource_server: token.resource_server,
     token_type: 'Bearer',
-    state,
+    ...(state !== undefined && { state }),
     scope: token.scopes.join(' '),
     refresh_token: token.refresh_token,
   };
@@ -72,6 +83,7 @@ async function translated<T>(work: () => Promise<T>): Promise<T> {
 export class OAuthModel {
   constructor(
     private readonly service: AuthorizationServerService,
+    private readonly idTokens: IdTokenService,
     private readonly authenticateClients: boolean,
   ) {}
 
@@ -110,6 +122,8 @@ export class OAuthModel {
         codeChallenge: code.codeChallenge ?? null,
         codeChallengeMethod: code.codeChallengeMethod ?? null,
         expiresAt: code.expiresAt,
+        nonce: user.nonce ?? null,
+        authTime: user.authTime ?? null,
       }),
     );
     return { ...code, client, user };
@@ -126,7 +140,7 @@ export class OAuthModel {
       redirectUri: code.redirect_uri,
       scope: code.scopes,
       client: OAuthModel.grantClient(client),
-      user: { id: code.identity_id, codeHash: code.code_hash } satisfies GrantUser,
+      user: { id: code.identity_id, codeHash: code.code_hash, nonce: code.nonce, authTime: code.auth_time } satisfies GrantUser,
       ...(code.code_challenge !== null && { codeChallenge: code.code_challenge, codeChallengeMethod: code.code_challenge_method ?? 'S256' }),
     };
   }
@@ -165,9 +179,24 @@ export class OAuthModel {
         refreshSecret: user.refresh?.secret,
         requireConsent: !user.viaClientCredentials,
         codeHash: user.codeHash,
+        authTime: user.authTime ?? null,
       }),
     );
     const [main, ...others] = issued;
+    // OpenID Connect: a user's sign-in (code or refresh) whose scopes include openid gets an id_token
+    const idToken =
+      !user.viaClientCredentials && issued.some((t) => t.scopes.includes('openid'))
+        ? await translated(() =>
+            this.idTokens.issue({
+              clientId: client.state.id,
+              identityId: user.id,
+              scopes: issued.flatMap((t) => t.scopes),
+              accessToken: main.access_token,
+              nonce: user.refresh ? null : (user.nonce ?? null),
+              authTime: user.refresh ? user.refresh.state.auth_time : (user.authTime ?? null),
+            }),
+          )
+        : null;
     return {
       accessToken: main.access_token,
       accessTokenExpiresAt: main.expires_at,
@@ -178,6 +207,7 @@ export class OAuthModel {
       // the library would count from its own clock and lose a second; say the lifetime we set
       expires_in: main.expires_in,
       resource_server: main.resource_server,
+      ...(idToken !== null && { id_token: idToken }),
       other_tokens: others,
     };
   }

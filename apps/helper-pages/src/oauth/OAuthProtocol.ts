@@ -1,7 +1,7 @@
 import OAuth2Server, { OAuthError, Request, Response, ServerError } from '@node-oauth/oauth2-server';
-import type { AuthorizationServerService, IssuedAccessToken } from '@xfer/core';
+import type { AuthorizationServerService, IdTokenService, IssuedAccessToken, SignedIn } from '@xfer/core';
 import type { IncomingHttpHeaders } from 'node:http';
-import { OAuthModel, tokenDocument } from './OAuthModel';
+import { OAuthModel, tokenDocument, type GrantUser } from './OAuthModel';
 
 export interface OAuthProtocolOptions {
   /** Seconds an authorization code can be exchanged (RFC 6749 4.1.2: at most 10 minutes). */
@@ -29,14 +29,14 @@ export class OAuthProtocol {
   private readonly authorizeServer: OAuth2Server;
   private readonly tokenServer: OAuth2Server;
 
-  constructor(service: AuthorizationServerService, options: OAuthProtocolOptions) {
+  constructor(service: AuthorizationServerService, idTokens: IdTokenService, options: OAuthProtocolOptions) {
     this.authorizeServer = new OAuth2Server({
-      model: new OAuthModel(service, false) as unknown as OAuth2Server.AuthorizationCodeModel,
+      model: new OAuthModel(service, idTokens, false) as unknown as OAuth2Server.AuthorizationCodeModel,
       authorizationCodeLifetime: options.codeLifetimeSeconds,
       allowEmptyState: true,
     });
     this.tokenServer = new OAuth2Server({
-      model: new OAuthModel(service, true) as unknown as OAuth2Server.AuthorizationCodeModel,
+      model: new OAuthModel(service, idTokens, true) as unknown as OAuth2Server.AuthorizationCodeModel,
       // the library's own lifetimes are unused: our model sets expiry; refresh tokens live until revoked
       accessTokenLifetime: 3600,
       refreshTokenLifetime: 3600,
@@ -51,10 +51,12 @@ export class OAuthProtocol {
    * After the user's decision: issues a code and answers with the redirect to the client
    * (`allowed` false: the access_denied redirect).
    */
-  async authorize(params: Record<string, string>, identityId: string, allowed: boolean): Promise<ProtocolResult> {
+  async authorize(params: Record<string, string>, user: SignedIn, allowed: boolean): Promise<ProtocolResult> {
     const request = new Request({ headers: {}, method: 'GET', query: { ...params, allowed: String(allowed) } });
     const response = new Response();
-    return this.run(response, () => this.authorizeServer.authorize(request, response, { authenticateHandler: { handle: () => ({ id: identityId }) } }));
+    // what the id_token will say of this sign-in travels with the code
+    const grantUser: GrantUser = { id: user.identity.id, nonce: params.nonce ?? null, authTime: user.authenticatedAt ?? null };
+    return this.run(response, () => this.authorizeServer.authorize(request, response, { authenticateHandler: { handle: () => grantUser } }));
   }
 
   /** The token endpoint: a form body and headers as they came. */

@@ -1,8 +1,10 @@
-import type { AuthorizationServerService, ClientState } from '@xfer/core';
+import type { AuthorizationServerService, ClientState, IdTokenService } from '@xfer/core';
 import { bearerToken, logRequestError } from '@xfer/server-kit';
 import basicAuth from 'basic-auth';
 import express, { Router, type Request, type Response } from 'express';
 import { protocolErrorHandler } from '../http/errors';
+import { DEPENDENT_TOKEN_GRANT, discoveryDocument, JWKS_PATH } from './discovery';
+import { tokenDocument } from './OAuthModel';
 import type { OAuthProtocol, ProtocolResult } from './OAuthProtocol';
 
 const form = express.urlencoded({ extended: false, limit: '16kb' });
@@ -45,8 +47,22 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
   });
 
   router.post('/token', form, async (req, res) => {
-    sendProtocolResult(res, await protocol.token(req.headers, formFields(req)));
+    const fields = formFields(req);
+    if (fields.grant_type === DEPENDENT_TOKEN_GRANT) return dependentTokens(req, res, fields);
+    sendProtocolResult(res, await protocol.token(req.headers, fields));
   });
+
+  /** The hosted service's dependent-token grant: a resource server trades a user's token for the tokens it depends on; the answer is a list. */
+  async function dependentTokens(req: Request, res: Response, fields: Record<string, string | undefined>) {
+    const client = await callingClient(req, fields);
+    if (!client || client.public_client) return invalidClient(res);
+    if (!fields.token) {
+      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
+      return;
+    }
+    const tokens = await service.issueDependentTokens(client, fields.token, fields.access_type === 'offline');
+    res.set('Cache-Control', 'no-store').json(tokens.map((t) => tokenDocument(t)));
+  }
 
   /** Client authentication for introspection and revocation: HTTP Basic, or client_id/client_secret in the body. */
   async function callingClient(req: Request, fields: Record<string, string | undefined>): Promise<ClientState | null> {
@@ -91,5 +107,19 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
   // refusals and unreadable bodies are answered in the protocol's JSON, not the pages' HTML
   router.use(protocolErrorHandler);
 
+  return router;
+}
+
+/** OpenID Connect discovery and the published signing keys, at the hosted service's paths. */
+export function openIdRoutes(service: AuthorizationServerService, idTokens: IdTokenService, issuer: string): Router {
+  const router = Router();
+  router.get('/.well-known/openid-configuration', async (_req, res) => {
+    const key = await idTokens.signingKey();
+    res.set('Cache-Control', 'public, max-age=300').json(discoveryDocument(issuer, await service.scopeNames(), key.algorithm));
+  });
+  // short-lived in caches: a rotated key must reach verifiers before the tokens it signs do
+  router.get(JWKS_PATH, async (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=60').json(await idTokens.jwks());
+  });
   return router;
 }

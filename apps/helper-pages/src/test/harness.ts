@@ -45,7 +45,7 @@ export async function startPages(
     await dataSource.destroy();
     if (!shared) await database.drop();
   };
-  return { app, http: supertest(app), world, admin, userWithPassword, signedInAgent, close };
+  return { app, http: supertest(app), container, world, admin, userWithPassword, signedInAgent, close };
 }
 
 export type Pages = Awaited<ReturnType<typeof startPages>>;

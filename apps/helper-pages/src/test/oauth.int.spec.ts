@@ -1,15 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { AuthenticationFailedError, ConsentRequiredError, TRANSFER_SCOPE } from '@xfer/core';
 import type supertest from 'supertest';
 import { BACKENDS, startPages, type Pages } from './harness';
+import { CALLBACK, locationOf, oauthFlow, pkce } from './oauthFlow';
 
 const DATA_ACCESS = 'urn:xfer:scope:storage.example.org:data_access';
-const CALLBACK = 'https://portal.example.org/callback';
-
-const pkce = () => {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-};
 
 interface TokenResponse {
   access_token: string;
@@ -18,7 +12,6 @@ interface TokenResponse {
   other_tokens: { access_token: string }[];
 }
 
-const locationOf = (res: { headers: Record<string, string> }) => new URL(res.headers.location);
 
 describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => {
   let pages: Pages;
@@ -39,34 +32,8 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
   });
   afterEach(() => pages.close());
 
-  const authorizeQuery = (params: Record<string, string>) => new URLSearchParams({ response_type: 'code', redirect_uri: CALLBACK, ...params }).toString();
-
-  /** GET /v2/oauth2/authorize as the signed-in browser, up to the consent screen (or the redirect when nothing is asked). */
-  async function openAuthorize(agent: supertest.Agent, params: Record<string, string>) {
-    const first = await agent.get(`/v2/oauth2/authorize?${authorizeQuery(params)}`);
-    expect(first.status).toBe(302);
-    expect(first.headers.location).toMatch(/^\/v2\/web\/authorize\?/);
-    return agent.get(first.headers.location);
-  }
-
-  /** Submits the consent screen's form as the browser would. */
-  async function decide(agent: supertest.Agent, screen: { text: string }, decision: 'allow' | 'deny') {
-    const fields: Record<string, string> = { decision };
-    for (const [, name, value] of screen.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[name] = value.replace(/&amp;/g, '&');
-    return agent.post('/v2/web/authorize').type('form').send(fields);
-  }
-
-  async function codeFor(clientId: string, extra: Record<string, string> = {}) {
-    const screen = await openAuthorize(alice, { client_id: clientId, scope: `${TRANSFER_SCOPE} openid`, state: 'xyz', ...extra });
-    const res = screen.status === 302 ? screen : await decide(alice, screen, 'allow');
-    expect(res.status).toBe(302);
-    return locationOf(res).searchParams.get('code')!;
-  }
-
-  const token = (form: Record<string, string>, auth?: [string, string]) => {
-    const request = pages.http.post('/v2/oauth2/token').type('form');
-    return (auth ? request.auth(auth[0], auth[1]) : request).send(form);
-  };
+  const { authorizeQuery, openAuthorize, decide, token } = oauthFlow(() => pages);
+  const codeFor = (clientId: string, extra: Record<string, string> = {}) => oauthFlow(() => pages).codeFor(alice, clientId, { scope: `${TRANSFER_SCOPE} openid`, ...extra });
 
   async function tokensForPublicClient() {
     const { verifier, challenge } = pkce();
@@ -164,6 +131,7 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
       const body = await tokensForPublicClient();
       expect(body).toEqual({
         access_token: expect.stringMatching(/^xfer_/),
+        id_token: expect.stringMatching(/^eyJ/),
         token_type: 'Bearer',
         expires_in: 172800,
         scope: TRANSFER_SCOPE,

@@ -6,7 +6,8 @@ import { hashToken, isTokenUsable, newTokenSecret, type AccessTokenState } from 
 import { findNamedClient, type ClientState } from './Client';
 import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
-import { identityDocument, identityProviderDisplayName, newIdentity, type IdentityState } from './Identity';
+import { identityDocument, newIdentity, type IdentityState } from './Identity';
+import { identitySetClaim, profileClaims, VIEW_IDENTITY_SET_SCOPE } from './IdToken';
 import type { ScopeState } from './Scope';
 import { ConsentSet } from './Consent';
 
@@ -44,6 +45,7 @@ export interface AuthorizationRequestParams {
   state?: string;
   code_challenge?: string;
   code_challenge_method?: string;
+  nonce?: string;
 }
 
 export interface CheckedAuthorizationRequest {
@@ -87,8 +89,6 @@ export function parseScopeParameter(scope: string | undefined): string[] {
   return [...new Set((scope ?? '').split(/\s+/).filter(Boolean))];
 }
 
-/** The hosted service's scope for reading a user's linked identities through userinfo. */
-export const VIEW_IDENTITY_SET_SCOPE = 'urn:globus:auth:scope:auth.globus.org:view_identity_set';
 
 /** The username a client's own identity has, as the hosted service names it. */
 export const clientUsername = (clientId: string) => `${clientId}@clients.auth.globus.org`;
@@ -139,6 +139,7 @@ export class AuthorizationServerService {
     if (params.response_type !== 'code') throw new OAuthProtocolError('unsupported_response_type', 'response_type must be code');
     // RFC 6749 A.5: VSCHAR only, so the state can travel back unchanged
     if (params.state !== undefined && !/^[\x20-\x7e]{0,1024}$/.test(params.state)) throw new OAuthProtocolError('invalid_request', 'state must be printable ASCII, at most 1024 characters');
+    if (params.nonce !== undefined && !/^[\x20-\x7e]{1,512}$/.test(params.nonce)) throw new OAuthProtocolError('invalid_request', 'nonce must be printable ASCII, at most 512 characters');
     this.checkPkce(client, params.code_challenge ?? null, params.code_challenge_method ?? null);
     return { client, redirectUri, scopes: await this.knownScopes(params.scope) };
   }
@@ -162,6 +163,11 @@ export class AuthorizationServerService {
       scopes.push(found);
     }
     return scopes;
+  }
+
+  /** The names of every registered scope (for the discovery document). */
+  async scopeNames(): Promise<string[]> {
+    return (await this.uow.repositories.scopes.list()).map((s) => s.name);
   }
 
   /** The requested scopes with their dependent scopes beneath them, as the consent screen shows them. */
@@ -222,6 +228,10 @@ export class AuthorizationServerService {
     codeChallenge: string | null;
     codeChallengeMethod: string | null;
     expiresAt: Date;
+    /** OpenID Connect: the authorize request's nonce. */
+    nonce?: string | null;
+    /** When the user signed in (the session's start). */
+    authTime?: Date | null;
   }): Promise<AuthorizationCodeState> {
     this.checkPkce(input.client, input.codeChallenge, input.codeChallengeMethod);
     const state: AuthorizationCodeState = {
@@ -232,6 +242,8 @@ export class AuthorizationServerService {
       scopes: input.scopes,
       code_challenge: input.codeChallenge,
       code_challenge_method: input.codeChallenge === null ? null : 'S256',
+      nonce: input.nonce ?? null,
+      auth_time: input.authTime ?? null,
       created_at: this.clock.now(),
       expires_at: input.expiresAt,
       used_at: null,
@@ -285,8 +297,9 @@ export class AuthorizationServerService {
 
   /**
    * Issues access tokens, one per resource server of the scopes, in the order the scopes came.
-   * A user's grant must still rest on approved consents. `refresh`: 'new' issues a refresh token
-   * with each; an existing refresh token is kept (the hosted service does not rotate them).
+   * A user's grant must still rest on approved consents (a dependent token's on the consents it
+   * came from). `refresh`: 'new' issues a refresh token with each; an existing refresh token is
+   * kept (the hosted service does not rotate them).
    */
   async issueTokens(input: {
     client: ClientState;
@@ -297,67 +310,153 @@ export class AuthorizationServerService {
     refreshSecret?: string;
     /** The authorization code being exchanged, if any. */
     codeHash?: string;
+    /** When the user signed in for this grant. */
+    authTime?: Date | null;
   }): Promise<IssuedAccessToken[]> {
     const now = this.clock.now();
-    const lifetime = this.options.accessTokenLifetimeSeconds;
     return this.uow.transaction(async (repos) => {
       const scopes = await this.knownScopes(input.scopeNames.join(' '), repos);
-      if (input.requireConsent) await this.requireConsents(repos, input.identityId, input.client.id, input.scopeNames, now);
-      const groups = new Map<string, string[]>();
-      for (const scope of scopes) groups.set(scope.resource_server, [...(groups.get(scope.resource_server) ?? []), scope.name]);
-      const issued: IssuedAccessToken[] = [];
-      for (const [resourceServer, names] of groups) {
-        let refreshHash: string | null = null;
-        let refreshSecret: string | null = null;
-        if (input.refresh === 'new') {
-          refreshSecret = newTokenSecret();
-          refreshHash = hashToken(refreshSecret);
-          await repos.refreshTokens.add({
-            token_hash: refreshHash,
-            identity_id: input.identityId,
-            client_id: input.client.id,
-            scopes: names,
-            resource_server: resourceServer,
-            authorization_code_hash: input.codeHash ?? null,
-            created_at: now,
-            revoked_at: null,
-          });
-        } else if (input.refresh !== 'none') {
-          refreshHash = input.refresh.token_hash;
-          refreshSecret = input.refreshSecret ?? null;
-        }
-        const secret = newTokenSecret();
-        const expiresAt = new Date(now.getTime() + lifetime * 1000);
-        await repos.accessTokens.add({
-          token_hash: hashToken(secret),
-          identity_id: input.identityId,
-          created_at: now,
-          expires_at: expiresAt,
-          revoked_at: null,
-          client_id: input.client.id,
-          scopes: names,
-          resource_server: resourceServer,
-          refresh_token_hash: refreshHash,
-        });
-        issued.push({ access_token: secret, expires_in: lifetime, expires_at: expiresAt, resource_server: resourceServer, scopes: names, refresh_token: refreshSecret });
+      const rests = input.refresh !== 'new' && input.refresh !== 'none' ? input.refresh : null;
+      if (input.requireConsent) {
+        const consentClientId = rests?.consent_client_id ?? input.client.id;
+        await this.requireConsents(repos, input.identityId, consentClientId, input.scopeNames, { usedAt: now, anyDepth: consentClientId !== input.client.id });
       }
-      return issued;
+      return this.mint(repos, now, {
+        client: input.client,
+        identityId: input.identityId,
+        scopes,
+        refresh: input.refresh,
+        refreshSecret: input.refreshSecret ?? null,
+        codeHash: input.codeHash ?? null,
+        authTime: rests ? rests.auth_time : (input.authTime ?? null),
+        consentClientId: rests?.consent_client_id ?? null,
+      });
     });
   }
 
-  /** Checks the grant still rests on approved consents; with `usedAt`, records that a token was issued under them. */
+  /** Stores and returns new tokens, one per resource server of the scopes (with a refresh token each when asked). */
+  private async mint(
+    repos: AuthorizationServerRepositories['repositories'],
+    now: Date,
+    input: {
+      client: ClientState;
+      identityId: string;
+      scopes: readonly ScopeState[];
+      refresh: 'new' | 'none' | RefreshTokenState;
+      refreshSecret: string | null;
+      codeHash: string | null;
+      authTime: Date | null;
+      consentClientId: string | null;
+    },
+  ): Promise<IssuedAccessToken[]> {
+    const lifetime = this.options.accessTokenLifetimeSeconds;
+    const groups = new Map<string, string[]>();
+    for (const scope of input.scopes) groups.set(scope.resource_server, [...(groups.get(scope.resource_server) ?? []), scope.name]);
+    const issued: IssuedAccessToken[] = [];
+    for (const [resourceServer, names] of groups) {
+      let refreshHash: string | null = null;
+      let refreshSecret: string | null = null;
+      if (input.refresh === 'new') {
+        refreshSecret = newTokenSecret();
+        refreshHash = hashToken(refreshSecret);
+        await repos.refreshTokens.add({
+          token_hash: refreshHash,
+          identity_id: input.identityId,
+          client_id: input.client.id,
+          scopes: names,
+          resource_server: resourceServer,
+          authorization_code_hash: input.codeHash,
+          auth_time: input.authTime,
+          consent_client_id: input.consentClientId,
+          created_at: now,
+          revoked_at: null,
+        });
+      } else if (input.refresh !== 'none') {
+        refreshHash = input.refresh.token_hash;
+        refreshSecret = input.refreshSecret;
+      }
+      const secret = newTokenSecret();
+      const expiresAt = new Date(now.getTime() + lifetime * 1000);
+      await repos.accessTokens.add({
+        token_hash: hashToken(secret),
+        identity_id: input.identityId,
+        created_at: now,
+        expires_at: expiresAt,
+        revoked_at: null,
+        client_id: input.client.id,
+        scopes: names,
+        resource_server: resourceServer,
+        refresh_token_hash: refreshHash,
+      });
+      issued.push({ access_token: secret, expires_in: lifetime, expires_at: expiresAt, resource_server: resourceServer, scopes: names, refresh_token: refreshSecret });
+    }
+    return issued;
+  }
+
+  /**
+   * The dependent-token grant: a resource server that received a user's token gets tokens for the
+   * scopes that the token's scopes depend on, provided the user consented to each (beneath the
+   * consent the token rests on). `offline` adds refresh tokens. Consents used are stamped.
+   */
+  async issueDependentTokens(caller: ClientState, token: string, offline: boolean): Promise<IssuedAccessToken[]> {
+    if (caller.public_client || caller.resource_server === null) {
+      throw new OAuthProtocolError('unauthorized_client', 'Only a resource server (a confidential client registered for one) may ask for dependent tokens');
+    }
+    const live = await this.liveToken(token);
+    if (!live) throw new OAuthProtocolError('invalid_grant', 'The token is not valid, expired or revoked');
+    if (live.token.resource_server !== caller.resource_server) throw new OAuthProtocolError('invalid_grant', 'The token was not issued for your resource server');
+    const consentClientId = live.token.client_id;
+    if (consentClientId === null) throw new OAuthProtocolError('invalid_grant', 'The token rests on no consent (an operator issued it)');
+    const now = this.clock.now();
+    return this.uow.transaction(async (repos) => {
+      const set = await repos.identities.listSet(live.identity.set_id);
+      const consents = await this.consentSet(repos, set.map((i) => i.id));
+      const roots = consents.approvedRoots(consentClientId);
+      const used: number[] = [];
+      const dependentScopes: ScopeState[] = [];
+      for (const name of live.token.scopes) {
+        const scope = await repos.scopes.findByName(name);
+        const rootId = scope ? roots.get(scope.id) : undefined;
+        if (!scope || rootId === undefined) throw new OAuthProtocolError('invalid_grant', `The user has not consented to '${name}' for this client, or rescinded it`);
+        const below = consents.approvedDependentsOf(rootId);
+        for (const dependent of await repos.scopes.findByIds(scope.dependent_scope_ids)) {
+          const consent = below.find((c) => c.scope_id === dependent.id);
+          if (!consent) throw new OAuthProtocolError('invalid_grant', `The user has not consented to '${dependent.name}' beneath '${name}', or rescinded it`);
+          used.push(consent.id);
+          if (!dependentScopes.some((s) => s.id === dependent.id)) dependentScopes.push(dependent);
+        }
+      }
+      consents.markUsed(used, now);
+      await repos.consents.update(consents.changes());
+      return this.mint(repos, now, {
+        client: caller,
+        identityId: live.token.identity_id,
+        scopes: dependentScopes,
+        refresh: offline ? 'new' : 'none',
+        refreshSecret: null,
+        codeHash: null,
+        authTime: null,
+        consentClientId,
+      });
+    });
+  }
+
+  /**
+   * Checks the grant still rests on approved consents of `clientId`: root consents, or with
+   * `anyDepth` consents at any depth (a dependent token's). With `usedAt`, stamps them used.
+   */
   private async requireConsents(
     repos: AuthorizationServerRepositories['repositories'],
     identityId: string,
     clientId: string,
     scopeNames: readonly string[],
-    usedAt?: Date,
+    options: { usedAt?: Date; anyDepth?: boolean } = {},
   ): Promise<void> {
     const identity = await repos.identities.findById(identityId);
     if (!identity) throw new OAuthProtocolError('invalid_grant', 'The identity of this grant no longer exists');
     const set = await repos.identities.listSet(identity.set_id);
     const consents = await this.consentSet(repos, set.map((i) => i.id));
-    const approved = consents.approvedRoots(clientId);
+    const approved = options.anyDepth ? consents.approvedAnyDepth(clientId) : consents.approvedRoots(clientId);
     const ids: number[] = [];
     for (const name of scopeNames) {
       const scope = await repos.scopes.findByName(name);
@@ -365,8 +464,8 @@ export class AuthorizationServerService {
       if (consentId === undefined || consentId === null) throw new OAuthProtocolError('invalid_grant', `The user has not consented to '${name}' for this client, or rescinded it`);
       ids.push(consentId);
     }
-    if (usedAt) {
-      consents.markUsed(ids, usedAt);
+    if (options.usedAt) {
+      consents.markUsed(ids, options.usedAt);
       await repos.consents.update(consents.changes());
     }
   }
@@ -413,19 +512,12 @@ export class AuthorizationServerService {
     const { token: found, identity } = live;
     const has = (scope: string) => found.scopes.includes(scope);
     if (!has('openid')) throw new ConsentRequiredError('userinfo needs a token with the openid scope', ['openid']);
-    const profile = (i: IdentityState) => ({
-      preferred_username: i.username,
-      name: i.name,
-      organization: i.organization,
-      identity_provider: i.identity_provider,
-      identity_provider_display_name: identityProviderDisplayName(i),
-    });
     return {
       sub: identity.id,
-      ...(has('profile') && profile(identity)),
+      ...(has('profile') && profileClaims(identity)),
       ...(has('email') && { email: identity.email }),
       ...(has(VIEW_IDENTITY_SET_SCOPE) && {
-        identity_set: (await identities.listSet(identity.set_id)).map((i) => ({ sub: i.id, ...profile(i), username: i.username, email: i.email })),
+        identity_set: identitySetClaim(await identities.listSet(identity.set_id)),
       }),
     };
   }

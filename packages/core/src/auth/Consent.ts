@@ -60,6 +60,17 @@ export class ConsentSet {
     return new Map(roots.map((c) => [c.scope_id, c.id]));
   }
 
+  /** The approved consents of a client at any depth, by scope id: what a dependent token rests on. */
+  approvedAnyDepth(clientId: string): Map<string, number> {
+    const approved = this.consents.filter((c) => c.client_id === clientId && c.status === 'approved');
+    return new Map(approved.map((c) => [c.scope_id, c.id]));
+  }
+
+  /** The approved consents that depend directly on consent `id`. */
+  approvedDependentsOf(id: number): ConsentState[] {
+    return this.consents.filter((c) => c.status === 'approved' && c.dependency_path.length >= 2 && c.dependency_path[c.dependency_path.length - 2] === id).map((c) => ({ ...c }));
+  }
+
   /** Revokes a consent and every consent that depends on it. */
   revoke(id: number, at: Date): void {
     for (const c of this.below([id])) this.change(c, { status: 'revoked', updated: at });

@@ -11,6 +11,10 @@ export interface AuthorizationCodeState {
   /** PKCE (RFC 7636): the S256 challenge the token request's verifier must match. */
   code_challenge: string | null;
   code_challenge_method: string | null;
+  /** OpenID Connect: the authorize request's nonce, echoed in the id_token. */
+  nonce: string | null;
+  /** When the user signed in (the session's start): `last_authentication` of the id_token. */
+  auth_time: Date | null;
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
@@ -33,6 +37,10 @@ export interface RefreshTokenState {
   resource_server: string;
   /** The code it was issued for: if that code is presented again, this token is revoked (RFC 6749 4.1.2). */
   authorization_code_hash: string | null;
+  /** When the user signed in for the grant this token came from. */
+  auth_time: Date | null;
+  /** The client whose consents this token rests on when not its own (a dependent token's). */
+  consent_client_id: string | null;
   created_at: Date;
   revoked_at: Date | null;
 }

@@ -16,6 +16,8 @@ export interface SignedIn {
   identity: IdentityState;
   /** Its whole identity set, the set's primary identity first. */
   set: IdentityState[];
+  /** When this browser signed in (OpenID Connect's auth time). */
+  authenticatedAt?: Date;
 }
 
 export interface IdentityView extends ReturnType<typeof identityDocument> {
@@ -103,7 +105,7 @@ export class HelperPagesService {
     if (!session || session.expires_at.getTime() <= this.clock.now().getTime()) return null;
     const identity = await identities.findById(session.identity_id);
     if (!identity) return null;
-    return { identity, set: await identities.listSet(identity.set_id) };
+    return { identity, set: await identities.listSet(identity.set_id), authenticatedAt: session.created_at };
   }
 
   /** Ends the session of the cookie; true when there was one. */

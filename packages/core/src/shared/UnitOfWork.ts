@@ -5,6 +5,7 @@ import type { AuthorizationCodeRepository, RefreshTokenRepository } from '../aut
 import type { ScopeRepository } from '../auth/Scope';
 import type { SessionRepository } from '../auth/Session';
 import type { SignInFailureRepository } from '../auth/SignInThrottle';
+import type { SigningKeyRepository } from '../auth/SigningKey';
 import type { GroupRepository } from '../auth/Group';
 import type { IdentityRepository } from '../auth/Identity';
 import type { EndpointRepository } from '../endpoint/EndpointRepository';
@@ -26,6 +27,7 @@ export interface Repositories {
   consents: ConsentRepository;
   sessions: SessionRepository;
   signInFailures: SignInFailureRepository;
+  signingKeys: SigningKeyRepository;
   authorizationCodes: AuthorizationCodeRepository;
   refreshTokens: RefreshTokenRepository;
   settings: ServiceSettingsRepository;

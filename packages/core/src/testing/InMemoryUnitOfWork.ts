@@ -4,6 +4,7 @@ import type { ConsentRepository, ConsentState, NewConsent } from '../auth/Consen
 import type { ScopeRepository, ScopeState } from '../auth/Scope';
 import type { SessionRepository, SessionState } from '../auth/Session';
 import type { SignInFailureRepository } from '../auth/SignInThrottle';
+import type { SigningKeyRepository, SigningKeyState } from '../auth/SigningKey';
 import type { GroupRepository, GroupState } from '../auth/Group';
 import type { AuthorizationCodeRepository, AuthorizationCodeState, RefreshTokenRepository, RefreshTokenState } from '../auth/Grant';
 import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
@@ -34,6 +35,7 @@ interface Store {
   codes: Map<string, AuthorizationCodeState>;
   refreshTokens: Map<string, RefreshTokenState>;
   signInFailures: { key_hash: string; at: Date }[];
+  signingKeys: Map<string, SigningKeyState>;
   maintenance: Maintenance | null;
 }
 
@@ -447,6 +449,24 @@ class InMemorySessionRepository implements SessionRepository {
   }
 }
 
+class InMemorySigningKeyRepository implements SigningKeyRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(key: SigningKeyState) {
+    if (this.store().signingKeys.has(key.kid)) throw new ConflictError(`Signing key '${key.kid}' exists already`);
+    this.store().signingKeys.set(key.kid, clone(key));
+  }
+  async list() {
+    return [...this.store().signingKeys.values()].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.kid.localeCompare(b.kid)).map(clone);
+  }
+  async update(key: SigningKeyState) {
+    const stored = this.store().signingKeys.get(key.kid);
+    if (stored) stored.retired_at = key.retired_at;
+  }
+  async delete(kid: string) {
+    this.store().signingKeys.delete(kid);
+  }
+}
+
 class InMemorySignInFailureRepository implements SignInFailureRepository {
   constructor(private readonly store: () => Store) {}
   async add(keyHashes: readonly string[], at: Date) {
@@ -495,6 +515,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     codes: new Map(),
     refreshTokens: new Map(),
     signInFailures: [],
+    signingKeys: new Map(),
     maintenance: null,
   };
   private queue: Promise<unknown> = Promise.resolve();
@@ -515,6 +536,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       consents: new InMemoryConsentRepository(store),
       sessions: new InMemorySessionRepository(store),
       signInFailures: new InMemorySignInFailureRepository(store),
+      signingKeys: new InMemorySigningKeyRepository(store),
       authorizationCodes: new InMemoryAuthorizationCodeRepository(store),
       refreshTokens: new InMemoryRefreshTokenRepository(store),
       settings: new InMemoryServiceSettingsRepository(store),

@@ -1,3 +1,3 @@
 export { InMemoryUnitOfWork } from './InMemoryUnitOfWork';
-export { FixedClock, SequentialIdGenerator } from './fakes';
+export { FakeKeyCrypto, FixedClock, SequentialIdGenerator } from './fakes';
 export { TestWorld } from './TestWorld';

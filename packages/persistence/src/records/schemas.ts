@@ -11,6 +11,7 @@ import type {
   RoleAssignmentState,
   ScopeState,
   SessionState,
+  SigningKeyState,
   SubscriptionState,
 } from '@xfer/core';
 import { EntitySchema, type EntitySchemaColumnOptions } from 'typeorm';
@@ -274,6 +275,8 @@ export const AuthorizationCodeSchema = new EntitySchema<AuthorizationCodeRecord>
     scopes: text(false),
     code_challenge: varchar(128, true),
     code_challenge_method: varchar(16, true),
+    nonce: varchar(512, true),
+    auth_time: time(true),
     created_at: time(),
     expires_at: time(),
     used_at: time(true),
@@ -290,6 +293,8 @@ export const RefreshTokenSchema = new EntitySchema<RefreshTokenRecord>({
     scopes: text(false),
     resource_server: varchar(256),
     authorization_code_hash: varchar(64, true),
+    auth_time: time(true),
+    consent_client_id: varchar(36, true),
     created_at: time(),
     revoked_at: time(true),
   },
@@ -320,3 +325,11 @@ export const SignInFailureSchema = new EntitySchema<SignInFailureRecord>({
 });
 
 ALL_SCHEMAS.push(SignInFailureSchema);
+
+export type SigningKeyRecord = RowOf<SigningKeyState, 'public_jwk'>;
+export const SigningKeySchema = new EntitySchema<SigningKeyRecord>({
+  name: 'signing_keys',
+  columns: { kid: id(64), algorithm: varchar(16), public_jwk: text(false), private_key: text(false), created_at: time(), retired_at: time(true) },
+});
+
+ALL_SCHEMAS.push(SigningKeySchema);

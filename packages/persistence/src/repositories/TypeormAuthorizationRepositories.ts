@@ -11,6 +11,8 @@ import {
   type SessionRepository,
   type SessionState,
   type SignInFailureRepository,
+  type SigningKeyRepository,
+  type SigningKeyState,
   type AuthorizationCodeRepository,
   type AuthorizationCodeState,
   type RefreshTokenRepository,
@@ -25,6 +27,8 @@ import {
   ScopeSchema,
   SessionSchema,
   SignInFailureSchema,
+  SigningKeySchema,
+  type SigningKeyRecord,
   type AuthorizationCodeRecord,
   type ClientRecord,
   type ConsentRecord,
@@ -155,6 +159,24 @@ export class TypeormSessionRepository implements SessionRepository {
   }
 }
 
+const keyFromRecord = (r: SigningKeyRecord): SigningKeyState => ({ ...r, public_jwk: JSON.parse(r.public_jwk), created_at: fromTime(r.created_at), retired_at: fromTimeOrNull(r.retired_at) });
+
+export class TypeormSigningKeyRepository implements SigningKeyRepository {
+  constructor(private readonly manager: EntityManager) {}
+  async add(key: SigningKeyState) {
+    await this.manager.insert(SigningKeySchema, { ...key, public_jwk: JSON.stringify(key.public_jwk), created_at: toTime(key.created_at), retired_at: toTimeOrNull(key.retired_at) });
+  }
+  async list() {
+    return (await this.manager.find(SigningKeySchema, { order: { created_at: 'ASC', kid: 'ASC' } })).map(keyFromRecord);
+  }
+  async update(key: SigningKeyState) {
+    await this.manager.update(SigningKeySchema, { kid: key.kid }, { retired_at: toTimeOrNull(key.retired_at) });
+  }
+  async delete(kid: string) {
+    await this.manager.delete(SigningKeySchema, { kid });
+  }
+}
+
 export class TypeormSignInFailureRepository implements SignInFailureRepository {
   constructor(private readonly manager: EntityManager) {}
   async add(keyHashes: readonly string[], at: Date) {
@@ -177,6 +199,7 @@ const codeFromRecord = (r: AuthorizationCodeRecord): AuthorizationCodeState => (
   created_at: fromTime(r.created_at),
   expires_at: fromTime(r.expires_at),
   used_at: fromTimeOrNull(r.used_at),
+  auth_time: fromTimeOrNull(r.auth_time),
 });
 
 export class TypeormAuthorizationCodeRepository implements AuthorizationCodeRepository {
@@ -188,6 +211,7 @@ export class TypeormAuthorizationCodeRepository implements AuthorizationCodeRepo
       created_at: toTime(code.created_at),
       expires_at: toTime(code.expires_at),
       used_at: toTimeOrNull(code.used_at),
+      auth_time: toTimeOrNull(code.auth_time),
     });
   }
   async findByHash(hash: string) {
@@ -209,12 +233,19 @@ const refreshFromRecord = (r: RefreshTokenRecord): RefreshTokenState => ({
   scopes: scopesFromText(r.scopes),
   created_at: fromTime(r.created_at),
   revoked_at: fromTimeOrNull(r.revoked_at),
+  auth_time: fromTimeOrNull(r.auth_time),
 });
 
 export class TypeormRefreshTokenRepository implements RefreshTokenRepository {
   constructor(private readonly manager: EntityManager) {}
   async add(token: RefreshTokenState) {
-    await this.manager.insert(RefreshTokenSchema, { ...token, scopes: token.scopes.join(' '), created_at: toTime(token.created_at), revoked_at: toTimeOrNull(token.revoked_at) });
+    await this.manager.insert(RefreshTokenSchema, {
+      ...token,
+      scopes: token.scopes.join(' '),
+      created_at: toTime(token.created_at),
+      revoked_at: toTimeOrNull(token.revoked_at),
+      auth_time: toTimeOrNull(token.auth_time),
+    });
   }
   async findByHash(hash: string) {
     const r = await this.manager.findOneBy(RefreshTokenSchema, { token_hash: hash });

@@ -332,6 +332,8 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
           scopes: ['openid', 'urn:xfer:scope:transfer:all'],
           code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
           code_challenge_method: 'S256',
+          nonce: 'n-0S6_WzA2Mj',
+          auth_time: new Date(now.getTime() - 60_000),
           created_at: now,
           expires_at: new Date(now.getTime() + 600_000),
           used_at: null,
@@ -348,7 +350,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       it('revokes refresh tokens and the access tokens issued with them, per client and identity', async () => {
         const [alice, bob] = [await identity('alice'), await identity('bob')];
         const [portal, other] = [ids.uuid(), ids.uuid()];
-        const refresh = { token_hash: hashToken('refresh'), identity_id: alice.id, client_id: portal, scopes: ['s'], resource_server: 'rs', authorization_code_hash: null, created_at: now, revoked_at: null };
+        const refresh = { token_hash: hashToken('refresh'), identity_id: alice.id, client_id: portal, scopes: ['s'], resource_server: 'rs', authorization_code_hash: null, auth_time: now, consent_client_id: null, created_at: now, revoked_at: null };
         await uow.repositories.refreshTokens.add(refresh);
         await uow.repositories.refreshTokens.add({ ...refresh, token_hash: hashToken('bob-refresh'), identity_id: bob.id });
         expect(await uow.repositories.refreshTokens.findByHash(refresh.token_hash)).toEqual(refresh);
@@ -398,7 +400,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.sessions.purgeExpired(at(50), 10)).toBe(0);
         expect(await uow.repositories.sessions.findByHash(hashToken('s5'))).not.toBeNull();
 
-        const code = { code_hash: hashToken('c'), client_id: ids.uuid(), identity_id: alice, redirect_uri: 'https://x.example.org/', scopes: ['s'], code_challenge: null, code_challenge_method: null, created_at: now, expires_at: at(10), used_at: null };
+        const code = { code_hash: hashToken('c'), client_id: ids.uuid(), identity_id: alice, redirect_uri: 'https://x.example.org/', scopes: ['s'], code_challenge: null, code_challenge_method: null, nonce: null, auth_time: null, created_at: now, expires_at: at(10), used_at: null };
         await uow.repositories.authorizationCodes.add(code);
         await uow.repositories.authorizationCodes.add({ ...code, code_hash: hashToken('c2'), expires_at: at(100) });
         expect(await uow.repositories.authorizationCodes.purgeExpired(at(50), 10)).toBe(1);
@@ -410,6 +412,17 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         await uow.repositories.accessTokens.add(tokenOf('forever', holder.id, { expires_at: null }));
         expect(await uow.repositories.accessTokens.purgeExpired(at(50), 10)).toBe(1);
         expect((await uow.repositories.accessTokens.listForIdentity(holder.id)).map((t) => t.token_hash).sort()).toEqual([hashToken('live'), hashToken('forever')].sort());
+      });
+
+      it('keeps signing keys oldest first, with their JWK, and writes back only when they were retired', async () => {
+        const key = (kid: string, seconds: number) => ({ kid, algorithm: 'RS512', public_jwk: { kid, kty: 'RSA', n: 'abc', e: 'AQAB' }, private_key: `sealed-${kid}`, created_at: new Date(now.getTime() + seconds * 1000), retired_at: null });
+        await uow.repositories.signingKeys.add(key('b', 10));
+        await uow.repositories.signingKeys.add(key('a', 0));
+        expect(await uow.repositories.signingKeys.list()).toEqual([key('a', 0), key('b', 10)]);
+        await uow.repositories.signingKeys.update({ ...key('a', 0), retired_at: now, private_key: 'ignored' });
+        expect((await uow.repositories.signingKeys.list())[0]).toEqual({ ...key('a', 0), retired_at: now });
+        await uow.repositories.signingKeys.delete('a');
+        expect((await uow.repositories.signingKeys.list()).map((k) => k.kid)).toEqual(['b']);
       });
 
       it('counts failed sign-ins per key within a window, clears a key, and purges old ones in bounded batches', async () => {

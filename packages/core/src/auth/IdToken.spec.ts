@@ -1,0 +1,84 @@
+import { FakeKeyCrypto } from '../testing/fakes';
+import { TestWorld } from '../testing/TestWorld';
+import { accessTokenHash, IdTokenService, VIEW_IDENTITY_SET_SCOPE } from './IdToken';
+import { SigningKeyRing, type SigningKeyState } from './SigningKey';
+
+const HOUR = 3600;
+const key = (kid: string, created: number, retired: number | null): SigningKeyState => ({
+  kid, algorithm: 'HS512', public_jwk: { kid }, private_key: 'k', created_at: new Date(created * 1000), retired_at: retired === null ? null : new Date(retired * 1000),
+});
+
+describe('SigningKeyRing', () => {
+  it('signs with the newest live key, and has none before the first', () => {
+    expect(new SigningKeyRing([]).current()).toBeNull();
+    expect(new SigningKeyRing([key('a', 1, null), key('b', 2, null), key('c', 3, 3)]).current()?.kid).toBe('b');
+    expect(new SigningKeyRing([key('b', 2, null), key('a', 2, null)]).current()?.kid).toBe('b');
+  });
+
+  it('publishes a retired key exactly while tokens it signed may live, then lets it go', () => {
+    const ring = new SigningKeyRing([key('old', 0, 100), key('new', 100, null)]);
+    expect(ring.published(new Date((100 + HOUR - 1) * 1000), HOUR).map((k) => k.kid)).toEqual(['old', 'new']);
+    expect(ring.published(new Date((100 + HOUR) * 1000), HOUR).map((k) => k.kid)).toEqual(['new']);
+    expect(ring.expired(new Date((100 + HOUR) * 1000), HOUR).map((k) => k.kid)).toEqual(['old']);
+    expect(ring.retireAll(new Date(5000)).map((k) => [k.kid, k.retired_at])).toEqual([['new', new Date(5000)]]);
+  });
+});
+
+describe('IdTokenService', () => {
+  let world: TestWorld;
+  let service: IdTokenService;
+  beforeEach(async () => {
+    world = new TestWorld();
+    service = new IdTokenService(world.uow, world.clock, world.ids, new FakeKeyCrypto(), { issuer: 'https://auth.example.org', lifetimeSeconds: HOUR });
+    await world.services.admin.addIdentity({ username: 'alice', name: 'Alice', email: 'alice@example.org' });
+    await world.services.admin.addIdentity({ username: 'alice-lab' });
+    await world.services.admin.linkIdentities('alice', 'alice-lab');
+  });
+  const alice = async () => (await world.uow.repositories.identities.findByUsername('alice'))!;
+  const claimsOf = async (jwt: string) => FakeKeyCrypto.verify(jwt, await service.signingKey());
+
+  it('makes one signing key on first use and keeps signing with it', async () => {
+    const first = await service.signingKey();
+    expect((await service.signingKey()).kid).toBe(first.kid);
+    expect(await world.uow.repositories.signingKeys.list()).toHaveLength(1);
+  });
+
+  it('claims: issuer, subject, audience, lifetime, at_hash, nonce and sign-in time; email and identity set only with their scopes', async () => {
+    const authTime = new Date(world.clock.now().getTime() - 60_000);
+    const base = { clientId: 'client-1', identityId: (await alice()).id, accessToken: 'xfer_token', authTime };
+    const full = (await claimsOf(await service.issue({ ...base, scopes: ['openid', 'email', VIEW_IDENTITY_SET_SCOPE], nonce: 'n1' })))!;
+    const now = Math.floor(world.clock.now().getTime() / 1000);
+    expect(full).toMatchObject({ iss: 'https://auth.example.org', sub: base.identityId, aud: 'client-1', iat: now, exp: now + HOUR, nonce: 'n1', email: 'alice@example.org', preferred_username: 'alice', last_authentication: now - 60 });
+    expect(full.at_hash).toBe(accessTokenHash('xfer_token', 'HS512'));
+    expect((full.identity_set as { username: string }[]).map((i) => i.username)).toEqual(['alice', 'alice-lab']);
+    const bare = (await claimsOf(await service.issue({ ...base, scopes: ['openid'], nonce: null, authTime: null })))!;
+    expect(bare).not.toHaveProperty('email');
+    expect(bare).not.toHaveProperty('identity_set');
+    expect(bare).not.toHaveProperty('nonce');
+    expect(bare.last_authentication).toBeNull();
+  });
+
+  it('at_hash is the left half of the hash the algorithm names', () => {
+    expect(accessTokenHash('x', 'RS256')).toHaveLength(22);
+    expect(accessTokenHash('x', 'RS512')).toHaveLength(43);
+    expect(accessTokenHash('x', 'RS512')).not.toBe(accessTokenHash('y', 'RS512'));
+    expect(() => accessTokenHash('x', 'none')).toThrow();
+  });
+
+  it('rotation: a new key signs, the old one stays published for the token lifetime, and goes at the rotation after', async () => {
+    const first = await service.signingKey();
+    const second = await service.rotate();
+    expect(second.retired).toEqual([first.kid]);
+    expect((await service.signingKey()).kid).toBe(second.kid);
+    expect((await service.jwks()).keys.map((k) => k.kid)).toEqual([first.kid, second.kid]);
+    world.clock.advance(HOUR);
+    const third = await service.rotate();
+    expect(third.deleted).toEqual([first.kid]);
+    expect((await service.jwks()).keys.map((k) => k.kid)).toEqual([second.kid, third.kid]);
+  });
+
+  it('refuses to sign without key crypto, with a clear error', async () => {
+    const none = new IdTokenService(world.uow, world.clock, world.ids, null, { issuer: 'x', lifetimeSeconds: HOUR });
+    await expect(none.signingKey()).rejects.toThrow(/no key crypto/);
+  });
+});
