@@ -136,6 +136,17 @@ describe('xfer admin command', () => {
     expect(listed.out).not.toContain(data.id);
   });
 
+  it('rotates the id_token signing keys: the new one signs, the old one stays listed as retired', async () => {
+    const first = await json('keys', 'list');
+    expect(first).toEqual([{ kid: expect.any(String), alg: 'RS512', state: 'signing' }]);
+    const rotated = await json('keys', 'rotate');
+    expect(rotated).toMatchObject({ retired: [first[0].kid], deleted: [] });
+    expect(await json('keys', 'list')).toEqual([
+      { kid: rotated.kid, alg: 'RS512', state: 'signing' },
+      { kid: first[0].kid, alg: 'RS512', state: 'retired' },
+    ]);
+  });
+
   it('reports errors as JSON on stderr with --json, as text without it', async () => {
     const plain = await xfer('consent', 'list', 'nobody-here');
     expect(plain).toMatchObject({ code: USAGE_ERROR, err: "xfer: No such identity 'nobody-here'" });

@@ -8,8 +8,8 @@ import { TRANSFER_SCOPE } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
-import { BROWSER_FLAGS, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
-import { chromium, type Browser } from 'playwright-core';
+import { closeBrowserSuite, launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
+import type { Browser } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 
 /**
@@ -114,12 +114,11 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
     const { client } = await admin.addClient({ display_name: 'Tiny Portal', redirect_uris: [registration.redirectUri], branding: { primary_color: '#5a2d82' } });
     registration.clientId = client.id;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM!, args: BROWSER_FLAGS });
+    browser = await launchTestBrowser();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    for (const server of servers) await new Promise((resolve) => server.close(resolve));
+    await closeBrowserSuite(browser, servers);
     await dataSource.destroy();
     screenshots.cleanup();
   });

@@ -11,7 +11,7 @@ const BIN = join(__dirname, '..', '..', 'bin', 'xfer.js');
 
 function serve(env: Record<string, string>): Promise<{ code: number; err: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'serve'], { env: { ...process.env, HOST: '127.0.0.1', ...env }, timeout: 30_000 }, (error, _stdout, stderr) =>
+    execFile(process.execPath, [BIN, 'serve'], { env: { ...process.env, HOST: '127.0.0.1', AUTH_SIGNING_KEY_SECRET: 'x'.repeat(32), ...env }, timeout: 30_000 }, (error, _stdout, stderr) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, err: stderr.trim() }),
     );
   });

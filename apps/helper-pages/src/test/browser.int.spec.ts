@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { bootstrapDemo, createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
-import { BROWSER_FLAGS, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
+import type { Browser, Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { buildHelperPagesContainer } from '../container';
 import { createApp } from '../http/app';
@@ -37,7 +37,7 @@ const PORTAL = 'https://portal.example.org/';
     const services = createCoreServices(container.get(TOKENS.UnitOfWork), systemClock, randomIdGenerator);
     const lines = (await bootstrapDemo(services, 'http://127.0.0.1:8080', base)).join('\n');
     demo = { password: /with password (\S+)/.exec(lines)![1], query: /identities\?(\S+)/.exec(lines)![1] };
-    browser = await chromium.launch({ executablePath: CHROMIUM!, args: BROWSER_FLAGS });
+    browser = await launchTestBrowser();
   }, 60_000);
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
+import { VIEW_IDENTITY_SET_SCOPE } from '../auth/IdToken';
 import type { CoreServices } from '../services';
 
 export const DEMO_USERNAME = 'alice';
@@ -14,6 +15,13 @@ export const DEMO_SCOPES = {
   dataAccess: { name: 'urn:xfer:scope:storage.example.org:data_access', description: 'Read and write files on your lab storage' },
   profile: { name: 'openid', description: 'Know who you are: your name, e-mail address and identities' },
 };
+
+/** The OpenID Connect scopes beside `openid`, as the hosted service names them. */
+export const OPENID_SCOPES = [
+  { name: 'profile', description: 'Know your name, username and organization' },
+  { name: 'email', description: 'Know your e-mail address' },
+  { name: VIEW_IDENTITY_SET_SCOPE, description: 'Know which identities you linked' },
+];
 
 /**
  * First start: the demo identity `alice` (with a linked identity, a subscription, a sign-in
@@ -47,6 +55,8 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
   await admin.addScope(DEMO_SCOPES.dataAccess.name, DEMO_SCOPES.dataAccess.description);
   await admin.addScope(DEMO_SCOPES.profile.name, DEMO_SCOPES.profile.description);
   await admin.addScope(DEMO_SCOPES.transfer.name, DEMO_SCOPES.transfer.description, { dependsOn: [DEMO_SCOPES.dataAccess.name] });
+  // what the hosted service's SDK (globus_sdk.UserApp) asks for at every sign-in
+  for (const scope of OPENID_SCOPES) await admin.addScope(scope.name, scope.description);
   const transfer = await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.transfer.name);
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.dataAccess.name, transfer);
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.profile.name);

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
 
 /** Headless Chromium on a machine without network beyond loopback (no background traffic, no sandbox as root). */
 export const BROWSER_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -27,4 +29,17 @@ export function screenshotFolder(docs: string): { readonly dir: string; cleanup:
       if (made) rmSync(made, { recursive: true, force: true });
     },
   };
+}
+
+/** Headless Chromium as the test run found it (call only when testChromium() is set). */
+export function launchTestBrowser(): Promise<Browser> {
+  const executablePath = testChromium();
+  if (!executablePath) throw new Error('No Chromium for this run (XFER_TEST_SKIP=browser?)');
+  return chromium.launch({ executablePath, args: BROWSER_FLAGS });
+}
+
+/** Closes a browser suite's browser and servers. */
+export async function closeBrowserSuite(browser: Browser | undefined, servers: readonly Server[]): Promise<void> {
+  await browser?.close();
+  for (const server of servers) await new Promise((resolve) => server.close(resolve));
 }
