@@ -21,6 +21,7 @@ export * from './auth/HelperPagesService';
 export * from './auth/Grant';
 export * from './auth/AuthorizationServer';
 export * from './auth/IdToken';
+export * from './auth/IdentityDirectory';
 export * from './auth/SigningKey';
 export * from './endpoint/Endpoint';
 export * from './endpoint/EndpointView';

@@ -3,6 +3,7 @@ import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, type Authenticat
 import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type AuthorizationServerOptions } from './auth/AuthorizationServer';
 import { DEFAULT_HELPER_PAGES_OPTIONS, HelperPagesService } from './auth/HelperPagesService';
 import { IdTokenService } from './auth/IdToken';
+import { IdentityDirectory } from './auth/IdentityDirectory';
 import type { KeyCrypto } from './auth/SigningKey';
 import type { SignInThrottleOptions } from './auth/SignInThrottle';
 import { Housekeeping } from './shared/Housekeeping';
@@ -21,6 +22,7 @@ export interface CoreServices {
   maintenance: MaintenanceGate;
   housekeeping: Housekeeping;
   idTokens: IdTokenService;
+  identityDirectory: IdentityDirectory;
 }
 
 export interface CoreOptions {
@@ -63,6 +65,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
       issuer: options.authorizationServer?.issuer ?? DEFAULT_ISSUER,
       lifetimeSeconds: options.authorizationServer?.accessTokenLifetimeSeconds ?? DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS,
     }),
+  identityDirectory: ({ uow, clock, ids }) => new IdentityDirectory(uow, clock, ids),
   housekeeping: ({ uow, clock, options }) =>
     new Housekeeping(uow, clock, { signInWindowSeconds: options.signInThrottle?.windowSeconds ?? DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle.windowSeconds }),
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
@@ -80,5 +83,6 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     maintenance: CORE_SERVICE_FACTORIES.maintenance(dependencies),
     housekeeping: CORE_SERVICE_FACTORIES.housekeeping(dependencies),
     idTokens: CORE_SERVICE_FACTORIES.idTokens(dependencies),
+    identityDirectory: CORE_SERVICE_FACTORIES.identityDirectory(dependencies),
   };
 }

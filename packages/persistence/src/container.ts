@@ -24,6 +24,7 @@ const SERVICES: ServiceTokens = {
   maintenance: Symbol.for('xfer.MaintenanceGate'),
   housekeeping: Symbol.for('xfer.Housekeeping'),
   idTokens: Symbol.for('xfer.IdTokenService'),
+  identityDirectory: Symbol.for('xfer.IdentityDirectory'),
 };
 
 /** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
@@ -70,6 +71,7 @@ export function coreServicesOf(container: Container): CoreServices {
     maintenance: container.get(TOKENS.maintenance),
     housekeeping: container.get(TOKENS.housekeeping),
     idTokens: container.get(TOKENS.idTokens),
+    identityDirectory: container.get(TOKENS.identityDirectory),
   };
 }
 

@@ -18,6 +18,7 @@ const AUTH_ROUTES: [string, string][] = [
   ['get', '/v2/oauth2/userinfo'], ['post', '/v2/oauth2/userinfo'], ['get', '/v2/web/logout?client_id={C}'], ['get', '/v2/web/identities'],
   ['get', '/v2/web/consents'], ['post', '/v2/web/consents/rescind'], ['get', '/v2/web/authorize?client_id={C}'], ['post', '/v2/web/authorize'],
   ['get', '/v2/web/login?next=/v2/web/consents'], ['post', '/v2/web/login'], ['get', '/v2/web/auth-code?code=x'], ['get', '/v2/web/branding/{C}.css'],
+  ['get', '/v2/api/identities?usernames=alice,bob'], ['get', '/v2/api/identities/{C}'], ['get', '/.well-known/openid-configuration'], ['get', '/jwk.json'],
 ];
 
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;

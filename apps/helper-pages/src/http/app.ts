@@ -8,6 +8,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Container } from 'inversify';
 import { errorPages } from './errors';
+import { identitiesApiRoutes } from './identitiesApi';
 import { helperPageRoutes } from './pages';
 import { OAuthProtocol } from '../oauth/OAuthProtocol';
 import { oauthRoutes, openIdRoutes } from '../oauth/oauthRoutes';
@@ -67,6 +68,7 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   });
   app.use('/v2/oauth2', oauthRoutes(authorizationServer, protocol));
   app.use(openIdRoutes(authorizationServer, idTokens, issuer));
+  app.use('/v2/api', identitiesApiRoutes(container.get(TOKENS.identityDirectory)));
   app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
   // browsers ask for it at the root whatever the page links
   app.get('/favicon.ico', (_req, res) => res.sendFile(join(VIEWS_STATIC_DIR, 'favicon.ico'), { maxAge: '1d' }));

@@ -72,6 +72,22 @@ export function protocolErrorHandler(error: unknown, _req: Request, res: Respons
   res.status(status).json({ error: 'invalid_request', error_description: 'The request body could not be read' });
 }
 
+/** Errors on the JSON API (/v2/api): the error document of compat-notes, from the same table. */
+export function apiErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
+  res.set('Cache-Control', 'no-store');
+  const document = (status: number, code: string, message: string) =>
+    res.status(status).json({ code, message, request_id: requestIdOf(res), resource: req.originalUrl.split('?')[0] });
+  if (error instanceof DomainError) {
+    const answer = answerTo(error);
+    if (answer.status === 401) res.set('WWW-Authenticate', 'Bearer realm="xfer"');
+    document(answer.status, error.code, error.message);
+    return;
+  }
+  const status = unreadableRequestStatus(error);
+  if (status === null) return next(error);
+  document(status, 'BadRequest', 'The request could not be read');
+}
+
 /** Errors on the pages: an HTML page with the answer's status and title. */
 export function errorPages(views: nunjucks.Environment) {
   const render = (res: Response, status: number, title: string, message: string, requestId?: string) =>
