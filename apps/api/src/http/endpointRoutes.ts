@@ -2,6 +2,7 @@ import { ServerNotFoundError, type CreatedEndpoint, type EndpointService, type E
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
+import { decodeRoleGrant, roleDocument } from './v010/roles';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
   assertSentBackUnchanged,
@@ -102,6 +103,27 @@ export function endpointRoutes(endpoints: EndpointService): Router {
   router.delete('/endpoint/:xid/server/:serverId', async (req, res) => {
     await endpoints.deleteServer(principalOf(res), req.params.xid, serverIdOf(req));
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: 'Server deleted successfully' });
+  });
+
+  // ---- roles (catalogue features 3) ----
+  router.get('/endpoint/:xid/role_list', async (req, res) => {
+    const roles = await endpoints.listRoles(principalOf(res), req.params.xid);
+    res.json({ DATA_TYPE: 'role_list', DATA: roles.map(roleDocument) });
+  });
+
+  router.get('/endpoint/:xid/role/:roleId', async (req, res) => {
+    res.json(roleDocument(await endpoints.getRole(principalOf(res), req.params.xid, req.params.roleId)));
+  });
+
+  router.post('/endpoint/:xid/role', async (req, res) => {
+    const grant = await decodeRoleGrant(req.body);
+    const added = await endpoints.addRole(principalOf(res), req.params.xid, grant);
+    res.status(201).json(roleDocument(added));
+  });
+
+  router.delete('/endpoint/:xid/role/:roleId', async (req, res) => {
+    await endpoints.deleteRole(principalOf(res), req.params.xid, req.params.roleId);
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: `Role '${req.params.roleId}' deleted successfully` });
   });
 
   router.get('/endpoint/:xid/my_shared_endpoint_list', async (req, res) => {

@@ -90,6 +90,7 @@ const resultSchema = (dataType: string, extra: Record<string, object> = {}, requ
 const errors = { default: { description: 'An error document', content: json(ref('Error')) } };
 const xid = { name: 'endpoint_xid', in: 'path', required: true, description: 'Endpoint id (or, on get and delete, its deprecated canonical name)', schema: { type: 'string' } };
 const serverId = { name: 'server_id', in: 'path', required: true, schema: { type: 'integer' } };
+const roleId = { name: 'role_id', in: 'path', required: true, schema: { type: 'string' } };
 const ok = (description: string, schema: object) => ({ description, content: json(schema) });
 const body = (schema: object) => ({ required: true, content: json(schema) });
 
@@ -141,6 +142,19 @@ export const openApiDocument = {
     '/endpoint/{endpoint_xid}/my_shared_endpoint_list': {
       parameters: [xid],
       get: { operationId: 'mySharedEndpoints', summary: 'Get shared endpoint list', responses: { '200': ok('Shares the caller administers or manages access to', ref('EndpointList')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/role_list': {
+      parameters: [xid],
+      get: { operationId: 'endpointRoleList', summary: 'Roles on the endpoint (callers holding any role)', responses: { '200': ok('Roles', ref('RoleList')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/role': {
+      parameters: [xid],
+      post: { operationId: 'addEndpointRole', summary: 'Grant a role (administrators; managed endpoints)', requestBody: body(ref('RoleInput')), responses: { '201': ok('The role granted', ref('Role')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/role/{role_id}': {
+      parameters: [xid, roleId],
+      get: { operationId: 'getEndpointRole', summary: 'One role', responses: { '200': ok('The role document', ref('Role')), ...errors } },
+      delete: { operationId: 'deleteEndpointRole', summary: 'Remove a role (administrators; not the owner\'s)', responses: { '200': ok('Deleted', ref('Result')), ...errors } },
     },
     '/openapi.json': {
       get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': ok('OpenAPI 3.1', { type: 'object' }) } },
@@ -202,6 +216,23 @@ export const openApiDocument = {
         required: ['host_path'],
       },
       ServerInput: { type: 'object', properties: { ...serverProperties, DATA_TYPE: { const: 'server' } } },
+      Role: documented(
+        {
+          DATA_TYPE: { const: 'role' },
+          id: { type: 'string' },
+          principal_type: { enum: ['identity', 'group'] },
+          principal: { type: 'string' },
+          role: { enum: ['administrator', 'access_manager', 'activity_monitor', 'activity_manager'] },
+        },
+        ['DATA_TYPE', 'id', 'principal_type', 'principal', 'role'],
+      ),
+      RoleList: documented({ DATA_TYPE: { const: 'role_list' }, DATA: { type: 'array', items: ref('Role') } }, ['DATA_TYPE', 'DATA']),
+      RoleInput: {
+        type: 'object',
+        properties: { DATA_TYPE: { const: 'role' }, principal_type: { enum: ['identity', 'group'] }, principal: { type: 'string' }, role: { enum: ['administrator', 'access_manager', 'activity_monitor'] } },
+        required: ['principal_type', 'principal', 'role'],
+        additionalProperties: false,
+      },
     },
   },
 };

@@ -4,13 +4,16 @@ import { openApiDocument } from '../http/openapi';
 import { BACKENDS, startApi, V } from './harness';
 
 describe('the OpenAPI document', () => {
-  it('is a valid OpenAPI 3.1 document with every operation of the spec', async () => {
+  it('is a valid OpenAPI 3.1 document with every operation of the spec and of the catalogue features', async () => {
     const api = await SwaggerParser.validate(structuredClone(openApiDocument) as unknown as OpenAPIV3_1.Document);
     const operations = Object.values(api.paths ?? {}).flatMap((item) =>
       ['get', 'post', 'put', 'delete'].flatMap((m) => ((item as Record<string, { operationId?: string }>)[m] ? [(item as Record<string, { operationId: string }>)[m].operationId] : [])),
     );
     expect(operations.filter((o) => o !== 'openApi').sort()).toEqual(
-      ['addServer', 'createEndpoint', 'createSharedEndpoint', 'deleteEndpoint', 'deleteServer', 'getEndpoint', 'getServer', 'getServerList', 'myEffectivePauseRules', 'mySharedEndpoints', 'updateEndpoint', 'updateServer'].sort(),
+      [
+        ...['addServer', 'createEndpoint', 'createSharedEndpoint', 'deleteEndpoint', 'deleteServer', 'getEndpoint', 'getServer', 'getServerList', 'myEffectivePauseRules', 'mySharedEndpoints', 'updateEndpoint', 'updateServer'],
+        ...['addEndpointRole', 'deleteEndpointRole', 'endpointRoleList', 'getEndpointRole'],
+      ].sort(),
     );
   });
 

@@ -1,13 +1,14 @@
 import { checkUsername } from '../auth/Identity';
 import type { Principal } from '../auth/Principal';
 import { pauseRuleAffects, type PauseRuleState } from '../pause-rule/PauseRule';
-import { canViewEndpoint, effectiveRoles, type EndpointRole } from '../role/Role';
+import { canViewEndpoint, checkRoleGrant, effectiveRoles, isOwnerAdministrator, type EndpointRole, type RoleAssignmentState, type RoleGrant } from '../role/Role';
 import {
   BadRequestError,
   ConcurrentModificationError,
   EndpointDeletedError,
   EndpointNotFoundError,
   PermissionDeniedError,
+  RoleNotFoundError,
 } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { hasControlCharacters, isUuid } from '../shared/text';
@@ -18,7 +19,7 @@ import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
 
 /** The repositories the endpoint operations use. */
-export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'pauseRules' | 'subscriptions' | 'identities'>;
+export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'pauseRules' | 'subscriptions' | 'identities' | 'groups'>;
 type Repos = EndpointRepositories['repositories'];
 
 export interface CreatedEndpoint {
@@ -185,6 +186,61 @@ export class EndpointService {
       views.push(viewOf(share, roles, host, hostVisible, hostRoles));
     }
     return views;
+  }
+
+  // ---- roles (catalogue features 3) ----
+
+  /** The role assignments of an endpoint, to any caller who holds a role on it. */
+  async listRoles(caller: Principal, xid: string): Promise<RoleAssignmentState[]> {
+    const repos = this.uow.repositories;
+    const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false });
+    this.assertHoldsRole(endpoint, roles);
+    return repos.roles.listForEndpoint(endpoint.id);
+  }
+
+  async getRole(caller: Principal, xid: string, roleId: string): Promise<RoleAssignmentState> {
+    const repos = this.uow.repositories;
+    const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false });
+    this.assertHoldsRole(endpoint, roles);
+    return this.roleOf(repos, endpoint, roleId);
+  }
+
+  /** Grants a role: administrators only, on managed endpoints, to a known identity or group. */
+  async addRole(caller: Principal, xid: string, grant: RoleGrant): Promise<RoleAssignmentState> {
+    return this.uow.transaction(async (repos) => {
+      const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false, forUpdate: true });
+      this.assertAdministrator(endpoint, roles);
+      const host = endpoint.hostEndpointId === null ? null : await repos.endpoints.findById(endpoint.hostEndpointId);
+      const managed = (host ?? endpoint).subscriptionId !== null;
+      const { role, principal_type } = checkRoleGrant(grant, { kind: endpoint.kind, managed });
+      const principalId = grant.principal.toLowerCase();
+      const known = isUuid(principalId) && (principal_type === 'identity' ? await repos.identities.findById(principalId) : await repos.groups.findById(principalId));
+      if (!known) throw new BadRequestError(`No ${principal_type} '${grant.principal}' to grant a role to`);
+      const assignment: RoleAssignmentState = { id: this.ids.uuid(), endpoint_id: endpoint.id, role, principal_type, principal_id: principalId, created_at: this.clock.now() };
+      await repos.roles.add(assignment);
+      return assignment;
+    });
+  }
+
+  /** Removes a role: administrators only; the owner's own administrator role stays with the endpoint. */
+  async deleteRole(caller: Principal, xid: string, roleId: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: false, forUpdate: true });
+      this.assertAdministrator(endpoint, roles);
+      const assignment = await this.roleOf(repos, endpoint, roleId);
+      if (isOwnerAdministrator(assignment, endpoint)) throw new BadRequestError("The owner's administrator role cannot be removed");
+      await repos.roles.delete(assignment.id);
+    });
+  }
+
+  private async roleOf(repos: Repos, endpoint: Endpoint, roleId: string): Promise<RoleAssignmentState> {
+    const assignment = isUuid(roleId) ? await repos.roles.findById(roleId.toLowerCase()) : null;
+    if (!assignment || assignment.endpoint_id !== endpoint.id) throw new RoleNotFoundError(roleId);
+    return assignment;
+  }
+
+  private assertHoldsRole(endpoint: Endpoint, roles: EndpointRole[]): void {
+    if (roles.length === 0) throw new PermissionDeniedError(`You hold no role on endpoint '${endpoint.id}'`);
   }
 
   // ---- shared steps ----

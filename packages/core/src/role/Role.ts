@@ -1,3 +1,5 @@
+import { BadRequestError } from '../shared/errors';
+
 export type EndpointRole = 'administrator' | 'activity_manager' | 'activity_monitor' | 'access_manager';
 export const ENDPOINT_ROLES: readonly EndpointRole[] = [
   'administrator',
@@ -45,4 +47,32 @@ export function effectiveRoles(
 /** Spec 4.2 rules 1, 7, 8: public, or the caller is an administrator or activity monitor. */
 export function canViewEndpoint(isPublic: boolean, roles: readonly EndpointRole[]): boolean {
   return isPublic || roles.includes('administrator') || roles.includes('activity_monitor');
+}
+
+/** What a grant names: the role and who receives it. */
+export interface RoleGrant {
+  role: string;
+  principal_type: string;
+  principal: string;
+}
+
+/**
+ * The rules of granting a role through the API (catalogue features 3): roles exist on managed
+ * endpoints (a share: on a managed host); access managers manage access rules, which only shares
+ * have; activity_manager concerns transfer tasks, which this service does not run.
+ */
+export function checkRoleGrant(grant: RoleGrant, endpoint: { kind: string; managed: boolean }): { role: EndpointRole; principal_type: PrincipalType } {
+  if (grant.role === 'activity_manager') throw new BadRequestError("The role 'activity_manager' is not supported here: it concerns transfer tasks, which this service does not run");
+  if (!(['administrator', 'access_manager', 'activity_monitor'] as string[]).includes(grant.role)) {
+    throw new BadRequestError(`Invalid role '${grant.role}': must be administrator, access_manager or activity_monitor`);
+  }
+  if (grant.principal_type !== 'identity' && grant.principal_type !== 'group') throw new BadRequestError(`Invalid principal_type '${grant.principal_type}': must be identity or group`);
+  if (!endpoint.managed) throw new BadRequestError('Roles can be granted only on managed endpoints (for a share: on a managed host)');
+  if (grant.role === 'access_manager' && endpoint.kind !== 'shared') throw new BadRequestError("The role 'access_manager' exists only on shared endpoints, which have access rules");
+  return { role: grant.role as EndpointRole, principal_type: grant.principal_type };
+}
+
+/** The owner's own administrator role: it goes only with the endpoint. */
+export function isOwnerAdministrator(assignment: RoleAssignmentState, endpoint: { ownerId: string }): boolean {
+  return assignment.role === 'administrator' && assignment.principal_type === 'identity' && assignment.principal_id === endpoint.ownerId;
 }

@@ -44,6 +44,13 @@ export class ResourceNotFoundError extends NotFoundError {
   readonly code = 'ClientError.NotFound';
 }
 
+export class RoleNotFoundError extends NotFoundError {
+  readonly code = 'RoleNotFound';
+  constructor(roleId: string) {
+    super(`No such role '${roleId}'`);
+  }
+}
+
 export class EndpointDeletedError extends DomainError {
   readonly code = 'EndpointDeleted';
   constructor(endpointXid: string) {

@@ -153,7 +153,8 @@ function ownerOnCreate(): BadRequestError {
   return new BadRequestError("Field 'owner_string' is set from your identity on create");
 }
 
-function checkDataType(body: EndpointBody, expected: 'endpoint' | 'shared_endpoint'): void {
+/** A document's DATA_TYPE is optional on input, and checked when present. */
+export function checkDataType(body: { DATA_TYPE?: unknown }, expected: string): void {
   if (body.DATA_TYPE !== undefined && body.DATA_TYPE !== expected) {
     throw new BadRequestError(`Invalid DATA_TYPE '${body.DATA_TYPE}': expected '${expected}'`);
   }
