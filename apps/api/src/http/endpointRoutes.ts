@@ -3,6 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
+import { encodeShareCursor, sharesPage } from './v010/paging';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
   assertSentBackUnchanged,
@@ -103,6 +104,12 @@ export function endpointRoutes(endpoints: EndpointService): Router {
   router.delete('/endpoint/:xid/server/:serverId', async (req, res) => {
     await endpoints.deleteServer(principalOf(res), req.params.xid, serverIdOf(req));
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: 'Server deleted successfully' });
+  });
+
+  router.get('/endpoint/:xid/shared_endpoint_list', async (req, res) => {
+    const page = sharesPage(req.query);
+    const { views, next } = await endpoints.sharesOfHost(principalOf(res), req.params.xid, page);
+    res.json({ DATA_TYPE: 'shared_endpoint_list', shared_endpoints: views.map(endpointDocument), next_token: next === null ? null : encodeShareCursor(next) });
   });
 
   // ---- roles (catalogue features 3) ----

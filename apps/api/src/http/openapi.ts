@@ -143,6 +143,18 @@ export const openApiDocument = {
       parameters: [xid],
       get: { operationId: 'mySharedEndpoints', summary: 'Get shared endpoint list', responses: { '200': ok('Shares the caller administers or manages access to', ref('EndpointList')), ...errors } },
     },
+    '/endpoint/{endpoint_xid}/shared_endpoint_list': {
+      parameters: [xid],
+      get: {
+        operationId: 'sharedEndpointList',
+        summary: 'Shares of a host (administrators and activity monitors of the host): those the caller could GET',
+        parameters: [
+          { name: 'max_results', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+          { name: 'next_token', in: 'query', required: false, description: 'Opaque: the previous page\'s next_token', schema: { type: 'string' } },
+        ],
+        responses: { '200': ok('A page of shares', ref('SharedEndpointList')), ...errors },
+      },
+    },
     '/endpoint/{endpoint_xid}/role_list': {
       parameters: [xid],
       get: { operationId: 'endpointRoleList', summary: 'Roles on the endpoint (callers holding any role)', responses: { '200': ok('Roles', ref('RoleList')), ...errors } },
@@ -225,6 +237,10 @@ export const openApiDocument = {
           role: { enum: ['administrator', 'access_manager', 'activity_monitor', 'activity_manager'] },
         },
         ['DATA_TYPE', 'id', 'principal_type', 'principal', 'role'],
+      ),
+      SharedEndpointList: documented(
+        { DATA_TYPE: { const: 'shared_endpoint_list' }, shared_endpoints: { type: 'array', items: ref('Endpoint') }, next_token: nullable('string') },
+        ['DATA_TYPE', 'shared_endpoints', 'next_token'],
       ),
       RoleList: documented({ DATA_TYPE: { const: 'role_list' }, DATA: { type: 'array', items: ref('Role') } }, ['DATA_TYPE', 'DATA']),
       RoleInput: {

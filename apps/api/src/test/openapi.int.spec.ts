@@ -12,7 +12,7 @@ describe('the OpenAPI document', () => {
     expect(operations.filter((o) => o !== 'openApi').sort()).toEqual(
       [
         ...['addServer', 'createEndpoint', 'createSharedEndpoint', 'deleteEndpoint', 'deleteServer', 'getEndpoint', 'getServer', 'getServerList', 'myEffectivePauseRules', 'mySharedEndpoints', 'updateEndpoint', 'updateServer'],
-        ...['addEndpointRole', 'deleteEndpointRole', 'endpointRoleList', 'getEndpointRole'],
+        ...['addEndpointRole', 'deleteEndpointRole', 'endpointRoleList', 'getEndpointRole', 'sharedEndpointList'],
       ].sort(),
     );
   });

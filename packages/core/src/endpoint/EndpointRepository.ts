@@ -41,6 +41,17 @@ export interface EndpointRepository {
     hostId: string,
     holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] },
   ): Promise<EndpointWithRoles[]>;
+  /**
+   * One page of a host's shares in (created_at, id) order, after `after` (from the start when
+   * null), at most `limit`, each with the assignments these principals hold on it.
+   */
+  listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }): Promise<EndpointWithRoles[]>;
+}
+
+/** Where a page of a host's shares resumes: after this share, in (created_at, id) order. */
+export interface ShareCursor {
+  createdAt: Date;
+  id: string;
 }
 
 /** The one wording of uniqueness conflicts, used by every adapter. */

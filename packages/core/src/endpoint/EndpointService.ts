@@ -15,6 +15,7 @@ import { hasControlCharacters, isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
+import type { ShareCursor } from './EndpointRepository';
 import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
 
@@ -186,6 +187,34 @@ export class EndpointService {
       views.push(viewOf(share, roles, host, hostVisible, hostRoles));
     }
     return views;
+  }
+
+  /**
+   * Shares of a host (catalogue features 2), to its administrators and activity monitors: every
+   * share the caller could GET, one page at a time in (created_at, id) order. `next` resumes
+   * after the last share read; a page holds at least one share unless it is the last.
+   */
+  async sharesOfHost(caller: Principal, xid: string, page: { after: ShareCursor | null; limit: number }): Promise<{ views: EndpointView[]; next: ShareCursor | null }> {
+    const repos = this.uow.repositories;
+    const { endpoint: host, roles: hostRoles } = await this.load(repos, caller, xid, { canonicalName: false });
+    if (!host.canHostShares) throw new BadRequestError(`Endpoint '${host.id}' cannot host shared endpoints`);
+    if (!hostRoles.includes('administrator') && !hostRoles.includes('activity_monitor')) {
+      throw new PermissionDeniedError(`You need the 'administrator' or 'activity_monitor' role on endpoint '${host.id}' to list its shares`);
+    }
+    const hostVisible = canViewEndpoint(host.isPublic, hostRoles);
+    const views: EndpointView[] = [];
+    let after = page.after;
+    for (;;) {
+      const candidates = await repos.endpoints.listSharesOfHost(host.id, caller.principalIds, { after, limit: page.limit });
+      for (const { endpoint: share, assignments } of candidates) {
+        const roles = effectiveRoles(share, caller, assignments);
+        if (canViewEndpoint(share.isPublic, roles)) views.push(viewOf(share, roles, host, hostVisible, hostRoles));
+      }
+      const last = candidates[candidates.length - 1]?.endpoint;
+      after = candidates.length === page.limit && last ? { createdAt: last.snapshot.created_at, id: last.id } : null;
+      // a page of shares the caller may not see reads on, so that no page is empty but the last
+      if (views.length > 0 || after === null) return { views, next: after };
+    }
   }
 
   // ---- roles (catalogue features 3) ----

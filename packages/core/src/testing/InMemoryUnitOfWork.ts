@@ -9,7 +9,7 @@ import type { GroupRepository, GroupState } from '../auth/Group';
 import type { AuthorizationCodeRepository, AuthorizationCodeState, RefreshTokenRepository, RefreshTokenState } from '../auth/Grant';
 import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
 import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
-import { endpointConflicts, type EndpointRepository } from '../endpoint/EndpointRepository';
+import { endpointConflicts, type EndpointRepository, type ShareCursor } from '../endpoint/EndpointRepository';
 import type { PauseRuleRepository, PauseRuleState } from '../pause-rule/PauseRule';
 import type { RoleAssignmentState, RoleRepository } from '../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../shared/errors';
@@ -124,6 +124,18 @@ class InMemoryEndpointRepository implements EndpointRepository {
   async findWithRolesOf(key: { id: string } | { canonical_name: string }, principalIds: readonly string[]) {
     const endpoint = 'id' in key ? await this.findById(key.id) : await this.findByCanonicalName(key.canonical_name);
     return endpoint ? { endpoint, assignments: this.heldOn(endpoint.id, principalIds) } : null;
+  }
+  async listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
+    const after = page.after;
+    const isAfter = (e: Endpoint) => {
+      if (after === null) return true;
+      const t = e.snapshot.created_at.getTime() - after.createdAt.getTime();
+      return t > 0 || (t === 0 && e.id > after.id);
+    };
+    return this.sharesOf(hostId)
+      .filter(isAfter)
+      .slice(0, page.limit)
+      .map((endpoint) => ({ endpoint, assignments: this.heldOn(endpoint.id, principalIds) }));
   }
   async listSharesHeldBy(hostId: string, holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] }) {
     const owners = new Set(holder.identityIds);

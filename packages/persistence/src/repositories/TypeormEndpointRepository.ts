@@ -11,6 +11,7 @@ import {
   type EndpointState,
   type NetworkUse,
   type ReadOptions,
+  type ShareCursor,
   type ServerScheme,
   type Tombstone,
 } from '@xfer/core';
@@ -110,6 +111,22 @@ export class TypeormEndpointRepository implements EndpointRepository {
        WHERE e.id = h.id AND e.host_endpoint_id = ?
        ORDER BY e.created_at, e.id`,
       [...principalIds, hostId, ...roles, ...identityIds, hostId, ...principalIds, hostId],
+    );
+    return groupWithRoles(rows);
+  }
+
+  async listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
+    const after = page.after === null ? '' : 'AND (s.created_at > ? OR (s.created_at = ? AND s.id > ?))';
+    const cursor = page.after === null ? [] : [toTime(page.after.createdAt), toTime(page.after.createdAt), page.after.id];
+    // the page's ids first (by the host index, in order), then the shares with the caller's roles
+    const rows = await this.sql.rows<EndpointRow>(
+      `${SELECT_WITH_ROLES}
+       FROM (SELECT s.id FROM endpoints s WHERE s.host_endpoint_id = ? ${after} ORDER BY s.created_at, s.id LIMIT ?) h
+       CROSS JOIN endpoints e
+       LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)})
+       WHERE e.id = h.id
+       ORDER BY e.created_at, e.id`,
+      [hostId, ...cursor, page.limit, ...principalIds],
     );
     return groupWithRoles(rows);
   }

@@ -3,6 +3,7 @@ import { ConsentSet } from '../../auth/Consent';
 import type { ScopeState } from '../../auth/Scope';
 import { newIdentity, type IdentityState } from '../../auth/Identity';
 import { Endpoint, type CreateEndpoint } from '../../endpoint/Endpoint';
+import type { ShareCursor } from '../../endpoint/EndpointRepository';
 import { ALL_PAUSED } from '../../pause-rule/PauseRule';
 import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
 import type { UnitOfWork } from '../../shared/UnitOfWork';
@@ -176,6 +177,33 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const listed = await uow.repositories.endpoints.listSharesHeldBy(host.id, { identityIds: [bob.id], principalIds: [bob.id], roles: ['administrator', 'access_manager'] });
         expect(listed.map((l) => l.endpoint.id)).toEqual([ownedByBob.id, managedByBob.id]);
         expect(listed[1].assignments.map((a) => a.role).sort()).toEqual(['access_manager', 'activity_monitor']);
+      });
+
+      it('pages through every share of a host exactly once, in (created_at, id) order, ties included', async () => {
+        const alice = await identity('alice');
+        const bob = await identity('bob');
+        const host = serverEndpoint(alice, 'Paged host');
+        await uow.repositories.endpoints.insert(host);
+        const managed = Endpoint.fromPrimitives({ ...host.toPrimitives(), subscription_id: ids.uuid() });
+        const shares = [0, 1, 2, 3, 4].map((n) =>
+          Endpoint.createShared({ display_name: `P${n}`, host_endpoint_id: host.id, host_path: '/' }, { id: ids.uuid(), owner: alice, now: new Date(now.getTime() + (n < 3 ? 0 : 1000)), host: managed, callerIsHostAdministrator: true }),
+        );
+        for (const share of [...shares].reverse()) await uow.repositories.endpoints.insert(share);
+        await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: shares[1].id, role: 'activity_monitor', principal_type: 'identity', principal_id: bob.id, created_at: now });
+        const seen: string[] = [];
+        let after: ShareCursor | null = null;
+        for (let pages = 0; pages < 5; pages++) {
+          const page = await uow.repositories.endpoints.listSharesOfHost(host.id, [bob.id], { after, limit: 2 });
+          seen.push(...page.map((p) => p.endpoint.id));
+          if (page.length < 2) break;
+          const last = page[page.length - 1].endpoint;
+          after = { createdAt: last.snapshot.created_at, id: last.id };
+        }
+        const expected = [...shares].sort((a, b) => a.snapshot.created_at.getTime() - b.snapshot.created_at.getTime() || (a.id < b.id ? -1 : 1)).map((e) => e.id);
+        expect(seen).toEqual(expected);
+        const first = await uow.repositories.endpoints.listSharesOfHost(host.id, [bob.id], { after: null, limit: 10 });
+        expect(first.find((p) => p.endpoint.id === shares[1].id)?.assignments.map((r) => r.role)).toEqual(['activity_monitor']);
+        expect(first.find((p) => p.endpoint.id === shares[0].id)?.assignments).toEqual([]);
       });
 
       it('reads a token with its identity, the identity set and their groups', async () => {

@@ -1,0 +1,35 @@
+import { BadRequestError, isUuid, type ShareCursor } from '@xfer/core';
+
+export const MAX_SHARES_PAGE = 1000;
+
+/** The first value of a query parameter as a string; repeated parameters count once. */
+function first(value: unknown): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** next_token is opaque to clients: the cursor as base64url JSON. */
+export function encodeShareCursor(cursor: ShareCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt.toISOString(), cursor.id])).toString('base64url');
+}
+
+function decodeShareCursor(token: string): ShareCursor {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [unknown, unknown];
+    const date = typeof createdAt === 'string' ? new Date(createdAt) : new Date(NaN);
+    if (typeof id === 'string' && isUuid(id) && !Number.isNaN(date.getTime())) return { createdAt: date, id };
+  } catch {
+    // fall through
+  }
+  throw new BadRequestError('Invalid next_token: pass it back as it came');
+}
+
+/** `max_results` (1-1000, default 1000) and `next_token` of shared_endpoint_list. */
+export function sharesPage(query: Record<string, unknown>): { after: ShareCursor | null; limit: number } {
+  const max = first(query.max_results);
+  if (max !== undefined && (!/^\d{1,4}$/.test(max) || Number(max) < 1 || Number(max) > MAX_SHARES_PAGE)) {
+    throw new BadRequestError(`Invalid max_results '${max.slice(0, 20)}': a number from 1 to ${MAX_SHARES_PAGE}`);
+  }
+  const token = first(query.next_token);
+  return { after: token ? decodeShareCursor(token) : null, limit: max === undefined ? MAX_SHARES_PAGE : Number(max) };
+}
