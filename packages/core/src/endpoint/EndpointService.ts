@@ -5,17 +5,16 @@ import { canViewEndpoint, checkRoleGrant, effectiveRoles, isOwnerAdministrator, 
 import {
   BadRequestError,
   ConcurrentModificationError,
-  EndpointDeletedError,
-  EndpointNotFoundError,
   PermissionDeniedError,
   RoleNotFoundError,
 } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
-import { hasControlCharacters, isUuid } from '../shared/text';
+import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
 import type { ShareCursor } from './EndpointRepository';
+import { loadEndpoint, type LoadedEndpoint as Loaded, type LoadOptions } from './loadEndpoint';
 import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
 
@@ -29,19 +28,7 @@ export interface CreatedEndpoint {
   vendor_connect_setup_key: string | null;
 }
 
-interface Loaded {
-  endpoint: Endpoint;
-  roles: EndpointRole[];
-}
-
 const MAX_ATTEMPTS = 5;
-
-interface LoadOptions {
-  /** The deprecated canonical name may stand for the id (get and delete only). */
-  canonicalName: boolean;
-  /** Lock the endpoint for the rest of the transaction (writes). */
-  forUpdate?: boolean;
-}
 
 /** The twelve operations of the endpoint management API (spec 4.2). */
 export class EndpointService {
@@ -313,24 +300,9 @@ export class EndpointService {
     }
   }
 
-  /** The endpoint named by `xid` (an id, or where allowed a canonical name), or why there is none. */
-  private endpointKey(xid: string, options: LoadOptions): { id: string } | { canonical_name: string } {
-    if (isUuid(xid)) return { id: xid.toLowerCase() };
-    if (options.canonicalName && xid.includes('#') && !hasControlCharacters(xid)) return { canonical_name: xid };
-    throw new EndpointNotFoundError(xid);
-  }
-
-  private async missing(repos: Repos, xid: string, key: { id: string } | { canonical_name: string }): Promise<never> {
-    if (await repos.endpoints.findTombstone(key)) throw new EndpointDeletedError(xid);
-    throw new EndpointNotFoundError(xid);
-  }
-
   /** The endpoint and the caller's effective roles on it: one read. */
-  private async load(repos: Repos, caller: Principal, xid: string, options: LoadOptions): Promise<Loaded> {
-    const key = this.endpointKey(xid, options);
-    const found = await repos.endpoints.findWithRolesOf(key, caller.principalIds, { forUpdate: options.forUpdate ?? false });
-    if (!found) return this.missing(repos, xid, key);
-    return { endpoint: found.endpoint, roles: effectiveRoles(found.endpoint, caller, found.assignments) };
+  private load(repos: Repos, caller: Principal, xid: string, options: LoadOptions): Promise<Loaded> {
+    return loadEndpoint(repos, caller, xid, options);
   }
 
   /** What the caller may see of the endpoint: for a share, this reads its host with the caller's roles on it. */
