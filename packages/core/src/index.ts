@@ -36,3 +36,5 @@ export * from './subscription/Subscription';
 export * from './admin/AdminService';
 export * from './admin/demo';
 export * from './services';
+export * from './access/AccessRule';
+export * from './access/AccessRuleService';

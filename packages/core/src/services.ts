@@ -1,3 +1,4 @@
+import { AccessRuleService } from './access/AccessRuleService';
 import { AdminService } from './admin/AdminService';
 import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, type AuthenticationOptions } from './auth/AuthenticationService';
 import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type AuthorizationServerOptions } from './auth/AuthorizationServer';
@@ -23,6 +24,7 @@ export interface CoreServices {
   housekeeping: Housekeeping;
   idTokens: IdTokenService;
   identityDirectory: IdentityDirectory;
+  accessRules: AccessRuleService;
 }
 
 export interface CoreOptions {
@@ -66,6 +68,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
       lifetimeSeconds: options.authorizationServer?.accessTokenLifetimeSeconds ?? DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS,
     }),
   identityDirectory: ({ uow, clock, ids }) => new IdentityDirectory(uow, clock, ids),
+  accessRules: ({ uow, clock, ids }) => new AccessRuleService(uow, clock, ids),
   housekeeping: ({ uow, clock, options }) =>
     new Housekeeping(uow, clock, { signInWindowSeconds: options.signInThrottle?.windowSeconds ?? DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle.windowSeconds }),
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
@@ -84,5 +87,6 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     housekeeping: CORE_SERVICE_FACTORIES.housekeeping(dependencies),
     idTokens: CORE_SERVICE_FACTORIES.idTokens(dependencies),
     identityDirectory: CORE_SERVICE_FACTORIES.identityDirectory(dependencies),
+    accessRules: CORE_SERVICE_FACTORIES.accessRules(dependencies),
   };
 }

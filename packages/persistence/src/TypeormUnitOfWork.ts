@@ -11,6 +11,7 @@ import {
   TypeormSignInFailureRepository,
   TypeormSigningKeyRepository,
 } from './repositories/TypeormAuthorizationRepositories';
+import { TypeormAccessRuleRepository } from './repositories/TypeormAccessRuleRepository';
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
 import { TypeormRoleRepository } from './repositories/TypeormRoleRepository';
@@ -21,6 +22,7 @@ export function typeormRepositories(manager: EntityManager): Repositories {
   return {
     endpoints: new TypeormEndpointRepository(manager),
     roles: new TypeormRoleRepository(manager),
+    accessRules: new TypeormAccessRuleRepository(manager),
     pauseRules: new TypeormPauseRuleRepository(manager),
     subscriptions: new TypeormSubscriptionRepository(manager),
     identities: new TypeormIdentityRepository(manager),

@@ -25,6 +25,7 @@ const SERVICES: ServiceTokens = {
   housekeeping: Symbol.for('xfer.Housekeeping'),
   idTokens: Symbol.for('xfer.IdTokenService'),
   identityDirectory: Symbol.for('xfer.IdentityDirectory'),
+  accessRules: Symbol.for('xfer.AccessRuleService'),
 };
 
 /** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
@@ -72,6 +73,7 @@ export function coreServicesOf(container: Container): CoreServices {
     housekeeping: container.get(TOKENS.housekeeping),
     idTokens: container.get(TOKENS.idTokens),
     identityDirectory: container.get(TOKENS.identityDirectory),
+    accessRules: container.get(TOKENS.accessRules),
   };
 }
 

@@ -19,7 +19,7 @@ import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
 
 /** The repositories the endpoint operations use. */
-export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'pauseRules' | 'subscriptions' | 'identities' | 'groups'>;
+export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'accessRules' | 'pauseRules' | 'subscriptions' | 'identities' | 'groups'>;
 type Repos = EndpointRepositories['repositories'];
 
 export interface CreatedEndpoint {
@@ -109,6 +109,7 @@ export class EndpointService {
       const { endpoint, roles } = await this.load(repos, caller, xid, { canonicalName: true, forUpdate: true });
       this.assertAdministrator(endpoint, roles);
       await repos.roles.deleteForEndpoint(endpoint.id);
+      await repos.accessRules.deleteForEndpoint(endpoint.id);
       await repos.pauseRules.deleteForEndpoint(endpoint.id);
       await repos.endpoints.delete(endpoint, endpoint.tombstone(this.clock.now()));
     });

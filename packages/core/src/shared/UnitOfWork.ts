@@ -1,3 +1,4 @@
+import type { AccessRuleRepository } from '../access/AccessRule';
 import type { AccessTokenRepository } from '../auth/AccessToken';
 import type { ClientRepository } from '../auth/Client';
 import type { ConsentRepository } from '../auth/Consent';
@@ -17,6 +18,7 @@ import type { ServiceSettingsRepository } from './ServiceSettings';
 export interface Repositories {
   endpoints: EndpointRepository;
   roles: RoleRepository;
+  accessRules: AccessRuleRepository;
   pauseRules: PauseRuleRepository;
   subscriptions: SubscriptionRepository;
   identities: IdentityRepository;

@@ -51,6 +51,23 @@ export class RoleNotFoundError extends NotFoundError {
   }
 }
 
+export class AccessRuleNotFoundError extends NotFoundError {
+  readonly code = 'AccessRuleNotFound';
+  constructor(ruleId: string) {
+    super(`No such access rule '${ruleId}'`);
+  }
+}
+
+/** A path an access rule cannot name. */
+export class InvalidPathError extends BadRequestError {
+  override readonly code = 'InvalidPath';
+}
+
+/** The same thing exists already (an access rule for the same principal and path). */
+export class ExistsError extends DomainError {
+  readonly code = 'Exists';
+}
+
 export class EndpointDeletedError extends DomainError {
   readonly code = 'EndpointDeleted';
   constructor(endpointXid: string) {

@@ -1,3 +1,4 @@
+import { isAccessRuleLive, type AccessRuleRepository, type AccessRuleState } from '../access/AccessRule';
 import type { AccessTokenRepository, AccessTokenState } from '../auth/AccessToken';
 import type { ClientRepository, ClientState } from '../auth/Client';
 import type { ConsentRepository, ConsentState, NewConsent } from '../auth/Consent';
@@ -22,6 +23,7 @@ interface Store {
   endpoints: Map<string, EndpointState>;
   tombstones: Map<string, Tombstone>;
   roles: Map<string, RoleAssignmentState>;
+  accessRules: Map<string, AccessRuleState>;
   pauseRules: Map<string, PauseRuleState>;
   subscriptions: Map<string, SubscriptionState>;
   identities: Map<string, IdentityState>;
@@ -461,6 +463,40 @@ class InMemorySessionRepository implements SessionRepository {
   }
 }
 
+class InMemoryAccessRuleRepository implements AccessRuleRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(rule: AccessRuleState) {
+    this.store().accessRules.set(rule.id, clone(rule));
+  }
+  async listForEndpoint(endpointId: string) {
+    return [...this.store().accessRules.values()]
+      .filter((r) => r.endpoint_id === endpointId)
+      .sort((a, b) => a.create_time.getTime() - b.create_time.getTime() || a.id.localeCompare(b.id))
+      .map(clone);
+  }
+  async findById(id: string) {
+    const r = this.store().accessRules.get(id);
+    return r ? clone(r) : null;
+  }
+  async update(rule: AccessRuleState) {
+    const stored = this.store().accessRules.get(rule.id);
+    if (stored) Object.assign(stored, { permissions: rule.permissions, expiration_date: rule.expiration_date });
+  }
+  async delete(id: string) {
+    this.store().accessRules.delete(id);
+  }
+  async deleteForEndpoint(endpointId: string) {
+    purgeWhere(this.store().accessRules, (r) => r.endpoint_id === endpointId, Infinity);
+  }
+  async sharesGranting(principalIds: readonly string[], now: Date) {
+    const ids = new Set(principalIds);
+    const granting = [...this.store().accessRules.values()].filter(
+      (r) => isAccessRuleLive(r, now) && (r.principal_type === 'all_authenticated_users' || ((r.principal_type === 'identity' || r.principal_type === 'group') && ids.has(r.principal))),
+    );
+    return [...new Set(granting.map((r) => r.endpoint_id))].sort();
+  }
+}
+
 class InMemorySigningKeyRepository implements SigningKeyRepository {
   constructor(private readonly store: () => Store) {}
   async add(key: SigningKeyState) {
@@ -514,6 +550,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     endpoints: new Map(),
     tombstones: new Map(),
     roles: new Map(),
+    accessRules: new Map(),
     pauseRules: new Map(),
     subscriptions: new Map(),
     identities: new Map(),
@@ -538,6 +575,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     this.repositories = {
       endpoints: new InMemoryEndpointRepository(store),
       roles: new InMemoryRoleRepository(store),
+      accessRules: new InMemoryAccessRuleRepository(store),
       pauseRules: new InMemoryPauseRuleRepository(store),
       subscriptions: new InMemorySubscriptionRepository(store),
       identities: new InMemoryIdentityRepository(store),

@@ -1,4 +1,5 @@
 import type {
+  AccessRuleState,
   AccessTokenState,
   AuthorizationCodeState,
   ClientState,
@@ -333,3 +334,22 @@ export const SigningKeySchema = new EntitySchema<SigningKeyRecord>({
 });
 
 ALL_SCHEMAS.push(SigningKeySchema);
+
+export type AccessRuleRecord = RowOf<AccessRuleState>;
+export const AccessRuleSchema = new EntitySchema<AccessRuleRecord>({
+  name: 'access_rules',
+  columns: {
+    id: id(),
+    endpoint_id: varchar(36),
+    principal_type: varchar(32),
+    principal: varchar(36),
+    path: text(false),
+    permissions: varchar(2),
+    notify_email: varchar(254, true),
+    notify_message: text(),
+    create_time: time(),
+    expiration_date: time(true),
+  },
+});
+
+ALL_SCHEMAS.push(AccessRuleSchema);

@@ -453,6 +453,30 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect((await uow.repositories.signingKeys.list()).map((k) => k.kid)).toEqual(['b']);
       });
 
+      it('keeps access rules per share in creation order, writes back permissions and expiry, and finds the shares granting principals', async () => {
+        const [share, other, alice, lab] = [ids.uuid(), ids.uuid(), ids.uuid(), ids.uuid()];
+        const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+        const rule = (principal_type: 'identity' | 'group' | 'all_authenticated_users', principal: string, endpoint_id: string, seconds: number, expiration_date: Date | null = null) => ({
+          id: ids.uuid(), endpoint_id, principal_type, principal, path: '/data/', permissions: 'r' as const, notify_email: null, notify_message: null, create_time: at(seconds), expiration_date,
+        });
+        const second = rule('group', lab, share, 2);
+        const first = rule('identity', alice, share, 1);
+        const expired = rule('identity', alice, other, 3, at(-1));
+        for (const r of [second, first, expired]) await uow.repositories.accessRules.add(r);
+        expect(await uow.repositories.accessRules.listForEndpoint(share)).toEqual([first, second]);
+        await uow.repositories.accessRules.update({ ...first, permissions: 'rw', expiration_date: at(100), path: '/ignored/' });
+        expect(await uow.repositories.accessRules.findById(first.id)).toEqual({ ...first, permissions: 'rw', expiration_date: at(100) });
+        expect(await uow.repositories.accessRules.sharesGranting([alice], now)).toEqual([share]);
+        expect(await uow.repositories.accessRules.sharesGranting([ids.uuid()], now)).toEqual([]);
+        const everyone = rule('all_authenticated_users', '', other, 4);
+        await uow.repositories.accessRules.add(everyone);
+        expect(await uow.repositories.accessRules.sharesGranting([ids.uuid()], now)).toEqual([other]);
+        await uow.repositories.accessRules.delete(first.id);
+        await uow.repositories.accessRules.deleteForEndpoint(other);
+        expect(await uow.repositories.accessRules.listForEndpoint(share)).toEqual([second]);
+        expect(await uow.repositories.accessRules.findById(everyone.id)).toBeNull();
+      });
+
       it('counts failed sign-ins per key within a window, clears a key, and purges old ones in bounded batches', async () => {
         const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
         const [account, address, other] = [hashToken('account'), hashToken('address'), hashToken('other')];

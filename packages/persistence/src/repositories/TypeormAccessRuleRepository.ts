@@ -1,0 +1,49 @@
+import type { AccessPermissions, AccessPrincipalType, AccessRuleRepository, AccessRuleState } from '@xfer/core';
+import type { EntityManager } from 'typeorm';
+import { AccessRuleSchema, type AccessRuleRecord } from '../records/schemas';
+import { Sql } from '../sql';
+import { fromTime, fromTimeOrNull, toTime, toTimeOrNull } from './mapping';
+
+const fromRecord = (r: AccessRuleRecord): AccessRuleState => ({
+  ...r,
+  principal_type: r.principal_type as AccessPrincipalType,
+  permissions: r.permissions as AccessPermissions,
+  create_time: fromTime(r.create_time),
+  expiration_date: fromTimeOrNull(r.expiration_date),
+});
+
+export class TypeormAccessRuleRepository implements AccessRuleRepository {
+  private readonly sql: Sql;
+  constructor(private readonly manager: EntityManager) {
+    this.sql = new Sql(manager);
+  }
+  async add(rule: AccessRuleState) {
+    await this.manager.insert(AccessRuleSchema, { ...rule, create_time: toTime(rule.create_time), expiration_date: toTimeOrNull(rule.expiration_date) });
+  }
+  async listForEndpoint(endpointId: string) {
+    return (await this.manager.find(AccessRuleSchema, { where: { endpoint_id: endpointId }, order: { create_time: 'ASC', id: 'ASC' } })).map(fromRecord);
+  }
+  async findById(id: string) {
+    const r = await this.manager.findOneBy(AccessRuleSchema, { id });
+    return r ? fromRecord(r) : null;
+  }
+  async update(rule: AccessRuleState) {
+    await this.manager.update(AccessRuleSchema, { id: rule.id }, { permissions: rule.permissions, expiration_date: toTimeOrNull(rule.expiration_date) });
+  }
+  async delete(id: string) {
+    await this.manager.delete(AccessRuleSchema, { id });
+  }
+  async deleteForEndpoint(endpointId: string) {
+    await this.manager.delete(AccessRuleSchema, { endpoint_id: endpointId });
+  }
+  async sharesGranting(principalIds: readonly string[], now: Date) {
+    const rows = await this.sql.rows<{ endpoint_id: string }>(
+      `SELECT DISTINCT a.endpoint_id FROM access_rules a
+       WHERE (a.principal_type = 'all_authenticated_users' OR (a.principal_type IN ('identity', 'group') AND a.principal IN (${this.sql.list(principalIds)})))
+         AND (a.expiration_date IS NULL OR a.expiration_date > ?)
+       ORDER BY a.endpoint_id`,
+      [...principalIds, toTime(now)],
+    );
+    return rows.map((r) => r.endpoint_id);
+  }
+}
