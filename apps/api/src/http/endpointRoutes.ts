@@ -1,8 +1,9 @@
-import { ServerNotFoundError, type CreatedEndpoint, type EndpointService, type EndpointView, type ServerState } from '@xfer/core';
+import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointService, type EndpointView, type ServerState } from '@xfer/core';
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
+import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
 import { encodeShareCursor, sharesPage } from './v010/paging';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
@@ -37,7 +38,7 @@ function sendCreated(req: Request, res: Response, message: string, created: Crea
 }
 
 /** The twelve endpoint operations: decode the request, call the use case, render the documents. */
-export function endpointRoutes(endpoints: EndpointService): Router {
+export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService): Router {
   const router = Router();
 
   router.get('/endpoint/:xid', async (req, res) => {
@@ -131,6 +132,32 @@ export function endpointRoutes(endpoints: EndpointService): Router {
   router.delete('/endpoint/:xid/role/:roleId', async (req, res) => {
     await endpoints.deleteRole(principalOf(res), req.params.xid, req.params.roleId);
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: `Role '${req.params.roleId}' deleted successfully` });
+  });
+
+  // ---- access rules of shares (catalogue features 4) ----
+  router.get('/endpoint/:xid/access_list', async (req, res) => {
+    const { endpointId, rules } = await accessRules.list(principalOf(res), req.params.xid);
+    res.json({ DATA_TYPE: 'access_list', endpoint: endpointId, length: rules.length, DATA: rules.map(accessDocument) });
+  });
+
+  router.get('/endpoint/:xid/access/:ruleId', async (req, res) => {
+    res.json(accessDocument(await accessRules.get(principalOf(res), req.params.xid, req.params.ruleId)));
+  });
+
+  router.post('/endpoint/:xid/access', async (req, res) => {
+    const rule = await accessRules.add(principalOf(res), req.params.xid, await decodeNewAccessRule(req.body));
+    sendResult(req, res, 201, { DATA_TYPE: 'access_create_result', code: 'Created', message: 'Access rule created successfully.', access_id: rule.id });
+  });
+
+  router.put('/endpoint/:xid/access/:ruleId', async (req, res) => {
+    const { ruleId } = req.params;
+    await accessRules.update(principalOf(res), req.params.xid, ruleId, await decodeAccessPatch(req.body, ruleId));
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: `Access rule '${ruleId}' updated successfully` });
+  });
+
+  router.delete('/endpoint/:xid/access/:ruleId', async (req, res) => {
+    await accessRules.delete(principalOf(res), req.params.xid, req.params.ruleId);
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: `Access rule '${req.params.ruleId}' deleted successfully` });
   });
 
   router.get('/endpoint/:xid/my_shared_endpoint_list', async (req, res) => {

@@ -91,6 +91,7 @@ const errors = { default: { description: 'An error document', content: json(ref(
 const xid = { name: 'endpoint_xid', in: 'path', required: true, description: 'Endpoint id (or, on get and delete, its deprecated canonical name)', schema: { type: 'string' } };
 const serverId = { name: 'server_id', in: 'path', required: true, schema: { type: 'integer' } };
 const roleId = { name: 'role_id', in: 'path', required: true, schema: { type: 'string' } };
+const accessId = { name: 'access_id', in: 'path', required: true, schema: { type: 'string' } };
 const ok = (description: string, schema: object) => ({ description, content: json(schema) });
 const body = (schema: object) => ({ required: true, content: json(schema) });
 
@@ -154,6 +155,20 @@ export const openApiDocument = {
         ],
         responses: { '200': ok('A page of shares', ref('SharedEndpointList')), ...errors },
       },
+    },
+    '/endpoint/{endpoint_xid}/access_list': {
+      parameters: [xid],
+      get: { operationId: 'endpointAclList', summary: 'Access rules of a share, implicit ones included (administrators and access managers)', responses: { '200': ok('Access rules', ref('AccessList')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/access': {
+      parameters: [xid],
+      post: { operationId: 'addEndpointAclRule', summary: 'Add an access rule to a share', requestBody: body(ref('AccessInput')), responses: { '201': ok('Created', ref('AccessCreateResult')), ...errors } },
+    },
+    '/endpoint/{endpoint_xid}/access/{access_id}': {
+      parameters: [xid, accessId],
+      get: { operationId: 'getEndpointAclRule', summary: 'One access rule', responses: { '200': ok('The access rule', ref('Access')), ...errors } },
+      put: { operationId: 'updateEndpointAclRule', summary: 'Change permissions and/or expiration_date', requestBody: body(ref('AccessInput')), responses: { '200': ok('Updated', ref('Result')), ...errors } },
+      delete: { operationId: 'deleteEndpointAclRule', summary: 'Delete an access rule', responses: { '200': ok('Deleted', ref('Result')), ...errors } },
     },
     '/endpoint/{endpoint_xid}/role_list': {
       parameters: [xid],
@@ -242,6 +257,42 @@ export const openApiDocument = {
         { DATA_TYPE: { const: 'shared_endpoint_list' }, shared_endpoints: { type: 'array', items: ref('Endpoint') }, next_token: nullable('string') },
         ['DATA_TYPE', 'shared_endpoints', 'next_token'],
       ),
+      Access: documented(
+        {
+          DATA_TYPE: { const: 'access' },
+          id: nullable('string'),
+          role_id: nullable('string'),
+          role_type: { enum: ['administrator', 'access_manager', null] },
+          principal_type: { enum: ['identity', 'group', 'all_authenticated_users', 'anonymous'] },
+          principal: { type: 'string' },
+          path: { type: 'string' },
+          permissions: { enum: ['r', 'rw'] },
+          notify_email: nullable('string'),
+          notify_message: nullable('string'),
+          create_time: nullable('string'),
+          expiration_date: nullable('string'),
+        },
+        ['DATA_TYPE', 'id', 'role_id', 'role_type', 'principal_type', 'principal', 'path', 'permissions', 'notify_email', 'notify_message', 'create_time', 'expiration_date'],
+      ),
+      AccessList: documented(
+        { DATA_TYPE: { const: 'access_list' }, endpoint: { type: 'string' }, length: { type: 'integer' }, DATA: { type: 'array', items: ref('Access') } },
+        ['DATA_TYPE', 'endpoint', 'length', 'DATA'],
+      ),
+      AccessCreateResult: resultSchema('access_create_result', { access_id: { type: 'string' } }, ['access_id']),
+      AccessInput: {
+        type: 'object',
+        description: 'On create: principal_type, principal, path, permissions (and optionally notify_email, notify_message, expiration_date). On update: permissions and/or expiration_date.',
+        properties: {
+          DATA_TYPE: { const: 'access' },
+          principal_type: { enum: ['identity', 'group', 'all_authenticated_users', 'anonymous'] },
+          principal: { type: 'string' },
+          path: { type: 'string' },
+          permissions: { enum: ['r', 'rw'] },
+          notify_email: nullable('string'),
+          notify_message: nullable('string'),
+          expiration_date: nullable('string'),
+        },
+      },
       RoleList: documented({ DATA_TYPE: { const: 'role_list' }, DATA: { type: 'array', items: ref('Role') } }, ['DATA_TYPE', 'DATA']),
       RoleInput: {
         type: 'object',
