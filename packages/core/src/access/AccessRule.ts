@@ -1,5 +1,5 @@
 import { BadRequestError, InvalidPathError } from '../shared/errors';
-import { checkEmail, checkText } from '../shared/text';
+import { checkEmail, checkText, hasControlCharacters } from '../shared/text';
 
 export type AccessPrincipalType = 'identity' | 'group' | 'all_authenticated_users' | 'anonymous';
 export const ACCESS_PRINCIPAL_TYPES: readonly AccessPrincipalType[] = ['identity', 'group', 'all_authenticated_users', 'anonymous'];
@@ -29,7 +29,7 @@ const MAX_PATH = 2000;
 export function checkAccessPath(path: string): string {
   if (!path.startsWith('/')) throw new InvalidPathError(`Invalid path '${path.slice(0, 100)}': it must be absolute (start with /)`);
   if (path.length > MAX_PATH) throw new InvalidPathError(`Invalid path: at most ${MAX_PATH} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(path)) throw new InvalidPathError('Invalid path: control characters are not allowed');
+  if (hasControlCharacters(path)) throw new InvalidPathError('Invalid path: control characters are not allowed');
   if (path.split('/').some((segment) => segment === '.' || segment === '..')) throw new InvalidPathError(`Invalid path '${path.slice(0, 100)}': no . or .. segments`);
   return path.endsWith('/') ? path : `${path}/`;
 }
