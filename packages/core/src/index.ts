@@ -38,3 +38,4 @@ export * from './admin/demo';
 export * from './services';
 export * from './access/AccessRule';
 export * from './access/AccessRuleService';
+export * from './endpoint/EndpointSearch';

@@ -4,7 +4,7 @@ import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
-import { encodeShareCursor, sharesPage } from './v010/paging';
+import { encodeShareCursor, searchRequest, sharesPage } from './v010/paging';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
   assertSentBackUnchanged,
@@ -45,6 +45,18 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
     const selection = fieldSelection(req.query.fields);
     const view = await endpoints.getEndpoint(principalOf(res), req.params.xid);
     res.json(selectFields(endpointDocument(view), selection));
+  });
+
+  router.get('/endpoint_search', async (req, res) => {
+    const selection = fieldSelection(req.query.fields);
+    const found = await endpoints.search(principalOf(res), searchRequest(req.query));
+    res.json({
+      DATA_TYPE: 'endpoint_list',
+      offset: found.offset,
+      limit: found.limit,
+      has_next_page: found.hasNextPage,
+      DATA: found.results.map(({ view, rank }) => ({ ...selectFields(endpointDocument(view), selection), _rank: rank })),
+    });
   });
 
   router.post('/endpoint', async (req, res) => {

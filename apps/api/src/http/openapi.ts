@@ -156,6 +156,14 @@ export const openApiDocument = {
         responses: { '200': ok('A page of shares', ref('SharedEndpointList')), ...errors },
       },
     },
+    '/endpoint_search': {
+      get: {
+        operationId: 'endpointSearch',
+        summary: 'Search endpoints the caller could GET (full text ranked; scopes and filters)',
+        parameters: ['filter_fulltext', 'filter_scope', 'filter_owner_id', 'filter_host_endpoint', 'filter_non_functional', 'filter_entity_type', 'limit', 'offset', 'fields'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+        responses: { '200': ok('A page of endpoints', ref('EndpointSearchResult')), ...errors },
+      },
+    },
     '/endpoint/{endpoint_xid}/access_list': {
       parameters: [xid],
       get: { operationId: 'endpointAclList', summary: 'Access rules of a share, implicit ones included (administrators and access managers)', responses: { '200': ok('Access rules', ref('AccessList')), ...errors } },
@@ -273,6 +281,16 @@ export const openApiDocument = {
           expiration_date: nullable('string'),
         },
         ['DATA_TYPE', 'id', 'role_id', 'role_type', 'principal_type', 'principal', 'path', 'permissions', 'notify_email', 'notify_message', 'create_time', 'expiration_date'],
+      ),
+      EndpointSearchResult: documented(
+        {
+          DATA_TYPE: { const: 'endpoint_list' },
+          offset: { type: 'integer' },
+          limit: { type: 'integer' },
+          has_next_page: { type: 'boolean' },
+          DATA: { type: 'array', items: { type: 'object', properties: { ...ENDPOINT_FIELD_SCHEMAS, _rank: { type: 'number' } }, required: ['DATA_TYPE', '_rank'], additionalProperties: false } },
+        },
+        ['DATA_TYPE', 'offset', 'limit', 'has_next_page', 'DATA'],
       ),
       AccessList: documented(
         { DATA_TYPE: { const: 'access_list' }, endpoint: { type: 'string' }, length: { type: 'integer' }, DATA: { type: 'array', items: ref('Access') } },

@@ -13,7 +13,7 @@ describe('the OpenAPI document', () => {
       [
         ...['addServer', 'createEndpoint', 'createSharedEndpoint', 'deleteEndpoint', 'deleteServer', 'getEndpoint', 'getServer', 'getServerList', 'myEffectivePauseRules', 'mySharedEndpoints', 'updateEndpoint', 'updateServer'],
         ...['addEndpointRole', 'deleteEndpointRole', 'endpointRoleList', 'getEndpointRole', 'sharedEndpointList'],
-        ...['addEndpointAclRule', 'deleteEndpointAclRule', 'endpointAclList', 'getEndpointAclRule', 'updateEndpointAclRule'],
+        ...['addEndpointAclRule', 'deleteEndpointAclRule', 'endpointAclList', 'getEndpointAclRule', 'updateEndpointAclRule', 'endpointSearch'],
       ].sort(),
     );
   });

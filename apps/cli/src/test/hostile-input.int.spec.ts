@@ -13,7 +13,7 @@ const API_ROUTES: [string, string][] = [
   ['get', '/v0.10/endpoint/{E}/server/1'], ['post', '/v0.10/endpoint/{E}/server'], ['put', '/v0.10/endpoint/{E}/server/1'],
   ['delete', '/v0.10/endpoint/{E}/server/99'], ['get', '/v0.10/endpoint/{E}/my_shared_endpoint_list'], ['get', '/v0.10/openapi.json'], ['get', '/healthz'],
   ['get', '/v0.10/endpoint/{E}/shared_endpoint_list?max_results=2&next_token=x'], ['get', '/v0.10/endpoint/{E}/role_list'],
-  ['get', '/v0.10/endpoint/{E}/access_list'], ['post', '/v0.10/endpoint/{E}/access'], ['put', '/v0.10/endpoint/{E}/access/{C}'], ['delete', '/v0.10/endpoint/{E}/access/x'], ['post', '/v0.10/endpoint/{E}/role'], ['get', '/v0.10/endpoint/{E}/role/x'], ['delete', '/v0.10/endpoint/{E}/role/{C}'],
+  ['get', '/v0.10/endpoint_search?filter_fulltext=a%22*%20OR%20(&filter_scope=all'], ['get', '/v0.10/endpoint/{E}/access_list'], ['post', '/v0.10/endpoint/{E}/access'], ['put', '/v0.10/endpoint/{E}/access/{C}'], ['delete', '/v0.10/endpoint/{E}/access/x'], ['post', '/v0.10/endpoint/{E}/role'], ['get', '/v0.10/endpoint/{E}/role/x'], ['delete', '/v0.10/endpoint/{E}/role/{C}'],
 ];
 const AUTH_ROUTES: [string, string][] = [
   ['get', '/v2/oauth2/authorize?client_id={C}'], ['post', '/v2/oauth2/token'], ['post', '/v2/oauth2/token/introspect'], ['post', '/v2/oauth2/token/revoke'],

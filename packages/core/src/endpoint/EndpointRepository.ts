@@ -1,6 +1,7 @@
 import { ConflictError } from '../shared/errors';
 import type { RoleAssignmentState } from '../role/Role';
 import type { Endpoint, Tombstone } from './Endpoint';
+import type { EndpointCriteria, SearchHit } from './EndpointSearch';
 
 /** An endpoint with the role assignments some principals hold on it. */
 export interface EndpointWithRoles {
@@ -46,6 +47,12 @@ export interface EndpointRepository {
    * null), at most `limit`, each with the assignments these principals hold on it.
    */
   listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }): Promise<EndpointWithRoles[]>;
+  /**
+   * Endpoint search: the endpoints meeting every criterion, best match first (then by id), from
+   * `offset`, at most `limit`, each with the assignments the visibility principals hold on it.
+   * Full text is the database's own engine, kept in step with every write.
+   */
+  search(criteria: EndpointCriteria): Promise<SearchHit[]>;
 }
 
 /** Where a page of a host's shares resumes: after this share, in (created_at, id) order. */

@@ -14,6 +14,7 @@ import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
 import type { ShareCursor } from './EndpointRepository';
+import { MAX_SEARCH_WINDOW, searchCriteria, visibleHits, type EndpointSearchRequest } from './EndpointSearch';
 import { loadEndpoint, type LoadedEndpoint as Loaded, type LoadOptions } from './loadEndpoint';
 import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
@@ -203,6 +204,21 @@ export class EndpointService {
       // a page of shares the caller may not see reads on, so that no page is empty but the last
       if (views.length > 0 || after === null) return { views, next: after };
     }
+  }
+
+  /**
+   * Endpoint search (catalogue features 1): what the caller could GET, meeting the scope and the
+   * filters, best match first. `hasNextPage` is never true on an empty page.
+   */
+  async search(caller: Principal, request: EndpointSearchRequest): Promise<{ results: { view: EndpointView; rank: number }[]; hasNextPage: boolean; offset: number; limit: number }> {
+    const repos = this.uow.repositories;
+    const { criteria, offset, limit } = searchCriteria(caller, request, this.clock.now());
+    if (criteria === null) return { results: [], hasNextPage: false, offset, limit };
+    const hits = await repos.endpoints.search(criteria);
+    const visible = visibleHits(caller, hits.slice(0, limit));
+    const results: { view: EndpointView; rank: number }[] = [];
+    for (const hit of visible) results.push({ view: await this.view(repos, caller, hit.endpoint, hit.roles), rank: hit.rank });
+    return { results, hasNextPage: results.length > 0 && hits.length > limit && offset + limit < MAX_SEARCH_WINDOW, offset, limit };
   }
 
   // ---- roles (catalogue features 3) ----

@@ -11,6 +11,7 @@ import type { AuthorizationCodeRepository, AuthorizationCodeState, RefreshTokenR
 import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
 import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
 import { endpointConflicts, type EndpointRepository, type ShareCursor } from '../endpoint/EndpointRepository';
+import type { EndpointCriteria } from '../endpoint/EndpointSearch';
 import type { PauseRuleRepository, PauseRuleState } from '../pause-rule/PauseRule';
 import type { RoleAssignmentState, RoleRepository } from '../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../shared/errors';
@@ -42,6 +43,29 @@ interface Store {
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
+
+/** The searched fields with their weights, as the database engines weigh them. */
+const SEARCHED_FIELDS: [keyof EndpointState, number][] = [
+  ['display_name', 10], ['canonical_name', 4], ['keywords', 4], ['organization', 2], ['department', 2], ['owner_string', 2], ['description', 1],
+];
+
+/** In memory, full text is word prefixes without stemming: null when a term matches no word, else a weighted count. */
+function textRank(e: EndpointState, terms: readonly string[]): number | null {
+  if (terms.length === 0) return 0;
+  let rank = 0;
+  for (const term of terms) {
+    let matched = false;
+    for (const [field, weight] of SEARCHED_FIELDS) {
+      const words = String(e[field] ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u);
+      if (words.some((w) => w.startsWith(term))) {
+        matched = true;
+        rank += weight;
+      }
+    }
+    if (!matched) return null;
+  }
+  return rank;
+}
 
 /** Deletes at most `limit` entries of a map that match; returns how many. */
 function purgeWhere<K, V>(map: Map<K, V>, matches: (value: V) => boolean, limit: number): number {
@@ -126,6 +150,35 @@ class InMemoryEndpointRepository implements EndpointRepository {
   async findWithRolesOf(key: { id: string } | { canonical_name: string }, principalIds: readonly string[]) {
     const endpoint = 'id' in key ? await this.findById(key.id) : await this.findByCanonicalName(key.canonical_name);
     return endpoint ? { endpoint, assignments: this.heldOn(endpoint.id, principalIds) } : null;
+  }
+  async search(criteria: EndpointCriteria) {
+    const store = this.store();
+    const now = criteria.grantedTo?.now ?? new Date();
+    const holds = (e: EndpointState, h: { principalIds: readonly string[]; roles: readonly string[] }) =>
+      [...store.roles.values()].some((a) => a.endpoint_id === e.id && h.principalIds.includes(a.principal_id) && h.roles.includes(a.role));
+    const granted = new Set(criteria.grantedTo ? await new InMemoryAccessRuleRepository(this.store).sharesGranting(criteria.grantedTo.principalIds, now) : []);
+    const hits: { state: EndpointState; rank: number }[] = [];
+    for (const e of store.endpoints.values()) {
+      if (!e.public && !holds(e, criteria.visibleTo)) continue;
+      if (criteria.ownedBy && !criteria.ownedBy.includes(e.owner_id)) continue;
+      if (criteria.notOwnedBy && criteria.notOwnedBy.includes(e.owner_id)) continue;
+      if (criteria.kinds && !criteria.kinds.includes(e.kind)) continue;
+      if (criteria.holding && !holds(e, criteria.holding)) continue;
+      if (criteria.grantedTo && !granted.has(e.id)) continue;
+      if (criteria.hostId !== undefined && e.host_endpoint_id !== criteria.hostId) continue;
+      if (criteria.hostKind && (e.host_endpoint_id === null || store.endpoints.get(e.host_endpoint_id)?.kind !== criteria.hostKind)) continue;
+      const functional = !(e.kind === 'server' && e.servers.length === 0);
+      if (criteria.functional !== undefined && functional !== criteria.functional) continue;
+      const rank = textRank(e, criteria.terms);
+      if (rank === null) continue;
+      hits.push({ state: e, rank });
+    }
+    hits.sort((a, b) => b.rank - a.rank || (criteria.terms.length === 0 ? a.state.created_at.getTime() - b.state.created_at.getTime() : 0) || a.state.id.localeCompare(b.state.id));
+    return hits.slice(criteria.offset, criteria.offset + criteria.limit).map(({ state, rank }) => ({
+      endpoint: Endpoint.fromPrimitives(clone(state)),
+      assignments: this.heldOn(state.id, criteria.visibleTo.principalIds),
+      rank,
+    }));
   }
   async listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
     const after = page.after;

@@ -12,6 +12,8 @@ import {
   type NetworkUse,
   type ReadOptions,
   type ShareCursor,
+  type EndpointCriteria,
+  type SearchHit,
   type ServerScheme,
   type Tombstone,
 } from '@xfer/core';
@@ -113,6 +115,70 @@ export class TypeormEndpointRepository implements EndpointRepository {
       [...principalIds, hostId, ...roles, ...identityIds, hostId, ...principalIds, hostId],
     );
     return groupWithRoles(rows);
+  }
+
+  async search(criteria: EndpointCriteria): Promise<SearchHit[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const cond = (sql: string, ...values: unknown[]) => {
+      where.push(sql);
+      params.push(...values);
+    };
+    const list = (values: readonly unknown[]) => this.sql.list(values);
+    const holds = (alias: string, h: { principalIds: readonly string[]; roles: readonly string[] }) =>
+      `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = e.id AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)}))`;
+    let from = 'endpoints e';
+    let rank = '0';
+    const fromParams: unknown[] = [];
+    if (criteria.terms.length > 0) {
+      if (this.sql.postgres) {
+        // every term a prefix (:*) of a stemmed word; weights A-D set by the trigger
+        const query = criteria.terms.map((t) => `${t}:*`).join(' & ');
+        from = `endpoints e JOIN endpoint_search s ON s.endpoint_id = e.id AND s.document @@ to_tsquery('english', ?)`;
+        rank = `ts_rank(s.document, to_tsquery('english', ?))`;
+        fromParams.push(query);
+        params.push(query);
+      } else {
+        // FTS5 prefix queries on porter-stemmed tokens; bm25 with the column weights (lower is better)
+        const query = criteria.terms.map((t) => `"${t}"*`).join(' ');
+        from = `endpoint_search s JOIN endpoints e ON e.rowid = s.rowid`;
+        rank = `-bm25(endpoint_search, 10, 4, 1, 2, 2, 4, 2)`;
+        cond('endpoint_search MATCH ?', query);
+      }
+    }
+    cond(`(e.public = ? OR ${holds('v', criteria.visibleTo)})`, true, ...criteria.visibleTo.principalIds, ...criteria.visibleTo.roles);
+    if (criteria.ownedBy) cond(`e.owner_id IN (${list(criteria.ownedBy)})`, ...criteria.ownedBy);
+    if (criteria.notOwnedBy) cond(`e.owner_id NOT IN (${list(criteria.notOwnedBy)})`, ...criteria.notOwnedBy);
+    if (criteria.kinds) cond(`e.kind IN (${list(criteria.kinds)})`, ...criteria.kinds);
+    if (criteria.holding) cond(holds('h', criteria.holding), ...criteria.holding.principalIds, ...criteria.holding.roles);
+    if (criteria.grantedTo) {
+      const { principalIds, now } = criteria.grantedTo;
+      cond(
+        `EXISTS (SELECT 1 FROM access_rules a WHERE a.endpoint_id = e.id AND (a.principal_type = 'all_authenticated_users' OR (a.principal_type IN ('identity', 'group') AND a.principal IN (${list(principalIds)}))) AND (a.expiration_date IS NULL OR a.expiration_date > ?))`,
+        ...principalIds,
+        toTime(now),
+      );
+    }
+    if (criteria.hostId !== undefined) cond('e.host_endpoint_id = ?', criteria.hostId);
+    if (criteria.hostKind) cond('EXISTS (SELECT 1 FROM endpoints he WHERE he.id = e.host_endpoint_id AND he.kind = ?)', criteria.hostKind);
+    if (criteria.functional !== undefined) cond(`${criteria.functional ? 'NOT ' : ''}(e.kind = 'server' AND e.servers = '[]')`);
+    const order = criteria.terms.length > 0 ? 'rank DESC, e.id' : 'e.created_at, e.id';
+    const page = await this.sql.rows<{ id: string; rank: number | string }>(
+      `SELECT e.id AS id, ${rank} AS rank FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      // on Postgres the query string stands twice (rank, join): the same value either way
+      [...fromParams, ...params, criteria.limit, criteria.offset],
+    );
+    if (page.length === 0) return [];
+    const principalIds = criteria.visibleTo.principalIds;
+    const rows = await this.sql.rows<EndpointRow>(
+      `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${list(principalIds)}) WHERE e.id IN (${list(page)})`,
+      [...principalIds, ...page.map((p) => p.id)],
+    );
+    const byId = new Map(groupWithRoles(rows).map((hit) => [hit.endpoint.id, hit]));
+    return page.flatMap((p) => {
+      const hit = byId.get(p.id);
+      return hit ? [{ ...hit, rank: Number(p.rank) }] : [];
+    });
   }
 
   async listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {

@@ -1,4 +1,4 @@
-import { BadRequestError, isUuid, type ShareCursor } from '@xfer/core';
+import { BadRequestError, isUuid, type EndpointSearchRequest, type ShareCursor } from '@xfer/core';
 
 export const MAX_SHARES_PAGE = 1000;
 
@@ -32,4 +32,33 @@ export function sharesPage(query: Record<string, unknown>): { after: ShareCursor
   }
   const token = first(query.next_token);
   return { after: token ? decodeShareCursor(token) : null, limit: max === undefined ? MAX_SHARES_PAGE : Number(max) };
+}
+
+/** `true/false/1/0`, or undefined when absent. */
+function flag(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new BadRequestError(`Invalid ${name} '${value.slice(0, 20)}': true, false, 1 or 0`);
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,7}$/.test(value)) throw new BadRequestError(`Invalid ${name} '${value.slice(0, 20)}': a whole number`);
+  return Number(value);
+}
+
+/** The query of `GET /endpoint_search` as a search request (the domain checks the values). */
+export function searchRequest(query: Record<string, unknown>): EndpointSearchRequest {
+  const text = (name: string) => first(query[name]);
+  return {
+    fulltext: text('filter_fulltext'),
+    scope: text('filter_scope'),
+    ownerId: text('filter_owner_id'),
+    hostEndpointId: text('filter_host_endpoint'),
+    nonFunctional: flag('filter_non_functional', text('filter_non_functional')),
+    entityType: text('filter_entity_type'),
+    limit: integer('limit', text('limit')),
+    offset: integer('offset', text('offset')),
+  };
 }

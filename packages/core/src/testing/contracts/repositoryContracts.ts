@@ -4,6 +4,7 @@ import type { ScopeState } from '../../auth/Scope';
 import { newIdentity, type IdentityState } from '../../auth/Identity';
 import { Endpoint, type CreateEndpoint } from '../../endpoint/Endpoint';
 import type { ShareCursor } from '../../endpoint/EndpointRepository';
+import type { EndpointCriteria } from '../../endpoint/EndpointSearch';
 import { ALL_PAUSED } from '../../pause-rule/PauseRule';
 import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
 import type { UnitOfWork } from '../../shared/UnitOfWork';
@@ -204,6 +205,33 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const first = await uow.repositories.endpoints.listSharesOfHost(host.id, [bob.id], { after: null, limit: 10 });
         expect(first.find((p) => p.endpoint.id === shares[1].id)?.assignments.map((r) => r.role)).toEqual(['activity_monitor']);
         expect(first.find((p) => p.endpoint.id === shares[0].id)?.assignments).toEqual([]);
+      });
+
+      it('searches by word prefixes with every term required, only among visible endpoints, ranked, in stable pages', async () => {
+        const alice = await identity('alice');
+        const bob = await identity('bob');
+        const make = async (owner: IdentityState, display_name: string, extra: Partial<CreateEndpoint> = {}) => {
+          const e = Endpoint.create({ display_name, personal: false, ...extra }, { id: ids.uuid(), owner, now, subscriptionId: null, setupKey: ids.uuid() });
+          await uow.repositories.endpoints.insert(e);
+          await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: e.id, role: 'administrator', principal_type: 'identity', principal_id: owner.id, created_at: now });
+          return e;
+        };
+        const storage = await make(alice, 'Ocean storage', { public: true });
+        const hidden = await make(alice, 'Ocean secrets');
+        const other = await make(bob, 'Desert data', { public: true, description: 'ocean of sand' });
+        const base = { visibleTo: { principalIds: [bob.id], roles: ['administrator', 'activity_monitor'] as const }, offset: 0, limit: 10 };
+        const names = async (criteria: Partial<EndpointCriteria>) =>
+          (await uow.repositories.endpoints.search({ ...base, terms: [], ...criteria } as EndpointCriteria)).map((h) => h.endpoint.displayName);
+        expect(await names({ terms: ['oce'] })).toEqual(['Ocean storage', 'Desert data']);
+        expect(await names({ terms: ['ocean', 'stor'] })).toEqual(['Ocean storage']);
+        expect(await names({ terms: ['ocean', 'nothing'] })).toEqual([]);
+        expect(await names({ terms: ['ocean'], visibleTo: { principalIds: [alice.id], roles: ['administrator'] } })).toEqual(expect.arrayContaining(['Ocean secrets']));
+        expect(await names({ ownedBy: [bob.id] })).toEqual(['Desert data']);
+        expect(await names({ ownedBy: [alice.id], offset: 1, limit: 5, visibleTo: { principalIds: [alice.id], roles: ['administrator'] } })).toEqual(['Ocean secrets']);
+        const hits = await uow.repositories.endpoints.search({ ...base, terms: ['ocean'] });
+        expect(hits[0].rank).toBeGreaterThan(hits[1].rank);
+        expect(hits.find((h) => h.endpoint.id === other.id)?.assignments.map((a) => a.role)).toEqual(['administrator']);
+        expect([storage.id, hidden.id]).toContain(hits[0].endpoint.id);
       });
 
       it('reads a token with its identity, the identity set and their groups', async () => {

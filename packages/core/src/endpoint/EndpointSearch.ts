@@ -1,0 +1,138 @@
+import type { Principal } from '../auth/Principal';
+import { canViewEndpoint, effectiveRoles, type EndpointRole } from '../role/Role';
+import { BadRequestError } from '../shared/errors';
+import type { Endpoint, EndpointKind } from './Endpoint';
+import type { EndpointWithRoles } from './EndpointRepository';
+
+/** The scopes of endpoint search (catalogue features 1). */
+export const SEARCH_SCOPES = ['all', 'my-endpoints', 'my-gcp-endpoints', 'administered-by-me', 'shared-by-me', 'shared-with-me', 'hide-no-permissions', 'recently-used', 'in-use'] as const;
+export type SearchScope = (typeof SEARCH_SCOPES)[number];
+
+export interface EndpointSearchRequest {
+  fulltext?: string;
+  scope?: string;
+  ownerId?: string;
+  hostEndpointId?: string;
+  nonFunctional?: boolean;
+  entityType?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * What a search asks of the repository, every condition ANDed: the core decides them from the
+ * request and the caller; each adapter translates them (SQL, or plain code in memory).
+ */
+export interface EndpointCriteria {
+  /** Each term must be a prefix of a word of a searched field (after stemming where the engine stems). */
+  terms: string[];
+  /** Public, or one of `roles` held by these principals: what the caller could GET. */
+  visibleTo: { principalIds: readonly string[]; roles: readonly EndpointRole[] };
+  ownedBy?: readonly string[];
+  notOwnedBy?: readonly string[];
+  kinds?: readonly EndpointKind[];
+  /** One of `roles` held by these principals (an owner holds administrator). */
+  holding?: { principalIds: readonly string[]; roles: readonly EndpointRole[] };
+  /** A live access rule grants one of these principals, or all authenticated users. */
+  grantedTo?: { principalIds: readonly string[]; now: Date };
+  hostId?: string;
+  hostKind?: EndpointKind;
+  /** A server endpoint without servers is non-functional; every other endpoint is functional. */
+  functional?: boolean;
+  offset: number;
+  /** How many to read: one more than the page, to know whether another page follows. */
+  limit: number;
+}
+
+export interface SearchHit extends EndpointWithRoles {
+  /** Match quality, higher is better; 0 without full text. */
+  rank: number;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 25;
+export const MAX_SEARCH_LIMIT = 100;
+export const MAX_SEARCH_WINDOW = 1000;
+const VIEWER_ROLES: EndpointRole[] = ['administrator', 'activity_monitor'];
+const ENTITY_KINDS: Record<string, { kinds: EndpointKind[]; hostKind?: EndpointKind } | null> = {
+  GCP_mapped_collection: { kinds: ['personal'] },
+  GCP_guest_collection: { kinds: ['shared'], hostKind: 'personal' },
+  GCSv5_endpoint: null,
+  GCSv5_mapped_collection: null,
+  GCSv5_guest_collection: null,
+  GCSv5_host: null,
+};
+
+/** Free text as search terms: punctuation stripped, split on spaces, lower case, at most 20. */
+export function searchTerms(fulltext: string | undefined): string[] {
+  return [...new Set((fulltext ?? '').toLowerCase().replace(/[^\p{L}\p{N}\s]+/gu, ' ').split(/\s+/).filter(Boolean))].slice(0, 20);
+}
+
+/**
+ * The criteria of a search request for a caller, or null when the answer is an empty page
+ * (recently-used and in-use: no transfer activity is recorded; GCSv5 entity types).
+ */
+export function searchCriteria(caller: Principal, request: EndpointSearchRequest, now: Date): { criteria: EndpointCriteria | null; offset: number; limit: number } {
+  const scope = (request.scope ?? 'all') as SearchScope;
+  if (!(SEARCH_SCOPES as readonly string[]).includes(scope)) throw new BadRequestError(`Invalid filter_scope '${String(request.scope).slice(0, 40)}': one of ${SEARCH_SCOPES.join(', ')}`);
+  const limit = request.limit ?? DEFAULT_SEARCH_LIMIT;
+  const offset = request.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) throw new BadRequestError(`Invalid limit: from 1 to ${MAX_SEARCH_LIMIT}`);
+  if (!Number.isInteger(offset) || offset < 0 || offset + limit > MAX_SEARCH_WINDOW) throw new BadRequestError(`Invalid offset: offset + limit at most ${MAX_SEARCH_WINDOW}`);
+  const terms = searchTerms(request.fulltext);
+  if (scope === 'all' && terms.length === 0) throw new BadRequestError("filter_scope 'all' needs filter_fulltext");
+  if (request.ownerId !== undefined && ['my-endpoints', 'my-gcp-endpoints', 'shared-by-me'].includes(scope)) {
+    throw new BadRequestError(`filter_owner_id cannot be used with filter_scope '${scope}'`);
+  }
+  let entity: { kinds: EndpointKind[]; hostKind?: EndpointKind } | null | undefined;
+  if (request.entityType !== undefined) {
+    if (!(request.entityType in ENTITY_KINDS)) throw new BadRequestError(`Invalid filter_entity_type '${request.entityType.slice(0, 40)}'`);
+    if (request.nonFunctional !== undefined) throw new BadRequestError('filter_entity_type cannot be used with filter_non_functional');
+    entity = ENTITY_KINDS[request.entityType];
+  }
+  if (scope === 'recently-used' || scope === 'in-use' || entity === null) return { criteria: null, offset, limit };
+
+  const identityIds = [...caller.identityIds];
+  const principalIds = caller.principalIds;
+  const criteria: EndpointCriteria = { terms, visibleTo: { principalIds, roles: VIEWER_ROLES }, offset, limit: limit + 1 };
+  const kinds = (...k: EndpointKind[]) => (criteria.kinds = k);
+  switch (scope) {
+    case 'my-endpoints':
+      criteria.ownedBy = identityIds;
+      break;
+    case 'my-gcp-endpoints':
+      criteria.ownedBy = identityIds;
+      kinds('personal');
+      break;
+    case 'administered-by-me':
+      criteria.holding = { principalIds, roles: ['administrator'] };
+      break;
+    case 'shared-by-me':
+      criteria.ownedBy = identityIds;
+      kinds('shared');
+      break;
+    case 'shared-with-me':
+      criteria.grantedTo = { principalIds, now };
+      criteria.notOwnedBy = identityIds;
+      kinds('shared');
+      break;
+    case 'hide-no-permissions':
+      criteria.holding = { principalIds, roles: ['administrator', 'access_manager', 'activity_monitor', 'activity_manager'] };
+      break;
+  }
+  if (request.ownerId !== undefined) criteria.ownedBy = [request.ownerId.toLowerCase()];
+  if (request.hostEndpointId !== undefined) criteria.hostId = request.hostEndpointId.toLowerCase();
+  if (request.nonFunctional !== undefined) criteria.functional = !request.nonFunctional;
+  if (entity) {
+    if (criteria.kinds && !criteria.kinds.some((k) => entity.kinds.includes(k))) return { criteria: null, offset, limit };
+    criteria.kinds = entity.kinds;
+    if (entity.hostKind) criteria.hostKind = entity.hostKind;
+  }
+  return { criteria, offset, limit };
+}
+
+/** The hits a caller may see, with their roles: the repository already kept only visible ones; this is the check's second half. */
+export function visibleHits(caller: Principal, hits: readonly SearchHit[]): { endpoint: Endpoint; roles: EndpointRole[]; rank: number }[] {
+  return hits
+    .map((hit) => ({ endpoint: hit.endpoint, roles: effectiveRoles(hit.endpoint, caller, hit.assignments), rank: hit.rank }))
+    .filter((hit) => canViewEndpoint(hit.endpoint.isPublic, hit.roles));
+}
