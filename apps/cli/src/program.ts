@@ -351,6 +351,16 @@ export function buildProgram(io: Io): Command {
     }),
   );
 
+  // ---- access rules (made through the API) ----
+  const access = program.command('access').description('access rules of shared endpoints (created through the API)');
+  access.command('list <endpoint-id>').description("list a share's explicit access rules").action(
+    run(async (s, endpointId: string) => {
+      const rules = await s.admin.listAccessRules(endpointId);
+      const rows = rules.map((r) => [r.id, r.principal_type, r.principal || '-', r.path, r.permissions, r.expiration_date?.toISOString() ?? '-']);
+      return { text: table([['ID', 'PRINCIPAL TYPE', 'PRINCIPAL', 'PATH', 'PERMISSIONS', 'EXPIRES'], ...rows]), json: rules };
+    }),
+  );
+
   // ---- id_token signing keys ----
   const keys = program.command('keys').description('the keys that sign id_tokens (OpenID Connect), published at /jwk.json');
   keys.command('rotate').description('a new key signs from now on; old keys stay published until what they signed has expired').action(

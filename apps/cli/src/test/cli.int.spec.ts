@@ -180,6 +180,22 @@ describe('xfer admin command', () => {
     expect((await xfer('pause-rule', 'add', endpointId)).code).toBe(USAGE_ERROR);
   });
 
+  it('lists the access rules the API made on a share', async () => {
+    await xfer('identity', 'add', 'carol');
+    await xfer('identity', 'add', 'dave');
+    const sub = await json('subscription', 'add', 'Lab subscription', '--member', 'carol');
+    const { shareId, daveId } = await inspect(async (u, s) => {
+      const carol = await s.authentication.principalOf((await u.repositories.identities.findByUsername('carol'))!.id);
+      const host = (await s.endpoints.createEndpoint(carol, { display_name: 'Host', subscription_id: sub.id, servers: [{ hostname: 'h.example.org' }] })).id;
+      const share = (await s.endpoints.createSharedEndpoint(carol, { display_name: 'Share', host_endpoint_id: host, host_path: '/~/' })).id;
+      const dave = (await u.repositories.identities.findByUsername('dave'))!.id;
+      await s.accessRules.add(carol, share, { principal_type: 'identity', principal: dave, path: '/results', permissions: 'r' });
+      return { shareId: share, daveId: dave };
+    });
+    expect(await json('access', 'list', shareId)).toEqual([expect.objectContaining({ principal: daveId, path: '/results/', permissions: 'r' })]);
+    expect((await xfer('access', 'list', shareId)).out).toContain('/results/');
+  });
+
   it('switches maintenance mode on and off', async () => {
     expect((await xfer('maintenance', 'status')).out).toBe('off');
     expect((await xfer('maintenance', 'on', '--message', 'Upgrading storage', '--retry-after', '120')).out).toBe('maintenance mode on: Upgrading storage');

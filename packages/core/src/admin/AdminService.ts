@@ -16,7 +16,7 @@ import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { checkSubscriptionName } from '../subscription/Subscription';
 
 /** The repositories the operator commands use. */
-export type AdminRepositories = RepositoriesOf<'accessTokens' | 'clients' | 'consents' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles' | 'scopes' | 'sessions' | 'settings' | 'subscriptions'>;
+export type AdminRepositories = RepositoriesOf<'accessRules' | 'accessTokens' | 'clients' | 'consents' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles' | 'scopes' | 'sessions' | 'settings' | 'subscriptions'>;
 
 export interface IssuedToken {
   token: string;
@@ -308,6 +308,12 @@ export class AdminService {
         created_at: a.created_at,
       })),
     );
+  }
+
+  /** The explicit access rules of a share, as the API created them. */
+  async listAccessRules(endpointId: string) {
+    const repos = this.uow.repositories;
+    return repos.accessRules.listForEndpoint((await this.endpoint(repos, endpointId)).id);
   }
 
   async addSubscriptionMember(subscription: string, member: string): Promise<void> {
