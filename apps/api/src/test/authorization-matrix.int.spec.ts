@@ -29,12 +29,16 @@ const RELATIONS: Relation[] = [
 interface Target {
   endpointId: string;
   serverId: number;
+  /** The owner's administrator role, and a role of a bystander identity (not a caller). */
+  ownerRoleId: string;
+  extraRoleId: string;
+  extraId: string;
 }
 
 type Operation = {
   name: string;
-  /** who may: the spec's rule for the operation */
-  needs: 'view' | 'administrator' | 'anyone';
+  /** who may: the spec's rule for the operation (catalogue features: monitor = administrator or activity_monitor; role = any role) */
+  needs: 'view' | 'administrator' | 'anyone' | 'monitor' | 'role';
   success: number;
   call: (api: Api, token: string, t: Target) => Promise<Response>;
 };
@@ -57,11 +61,23 @@ const OPERATIONS: Operation[] = [
   { name: 'update server', needs: 'administrator', success: 200, call: (a, tk, t) => a.as(tk).put(`/endpoint/${t.endpointId}/server/${t.serverId}`, { port: 2812 }) },
   { name: 'delete server', needs: 'administrator', success: 200, call: (a, tk, t) => a.as(tk).delete(`/endpoint/${t.endpointId}/server/${t.serverId}`) },
   { name: 'my shared endpoint list', needs: 'anyone', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/my_shared_endpoint_list`) },
+  { name: 'shares of the host', needs: 'monitor', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/shared_endpoint_list`) },
+  { name: 'role list', needs: 'role', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/role_list`) },
+  { name: 'get role', needs: 'role', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}/role/${t.ownerRoleId}`) },
+  {
+    name: 'add role',
+    needs: 'administrator',
+    success: 201,
+    call: (a, tk, t) => a.as(tk).post(`/endpoint/${t.endpointId}/role`, { principal_type: 'identity', principal: t.extraId, role: 'administrator' }),
+  },
+  { name: 'delete role', needs: 'administrator', success: 200, call: (a, tk, t) => a.as(tk).delete(`/endpoint/${t.endpointId}/role/${t.extraRoleId}`) },
 ];
 
 function allowed(op: Operation, relation: Relation, isPublic: boolean): boolean {
   if (op.needs === 'anyone') return true;
   if (op.needs === 'administrator') return relation.rights === 'administrator';
+  if (op.needs === 'monitor') return relation.rights !== 'none';
+  if (op.needs === 'role') return relation.rights !== 'none' || relation.grant !== undefined;
   return isPublic || relation.rights !== 'none';
 }
 
@@ -71,7 +87,7 @@ describe.each(BACKENDS)('authorization matrix on $name', (backend) => {
 
   beforeAll(async () => {
     api = await startApi(backend);
-    for (const username of ['olivia', 'olivia@work.example.org', 'rita', 'gus', 'stan']) {
+    for (const username of ['olivia', 'olivia@work.example.org', 'rita', 'gus', 'stan', 'extra']) {
       tokens[username] = (await api.world.user(username)).token;
     }
     await api.world.services.admin.linkIdentities('olivia@work.example.org', 'olivia');
@@ -90,7 +106,11 @@ describe.each(BACKENDS)('authorization matrix on $name', (backend) => {
     });
     expect(created.status).toBe(201);
     if (relation.grant) await api.world.services.admin.grantRole(created.body.id, relation.grant.role, relation.grant.to);
-    return { endpointId: created.body.id, serverId: 1 };
+    const admin = api.world.services.admin;
+    const ownerRoleId = (await admin.listRoles(created.body.id)).find((r) => r.principal === 'olivia')!.id;
+    const extraRoleId = await admin.grantRole(created.body.id, 'activity_monitor', 'extra');
+    const extraId = (await api.world.uow.repositories.identities.findByUsername('extra'))!.id;
+    return { endpointId: created.body.id, serverId: 1, ownerRoleId, extraRoleId, extraId };
   }
 
   describe.each(RELATIONS)('$name', (relation) => {
@@ -103,6 +123,31 @@ describe.each(BACKENDS)('authorization matrix on $name', (backend) => {
         } else {
           expect({ status: response.status, code: response.body.code }).toEqual({ status: 403, code: 'PermissionDenied' });
           expect(response.body.message).toContain(target.endpointId);
+        }
+      });
+    });
+  });
+
+  describe('access rules of a share', () => {
+    const RULE_OPERATIONS: { name: string; success: number; call: (token: string, share: string, ruleId: string) => Promise<Response> }[] = [
+      { name: 'access list', success: 200, call: (tk, share) => api.as(tk).get(`/endpoint/${share}/access_list`) },
+      { name: 'get rule', success: 200, call: (tk, share, rule) => api.as(tk).get(`/endpoint/${share}/access/${rule}`) },
+      { name: 'add rule', success: 201, call: (tk, share) => api.as(tk).post(`/endpoint/${share}/access`, { principal_type: 'all_authenticated_users', principal: '', path: '/open/', permissions: 'r' }) },
+      { name: 'update rule', success: 200, call: (tk, share, rule) => api.as(tk).put(`/endpoint/${share}/access/${rule}`, { permissions: 'rw' }) },
+      { name: 'delete rule', success: 200, call: (tk, share, rule) => api.as(tk).delete(`/endpoint/${share}/access/${rule}`) },
+    ];
+
+    describe.each(RELATIONS)('$name (role on the share)', (relation) => {
+      it.each(RULE_OPERATIONS)('$name', async (op) => {
+        const host = await arrange(RELATIONS[0], true);
+        const share = (await api.as(tokens.olivia).post('/shared_endpoint', { display_name: `share ${Math.random()}`, host_endpoint: host.endpointId, host_path: '/~/' })).body.id;
+        if (relation.grant) await api.world.services.admin.grantRole(share, relation.grant.role, relation.grant.to);
+        const rule = (await api.as(tokens.olivia).post(`/endpoint/${share}/access`, { principal_type: 'identity', principal: host.extraId, path: '/', permissions: 'r' })).body.access_id;
+        const response = await op.call(tokens[relation.caller], share, rule);
+        if (relation.rights === 'administrator' || relation.grant?.role === 'access_manager') {
+          expect({ status: response.status, body: response.body }).toMatchObject({ status: op.success });
+        } else {
+          expect({ status: response.status, code: response.body.code }).toEqual({ status: 403, code: 'PermissionDenied' });
         }
       });
     });
