@@ -172,6 +172,19 @@ async function seed(databaseUrl: string, size: number): Promise<SeedResult> {
   }
 }
 
+/** A share of the host with `count` access rules, made through the API as the benchmark user. */
+async function shareWithRules(apiUrl: string, auth: Record<string, string>, hostId: string, count: number): Promise<string> {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${apiUrl}${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = (await res.json()) as Record<string, string>;
+    if (res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const share = (await post('/shared_endpoint', { display_name: `Rules ${process.pid}`, host_endpoint: hostId, host_path: '/rules/' })).id;
+  for (let i = 0; i < count; i++) await post(`/endpoint/${share}/access`, { principal_type: 'all_authenticated_users', principal: '', path: `/folder-${i}/`, permissions: 'r' });
+  return share;
+}
+
 async function runSize(backend: string, databaseUrl: string, size: number, baseline: number): Promise<Row[]> {
   const data = await seed(databaseUrl, size);
   const api = await start(join(ROOT, 'apps/api/dist/main.js'), { DATABASE_URL: databaseUrl }, (port) => `http://127.0.0.1:${port}/healthz`);
@@ -183,6 +196,7 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
   const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
   let counter = 0;
   const session = await signIn(authUrl, data.username, data.password);
+  const ruledShare = await shareWithRules(apiUrl, auth, data.host_endpoint_id, 1000);
   const scenarios: Scenario[] = [
     { name: 'GET endpoint (2 servers)', url: `${apiUrl}/endpoint/${data.host_endpoint_id}`, headers: auth },
     { name: 'GET endpoint ?fields=id,display_name', url: `${apiUrl}/endpoint/${data.host_endpoint_id}?fields=id,display_name`, headers: auth },
@@ -210,6 +224,14 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
     },
     { name: 'GET server_list', url: `${apiUrl}/endpoint/${data.host_endpoint_id}/server_list`, headers: auth },
     { name: `GET my_shared_endpoint_list (${data.managed_shares} of ${data.shares} shares)`, url: `${apiUrl}/endpoint/${data.host_endpoint_id}/my_shared_endpoint_list`, headers: auth },
+    {
+      // a name and a number, as a user looks for an endpoint they know: one common term, one rare one
+      name: 'GET endpoint_search, two terms',
+      url: apiUrl,
+      headers: auth,
+      request: () => ({ path: `/v0.10/endpoint_search?filter_fulltext=storage%20${Math.floor(Math.random() * size)}` }),
+    },
+    { name: 'GET access_list (1,000 rules)', url: `${apiUrl}/endpoint/${ruledShare}/access_list`, headers: auth },
     { name: 'GET /v2/web/identities (signed in)', url: `${authUrl}/v2/web/identities`, headers: { cookie: session } },
     { name: '401 with a bad token', url: `${apiUrl}/endpoint/${data.host_endpoint_id}`, headers: { authorization: 'Bearer xfer_not_a_real_token' } },
   ];
@@ -250,6 +272,10 @@ function targets(rows: Row[]): string[] {
       check(ratio >= 0.9, `${backend}: GET by id at ${largest.toLocaleString('en')} endpoints is ${Math.round(ratio * 100)}% of the rate at ${sizes[0].toLocaleString('en')} (target 90%)`);
       if (large.peak_rss_mb != null) check(large.peak_rss_mb <= 300, `${backend}: API peak RSS ${large.peak_rss_mb} MB at ${largest.toLocaleString('en')} endpoints (target 300 MB)`);
     }
+    const search = find(backend, largest, 'GET endpoint_search');
+    if (search) check(search.p99_ms < 50, `${backend} at ${largest.toLocaleString('en')}: two-term search p99 ${search.p99_ms} ms (target < 50 ms)`);
+    const rules = find(backend, largest, 'GET access_list');
+    if (rules) check(rules.p99_ms < 20, `${backend}: access_list of 1,000 rules p99 ${rules.p99_ms} ms (target < 20 ms)`);
     for (const size of sizes) {
       const shares = find(backend, size, 'GET my_shared_endpoint_list');
       if (shares) check(shares.p99_ms < 100, `${backend} at ${size.toLocaleString('en')}: ${shares.scenario} p99 ${shares.p99_ms} ms (target < 100 ms)`);
