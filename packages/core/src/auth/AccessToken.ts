@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { IdentityState } from './Identity';
+import type { IdentityRepository, IdentityState } from './Identity';
 
 /** Only the SHA-256 of a token is ever stored: a leaked database yields no usable token. */
 export interface AccessTokenState {
@@ -33,6 +33,18 @@ export function isTokenUsable(token: AccessTokenState, now: Date): boolean {
 /** A token's public handle: the start of its hash (the secret itself is never stored). */
 export function tokenId(token: Pick<AccessTokenState, 'token_hash'>): string {
   return token.token_hash.slice(0, 16);
+}
+
+/** A token that is neither revoked nor expired, with the identity it was issued to; null otherwise. */
+export async function findLiveToken(
+  repos: { accessTokens: AccessTokenRepository; identities: IdentityRepository },
+  token: string,
+  now: Date,
+): Promise<{ token: AccessTokenState; identity: IdentityState } | null> {
+  const found = await repos.accessTokens.findByHash(hashToken(token));
+  if (!found || !isTokenUsable(found, now)) return null;
+  const identity = await repos.identities.findById(found.identity_id);
+  return identity ? { token: found, identity } : null;
 }
 
 /** A token with the identity it was issued to, that identity's whole set and the groups of all of them. */

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { AuthenticationFailedError, BadRequestError, ConsentRequiredError, DomainError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { hashToken, isTokenUsable, newTokenSecret, type AccessTokenState } from './AccessToken';
+import { findLiveToken, hashToken, newTokenSecret, type AccessTokenState } from './AccessToken';
 import { findNamedClient, type ClientState } from './Client';
 import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
@@ -523,12 +523,8 @@ export class AuthorizationServerService {
   }
 
   /** A token that is neither revoked nor expired, with the identity it was issued to. */
-  private async liveToken(token: string): Promise<{ token: AccessTokenState; identity: IdentityState } | null> {
-    const { accessTokens, identities } = this.uow.repositories;
-    const found = await accessTokens.findByHash(hashToken(token));
-    if (!found || !isTokenUsable(found, this.clock.now())) return null;
-    const identity = await identities.findById(found.identity_id);
-    return identity ? { token: found, identity } : null;
+  private liveToken(token: string): Promise<{ token: AccessTokenState; identity: IdentityState } | null> {
+    return findLiveToken(this.uow.repositories, token, this.clock.now());
   }
 
   private mayInspect(caller: ClientState, token: AccessTokenState): boolean {

@@ -1,7 +1,7 @@
 import { AuthenticationFailedError, BadRequestError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { hashToken, isTokenUsable } from './AccessToken';
+import { findLiveToken } from './AccessToken';
 import { identityDocument, newIdentity, type IdentityState } from './Identity';
 
 export type IdentityDirectoryRepositories = RepositoriesOf<'accessTokens' | 'identities'>;
@@ -27,11 +27,10 @@ export class IdentityDirectory {
   ) {}
 
   async caller(token: string | undefined): Promise<DirectoryCaller> {
-    const { accessTokens, identities } = this.uow.repositories;
-    const found = token ? await accessTokens.findByHash(hashToken(token)) : null;
-    const identity = found && isTokenUsable(found, this.clock.now()) ? await identities.findById(found.identity_id) : null;
-    if (!identity) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
-    return { identity, setIds: new Set((await identities.listSet(identity.set_id)).map((i) => i.id)) };
+    const live = token ? await findLiveToken(this.uow.repositories, token, this.clock.now()) : null;
+    if (!live) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
+    const set = await this.uow.repositories.identities.listSet(live.identity.set_id);
+    return { identity: live.identity, setIds: new Set(set.map((i) => i.id)) };
   }
 
   /** Identities by usernames or by ids (one of the two, at most 100); unknown ones are left out. `provision` makes unknown usernames. */
