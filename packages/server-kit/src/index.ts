@@ -3,4 +3,4 @@ export { createLogger, logRequestError, requestLogger, type Logger } from './log
 export { healthRoutes } from './health';
 export { closeGracefully } from './shutdown';
 export { freePort, listen, runMain } from './net';
-export { bearerToken } from './bearer';
+export { bearerToken, firstValue } from './requestValues';

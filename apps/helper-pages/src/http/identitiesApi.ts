@@ -1,14 +1,11 @@
 import type { IdentityDirectory } from '@xfer/core';
-import { bearerToken } from '@xfer/server-kit';
+import { bearerToken, firstValue } from '@xfer/server-kit';
 import { Router, type Request } from 'express';
 import { apiErrorHandler } from './errors';
 
 /** A comma-joined query parameter as a list (repeated parameters count once); undefined when absent. */
 function listParam(req: Request, name: string): string[] | undefined {
-  const raw = req.query[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (typeof value !== 'string') return undefined;
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return firstValue(req.query[name])?.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 /** The identities API at the hosted service's paths (`AuthClient.get_identities`, the CLI's `--identity`). */

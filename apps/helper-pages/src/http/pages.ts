@@ -10,6 +10,7 @@ import {
   type HelperPagesService,
   type SignedIn,
 } from '@xfer/core';
+import { firstValue } from '@xfer/server-kit';
 import { doubleCsrf } from 'csrf-csrf';
 import express, { Router, type Request, type Response } from 'express';
 import type nunjucks from 'nunjucks';
@@ -28,11 +29,7 @@ interface RouteOptions {
 }
 
 /** The first value of a query parameter; repeated parameters count once. */
-function query(req: Request, name: string): string | undefined {
-  const value = req.query[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
-}
+const query = (req: Request, name: string): string | undefined => firstValue(req.query[name]);
 
 /** Where sign-in may send the browser back to: only pages of this app, never another site. */
 export function safeNext(next: unknown): string {

@@ -1,5 +1,5 @@
 import type { AuthorizationServerService, ClientState, IdTokenService } from '@xfer/core';
-import { bearerToken, logRequestError } from '@xfer/server-kit';
+import { bearerToken, firstValue, logRequestError } from '@xfer/server-kit';
 import basicAuth from 'basic-auth';
 import express, { Router, type Request, type Response } from 'express';
 import { protocolErrorHandler } from '../http/errors';
@@ -14,8 +14,8 @@ export function formFields(req: Request): Record<string, string | undefined> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const fields: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(body)) {
-    const first = Array.isArray(value) ? value[0] : value;
-    if (typeof first === 'string') fields[key] = first;
+    const first = firstValue(value);
+    if (first !== undefined) fields[key] = first;
   }
   return fields;
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/Principal';
-import { canViewEndpoint, effectiveRoles, type EndpointRole } from '../role/Role';
+import { canViewEndpoint, effectiveRoles, ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
 import { BadRequestError } from '../shared/errors';
 import type { Endpoint, EndpointKind } from './Endpoint';
 import type { EndpointWithRoles } from './EndpointRepository';
@@ -116,7 +116,7 @@ export function searchCriteria(caller: Principal, request: EndpointSearchRequest
       kinds('shared');
       break;
     case 'hide-no-permissions':
-      criteria.holding = { principalIds, roles: ['administrator', 'access_manager', 'activity_monitor', 'activity_manager'] };
+      criteria.holding = { principalIds, roles: ENDPOINT_ROLES };
       break;
   }
   if (request.ownerId !== undefined) criteria.ownedBy = [request.ownerId.toLowerCase()];

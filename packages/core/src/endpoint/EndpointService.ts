@@ -216,8 +216,17 @@ export class EndpointService {
     if (criteria === null) return { results: [], hasNextPage: false, offset, limit };
     const hits = await repos.endpoints.search(criteria);
     const visible = visibleHits(caller, hits.slice(0, limit));
+    // a page of shares often has one host: read each host once, not once per share
+    const hosts = new Map<string, Promise<{ host: Endpoint | null; hostRoles: EndpointRole[] }>>();
+    const hostOf = (id: string) => {
+      if (!hosts.has(id)) hosts.set(id, this.hostWithRoles(repos, caller, id));
+      return hosts.get(id)!;
+    };
     const results: { view: EndpointView; rank: number }[] = [];
-    for (const hit of visible) results.push({ view: await this.view(repos, caller, hit.endpoint, hit.roles), rank: hit.rank });
+    for (const { endpoint, roles, rank } of visible) {
+      const { host, hostRoles } = endpoint.hostEndpointId === null ? { host: null, hostRoles: [] } : await hostOf(endpoint.hostEndpointId);
+      results.push({ view: viewOf(endpoint, roles, host, host !== null && canViewEndpoint(host.isPublic, hostRoles), hostRoles), rank });
+    }
     return { results, hasNextPage: results.length > 0 && hits.length > limit && offset + limit < MAX_SEARCH_WINDOW, offset, limit };
   }
 
@@ -324,17 +333,15 @@ export class EndpointService {
 
   /** What the caller may see of the endpoint: for a share, this reads its host with the caller's roles on it. */
   private async view(repos: Repos, caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointView> {
-    let host: Endpoint | null = null;
-    let hostRoles: EndpointRole[] = [];
-    if (endpoint.hostEndpointId !== null) {
-      const found = await repos.endpoints.findWithRolesOf({ id: endpoint.hostEndpointId }, caller.principalIds);
-      if (found) {
-        host = found.endpoint;
-        hostRoles = effectiveRoles(host, caller, found.assignments);
-      }
-    }
+    const { host, hostRoles } = endpoint.hostEndpointId === null ? { host: null, hostRoles: [] } : await this.hostWithRoles(repos, caller, endpoint.hostEndpointId);
     const hostVisible = host !== null && canViewEndpoint(host.isPublic, hostRoles);
     return viewOf(endpoint, roles, host, hostVisible, hostRoles);
+  }
+
+  /** A share's host with the caller's roles on it (null when the host is gone). */
+  private async hostWithRoles(repos: Repos, caller: Principal, hostId: string): Promise<{ host: Endpoint | null; hostRoles: EndpointRole[] }> {
+    const found = await repos.endpoints.findWithRolesOf({ id: hostId }, caller.principalIds);
+    return found ? { host: found.endpoint, hostRoles: effectiveRoles(found.endpoint, caller, found.assignments) } : { host: null, hostRoles: [] };
   }
 
   private assertCanView(endpoint: Endpoint, roles: EndpointRole[]): void {

@@ -67,6 +67,15 @@ function textRank(e: EndpointState, terms: readonly string[]): number | null {
   return rank;
 }
 
+/** Ids of the shares on which a live rule grants one of the principals, or all authenticated users. */
+function sharesGranting(store: Store, principalIds: readonly string[], now: Date): string[] {
+  const ids = new Set(principalIds);
+  const granting = [...store.accessRules.values()].filter(
+    (r) => isAccessRuleLive(r, now) && (r.principal_type === 'all_authenticated_users' || ((r.principal_type === 'identity' || r.principal_type === 'group') && ids.has(r.principal))),
+  );
+  return [...new Set(granting.map((r) => r.endpoint_id))].sort();
+}
+
 /** Deletes at most `limit` entries of a map that match; returns how many. */
 function purgeWhere<K, V>(map: Map<K, V>, matches: (value: V) => boolean, limit: number): number {
   let count = 0;
@@ -156,7 +165,7 @@ class InMemoryEndpointRepository implements EndpointRepository {
     const now = criteria.grantedTo?.now ?? new Date();
     const holds = (e: EndpointState, h: { principalIds: readonly string[]; roles: readonly string[] }) =>
       [...store.roles.values()].some((a) => a.endpoint_id === e.id && h.principalIds.includes(a.principal_id) && h.roles.includes(a.role));
-    const granted = new Set(criteria.grantedTo ? await new InMemoryAccessRuleRepository(this.store).sharesGranting(criteria.grantedTo.principalIds, now) : []);
+    const granted = new Set(criteria.grantedTo ? sharesGranting(store, criteria.grantedTo.principalIds, now) : []);
     const hits: { state: EndpointState; rank: number }[] = [];
     for (const e of store.endpoints.values()) {
       if (!e.public && !holds(e, criteria.visibleTo)) continue;
@@ -542,11 +551,7 @@ class InMemoryAccessRuleRepository implements AccessRuleRepository {
     purgeWhere(this.store().accessRules, (r) => r.endpoint_id === endpointId, Infinity);
   }
   async sharesGranting(principalIds: readonly string[], now: Date) {
-    const ids = new Set(principalIds);
-    const granting = [...this.store().accessRules.values()].filter(
-      (r) => isAccessRuleLive(r, now) && (r.principal_type === 'all_authenticated_users' || ((r.principal_type === 'identity' || r.principal_type === 'group') && ids.has(r.principal))),
-    );
-    return [...new Set(granting.map((r) => r.endpoint_id))].sort();
+    return sharesGranting(this.store(), principalIds, now);
   }
 }
 

@@ -1,12 +1,8 @@
 import { BadRequestError, isUuid, type EndpointSearchRequest, type ShareCursor } from '@xfer/core';
+import { firstValue as first } from '@xfer/server-kit';
 
 export const MAX_SHARES_PAGE = 1000;
 
-/** The first value of a query parameter as a string; repeated parameters count once. */
-function first(value: unknown): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  return typeof v === 'string' ? v : undefined;
-}
 
 /** next_token is opaque to clients: the cursor as base64url JSON. */
 export function encodeShareCursor(cursor: ShareCursor): string {
