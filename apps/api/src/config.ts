@@ -1,5 +1,5 @@
 import { TRANSFER_SCOPE } from '@xfer/core';
-import { commonConfig, ConfigError, portFromEnv, secondsFromEnv } from '@xfer/persistence';
+import { commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
 
 export interface ApiConfig {
   databaseUrl: string;
@@ -12,7 +12,6 @@ export interface ApiConfig {
   /** The scope every token must carry; null accepts any. */
   requiredScope: string | null;
   /** How long a token's meaning may be remembered per instance (0: revocations count at once). */
-  tokenCacheSeconds: number;
 }
 
 /** Reads and checks the API's settings; a bad one throws ConfigError naming the variable. */
@@ -27,7 +26,6 @@ export function apiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     bodyLimit,
     introspection: introspectionConfig(env),
     requiredScope,
-    tokenCacheSeconds: secondsFromEnv('AUTH_TOKEN_CACHE_SECONDS', 0, env, { min: 0, max: 9999 }),
   };
 }
 

@@ -11,13 +11,12 @@ import type { ApiConfig } from './config';
  */
 export function buildApiContainer(
   dataSource: DataSource,
-  options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope' | 'tokenCacheSeconds'>> & { clock?: Clock; ids?: IdGenerator } = {},
+  options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope'>> & { clock?: Clock; ids?: IdGenerator } = {},
 ): Container {
   const settings = options.introspection;
   const authentication = {
     introspector: settings ? new HttpTokenIntrospector(settings.url, settings.clientId, settings.clientSecret) : null,
     ...(options.requiredScope !== undefined && { requiredScope: options.requiredScope }),
-    ...(options.tokenCacheSeconds !== undefined && { cacheSeconds: options.tokenCacheSeconds }),
   };
   return coreContainer(dataSource, { authentication, clock: options.clock, ids: options.ids });
 }

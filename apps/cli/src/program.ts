@@ -69,7 +69,8 @@ export function buildProgram(io: Io): Command {
   const databaseUrl = () => (program.opts().database as string | undefined) ?? io.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 
   async function withServices<T>(work: (services: CoreServices, dataSource: DataSource) => Promise<T>): Promise<T> {
-    const dataSource = await openDatabase(databaseUrl());
+    // one command, a few reads: no read cache (on Postgres it would open a listening connection)
+    const dataSource = await openDatabase(databaseUrl(), { readCache: false });
     try {
       // the auth app's container: the same core, and the keys that sign id_tokens (xfer keys)
       return await work(coreServicesOf(buildHelperPagesContainer(dataSource, helperPagesConfig(io.env))), dataSource);
@@ -409,7 +410,7 @@ export function buildProgram(io: Io): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
-      const dataSource = await openDatabase(databaseUrl(), { migrate: false });
+      const dataSource = await openDatabase(databaseUrl(), { migrate: false, readCache: false });
       try {
         const applied = await dataSource.runMigrations({ transaction: 'each' });
         const names = applied.map((m) => m.name);

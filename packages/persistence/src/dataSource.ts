@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ConfigError } from './ConfigError';
 import { MIGRATIONS } from './migrations';
+import { attachReadCache } from './readCache';
 import { ALL_SCHEMAS } from './records/schemas';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
@@ -45,10 +46,10 @@ export function dataSourceOptions(url: string, options: { createDirectory?: bool
 }
 
 /**
- * Opens the database and applies pending migrations. A database that cannot be reached, found or
+ * Opens the database, applies pending migrations and sets up the read cache (readCache.ts). A database that cannot be reached, found or
  * created throws DatabaseUrlError saying why and what to check.
  */
-export async function openDatabase(url: string, options: { migrate?: boolean } = {}): Promise<DataSource> {
+export async function openDatabase(url: string, options: { migrate?: boolean; readCache?: boolean } = {}): Promise<DataSource> {
   let dataSource: DataSource;
   try {
     dataSource = new DataSource(dataSourceOptions(url));
@@ -57,6 +58,7 @@ export async function openDatabase(url: string, options: { migrate?: boolean } =
     throw openingError(url, error);
   }
   if (options.migrate ?? true) await dataSource.runMigrations({ transaction: 'each' });
+  if (options.readCache ?? true) await attachReadCache(dataSource);
   return dataSource;
 }
 

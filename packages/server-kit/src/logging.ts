@@ -4,9 +4,14 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
-/** JSON lines on stdout (or `destination`), level from LOG_LEVEL. */
+/**
+ * JSON lines on stdout (or `destination`), level from LOG_LEVEL. Stdout is written asynchronously
+ * (lines written while one write is under way go out together; pino flushes what is left on exit),
+ * so a slow log reader does not hold up requests.
+ */
 export function createLogger(options: { level?: string; destination?: DestinationStream; name?: string } = {}): Logger {
-  return pino({ level: options.level ?? process.env.LOG_LEVEL ?? 'info', name: options.name, base: { pid: process.pid } }, options.destination);
+  const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  return pino({ level: options.level ?? process.env.LOG_LEVEL ?? 'info', name: options.name, base: { pid: process.pid } }, destination);
 }
 
 interface Locals {

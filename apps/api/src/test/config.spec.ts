@@ -10,7 +10,6 @@ describe('configuration from the environment', () => {
       bodyLimit: '1mb',
       introspection: null,
       requiredScope: 'urn:globus:auth:scope:transfer.api.globus.org:all',
-      tokenCacheSeconds: 0,
     });
   });
 
@@ -24,7 +23,6 @@ describe('configuration from the environment', () => {
     [{ HOST: 'my host' }, "HOST='my host'"],
     [{ AUTH_INTROSPECTION_URL: 'not a url' }, 'AUTH_INTROSPECTION_URL'],
     [{ AUTH_REQUIRED_SCOPE: 'two scopes' }, 'AUTH_REQUIRED_SCOPE'],
-    [{ AUTH_TOKEN_CACHE_SECONDS: '-1' }, "AUTH_TOKEN_CACHE_SECONDS='-1'"],
     [{ AUTH_INTROSPECTION_URL: 'https://auth.example.org/introspect' }, 'AUTH_INTROSPECTION_CLIENT_ID'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => apiConfig(env)).toThrow(name);
@@ -35,8 +33,8 @@ describe('configuration from the environment', () => {
     expect(config.introspection).toEqual({ url: 'https://auth.example.org/v2/oauth2/token/introspect', clientId: 'c', clientSecret: 's' });
   });
 
-  it('takes the required scope and the token cache from the environment; an empty scope accepts any token', () => {
-    expect(apiConfig({ AUTH_REQUIRED_SCOPE: 'urn:example:scope:api:all', AUTH_TOKEN_CACHE_SECONDS: '2' })).toMatchObject({ requiredScope: 'urn:example:scope:api:all', tokenCacheSeconds: 2 });
+  it('takes the required scope from the environment; an empty scope accepts any token', () => {
+    expect(apiConfig({ AUTH_REQUIRED_SCOPE: 'urn:example:scope:api:all' }).requiredScope).toBe('urn:example:scope:api:all');
     expect(apiConfig({ AUTH_REQUIRED_SCOPE: '' }).requiredScope).toBeNull();
   });
 });

@@ -127,6 +127,46 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
     });
   }, 60_000);
 
+  it('sees a change made by another process on the very next request, in every instance', async () => {
+    const [a, b] = [await startApiProcess(databaseUrl), await startApiProcess(databaseUrl)];
+    children.push(a.process, b.process);
+    const bob = await withServices(databaseUrl, async (s) => {
+      await s.admin.addIdentity({ username: 'bob' });
+      await s.admin.addIdentity({ username: 'bob-elsewhere' });
+      await s.admin.addGroup('readers');
+      return (await s.admin.issueToken('bob')).token;
+    });
+    const created = (await (await call(`${a.url}/endpoint`, token, 'POST', { display_name: 'Watched' })).json()) as { id: string };
+    const statusFor = (who: string) => Promise.all([a, b].map(async (api) => (await call(`${api.url}/endpoint/${created.id}`, who, 'GET')).status));
+    // each instance has read (and may remember) what bob's token stands for and what he may see
+    expect(await statusFor(bob)).toEqual([403, 403]);
+    expect(await statusFor(bob)).toEqual([403, 403]);
+
+    // a role for a group bob joins
+    await withServices(databaseUrl, async (s) => {
+      await s.admin.grantRole(created.id, 'activity_monitor', 'readers');
+      await s.admin.addGroupMember('readers', 'bob');
+    });
+    expect(await statusFor(bob)).toEqual([200, 200]);
+    await withServices(databaseUrl, (s) => s.admin.removeGroupMember('readers', 'bob'));
+    expect(await statusFor(bob)).toEqual([403, 403]);
+
+    // a role held by an identity linked into bob's set
+    const roleId = await withServices(databaseUrl, async (s) => {
+      const id = await s.admin.grantRole(created.id, 'activity_monitor', 'bob-elsewhere');
+      await s.admin.linkIdentities('bob', 'bob-elsewhere');
+      return id;
+    });
+    expect(await statusFor(bob)).toEqual([200, 200]);
+    await withServices(databaseUrl, (s) => s.admin.revokeRole(roleId));
+    expect(await statusFor(bob)).toEqual([403, 403]);
+
+    // a revoked token
+    expect(await statusFor(token)).toEqual([200, 200]);
+    await withServices(databaseUrl, (s) => s.admin.revokeToken(token));
+    expect(await statusFor(token)).toEqual([401, 401]);
+  }, 60_000);
+
   if (backend.name === 'postgres') {
     it('serves as one service from two processes on one database', async () => {
       const [a, b] = [await startApiProcess(databaseUrl), await startApiProcess(databaseUrl)];

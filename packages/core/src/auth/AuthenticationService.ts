@@ -1,7 +1,7 @@
 import { AuthenticationFailedError, ConsentRequiredError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { hashToken, isTokenUsable, type TokenHolder } from './AccessToken';
+import { hashToken, isTokenUsable } from './AccessToken';
 import { newIdentity, type IdentityState } from './Identity';
 import { Principal } from './Principal';
 import type { TokenIntrospector } from './TokenIntrospection';
@@ -14,24 +14,15 @@ export interface AuthenticationOptions {
   introspector: TokenIntrospector | null;
   /** A scope every token must carry (the API's own); null to accept any. */
   requiredScope: string | null;
-  /**
-   * How long what a token stands for may be remembered per instance. 0 (the default): a revoked
-   * token is refused at once; above 0, a revocation, link or membership change may take that long.
-   */
-  cacheSeconds: number;
 }
 
 /** The hosted service's transfer scope: what unchanged clients ask for to call this API. */
 export const TRANSFER_SCOPE = 'urn:globus:auth:scope:transfer.api.globus.org:all';
 
-export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = { introspector: null, requiredScope: TRANSFER_SCOPE, cacheSeconds: 0 };
-
-const CACHED_TOKENS = 10_000;
+export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = { introspector: null, requiredScope: TRANSFER_SCOPE };
 
 /** Turns a bearer token into the caller; expiry is always checked at once. */
 export class AuthenticationService {
-  private readonly cache = new Map<string, { holder: TokenHolder; readAt: number }>();
-
   constructor(
     private readonly uow: AuthenticationRepositories,
     private readonly clock: Clock,
@@ -43,7 +34,8 @@ export class AuthenticationService {
     const { introspector } = this.options;
     if (introspector) return this.authenticateByIntrospection(token, introspector);
     const now = this.clock.now();
-    const holder = await this.holderOf(hashToken(token), now.getTime());
+    // read on every request: a revocation counts at once (the persistence adapters cache exactly)
+    const holder = await this.uow.repositories.accessTokens.findHolder(hashToken(token));
     if (!holder || !isTokenUsable(holder.token, now)) {
       throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     }
@@ -56,20 +48,6 @@ export class AuthenticationService {
     if (requiredScope && !scopes.includes(requiredScope)) {
       throw new ConsentRequiredError(`This token lacks the scope ${requiredScope}: ask the user to consent to it`, [requiredScope]);
     }
-  }
-
-  private async holderOf(hash: string, now: number): Promise<TokenHolder | null> {
-    const { cacheSeconds } = this.options;
-    if (cacheSeconds <= 0) return this.uow.repositories.accessTokens.findHolder(hash);
-    const cached = this.cache.get(hash);
-    if (cached && now - cached.readAt < cacheSeconds * 1000) return cached.holder;
-    const holder = await this.uow.repositories.accessTokens.findHolder(hash);
-    this.cache.delete(hash);
-    if (holder) {
-      if (this.cache.size >= CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(hash, { holder, readAt: now });
-    }
-    return holder;
   }
 
   /**

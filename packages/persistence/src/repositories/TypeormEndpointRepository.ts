@@ -59,7 +59,7 @@ const SELECT_WITH_ROLES = `SELECT e.*, r.id AS r_id, r.role AS r_role, r.princip
 type EndpointRow = EndpointRecord & { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
 
 /** Rows of endpoints LEFT JOINed with role assignments: one entry per endpoint, in row order. */
-function groupWithRoles(rows: EndpointRow[]): EndpointWithRoles[] {
+function groupWithRoles(rows: readonly EndpointRow[]): EndpointWithRoles[] {
   const byId = new Map<string, EndpointWithRoles>();
   for (const row of rows) {
     let entry = byId.get(row.id);
@@ -92,7 +92,8 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const column = 'id' in key ? 'id' : 'canonical_name';
     const value = 'id' in key ? key.id : key.canonical_name;
     const lock = options.forUpdate && this.sql.postgres ? ' FOR UPDATE OF e' : '';
-    const rows = await this.sql.rows<EndpointRow>(
+    const read = options.forUpdate ? this.sql.rows.bind(this.sql) : this.sql.cachedRows.bind(this.sql);
+    const rows = await read<EndpointRow>(
       `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.${column} = ?${lock}`,
       [...principalIds, value],
     );

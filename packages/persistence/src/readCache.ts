@@ -1,0 +1,180 @@
+import { LRUCache } from 'lru-cache';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+
+/** The channel the triggers of migration ChangeNotifications notify on. */
+const CHANGE_CHANNEL = 'xfer_changes';
+
+/**
+ * A value that changes whenever anything the cached reads depend on may have changed, in this
+ * process or any other on the same database; null while that cannot be told (then nothing is cached).
+ */
+interface ChangeWatch {
+  generation(): string | null;
+  close(): Promise<void>;
+}
+
+interface SqliteHandle {
+  prepare(sql: string): { get(): unknown };
+  readonly inTransaction: boolean;
+}
+
+/**
+ * SQLite: `data_version` moves when another connection (another process) commits, `total_changes()`
+ * when this one writes. One prepared statement, a few microseconds.
+ */
+class SqliteChangeWatch implements ChangeWatch {
+  private readonly statement;
+
+  constructor(private readonly handle: SqliteHandle) {
+    this.statement = handle.prepare('SELECT total_changes() AS own, (SELECT data_version FROM pragma_data_version) AS other');
+  }
+
+  generation(): string | null {
+    // a transaction open on the one connection: reads see its uncommitted writes
+    if (this.handle.inTransaction) return null;
+    const { own, other } = this.statement.get() as { own: number; other: number };
+    return `${own}.${other}`;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * Postgres: triggers NOTIFY from the writing transaction (at its commit); a dedicated connection
+ * LISTENs. While that connection is down nothing is cached, and every reconnect starts a new
+ * generation, so a notification lost in between cannot leave a stale entry.
+ */
+class PostgresChangeWatch implements ChangeWatch {
+  private epoch = 0;
+  private client: Client | null = null;
+  private listening = false;
+  private closed = false;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(private readonly url: string) {}
+
+  async start(): Promise<void> {
+    const client = new Client({ connectionString: this.url });
+    this.client = client;
+    const lost = () => {
+      this.listening = false;
+      this.epoch++;
+      if (this.client === client) this.client = null;
+      void client.end().catch(() => undefined);
+      if (!this.closed && !this.retry) {
+        this.retry = setTimeout(() => {
+          this.retry = null;
+          void this.start().catch(() => undefined);
+        }, 1000);
+        this.retry.unref();
+      }
+    };
+    client.on('error', lost);
+    client.on('end', () => this.client === client && lost());
+    client.on('notification', () => this.epoch++);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+    } catch (error) {
+      lost();
+      throw error;
+    }
+    if (this.closed) return void (await client.end().catch(() => undefined));
+    this.epoch++;
+    this.listening = true;
+  }
+
+  /** This process's own commits count at once, not when their notification comes back. */
+  bump(): void {
+    this.epoch++;
+  }
+
+  generation(): string | null {
+    return this.listening ? String(this.epoch) : null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listening = false;
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+}
+
+const MAX_ENTRIES = 20_000;
+
+/**
+ * Rows of the hottest reads (a token's holder, an endpoint with the caller's roles), kept until
+ * anything changes: every read first asks the database whether it changed, so a revocation, a new
+ * link or a role change is seen by the very next request, in every process.
+ */
+export class ReadCache {
+  private readonly entries = new LRUCache<string, unknown[]>({ max: MAX_ENTRIES });
+  private seen: string | null = null;
+  private local = 0;
+
+  constructor(private readonly watch: ChangeWatch) {}
+
+  private generation(): string | null {
+    const outer = this.watch.generation();
+    return outer === null ? null : `${outer}:${this.local}`;
+  }
+
+  async rows<T>(key: string, load: () => Promise<T[]>): Promise<T[]> {
+    const before = this.generation();
+    if (before === null) return load();
+    if (before !== this.seen) {
+      this.entries.clear();
+      this.seen = before;
+    }
+    const hit = this.entries.get(key);
+    if (hit) return hit as T[];
+    const rows = await load();
+    // a change that landed while the read was in flight makes its answer suspect
+    if (this.generation() === before) this.entries.set(key, rows);
+    return rows;
+  }
+
+  /** A transaction of this process ended (committed or rolled back). */
+  changed(): void {
+    this.local++;
+    if (this.watch instanceof PostgresChangeWatch) this.watch.bump();
+  }
+
+  close(): Promise<void> {
+    this.entries.clear();
+    return this.watch.close();
+  }
+}
+
+const caches = new WeakMap<DataSource, ReadCache>();
+
+/** The read cache of a DataSource that openDatabase set one up for, else null (reads go straight through). */
+export function readCacheOf(dataSource: DataSource): ReadCache | null {
+  return caches.get(dataSource) ?? null;
+}
+
+/** Sets up the read cache of an open DataSource; it closes with the DataSource. */
+export async function attachReadCache(dataSource: DataSource): Promise<void> {
+  let watch: ChangeWatch;
+  if (dataSource.options.type === 'postgres') {
+    const postgres = new PostgresChangeWatch((dataSource.options as { url: string }).url);
+    // no listener yet means no caching yet, not a failed start: it keeps trying in the background
+    await postgres.start().catch(() => undefined);
+    watch = postgres;
+  } else {
+    watch = new SqliteChangeWatch((dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection);
+  }
+  const cache = new ReadCache(watch);
+  caches.set(dataSource, cache);
+  // TypeORM has no close hook: the listener connection must go before the pool does
+  const destroy = dataSource.destroy.bind(dataSource);
+  dataSource.destroy = async () => {
+    caches.delete(dataSource);
+    await cache.close();
+    return destroy();
+  };
+}
