@@ -15,26 +15,34 @@ interface ChangeWatch {
 }
 
 interface SqliteHandle {
-  prepare(sql: string): { get(): unknown };
+  prepare(sql: string): { pluck(): { get(): unknown } };
   readonly inTransaction: boolean;
 }
 
 /**
- * SQLite: `data_version` moves when another connection (another process) commits, `total_changes()`
- * when this one writes. One prepared statement, a few microseconds.
+ * SQLite: `total_changes()` moves when this connection writes (a fraction of a microsecond, checked
+ * on every read); `data_version` when another connection (another process) commits. That one costs
+ * a read transaction, so it is asked once per turn of the event loop: a request that follows a
+ * commit elsewhere (its client saw that commit end) arrives in a later turn.
  */
 class SqliteChangeWatch implements ChangeWatch {
-  private readonly statement;
+  private readonly own;
+  private readonly others;
+  private othersNow: number | null = null;
 
   constructor(private readonly handle: SqliteHandle) {
-    this.statement = handle.prepare('SELECT total_changes() AS own, (SELECT data_version FROM pragma_data_version) AS other');
+    this.own = handle.prepare('SELECT total_changes()').pluck();
+    this.others = handle.prepare('PRAGMA data_version').pluck();
   }
 
   generation(): string | null {
     // a transaction open on the one connection: reads see its uncommitted writes
     if (this.handle.inTransaction) return null;
-    const { own, other } = this.statement.get() as { own: number; other: number };
-    return `${own}.${other}`;
+    if (this.othersNow === null) {
+      this.othersNow = this.others.get() as number;
+      setImmediate(() => (this.othersNow = null));
+    }
+    return `${this.own.get() as number}.${this.othersNow}`;
   }
 
   async close(): Promise<void> {}
