@@ -6,10 +6,12 @@ import {
   type CoreOptions,
   type CoreServices,
   type IdGenerator,
+  type ReadMemo,
   type UnitOfWork,
 } from '@xfer/core';
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { DataSource } from 'typeorm';
+import { readMemoOf } from './readCache';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
 
 type ServiceTokens = { [K in keyof CoreServices]: ServiceIdentifier<CoreServices[K]> };
@@ -34,6 +36,7 @@ export const TOKENS = {
   UnitOfWork: Symbol.for('xfer.UnitOfWork') as ServiceIdentifier<UnitOfWork>,
   Clock: Symbol.for('xfer.Clock') as ServiceIdentifier<Clock>,
   IdGenerator: Symbol.for('xfer.IdGenerator') as ServiceIdentifier<IdGenerator>,
+  ReadMemo: Symbol.for('xfer.ReadMemo') as ServiceIdentifier<ReadMemo>,
   ...SERVICES,
 } as const;
 
@@ -42,6 +45,7 @@ export function persistenceModule(dataSource: DataSource): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.DataSource).toConstantValue(dataSource);
     bind(TOKENS.UnitOfWork).toConstantValue(new TypeormUnitOfWork(dataSource));
+    bind(TOKENS.ReadMemo).toConstantValue(readMemoOf(dataSource));
   });
 }
 

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { Client } from 'pg';
+import { noReadMemo, type ReadMemo } from '@xfer/core';
 import type { DataSource } from 'typeorm';
 
 /** The channel the triggers of migration ChangeNotifications notify on. */
@@ -113,14 +114,17 @@ class PostgresChangeWatch implements ChangeWatch {
 }
 
 const MAX_ENTRIES = 20_000;
+const MAX_BYTES = 64 * 1024 * 1024;
+/** Roughly what an entry holds: a rendered document by its length, rows at a kilobyte each. */
+const sizeOf = (value: unknown): number => (typeof value === 'string' ? value.length || 1 : Array.isArray(value) ? 1024 * Math.max(1, value.length) : 1024);
 
 /**
- * Rows of the hottest reads (a token's holder, an endpoint with the caller's roles), kept until
- * anything changes: every read first asks the database whether it changed, so a revocation, a new
- * link or a role change is seen by the very next request, in every process.
+ * What the hottest reads found (a token's holder, an endpoint with the caller's roles, rendered
+ * documents), kept until anything changes: every read first asks the database whether it changed,
+ * so a revocation, a new link or a role change is seen by the very next request, in every process.
  */
-export class ReadCache {
-  private readonly entries = new LRUCache<string, unknown[]>({ max: MAX_ENTRIES });
+export class ReadCache implements ReadMemo {
+  private readonly entries = new LRUCache<string, NonNullable<unknown>>({ max: MAX_ENTRIES, maxSize: MAX_BYTES, sizeCalculation: sizeOf });
   private seen: string | null = null;
   private local = 0;
 
@@ -131,7 +135,7 @@ export class ReadCache {
     return outer === null ? null : `${outer}:${this.local}`;
   }
 
-  async rows<T>(key: string, load: () => Promise<T[]>): Promise<T[]> {
+  async remember<T>(key: string, load: () => Promise<T>): Promise<T> {
     const before = this.generation();
     if (before === null) return load();
     if (before !== this.seen) {
@@ -139,11 +143,11 @@ export class ReadCache {
       this.seen = before;
     }
     const hit = this.entries.get(key);
-    if (hit) return hit as T[];
-    const rows = await load();
+    if (hit !== undefined) return hit as T;
+    const value = await load();
     // a change that landed while the read was in flight makes its answer suspect
-    if (this.generation() === before) this.entries.set(key, rows);
-    return rows;
+    if (value !== undefined && value !== null && this.generation() === before) this.entries.set(key, value);
+    return value;
   }
 
   /** A transaction of this process ended (committed or rolled back). */
@@ -163,6 +167,11 @@ const caches = new WeakMap<DataSource, ReadCache>();
 /** The read cache of a DataSource that openDatabase set one up for, else null (reads go straight through). */
 export function readCacheOf(dataSource: DataSource): ReadCache | null {
   return caches.get(dataSource) ?? null;
+}
+
+/** What the apps remember rendered documents with: the read cache, or nothing without one. */
+export function readMemoOf(dataSource: DataSource): ReadMemo {
+  return readCacheOf(dataSource) ?? noReadMemo;
 }
 
 /** Sets up the read cache of an open DataSource; it closes with the DataSource. */

@@ -57,7 +57,7 @@ export class Sql {
   async cachedRows<T>(sql: string, params: readonly unknown[] = []): Promise<readonly T[]> {
     const cache = this.manager.queryRunner ? null : readCacheOf(this.manager.connection);
     if (!cache) return this.rows<T>(sql, params);
-    return cache.rows(`${sql}\u0000${JSON.stringify(params)}`, () => this.rows<T>(sql, params));
+    return cache.remember(`${sql}\u0000${JSON.stringify(params)}`, () => this.rows<T>(sql, params));
   }
 
   /** Runs a write; returns the number of rows it changed. */

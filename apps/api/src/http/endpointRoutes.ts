@@ -1,4 +1,4 @@
-import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointService, type EndpointView, type ServerState } from '@xfer/core';
+import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointService, type EndpointView, type ReadMemo, type ServerState } from '@xfer/core';
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
@@ -38,14 +38,24 @@ function sendCreated(req: Request, res: Response, message: string, created: Crea
 }
 
 /** The twelve endpoint operations: decode the request, call the use case, render the documents. */
-export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService): Router {
+export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService, memo: ReadMemo): Router {
   const router = Router();
 
-  router.get('/endpoint/:xid', async (req, res) => {
-    const selection = fieldSelection(req.query.fields);
-    const view = await endpoints.getEndpoint(principalOf(res), req.params.xid);
-    res.json(selectFields(endpointDocument(view), selection));
-  });
+  /**
+   * Sends the document of a read that depends on stored data only (not the time), remembered per
+   * caller and URL until that data changes. A refusal is never remembered.
+   */
+  const sendRemembered = async (req: Request, res: Response, render: () => Promise<unknown>) => {
+    const key = `${principalOf(res).principalIds.join(' ')} ${req.originalUrl}`;
+    res.type('json').send(await memo.remember(key, async () => JSON.stringify(await render())));
+  };
+
+  router.get('/endpoint/:xid', (req, res) =>
+    sendRemembered(req, res, async () => {
+      const selection = fieldSelection(req.query.fields);
+      return selectFields(endpointDocument(await endpoints.getEndpoint(principalOf(res), req.params.xid)), selection);
+    }),
+  );
 
   router.get('/endpoint_search', async (req, res) => {
     const selection = fieldSelection(req.query.fields);
@@ -147,10 +157,12 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
   });
 
   // ---- access rules of shares (catalogue features 4) ----
-  router.get('/endpoint/:xid/access_list', async (req, res) => {
-    const { endpointId, rules } = await accessRules.list(principalOf(res), req.params.xid);
-    res.json({ DATA_TYPE: 'access_list', endpoint: endpointId, length: rules.length, DATA: rules.map(accessDocument) });
-  });
+  router.get('/endpoint/:xid/access_list', (req, res) =>
+    sendRemembered(req, res, async () => {
+      const { endpointId, rules } = await accessRules.list(principalOf(res), req.params.xid);
+      return { DATA_TYPE: 'access_list', endpoint: endpointId, length: rules.length, DATA: rules.map(accessDocument) };
+    }),
+  );
 
   router.get('/endpoint/:xid/access/:ruleId', async (req, res) => {
     res.json(accessDocument(await accessRules.get(principalOf(res), req.params.xid, req.params.ruleId)));
@@ -172,10 +184,12 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: `Access rule '${req.params.ruleId}' deleted successfully` });
   });
 
-  router.get('/endpoint/:xid/my_shared_endpoint_list', async (req, res) => {
-    const shares = await endpoints.mySharedEndpoints(principalOf(res), req.params.xid);
-    res.json({ DATA_TYPE: 'endpoint_list', DATA: shares.map(endpointDocument) });
-  });
+  router.get('/endpoint/:xid/my_shared_endpoint_list', (req, res) =>
+    sendRemembered(req, res, async () => {
+      const shares = await endpoints.mySharedEndpoints(principalOf(res), req.params.xid);
+      return { DATA_TYPE: 'endpoint_list', DATA: shares.map(endpointDocument) };
+    }),
+  );
 
   return router;
 }
