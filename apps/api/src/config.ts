@@ -11,7 +11,8 @@ export interface ApiConfig {
   introspection: { url: string; clientId: string; clientSecret: string } | null;
   /** The scope every token must carry; null accepts any. */
   requiredScope: string | null;
-  /** How long a token's meaning may be remembered per instance (0: revocations count at once). */
+  /** Processes serving the API (node's cluster module): 1 by default, up to one per core or more. */
+  workers: number;
 }
 
 /** Reads and checks the API's settings; a bad one throws ConfigError naming the variable. */
@@ -20,9 +21,12 @@ export function apiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   if (!/^\d+(b|kb|mb)$/i.test(bodyLimit)) throw new ConfigError(`API_BODY_LIMIT='${bodyLimit}' must look like 512kb or 1mb`);
   const requiredScope = env.AUTH_REQUIRED_SCOPE === undefined ? TRANSFER_SCOPE : env.AUTH_REQUIRED_SCOPE.trim() || null;
   if (requiredScope !== null && /\s/.test(requiredScope)) throw new ConfigError('AUTH_REQUIRED_SCOPE must be one scope name, without spaces');
+  const workers = env.API_WORKERS || '1';
+  if (!/^\d{1,2}$/.test(workers) || Number(workers) < 1 || Number(workers) > 64) throw new ConfigError(`API_WORKERS='${workers}' must be a number of processes from 1 to 64`);
   return {
     ...commonConfig(env),
     apiPort: portFromEnv('API_PORT', 8080, env),
+    workers: Number(workers),
     bodyLimit,
     introspection: introspectionConfig(env),
     requiredScope,

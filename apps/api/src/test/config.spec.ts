@@ -10,6 +10,7 @@ describe('configuration from the environment', () => {
       bodyLimit: '1mb',
       introspection: null,
       requiredScope: 'urn:globus:auth:scope:transfer.api.globus.org:all',
+      workers: 1,
     });
   });
 
@@ -24,6 +25,9 @@ describe('configuration from the environment', () => {
     [{ AUTH_INTROSPECTION_URL: 'not a url' }, 'AUTH_INTROSPECTION_URL'],
     [{ AUTH_REQUIRED_SCOPE: 'two scopes' }, 'AUTH_REQUIRED_SCOPE'],
     [{ AUTH_INTROSPECTION_URL: 'https://auth.example.org/introspect' }, 'AUTH_INTROSPECTION_CLIENT_ID'],
+    [{ API_WORKERS: '0' }, "API_WORKERS='0'"],
+    [{ API_WORKERS: 'all' }, "API_WORKERS='all'"],
+    [{ API_WORKERS: '65' }, "API_WORKERS='65'"],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => apiConfig(env)).toThrow(name);
   });
