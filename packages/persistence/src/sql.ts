@@ -55,9 +55,13 @@ export class Sql {
    * transaction only). For reads on every request; the rows must not be changed by the caller.
    */
   async cachedRows<T>(sql: string, params: readonly unknown[] = []): Promise<readonly T[]> {
+    return this.cached(`${sql}\u0000${JSON.stringify(params)}`, () => this.rows<T>(sql, params));
+  }
+
+  /** What `compute` makes of a read, remembered like cachedRows; it must not be changed by the caller. */
+  async cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
     const cache = this.manager.queryRunner ? null : readCacheOf(this.manager.connection);
-    if (!cache) return this.rows<T>(sql, params);
-    return cache.remember(`${sql}\u0000${JSON.stringify(params)}`, () => this.rows<T>(sql, params));
+    return cache ? cache.remember(key, compute) : compute();
   }
 
   /** Runs a write; returns the number of rows it changed. */

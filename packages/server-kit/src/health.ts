@@ -1,13 +1,15 @@
-import { Router } from 'express';
+import type { Express } from 'express';
 import type { DataSource } from 'typeorm';
 
-/** `GET /healthz`: the process answers. `GET /readyz`: the database answers and every migration is applied. */
-export function healthRoutes(dataSource: DataSource): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
+/**
+ * `GET /healthz`: the process answers. `GET /readyz`: the database answers and every migration is
+ * applied. Added to the app itself: a mounted router would be entered by every request.
+ */
+export function addHealthRoutes(app: Express, dataSource: DataSource): void {
+  app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
+  app.get('/readyz', async (_req, res) => {
     try {
       await dataSource.query('SELECT 1');
       if (await dataSource.showMigrations()) {
@@ -19,5 +21,4 @@ export function healthRoutes(dataSource: DataSource): Router {
       res.status(503).json({ status: 'not ready', reason: 'the database does not answer' });
     }
   });
-  return router;
 }

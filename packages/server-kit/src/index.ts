@@ -1,6 +1,6 @@
 export { assignRequestId, newRequestId, requestIdOf } from './requestId';
 export { createLogger, logRequestError, requestLogger, type Logger } from './logging';
-export { healthRoutes } from './health';
+export { addHealthRoutes } from './health';
 export { closeGracefully } from './shutdown';
 export { freePort, listen, runMain } from './net';
 export { bearerToken, firstValue } from './requestValues';

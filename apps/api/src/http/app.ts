@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TOKENS } from '@xfer/persistence';
-import { createLogger, healthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
+import { createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import express, { type Express } from 'express';
 import type { Container } from 'inversify';
 import { authenticate } from './authenticate';
@@ -23,9 +23,11 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.set('etag', false);
   app.use(requestContext);
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-api' })));
-  app.use(healthRoutes(container.get(TOKENS.DataSource)));
+  addHealthRoutes(app, container.get(TOKENS.DataSource));
   // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
-  app.use(express.json({ limit: options.bodyLimit ?? '1mb', type: () => true }));
+  const parseJson = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true });
+  // reads carry no body: they skip the parser's checks
+  app.use((req, res, next) => (req.method === 'GET' ? next() : parseJson(req, res, next)));
   app.get(`${VERSION_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApiDocument);
   });

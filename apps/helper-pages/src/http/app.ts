@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { TOKENS } from '@xfer/persistence';
-import { assignRequestId, createLogger, healthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
+import { assignRequestId, createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -40,7 +40,7 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   if (options.trustProxy) app.set('trust proxy', 1);
   app.use(assignRequestId);
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-helper-pages' })));
-  app.use(healthRoutes(container.get(TOKENS.DataSource)));
+  addHealthRoutes(app, container.get(TOKENS.DataSource));
   app.use(
     helmet({
       contentSecurityPolicy: {

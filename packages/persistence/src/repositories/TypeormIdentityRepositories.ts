@@ -132,8 +132,13 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
   }
 
   async findHolder(hash: string) {
+    // on every request: the holder as made from the rows is remembered, not just the rows
+    return this.sql.cached(`holder ${hash}`, () => this.readHolder(hash));
+  }
+
+  private async readHolder(hash: string) {
     // token -> its identity -> every identity of that set -> their groups, in one read
-    const rows = await this.sql.cachedRows<HolderRow>(
+    const rows = await this.sql.rows<HolderRow>(
       `SELECT i.*, ${TOKEN_COLUMNS.map((c) => `t.${c} AS t_${c}`).join(', ')}, gm.group_id AS g_group_id
        FROM access_tokens t JOIN identities p ON p.id = t.identity_id JOIN identities i ON i.set_id = p.set_id
        LEFT JOIN group_members gm ON gm.identity_id = i.id
