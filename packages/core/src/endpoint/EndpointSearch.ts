@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/Principal';
 import { canViewEndpoint, effectiveRoles, ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
 import { BadRequestError } from '../shared/errors';
-import type { Endpoint, EndpointKind } from './Endpoint';
+import type { Endpoint, EndpointKind, EndpointState } from './Endpoint';
 import type { EndpointWithRoles } from './EndpointRepository';
 
 /** The scopes of endpoint search (catalogue features 1). */
@@ -61,6 +61,37 @@ const ENTITY_KINDS: Record<string, { kinds: EndpointKind[]; hostKind?: EndpointK
   GCSv5_guest_collection: null,
   GCSv5_host: null,
 };
+
+/** The searched fields and their weights: display_name counts most (catalogue features 1). */
+export const SEARCHED_FIELDS = [
+  ['display_name', 10], ['canonical_name', 4], ['keywords', 4], ['organization', 2], ['department', 2], ['owner_string', 2], ['description', 1],
+] as const satisfies readonly (readonly [keyof EndpointState, number])[];
+
+export type SearchedText = { [K in (typeof SEARCHED_FIELDS)[number][0]]: string | null };
+
+/**
+ * How well an endpoint matches: for each term, the weights of the fields with a word that starts
+ * with it. null when a term matches no field. `stemmed`: the engine matched stems (an endpoint it
+ * found for "storages" says "storage"), so a term counts from its first letters on (all but three
+ * of a long term) - only to rank what the engine already matched.
+ */
+export function searchRank(endpoint: SearchedText, terms: readonly string[], options: { stemmed?: boolean } = {}): number | null {
+  if (terms.length === 0) return 0;
+  let rank = 0;
+  for (const term of terms) {
+    const prefix = options.stemmed && term.length > 5 ? term.slice(0, term.length - 3) : term;
+    let matched = false;
+    for (const [field, weight] of SEARCHED_FIELDS) {
+      const words = (endpoint[field] ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u);
+      if (words.some((w) => w.startsWith(prefix))) {
+        matched = true;
+        rank += weight;
+      }
+    }
+    if (!matched && !options.stemmed) return null;
+  }
+  return rank;
+}
 
 /** Free text as search terms: punctuation stripped, split on spaces, lower case, at most 20. */
 export function searchTerms(fulltext: string | undefined): string[] {

@@ -11,7 +11,7 @@ import type { AuthorizationCodeRepository, AuthorizationCodeState, RefreshTokenR
 import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
 import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
 import { endpointConflicts, type EndpointRepository, type ShareCursor } from '../endpoint/EndpointRepository';
-import type { EndpointCriteria } from '../endpoint/EndpointSearch';
+import { searchRank, type EndpointCriteria } from '../endpoint/EndpointSearch';
 import type { PauseRuleRepository, PauseRuleState } from '../pause-rule/PauseRule';
 import type { RoleAssignmentState, RoleRepository } from '../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../shared/errors';
@@ -43,29 +43,6 @@ interface Store {
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
-
-/** The searched fields with their weights, as the database engines weigh them. */
-const SEARCHED_FIELDS: [keyof EndpointState, number][] = [
-  ['display_name', 10], ['canonical_name', 4], ['keywords', 4], ['organization', 2], ['department', 2], ['owner_string', 2], ['description', 1],
-];
-
-/** In memory, full text is word prefixes without stemming: null when a term matches no word, else a weighted count. */
-function textRank(e: EndpointState, terms: readonly string[]): number | null {
-  if (terms.length === 0) return 0;
-  let rank = 0;
-  for (const term of terms) {
-    let matched = false;
-    for (const [field, weight] of SEARCHED_FIELDS) {
-      const words = String(e[field] ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u);
-      if (words.some((w) => w.startsWith(term))) {
-        matched = true;
-        rank += weight;
-      }
-    }
-    if (!matched) return null;
-  }
-  return rank;
-}
 
 /** Ids of the shares on which a live rule grants one of the principals, or all authenticated users. */
 function sharesGranting(store: Store, principalIds: readonly string[], now: Date): string[] {
@@ -178,7 +155,7 @@ class InMemoryEndpointRepository implements EndpointRepository {
       if (criteria.hostKind && (e.host_endpoint_id === null || store.endpoints.get(e.host_endpoint_id)?.kind !== criteria.hostKind)) continue;
       const functional = !(e.kind === 'server' && e.servers.length === 0);
       if (criteria.functional !== undefined && functional !== criteria.functional) continue;
-      const rank = textRank(e, criteria.terms);
+      const rank = searchRank(e, criteria.terms);
       if (rank === null) continue;
       hits.push({ state: e, rank });
     }

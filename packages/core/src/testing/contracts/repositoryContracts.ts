@@ -4,7 +4,7 @@ import type { ScopeState } from '../../auth/Scope';
 import { newIdentity, type IdentityState } from '../../auth/Identity';
 import { Endpoint, type CreateEndpoint } from '../../endpoint/Endpoint';
 import type { ShareCursor } from '../../endpoint/EndpointRepository';
-import type { EndpointCriteria } from '../../endpoint/EndpointSearch';
+import { MAX_SEARCH_WINDOW, type EndpointCriteria } from '../../endpoint/EndpointSearch';
 import { ALL_PAUSED } from '../../pause-rule/PauseRule';
 import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
 import type { UnitOfWork } from '../../shared/UnitOfWork';
@@ -233,6 +233,30 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(hits.find((h) => h.endpoint.id === other.id)?.assignments.map((a) => a.role)).toEqual(['administrator']);
         expect([storage.id, hidden.id]).toContain(hits[0].endpoint.id);
       });
+
+      it('ranks display_name matches first however many endpoints match (more than the search window too)', async () => {
+        const alice = await identity('alice');
+        for (let i = 0; i < MAX_SEARCH_WINDOW + 5; i++) {
+          const named = i % 200 === 7;
+          const e = Endpoint.create(
+            { display_name: named ? `Ocean ${i}` : `Site ${i}`, description: named ? null : `near the ocean ${i}`, personal: false, public: true },
+            { id: ids.uuid(), owner: alice, now, subscriptionId: null, setupKey: ids.uuid() },
+          );
+          await uow.repositories.endpoints.insert(e);
+        }
+        const visibleTo = { principalIds: [alice.id], roles: ['administrator'] as const };
+        const search = (terms: string[], offset: number, limit: number) => uow.repositories.endpoints.search({ terms, visibleTo, offset, limit } as EndpointCriteria);
+        for (const terms of [['ocean'], ['ocean', '7']]) {
+          const first = await search(terms, 0, 10);
+          const named = first.filter((h) => h.endpoint.displayName.startsWith('Ocean'));
+          expect(named.length).toBeGreaterThan(0);
+          expect(first.slice(0, named.length)).toEqual(named);
+          const ranks = first.map((h) => h.rank);
+          expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
+          const second = await search(terms, 10, 10);
+          expect(second.some((h) => first.some((f) => f.endpoint.id === h.endpoint.id))).toBe(false);
+        }
+      }, 60_000);
 
       it('reads a token with its identity, the identity set and their groups', async () => {
         const alice = await identity('alice');
