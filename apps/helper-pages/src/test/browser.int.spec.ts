@@ -132,6 +132,8 @@ const PORTAL = 'https://portal.example.org/';
     const admin = createCoreServices(container.get(TOKENS.UnitOfWork), systemClock, randomIdGenerator).admin;
     const { client } = await admin.addClient({ display_name: `<script>alert('client')</script>` });
     for (const pagePath of ['logout', 'identities', 'consents']) {
+      await page.goto(`${base}/v2/web/${pagePath}`);
+      const heading = await page.getByRole('heading', { level: 1 }).textContent();
       for (const payload of payloads) {
         const params = new URLSearchParams({ client_id: client.id, redirect_uri: payload, redirect_name: payload });
         await page.goto(`${base}/v2/web/${pagePath}?${params}`);
@@ -140,8 +142,13 @@ const PORTAL = 'https://portal.example.org/';
         expect(hrefs.filter((h) => !/^(https?:\/\/|\/)/i.test(h))).toEqual([]);
         expect(await page.locator('main').textContent()).not.toContain('Return to');
       }
+      // a hostile client_id names no client: the page is the plain one, and nothing runs
       const evilClient = new URLSearchParams({ client_id: payloads[0] });
-      await page.goto(`${base}/v2/web/${pagePath}?${evilClient}`);
+      const response = await page.goto(`${base}/v2/web/${pagePath}?${evilClient}`);
+      expect(response?.status()).toBe(200);
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(heading);
+      expect(await page.evaluate(() => document.scripts.length)).toBe(0);
+      expect(await page.locator('main').textContent()).not.toContain('<script>');
     }
     await page.goto(`${base}/v2/web/logout?client_id=${client.id}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Logged out of <script>alert('client')</script>`);

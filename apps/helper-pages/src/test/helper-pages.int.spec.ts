@@ -61,7 +61,10 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
       expect(both.text).toContain('<a href="https://app.example.org/" rel="noopener">Continue to My App</a>');
       expect(both.text.indexOf('Continue to')).toBeGreaterThan(both.text.indexOf('<h1>'));
       for (const query of ['redirect_uri=https%3A%2F%2Fapp.example.org%2F', 'redirect_name=My%20App', 'redirect_uri=&redirect_name=X']) {
-        expect((await pages.http.get(`/v2/web/logout?${query}`)).text).not.toContain('Continue to');
+        const one = await pages.http.get(`/v2/web/logout?${query}`);
+        expect(one.status).toBe(200);
+        expect(h1(one.text)).toBe('Logged out');
+        expect(one.text).not.toContain('Continue to');
       }
     });
 
@@ -76,14 +79,19 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
     });
 
     it('reads names with + or %20 for spaces', async () => {
-      const plus = await pages.http.get('/v2/web/logout?redirect_uri=https://app.example.org/&redirect_name=My+Research+App');
-      expect(plus.text).toContain('Continue to My Research App');
+      for (const name of ['My+Research+App', 'My%20Research%20App', 'My+Research%20App']) {
+        const res = await pages.http.get(`/v2/web/logout?redirect_uri=https://app.example.org/&redirect_name=${name}`);
+        expect(res.status).toBe(200);
+        expect(res.text).toContain('<a href="https://app.example.org/" rel="noopener">Continue to My Research App</a>');
+      }
     });
 
     it.each(['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html,hi', 'ftp://files.example.org/', '//evil.example.org/', '/relative', 'vbscript:msgbox'])(
       'never links the redirect_uri %s',
       async (uri) => {
         const res = await pages.http.get(`/v2/web/logout?redirect_uri=${encodeURIComponent(uri)}&redirect_name=Back`);
+        expect(res.status).toBe(200);
+        expect(h1(res.text)).toBe('Logged out');
         expect(res.text).not.toContain('Continue to');
         expect(res.text).not.toContain(`href="${uri}`);
       },

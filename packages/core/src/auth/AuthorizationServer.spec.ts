@@ -75,6 +75,65 @@ describe('AuthorizationServerService', () => {
     await expect(issue()).rejects.toThrow(/rescinded/);
   });
 
+  describe('with two clients', () => {
+    let lab: ClientState;
+    const consentTo = async (client: ClientState, scope: string) => {
+      const { scopes } = await server().checkAuthorizationRequest({ client_id: client.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().recordConsents(alice, client, scopes);
+      return scopes;
+    };
+    const issueFor = (client: ClientState, scopeNames: string[]) =>
+      server().issueTokens({ client, identityId: alice.identity.id, scopeNames, refresh: 'new', requireConsent: true });
+
+    beforeEach(async () => {
+      lab = (await world.services.admin.addClient({ display_name: 'Lab', redirect_uris: [CALLBACK], public_client: false })).client;
+    });
+
+    it('counts a consent for the client it was given to only', async () => {
+      const scopes = await consentTo(portal, 'openid');
+      expect(await server().scopesToConsent(alice, portal, scopes)).toEqual([]);
+      expect((await server().scopesToConsent(alice, lab, scopes)).map((s) => s.name)).toEqual(['openid']);
+      await expect(issueFor(lab, ['openid'])).rejects.toThrow(/rescinded/);
+      await expect(issueFor(portal, ['openid'])).resolves.toHaveLength(1);
+    });
+
+    it('rescinds the consents and tokens of one client and leaves the other client\'s', async () => {
+      await consentTo(portal, 'openid');
+      await consentTo(lab, 'openid');
+      const [portalToken] = await issueFor(portal, ['openid']);
+      const [labToken] = await issueFor(lab, ['openid']);
+      expect(await server().rescind(alice, portal.id)).toEqual({ consents: 1, tokens: 2 });
+      expect(await server().introspect(portal, portalToken.access_token, [])).toEqual({ active: false });
+      expect(await server().introspect(lab, labToken.access_token, [])).toMatchObject({ active: true, client_id: lab.id });
+      await expect(issueFor(lab, ['openid'])).resolves.toHaveLength(1);
+      await expect(issueFor(portal, ['openid'])).rejects.toThrow(/rescinded/);
+    });
+
+    it('lets a client introspect its own tokens, and a resource server the tokens meant for it, nobody else', async () => {
+      await consentTo(portal, 'openid');
+      const [token] = await issueFor(portal, ['openid']);
+      const { admin } = world.services;
+      const auth = (await admin.addClient({ display_name: 'Auth RS', public_client: false, resource_server: 'auth.globus.org' })).client;
+      const other = (await admin.addClient({ display_name: 'Other RS', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+      expect(await server().introspect(portal, token.access_token, [])).toMatchObject({ active: true });
+      expect(await server().introspect(auth, token.access_token, [])).toMatchObject({ active: true, aud: ['auth.globus.org', portal.id] });
+      expect(await server().introspect(other, token.access_token, [])).toEqual({ active: false });
+      expect(await server().introspect(lab, token.access_token, [])).toEqual({ active: false });
+    });
+  });
+
+  it('issues access tokens that live as long as expires_in says (48 hours)', async () => {
+    const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
+    await server().recordConsents(alice, portal, scopes);
+    const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
+    expect(token.expires_in).toBe(48 * 60 * 60);
+    expect(token.expires_at.getTime() - world.clock.now().getTime()).toBe(48 * 60 * 60 * 1000);
+    world.clock.advance(48 * 60 * 60 - 60);
+    expect(await server().introspect(portal, token.access_token, [])).toMatchObject({ active: true });
+    world.clock.advance(120);
+    expect(await server().introspect(portal, token.access_token, [])).toEqual({ active: false });
+  });
+
   it('requires PKCE S256 of public clients before a code is stored', async () => {
     const app = (await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
     const base = { code: 'c', client: app, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], expiresAt: world.clock.now() };

@@ -1,0 +1,12 @@
+'use strict';
+// Core's unit tests alone, for `npm run test:mutation` (StrykerJS runs them against each mutant).
+const { readFileSync } = require('node:fs');
+
+const swcOptions = { ...JSON.parse(readFileSync(`${__dirname}/.swcrc.json`, 'utf8')), swcrc: false };
+
+module.exports = {
+  rootDir: `${__dirname}/packages/core`,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/src/**/*.spec.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
+};
