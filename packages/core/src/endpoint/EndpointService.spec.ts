@@ -199,6 +199,70 @@ describe('EndpointService', () => {
     });
   });
 
+  describe('who may do what (spec 4.2)', () => {
+    const ROLES = ['administrator', 'access_manager', 'activity_manager', 'activity_monitor'] as const;
+    const attempts = (caller: Principal, id: string) => ({
+      view: () => endpoints().getEndpoint(caller, id),
+      listServers: () => endpoints().listServers(caller, id),
+      update: () => endpoints().updateEndpoint(caller, id, { description: `by ${caller.primary.username}` }),
+      addServer: () => endpoints().addServer(caller, id, { hostname: 'extra.example.org' }),
+      updateServer: () => endpoints().updateServer(caller, id, 1, { port: 2812 }),
+      deleteServer: async () => {
+        const added = await endpoints().addServer(alice, id, { hostname: 'spare.example.org' });
+        return endpoints().deleteServer(caller, id, added);
+      },
+      delete: () => endpoints().deleteEndpoint(caller, id),
+    });
+    const outcome = async (attempt: () => Promise<unknown>) => attempt().then(() => 'ok', (e: unknown) => (e instanceof PermissionDeniedError ? 'denied' : `error ${String(e)}`));
+    const outcomes = async (caller: Principal, id: string) => {
+      const result: Record<string, string> = {};
+      for (const [name, attempt] of Object.entries(attempts(caller, id))) result[name] = await outcome(attempt);
+      return result;
+    };
+    const READ_ONLY = { view: 'ok', listServers: 'ok', update: 'denied', addServer: 'denied', updateServer: 'denied', deleteServer: 'denied', delete: 'denied' };
+
+    it('shows a private endpoint to its role holders only', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Private', servers: [{ hostname: 'a.example.org' }] });
+      expect(await outcome(() => endpoints().getEndpoint(bob, id))).toBe('denied');
+      expect(await outcome(() => endpoints().listServers(bob, id))).toBe('denied');
+      for (const role of ROLES) {
+        const grant = await world.services.admin.grantRole(id, role, 'bob');
+        const allowed = role === 'administrator' || role === 'activity_monitor';
+        expect([role, await outcome(() => endpoints().getEndpoint(bob, id))]).toEqual([role, allowed ? 'ok' : 'denied']);
+        await world.services.admin.revokeRole(grant);
+      }
+    });
+
+    it('lets only administrators change or delete an endpoint and its servers', async () => {
+      for (const role of ROLES.filter((r) => r !== 'administrator')) {
+        const { id } = await endpoints().createEndpoint(alice, { display_name: `Guarded ${role}`, public: true, servers: [{ hostname: 'a.example.org' }] });
+        await world.services.admin.grantRole(id, role, 'bob');
+        expect([role, await outcomes(bob, id)]).toEqual([role, READ_ONLY]);
+      }
+      const { id: open } = await endpoints().createEndpoint(alice, { display_name: 'Public, no role', public: true, servers: [{ hostname: 'a.example.org' }] });
+      expect(await outcomes(bob, open)).toEqual(READ_ONLY);
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Shared admin', servers: [{ hostname: 'a.example.org' }] });
+      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      expect(await outcomes(bob, id)).toEqual({ view: 'ok', listServers: 'ok', update: 'ok', addServer: 'ok', updateServer: 'ok', deleteServer: 'ok', delete: 'ok' });
+    });
+
+    it('hands owner_string only to an identity that holds administrator itself, not another role', async () => {
+      const { id } = await endpoints().createEndpoint(alice, { display_name: 'Owned by role' });
+      // bob administers through a group and holds other roles himself
+      await world.services.admin.addGroup('stewards');
+      await world.services.admin.addGroupMember('stewards', 'bob');
+      await world.services.admin.grantRole(id, 'administrator', 'stewards');
+      await world.services.admin.grantRole(id, 'access_manager', 'bob');
+      await world.services.admin.grantRole(id, 'activity_monitor', 'bob');
+      const steward = await world.principal('bob');
+      await expect(endpoints().updateEndpoint(steward, id, { owner_string: 'bob' })).rejects.toThrow(/through an identity role/);
+      expect(await stateOf(alice, id)).toMatchObject({ owner_string: 'alice' });
+      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      await endpoints().updateEndpoint(steward, id, { owner_string: 'bob' });
+      expect(await stateOf(alice, id)).toMatchObject({ owner_string: 'bob' });
+    });
+  });
+
   describe('linked identities (spec 1)', () => {
     it('grants the owner rights to every identity linked to the owner', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Private' });
