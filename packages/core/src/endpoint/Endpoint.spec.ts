@@ -177,6 +177,12 @@ describe('network_use and the four numbers', () => {
     expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_parallelism: 65 })).toThrow(/1 to 64/);
     expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 0 })).toThrow(/1 to 64/);
     expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 1.5 })).toThrow(/integer/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 7 })).toThrow(/min_parallelism: must be at most preferred_parallelism/);
+    // min equal to preferred is allowed, for both pairs, at the edges of the ranges
+    update(endpoint, { network_use: 'custom', min_concurrency: 128, preferred_concurrency: 128, min_parallelism: 64, preferred_parallelism: 64 });
+    expect(doc(endpoint)).toMatchObject({ min_concurrency: 128, preferred_concurrency: 128, min_parallelism: 64, preferred_parallelism: 64 });
+    update(endpoint, { network_use: 'custom', min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 });
+    expect(doc(endpoint)).toMatchObject({ min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 });
     update(endpoint, { network_use: 'custom', ...custom });
     expect(doc(endpoint)).toMatchObject({ network_use: 'custom', ...custom });
     update(endpoint, { preferred_parallelism: 10 });
@@ -293,5 +299,33 @@ describe('updates per kind', () => {
     expect(doc(endpoint)).toMatchObject({ subscription_id: other, network_use: 'aggressive' });
     update(endpoint, { subscription_id: other });
     expect(doc(endpoint).network_use).toBe('aggressive');
+  });
+});
+
+describe('servers that cannot change, and the first server', () => {
+  it('lists the virtual server of a personal-client endpoint but refuses every change to it', () => {
+    const laptop = create({ display_name: 'Laptop', personal: true });
+    const [virtual] = laptop.listServers();
+    expect(virtual).toBeDefined();
+    expect(() => laptop.addServer({ hostname: 'a.example.org' })).toThrow(/virtual and cannot be changed/);
+    expect(() => laptop.updateServer(virtual.id, { port: 2812 })).toThrow(/virtual and cannot be changed/);
+    expect(() => laptop.removeServer(virtual.id)).toThrow(/virtual and cannot be changed/);
+    expect(laptop.listServers()).toEqual([virtual]);
+  });
+
+  it('removes server 1 like any other, and never gives its id again', () => {
+    const endpoint = create({ display_name: 'Two servers', servers: [{ hostname: 'one.example.org' }, { hostname: 'two.example.org' }] });
+    expect(endpoint.listServers().map((s) => s.id)).toEqual([1, 2]);
+    endpoint.removeServer(1);
+    expect(endpoint.listServers().map((s) => [s.id, s.hostname])).toEqual([[2, 'two.example.org']]);
+    expect(endpoint.addServer({ hostname: 'three.example.org' })).toBe(3);
+    expect(() => endpoint.removeServer(1)).toThrow(/1/);
+  });
+
+  it('needs an absolute host_path for a share', () => {
+    const host = create({ display_name: 'Host', subscription_id: SUBSCRIPTION, servers: [{ hostname: 'h.example.org' }] }, SUBSCRIPTION);
+    const share = (host_path: string | null) => Endpoint.createShared({ display_name: `Share ${host_path}`, host_endpoint_id: host.id, host_path }, { id: nextId(), owner, now, host, callerIsHostAdministrator: true });
+    for (const path of ['projects/a/', '~/a/', '', null]) expect(() => share(path)).toThrow(/host_path' is required: an absolute path/);
+    expect(share('/projects/a/').snapshot).toMatchObject({ kind: 'shared', host_path: '/projects/a/' });
   });
 });
