@@ -1,0 +1,135 @@
+import type { Principal } from '../auth/Principal';
+import { AccessRuleNotFoundError, BadRequestError, ExistsError, InvalidPathError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
+import { TestWorld } from '../testing/TestWorld';
+import { checkAccessPath, checkExpiration, isAccessRuleLive, MAX_ACCESS_RULES, newAccessRule } from './AccessRule';
+
+const now = new Date('2026-05-06T07:08:09.000Z');
+const ctx = { id: 'r1', endpointId: 'e1', now };
+
+describe('access rule values', () => {
+  it('stores paths absolute, without . or .., ending in /', () => {
+    expect(checkAccessPath('/projects/a')).toBe('/projects/a/');
+    expect(checkAccessPath('/projects/a/')).toBe('/projects/a/');
+    expect(checkAccessPath('/')).toBe('/');
+    expect(checkAccessPath('/a.b/..c/')).toBe('/a.b/..c/');
+    for (const bad of ['projects/a/', '', '~/a/', '/a/../b/', '/a/./b/', '/..', '/a\u0000b/', '/a\u0007b/', `/${'x'.repeat(2000)}`]) {
+      expect(() => checkAccessPath(bad)).toThrow(InvalidPathError);
+    }
+    expect(checkAccessPath(`/${'x'.repeat(1998)}`)).toHaveLength(2000);
+  });
+
+  it('takes a date (midnight UTC) or an ISO datetime in the future as the expiry', () => {
+    expect(checkExpiration('2026-05-07', now)).toEqual(new Date('2026-05-07T00:00:00.000Z'));
+    expect(checkExpiration('2026-05-06T07:08:10Z', now)).toEqual(new Date('2026-05-06T07:08:10.000Z'));
+    for (const past of ['2026-05-06', '2026-05-06T07:08:09Z', '2020-01-01']) expect(() => checkExpiration(past, now)).toThrow(/in the future/);
+    for (const bad of ['tomorrow', '2026-13-45', '06/05/2027', '2027']) expect(() => checkExpiration(bad, now)).toThrow(/a date or an ISO datetime/);
+  });
+
+  it('is live until its expiry, forever without one', () => {
+    expect(isAccessRuleLive({ expiration_date: null }, now)).toBe(true);
+    expect(isAccessRuleLive({ expiration_date: new Date(now.getTime() + 1) }, now)).toBe(true);
+    expect(isAccessRuleLive({ expiration_date: now }, now)).toBe(false);
+  });
+
+  it('checks every field of a new rule, and lowers the principal', () => {
+    const rule = { principal_type: 'identity', principal: 'ABCDEF', path: '/data', permissions: 'rw' };
+    expect(newAccessRule(rule, ctx)).toEqual({
+      id: 'r1', endpoint_id: 'e1', principal_type: 'identity', principal: 'abcdef', path: '/data/', permissions: 'rw',
+      notify_email: null, notify_message: null, create_time: now, expiration_date: null,
+    });
+    expect(newAccessRule({ ...rule, principal_type: 'all_authenticated_users', principal: '' }, ctx).principal).toBe('');
+    expect(() => newAccessRule({ ...rule, principal_type: 'all_authenticated_users' }, ctx)).toThrow(/must be "" for all_authenticated_users/);
+    expect(() => newAccessRule({ ...rule, principal_type: 'anonymous' }, ctx)).toThrow(/must be "" for anonymous/);
+    expect(() => newAccessRule({ ...rule, principal_type: 'user' }, ctx)).toThrow(/principal_type 'user'/);
+    expect(() => newAccessRule({ ...rule, permissions: 'w' }, ctx)).toThrow(/must be r or rw/);
+    expect(() => newAccessRule({ ...rule, permissions: 'R' }, ctx)).toThrow(BadRequestError);
+    expect(() => newAccessRule({ ...rule, notify_email: 'not an email' }, ctx)).toThrow(/notify_email/);
+    expect(newAccessRule({ ...rule, notify_email: 'bob@example.org', notify_message: 'hi', expiration_date: '2027-01-01' }, ctx)).toMatchObject({
+      notify_email: 'bob@example.org', notify_message: 'hi', expiration_date: new Date('2027-01-01T00:00:00.000Z'),
+    });
+  });
+});
+
+describe('AccessRuleService', () => {
+  let world: TestWorld;
+  let alice: Principal;
+  let bob: Principal;
+  let share: string;
+  const rules = () => world.services.accessRules;
+  const forBob = () => ({ principal_type: 'identity', principal: bob.primary.id, path: '/bob/', permissions: 'r' });
+
+  beforeEach(async () => {
+    world = new TestWorld();
+    await world.user('alice');
+    await world.user('bob');
+    alice = await world.principal('alice');
+    bob = await world.principal('bob');
+    await world.subscriptionFor('alice', 'sub-alice');
+    const host = await world.services.endpoints.createEndpoint(alice, { display_name: 'Host', subscription_id: 'DEFAULT', servers: [{ hostname: 'h.example.org' }] });
+    share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Share', host_endpoint_id: host.id, host_path: '/shared/' })).id;
+  });
+
+  it('lists the owner rule first, then rules from administrator and access_manager roles, then the explicit rules', async () => {
+    await world.services.admin.addGroup('stewards');
+    await world.services.admin.grantRole(share, 'access_manager', 'stewards');
+    await world.services.admin.grantRole(share, 'activity_monitor', 'bob');
+    const added = await rules().add(alice, share, forBob());
+    const { endpointId, rules: listed } = await rules().list(alice, share);
+    expect(endpointId).toBe(share);
+    expect(listed.map((r) => [r.id, r.principal_type, r.role_type, r.path, r.permissions])).toEqual([
+      [null, 'identity', null, '/', 'rw'],
+      [null, 'group', 'access_manager', '/', 'rw'],
+      [added.id, 'identity', null, '/bob/', 'r'],
+    ]);
+    expect(listed[0].principal).toBe(alice.primary.id);
+  });
+
+  it('lets administrators and access managers of the share manage its rules, nobody else', async () => {
+    await expect(rules().list(bob, share)).rejects.toThrow(PermissionDeniedError);
+    await expect(rules().add(bob, share, forBob())).rejects.toThrow(PermissionDeniedError);
+    const grant = await world.services.admin.grantRole(share, 'activity_monitor', 'bob');
+    await expect(rules().list(bob, share)).rejects.toThrow(PermissionDeniedError);
+    await world.services.admin.revokeRole(grant);
+    await world.services.admin.grantRole(share, 'access_manager', 'bob');
+    const rule = await rules().add(bob, share, forBob());
+    await rules().update(bob, share, rule.id, { permissions: 'rw' });
+    expect((await rules().get(bob, share, rule.id)).permissions).toBe('rw');
+    await rules().delete(bob, share, rule.id);
+    await expect(rules().get(alice, share, rule.id)).rejects.toThrow(AccessRuleNotFoundError);
+  });
+
+  it('has rules on shares only', async () => {
+    const { id } = await world.services.endpoints.createEndpoint(alice, { display_name: 'Plain' });
+    await expect(rules().list(alice, id)).rejects.toThrow(/only shares have access rules/);
+  });
+
+  it('refuses an unknown principal, the same principal and path twice, and a rule over the limit', async () => {
+    await expect(rules().add(alice, share, { ...forBob(), principal: '99999999-9999-4999-8999-999999999999' })).rejects.toThrow(/No identity/);
+    await expect(rules().add(alice, share, { ...forBob(), principal_type: 'group', principal: bob.primary.id })).rejects.toThrow(/No group/);
+    await rules().add(alice, share, forBob());
+    await expect(rules().add(alice, share, { ...forBob(), path: '/bob' })).rejects.toThrow(ExistsError);
+    await rules().add(alice, share, { ...forBob(), path: '/bob/more/' });
+    for (let i = 2; i < MAX_ACCESS_RULES; i++) await rules().add(alice, share, { ...forBob(), path: `/p${i}/` });
+    await expect(rules().add(alice, share, { ...forBob(), path: '/one-more/' })).rejects.toThrow(LimitExceededError);
+  });
+
+  it('finds a rule of this share only, by a well-formed id', async () => {
+    const rule = await rules().add(alice, share, forBob());
+    const host2 = await world.services.endpoints.createEndpoint(alice, { display_name: 'Host 2', subscription_id: 'DEFAULT', servers: [{ hostname: 'h2.example.org' }] });
+    const other = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Other', host_endpoint_id: host2.id, host_path: '/o/' })).id;
+    await expect(rules().get(alice, other, rule.id)).rejects.toThrow(AccessRuleNotFoundError);
+    await expect(rules().get(alice, share, 'not-an-id')).rejects.toThrow(AccessRuleNotFoundError);
+    expect((await rules().get(alice, share, rule.id.toUpperCase())).id).toBe(rule.id);
+  });
+
+  it('changes permissions and expiry, and clears the expiry with null', async () => {
+    const rule = await rules().add(alice, share, forBob());
+    world.clock.advance(10);
+    await rules().update(alice, share, rule.id, { expiration_date: '2099-01-01' });
+    expect((await rules().get(alice, share, rule.id)).expiration_date).toEqual(new Date('2099-01-01T00:00:00.000Z'));
+    await expect(rules().update(alice, share, rule.id, { expiration_date: '2000-01-01' })).rejects.toThrow(/in the future/);
+    await expect(rules().update(alice, share, rule.id, { permissions: 'x' })).rejects.toThrow(/r or rw/);
+    await rules().update(alice, share, rule.id, { expiration_date: null });
+    expect(await rules().get(alice, share, rule.id)).toMatchObject({ expiration_date: null, permissions: 'r' });
+  });
+});
