@@ -1,0 +1,101 @@
+import { newIdentity } from '../auth/Identity';
+import { Principal } from '../auth/Principal';
+import { ENDPOINT_ROLES } from '../role/Role';
+import { BadRequestError } from '../shared/errors';
+import { searchCriteria, searchRank, searchTerms, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_WINDOW, SEARCH_SCOPES } from './EndpointSearch';
+
+const now = new Date('2026-05-06T07:08:09.000Z');
+const alice = newIdentity({ id: 'a1', username: 'alice', now });
+const work = { ...newIdentity({ id: 'a2', username: 'alice@work', now }), set_id: 'a1' };
+const caller = new Principal(alice, [alice, work], ['g1']);
+const criteriaOf = (request: Parameters<typeof searchCriteria>[1]) => searchCriteria(caller, request, now);
+
+describe('search terms', () => {
+  it('lower-cases, strips punctuation, splits on spaces, drops repeats and keeps at most 20', () => {
+    expect(searchTerms('  Ocean-Storage, ocean!  Été ')).toEqual(['ocean', 'storage', 'été']);
+    expect(searchTerms(undefined)).toEqual([]);
+    expect(searchTerms('...')).toEqual([]);
+    expect(searchTerms(Array.from({ length: 25 }, (_, i) => `w${i}`).join(' '))).toHaveLength(20);
+  });
+});
+
+describe('search criteria', () => {
+  it('defaults to 25 from 0, reads one more than the page, and sees public endpoints or those the caller administers or monitors', () => {
+    const { criteria, offset, limit } = criteriaOf({ fulltext: 'ocean' });
+    expect([offset, limit]).toEqual([0, DEFAULT_SEARCH_LIMIT]);
+    expect(criteria).toEqual({ terms: ['ocean'], visibleTo: { principalIds: ['a1', 'a2', 'g1'], roles: ['administrator', 'activity_monitor'] }, offset: 0, limit: DEFAULT_SEARCH_LIMIT + 1 });
+  });
+
+  it('checks limit, offset and the search window at their edges', () => {
+    expect(criteriaOf({ fulltext: 'x', limit: MAX_SEARCH_LIMIT }).limit).toBe(MAX_SEARCH_LIMIT);
+    expect(criteriaOf({ fulltext: 'x', limit: 1 }).limit).toBe(1);
+    for (const limit of [0, MAX_SEARCH_LIMIT + 1, 1.5]) expect(() => criteriaOf({ fulltext: 'x', limit })).toThrow(/Invalid limit/);
+    expect(criteriaOf({ fulltext: 'x', offset: MAX_SEARCH_WINDOW - 100, limit: 100 }).offset).toBe(MAX_SEARCH_WINDOW - 100);
+    for (const offset of [-1, MAX_SEARCH_WINDOW - 99, 0.5]) expect(() => criteriaOf({ fulltext: 'x', offset, limit: 100 })).toThrow(/Invalid offset/);
+  });
+
+  it('needs full text for the scope all, and knows every scope', () => {
+    expect(() => criteriaOf({})).toThrow(/needs filter_fulltext/);
+    expect(() => criteriaOf({ fulltext: '!!' })).toThrow(/needs filter_fulltext/);
+    expect(() => criteriaOf({ scope: 'everything' })).toThrow(/Invalid filter_scope 'everything'/);
+    for (const scope of SEARCH_SCOPES.filter((s) => s !== 'all')) expect(() => criteriaOf({ scope })).not.toThrow();
+  });
+
+  it('turns each scope into its conditions', () => {
+    const ids = ['a1', 'a2'];
+    const principals = ['a1', 'a2', 'g1'];
+    const of = (scope: string) => {
+      const { criteria } = criteriaOf({ scope });
+      const { terms: _t, visibleTo: _v, offset: _o, limit: _l, ...rest } = criteria!;
+      return rest;
+    };
+    expect(of('my-endpoints')).toEqual({ ownedBy: ids });
+    expect(of('my-gcp-endpoints')).toEqual({ ownedBy: ids, kinds: ['personal'] });
+    expect(of('administered-by-me')).toEqual({ holding: { principalIds: principals, roles: ['administrator'] } });
+    expect(of('shared-by-me')).toEqual({ ownedBy: ids, kinds: ['shared'] });
+    expect(of('shared-with-me')).toEqual({ grantedTo: { principalIds: principals, now }, notOwnedBy: ids, kinds: ['shared'] });
+    expect(of('hide-no-permissions')).toEqual({ holding: { principalIds: principals, roles: ENDPOINT_ROLES } });
+    for (const scope of ['recently-used', 'in-use']) expect(criteriaOf({ scope }).criteria).toBeNull();
+  });
+
+  it('adds the filters, lower-casing ids, and refuses an owner filter with the scopes that fix the owner', () => {
+    const { criteria } = criteriaOf({ fulltext: 'x', ownerId: 'BOB', hostEndpointId: 'ABC', nonFunctional: true });
+    expect(criteria).toMatchObject({ ownedBy: ['bob'], hostId: 'abc', functional: false });
+    expect(criteriaOf({ fulltext: 'x', nonFunctional: false }).criteria).toMatchObject({ functional: true });
+    for (const scope of ['my-endpoints', 'my-gcp-endpoints', 'shared-by-me']) expect(() => criteriaOf({ scope, ownerId: 'bob' })).toThrow(/filter_owner_id cannot be used/);
+    expect(criteriaOf({ scope: 'administered-by-me', ownerId: 'bob' }).criteria).toMatchObject({ ownedBy: ['bob'] });
+  });
+
+  it('maps entity types to kinds, and answers an empty page for the types xfer has none of', () => {
+    expect(criteriaOf({ fulltext: 'x', entityType: 'GCP_mapped_collection' }).criteria).toMatchObject({ kinds: ['personal'] });
+    const guest = criteriaOf({ fulltext: 'x', entityType: 'GCP_guest_collection' }).criteria!;
+    expect(guest).toMatchObject({ kinds: ['shared'], hostKind: 'personal' });
+    expect(criteriaOf({ fulltext: 'x', entityType: 'GCSv5_endpoint' }).criteria).toBeNull();
+    expect(criteriaOf({ scope: 'my-gcp-endpoints', entityType: 'GCP_guest_collection' }).criteria).toBeNull();
+    expect(criteriaOf({ scope: 'my-gcp-endpoints', entityType: 'GCP_mapped_collection' }).criteria).toMatchObject({ kinds: ['personal'] });
+    expect(() => criteriaOf({ fulltext: 'x', entityType: 'nope' })).toThrow(/Invalid filter_entity_type 'nope'/);
+    expect(() => criteriaOf({ fulltext: 'x', entityType: 'GCP_mapped_collection', nonFunctional: true })).toThrow(BadRequestError);
+  });
+});
+
+describe('search rank', () => {
+  const text = { display_name: 'Ocean Storage', canonical_name: null, keywords: 'sea,storage', organization: 'Oceanic Lab', department: null, owner_string: 'alice', description: 'stores data' };
+
+  it('weighs each field a term starts a word of: display_name 10, keywords 4, organization 2, description 1', () => {
+    expect(searchRank(text, [])).toBe(0);
+    expect(searchRank(text, ['ocean'])).toBe(10 + 2);
+    expect(searchRank(text, ['storage'])).toBe(10 + 4);
+    expect(searchRank(text, ['stor'])).toBe(10 + 4 + 1);
+    expect(searchRank(text, ['ali'])).toBe(2);
+    expect(searchRank(text, ['ocean', 'sea'])).toBe(12 + 4);
+  });
+
+  it('is null when a term matches no word, unless the engine matched stems', () => {
+    expect(searchRank(text, ['ocean', 'desert'])).toBeNull();
+    expect(searchRank(text, ['cean'])).toBeNull();
+    expect(searchRank(text, ['ocean', 'desert'], { stemmed: true })).toBe(12);
+    // stemmed: a long term counts from its first letters ("storages" as "stora")
+    expect(searchRank(text, ['storages'], { stemmed: true })).toBe(10 + 4);
+    expect(searchRank(text, ['storages'])).toBeNull();
+  });
+});
