@@ -248,7 +248,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const search = (terms: string[], offset: number, limit: number) => uow.repositories.endpoints.search({ terms, visibleTo, offset, limit } as EndpointCriteria);
         for (const terms of [['ocean'], ['ocean', '7']]) {
           const first = await search(terms, 0, 10);
-          const named = first.filter((h) => h.endpoint.displayName.startsWith('Ocean'));
+          const named = first.filter((h) => (h.endpoint.displayName ?? '').startsWith('Ocean'));
           expect(named.length).toBeGreaterThan(0);
           expect(first.slice(0, named.length)).toEqual(named);
           const ranks = first.map((h) => h.rank);
