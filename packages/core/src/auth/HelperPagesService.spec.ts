@@ -1,0 +1,75 @@
+import { AuthenticationFailedError, TooManySignInAttemptsError } from '../shared/errors';
+import { TestWorld } from '../testing/TestWorld';
+import { DEFAULT_HELPER_PAGES_OPTIONS, HelperPagesService } from './HelperPagesService';
+import { DEFAULT_SIGN_IN_THROTTLE } from './SignInThrottle';
+
+describe('signing in to the helper pages', () => {
+  let world: TestWorld;
+  const pages = () => world.services.helperPages;
+  const PASSWORD = 'correct horse battery';
+  const wrong = (username = 'alice', address = '192.0.2.1') => pages().signIn(username, 'wrong', { address }).catch((e: unknown) => e);
+
+  beforeEach(async () => {
+    world = new TestWorld();
+    await world.user('alice');
+    await world.services.admin.setPassword('alice', PASSWORD);
+  });
+
+  it('opens a session for the right password only', async () => {
+    const { secret, expiresAt } = await pages().signIn('alice', PASSWORD);
+    expect((await pages().signedIn(secret))?.identity.username).toBe('alice');
+    expect(expiresAt.getTime()).toBeGreaterThan(world.clock.now().getTime());
+    expect(await wrong()).toBeInstanceOf(AuthenticationFailedError);
+    expect(await pages().signIn('nobody', PASSWORD).catch((e: unknown) => e)).toBeInstanceOf(AuthenticationFailedError);
+    expect(await pages().signIn('not a username!', PASSWORD).catch((e: unknown) => e)).toBeInstanceOf(AuthenticationFailedError);
+  });
+
+  it('refuses an address after 10 failures in the window, other addresses still get in, and the window passes', async () => {
+    for (let i = 0; i < DEFAULT_SIGN_IN_THROTTLE.attemptsPerAddress; i++) expect(await wrong('alice', '192.0.2.1')).toBeInstanceOf(AuthenticationFailedError);
+    const refused = await pages().signIn('alice', PASSWORD, { address: '192.0.2.1' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TooManySignInAttemptsError);
+    expect((refused as Error).message).toContain('15 minutes');
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.2' })).resolves.toBeDefined();
+    world.clock.advance(DEFAULT_SIGN_IN_THROTTLE.windowSeconds + 1);
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.1' })).resolves.toBeDefined();
+  });
+
+  it('lets 9 failures from an address pass, and counts nothing without an address but the account', async () => {
+    for (let i = 0; i < DEFAULT_SIGN_IN_THROTTLE.attemptsPerAddress - 1; i++) await wrong('alice', '192.0.2.9');
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.9' })).resolves.toBeDefined();
+    for (let i = 0; i < 20; i++) await pages().signIn('alice', 'wrong').catch(() => undefined);
+    await expect(pages().signIn('alice', PASSWORD)).resolves.toBeDefined();
+  });
+
+  it('refuses an account after 50 failures from anywhere, until the window passes; a success clears its count', async () => {
+    const limit = DEFAULT_SIGN_IN_THROTTLE.attemptsPerAccount;
+    for (let i = 0; i < limit - 1; i++) await wrong('alice', `198.51.100.${i}`);
+    await expect(pages().signIn('alice', PASSWORD, { address: '203.0.113.1' })).resolves.toBeDefined();
+    for (let i = 0; i < limit; i++) await wrong('ALICE', `198.51.100.${i % 200}`);
+    expect(await pages().signIn('alice', PASSWORD, { address: '203.0.113.2' }).catch((e: unknown) => e)).toBeInstanceOf(TooManySignInAttemptsError);
+    world.clock.advance(DEFAULT_SIGN_IN_THROTTLE.windowSeconds + 1);
+    await expect(pages().signIn('alice', PASSWORD, { address: '203.0.113.2' })).resolves.toBeDefined();
+  });
+
+  it('ends the browser\'s previous session on sign-in', async () => {
+    const first = await pages().signIn('alice', PASSWORD);
+    const second = await pages().signIn('alice', PASSWORD, { previousSecret: first.secret });
+    expect(await pages().signedIn(first.secret)).toBeNull();
+    expect(await pages().signedIn(second.secret)).not.toBeNull();
+  });
+
+  it('keeps a session until it expires, and ends it on logout', async () => {
+    const short = new HelperPagesService(world.uow, world.clock, { ...DEFAULT_HELPER_PAGES_OPTIONS, sessionLifetimeSeconds: 60 });
+    const { secret } = await short.signIn('alice', PASSWORD);
+    world.clock.advance(59);
+    expect(await short.signedIn(secret)).not.toBeNull();
+    world.clock.advance(1);
+    expect(await short.signedIn(secret)).toBeNull();
+    const again = await short.signIn('alice', PASSWORD);
+    expect(await short.logout(again.secret)).toBe(true);
+    expect(await short.logout(again.secret)).toBe(false);
+    expect(await short.logout(undefined)).toBe(false);
+    expect(await short.signedIn(again.secret)).toBeNull();
+    expect(await short.signedIn(undefined)).toBeNull();
+  });
+});
