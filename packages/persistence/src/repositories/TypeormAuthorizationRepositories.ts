@@ -26,6 +26,7 @@ import {
   RefreshTokenSchema,
   ScopeSchema,
   SessionSchema,
+  type SessionRecord,
   SignInFailureSchema,
   SigningKeySchema,
   type SigningKeyRecord,
@@ -35,6 +36,7 @@ import {
   type RefreshTokenRecord,
   type ScopeRecord,
 } from '../records/schemas';
+import { Sql } from '../sql';
 import { scopesFromText } from './TypeormIdentityRepositories';
 import { bool, fromTime, fromTimeOrNull, purgeBefore, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
@@ -140,12 +142,17 @@ export class TypeormConsentRepository implements ConsentRepository {
 }
 
 export class TypeormSessionRepository implements SessionRepository {
-  constructor(private readonly manager: EntityManager) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly manager: EntityManager) {
+    this.sql = new Sql(manager);
+  }
   async add(session: SessionState) {
     await this.manager.insert(SessionSchema, { ...session, created_at: toTime(session.created_at), expires_at: toTime(session.expires_at) });
   }
   async findByHash(hash: string) {
-    const r = await this.manager.findOneBy(SessionSchema, { id_hash: hash });
+    // every signed-in page: a prepared read, no query building
+    const [r] = await this.sql.rows<SessionRecord>('SELECT * FROM sessions WHERE id_hash = ?', [hash]);
     return r ? { ...r, created_at: fromTime(r.created_at), expires_at: fromTime(r.expires_at) } : null;
   }
   async delete(hash: string) {

@@ -27,7 +27,11 @@ const identityToRecord = (identity: IdentityState): IdentityRecord => ({
 });
 
 export class TypeormIdentityRepository implements IdentityRepository {
-  constructor(private readonly manager: EntityManager) {}
+  private readonly sql: Sql;
+
+  constructor(private readonly manager: EntityManager) {
+    this.sql = new Sql(manager);
+  }
 
   async add(identity: IdentityState) {
     try {
@@ -38,8 +42,9 @@ export class TypeormIdentityRepository implements IdentityRepository {
     }
   }
 
+  // findById and listSet run on every signed-in page: plain prepared reads, no query building
   async findById(id: string) {
-    const r = await this.manager.findOneBy(IdentitySchema, { id });
+    const [r] = await this.sql.rows<IdentityRecord>('SELECT * FROM identities WHERE id = ?', [id]);
     return r ? identityFromRecord(r) : null;
   }
 
@@ -49,7 +54,7 @@ export class TypeormIdentityRepository implements IdentityRepository {
   }
 
   async listSet(setId: string) {
-    return sortIdentitySet((await this.manager.findBy(IdentitySchema, { set_id: setId })).map(identityFromRecord), setId);
+    return sortIdentitySet((await this.sql.rows<IdentityRecord>('SELECT * FROM identities WHERE set_id = ?', [setId])).map(identityFromRecord), setId);
   }
 
   async update(identities: readonly IdentityState[]) {
