@@ -7,6 +7,8 @@ const swcOptions = { ...JSON.parse(readFileSync(`${__dirname}/.swcrc.json`, 'utf
 module.exports = {
   rootDir: `${__dirname}/packages/core`,
   testEnvironment: 'node',
+  // instrumented code runs slower than in npm test
+  testTimeout: 60_000,
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
 };
