@@ -60,10 +60,7 @@ describe('AccessRuleService', () => {
 
   beforeEach(async () => {
     world = new TestWorld();
-    await world.user('alice');
-    await world.user('bob');
-    alice = await world.principal('alice');
-    bob = await world.principal('bob');
+    [alice, bob] = await world.principals('alice', 'bob');
     await world.subscriptionFor('alice', 'sub-alice');
     const host = await world.services.endpoints.createEndpoint(alice, { display_name: 'Host', subscription_id: 'DEFAULT', servers: [{ hostname: 'h.example.org' }] });
     share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Share', host_endpoint_id: host.id, host_path: '/shared/' })).id;

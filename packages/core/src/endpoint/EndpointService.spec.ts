@@ -21,10 +21,7 @@ describe('EndpointService', () => {
 
   beforeEach(async () => {
     world = new TestWorld();
-    await world.user('alice');
-    await world.user('bob');
-    alice = await world.principal('alice');
-    bob = await world.principal('bob');
+    [alice, bob] = await world.principals('alice', 'bob');
   });
 
   async function managedHost(owner: Principal = alice, extra: Partial<CreateEndpoint> = {}) {

@@ -30,6 +30,12 @@ export class TestWorld {
     return this.services.authentication.principalOf(identity.id);
   }
 
+  /** Adds identities (each with a token) and returns their principals, in order. */
+  async principals(...usernames: string[]): Promise<Principal[]> {
+    for (const username of usernames) await this.user(username);
+    return Promise.all(usernames.map((username) => this.principal(username)));
+  }
+
   /** A subscription whose only member is `username`. */
   async subscriptionFor(username: string, name = `${username}-subscription`): Promise<string> {
     return this.services.admin.addSubscription(name, [username]);
