@@ -94,11 +94,6 @@ class PostgresChangeWatch implements ChangeWatch {
     this.listening = true;
   }
 
-  /** This process's own commits count at once, not when their notification comes back. */
-  bump(): void {
-    this.epoch++;
-  }
-
   generation(): string | null {
     return this.listening ? String(this.epoch) : null;
   }
@@ -150,10 +145,12 @@ export class ReadCache implements ReadMemo {
     return value;
   }
 
-  /** A transaction of this process ended (committed or rolled back). */
+  /**
+   * A transaction of this process ended (committed or rolled back): a new generation at once, on
+   * Postgres before the commit's own notification comes back.
+   */
   changed(): void {
     this.local++;
-    if (this.watch instanceof PostgresChangeWatch) this.watch.bump();
   }
 
   close(): Promise<void> {
