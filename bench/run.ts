@@ -7,6 +7,7 @@
  *   npm run bench -- --quick         short run: 1,000 and 100,000 endpoints, 2 s per scenario
  *   npm run bench -- --sizes 1000,100000,1000000 --backends postgres
  *   npm run bench -- --sizes 1000,1000000 --backends sqlite --duration 10
+ *   npm run bench -- --sizes 1000000 --backends sqlite --scenarios search   one scenario (never --write-report)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,7 @@ const { values: flags } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string', default: '32' },
     shares: { type: 'string', default: '10000' },
+    scenarios: { type: 'string' },
     'report-only': { type: 'boolean', default: false },
     'write-report': { type: 'boolean', default: false },
   },
@@ -50,6 +52,9 @@ function sizesFor(backend: string): number[] {
 const DURATION = Number(flags.duration ?? (quick ? 2 : 5));
 const CONNECTIONS = Number(flags.connections);
 const SHARES = Number(flags.shares);
+/** `--scenarios search,access_list`: only the scenarios whose names hold one of these (the floor always runs). */
+const ONLY = flags.scenarios?.split(',').filter(Boolean);
+if (ONLY && flags['write-report']) throw new Error('--write-report writes BENCHMARKS.md from every scenario: not with --scenarios');
 
 interface Row {
   backend: string;
@@ -257,7 +262,7 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
   rows.push(floor);
   const withFloor = (row: Row): Row => ({ ...row, ratio_to_floor: Number((row.requests_per_second / floor.requests_per_second).toFixed(2)) });
   try {
-    for (const scenario of scenarios) {
+    for (const scenario of scenarios.filter((s) => !ONLY || ONLY.some((o) => s.name.includes(o)))) {
       const measured = await measure(scenario);
       const row: Row = withFloor({ backend, size, scenario: scenario.name, ...measured, ratio_to_baseline: baseline ? Number((measured.requests_per_second / baseline).toFixed(2)) : null, peak_rss_mb: null });
       console.error(`${backend} ${size} ${scenario.name}: ${row.requests_per_second} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, ratio ${row.ratio_to_baseline}${row.non_2xx ? `, ${row.non_2xx} non-2xx` : ''}`);
@@ -271,7 +276,7 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
     await stop(api.child);
     await stop(pages.child);
   }
-  if (smallest) {
+  if (smallest && !ONLY) {
     // the same read with the API on two processes (API_WORKERS=2)
     const workers = await start(join(ROOT, 'apps/api/dist/main.js'), { DATABASE_URL: databaseUrl, API_WORKERS: '2' }, (port) => `http://127.0.0.1:${port}/healthz`);
     try {

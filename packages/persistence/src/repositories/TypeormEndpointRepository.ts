@@ -23,6 +23,7 @@ import {
 } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { EndpointSchema, TombstoneSchema, type EndpointRecord } from '../records/schemas';
+import { expandForFts5, expandForTsquery, fts5Query, matchesNothing, tsqueryParts } from '../searchExpansion';
 import { insertSql, Sql } from '../sql';
 import { bool, boolOrNull, fromTime, toTime, uniqueViolation } from './mapping';
 
@@ -137,18 +138,23 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const fromParams: unknown[] = [];
     if (criteria.terms.length > 0) {
       if (this.sql.postgres) {
-        // every term a prefix (:*) of a stemmed word; weights A-D set by the trigger
-        const query = criteria.terms.map((t) => `${t}:*`).join(' & ');
-        from = `endpoints e JOIN endpoint_search s ON s.endpoint_id = e.id AND s.document @@ to_tsquery('english', ?)`;
-        rank = `ts_rank(s.document, to_tsquery('english', ?))`;
-        fromParams.push(query);
-        params.push(query);
+        // every term a prefix of a stemmed word, as the words themselves where few; weights A-D set by the trigger
+        const expanded = await expandForTsquery(this.sql, criteria.terms);
+        if (matchesNothing(expanded)) return [];
+        const { prefixes, words } = tsqueryParts(expanded);
+        const tsquery = prefixes && words ? `(to_tsquery('english', ?) && ?::tsquery)` : prefixes ? `to_tsquery('english', ?)` : '?::tsquery';
+        const values = [prefixes, words].filter(Boolean);
+        from = `endpoints e JOIN endpoint_search s ON s.endpoint_id = e.id AND s.document @@ ${tsquery}`;
+        rank = `ts_rank(s.document, ${tsquery})`;
+        fromParams.push(...values);
+        params.push(...values);
       } else {
-        // FTS5 prefix queries on porter-stemmed tokens; bm25 with the column weights (lower is better)
-        const query = criteria.terms.map((t) => `"${t}"*`).join(' ');
+        // FTS5 on porter-stemmed tokens, each term its words or a prefix; bm25 with the column weights (lower is better)
+        const expanded = await expandForFts5(this.sql, criteria.terms);
+        if (matchesNothing(expanded)) return [];
         from = `endpoint_search s JOIN endpoints e ON e.rowid = s.rowid`;
         rank = `-bm25(endpoint_search, 10, 4, 1, 2, 2, 4, 2)`;
-        cond('endpoint_search MATCH ?', query);
+        cond('endpoint_search MATCH ?', fts5Query(expanded));
       }
     }
     cond(`(e.public = ? OR ${holds('v', criteria.visibleTo)})`, true, ...criteria.visibleTo.principalIds, ...criteria.visibleTo.roles);

@@ -258,6 +258,38 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         }
       }, 60_000);
 
+      it('finds a word by every prefix of it, after updates and deletes, however many words share the prefix', async () => {
+        const alice = await identity('alice');
+        const visibleTo = { principalIds: [alice.id], roles: ['administrator'] as const };
+        const make = async (display_name: string, keywords: string | null = null) => {
+          const e = Endpoint.create({ display_name, keywords, personal: false, public: true }, { id: ids.uuid(), owner: alice, now, subscriptionId: null, setupKey: ids.uuid() });
+          await uow.repositories.endpoints.insert(e);
+          return e;
+        };
+        const names = async (...terms: string[]) =>
+          (await uow.repositories.endpoints.search({ terms, visibleTo, offset: 0, limit: 100 } as EndpointCriteria)).map((h) => h.endpoint.displayName).sort();
+        await make('Agreed terms');
+        await make('Generalization studies');
+        const renamed = await make('Plain');
+        const gone = await make('Quokka colony');
+        for (let i = 0; i < 70; i++) await make(`Lot ${i}`, `tag${i}`);
+
+        // stems the engine does not stem again the same way ("agreed" is indexed as "agre")
+        for (const term of ['agr', 'agree', 'agreed']) expect(await names(term)).toEqual(['Agreed terms']);
+        expect(await names('general', 'stud')).toEqual(['Generalization studies']);
+        renamed.update({ display_name: 'Zebrafish atlas' });
+        await uow.repositories.endpoints.update(renamed);
+        expect(await names('zebra')).toEqual(['Zebrafish atlas']);
+        expect(await names('plain')).toEqual([]);
+        await uow.repositories.endpoints.delete(gone, gone.tombstone(now));
+        expect(await names('quok')).toEqual([]);
+        // more words begin with "tag" than a term is expanded into; eleven with "tag1"
+        expect(await names('tag')).toHaveLength(70);
+        expect(await names('tag1')).toEqual(['Lot 1', ...Array.from({ length: 10 }, (_, i) => `Lot 1${i}`)].sort());
+        expect(await names('tag1', 'lot')).toHaveLength(11);
+        expect(await names('tag69', 'agree')).toEqual([]);
+      }, 60_000);
+
       it('reads a token with its identity, the identity set and their groups', async () => {
         const alice = await identity('alice');
         const work = await identity('alice@work.example.org');

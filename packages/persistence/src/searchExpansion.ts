@@ -1,0 +1,124 @@
+import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
+import type { Sql } from './sql';
+
+/**
+ * Search terms as exact words of the index's vocabulary (`endpoint_search_terms`). A term is a
+ * prefix of a word; both engines answer a prefix by merging the posting lists of every word it
+ * covers (a common word's: most of the catalogue), but seek in an exact word's. So each term
+ * becomes the words that begin with its stem, when they are few; otherwise it stays a prefix.
+ */
+
+/** More words than this and a term stays a prefix (its posting lists are then small, or it is too short to help). */
+export const MAX_EXPANSION = 64;
+
+/** What a search term became: `words` (exact, none means nothing matches), or still a prefix. */
+export type ExpandedTerm = { term: string; words: string[] } | { term: string; prefix: true };
+
+/** The exclusive upper bound of the words that begin with `stem`, in byte order. */
+function after(stem: string): string {
+  return `${stem}\u{10FFFF}`;
+}
+
+/**
+ * FTS5's own tokenizer (the index's: porter over unicode61), on a private in-memory database so
+ * that tokenizing writes nothing to the catalogue. Synchronous, like better-sqlite3.
+ */
+class Fts5Tokenizer {
+  private readonly insert: Database.Statement;
+  private readonly read: Database.Statement;
+  private readonly clear: Database.Statement;
+  private readonly known = new LRUCache<string, string[]>({ max: 10_000 });
+
+  constructor() {
+    const db = new Database(':memory:');
+    db.exec(`CREATE VIRTUAL TABLE scratch USING fts5(text, content='', tokenize='porter unicode61 remove_diacritics 2');
+             CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab(scratch, instance)`);
+    this.insert = db.prepare('INSERT INTO scratch (rowid, text) VALUES (1, ?)');
+    this.read = db.prepare('SELECT term FROM scratch_tokens ORDER BY "offset"').pluck();
+    this.clear = db.prepare(`INSERT INTO scratch (scratch) VALUES ('delete-all')`);
+  }
+
+  /** The index's words for `text`, in order. */
+  tokens(text: string): string[] {
+    let tokens = this.known.get(text);
+    if (!tokens) {
+      this.insert.run(text);
+      tokens = this.read.all() as string[];
+      this.clear.run();
+      this.known.set(text, tokens);
+    }
+    return tokens;
+  }
+
+  /**
+   * Whether `word` in a MATCH expression means exactly that word: the query is tokenized again,
+   * and porter is not idempotent ("agreed" is indexed as "agre", which it stems to "agr").
+   */
+  standsForItself(word: string): boolean {
+    const tokens = this.tokens(word);
+    return tokens.length === 1 && tokens[0] === word;
+  }
+}
+
+let tokenizer: Fts5Tokenizer | undefined;
+
+/** SQLite: each term's stem by FTS5, then the vocabulary's words that begin with it. */
+export async function expandForFts5(sql: Sql, terms: readonly string[]): Promise<ExpandedTerm[]> {
+  tokenizer ??= new Fts5Tokenizer();
+  const expanded: ExpandedTerm[] = [];
+  for (const term of terms) {
+    const stems = tokenizer.tokens(term);
+    if (stems.length !== 1) {
+      expanded.push({ term, prefix: true });
+      continue;
+    }
+    const words = (
+      await sql.rows<{ term: string }>('SELECT term FROM endpoint_search_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?', [stems[0], after(stems[0]), MAX_EXPANSION + 1])
+    ).map((r) => r.term);
+    expanded.push(words.length > MAX_EXPANSION || !words.every((w) => tokenizer!.standsForItself(w)) ? { term, prefix: true } : { term, words });
+  }
+  return expanded;
+}
+
+/** An FTS5 MATCH expression: every term (AND), each its words (OR) or a prefix. */
+export function fts5Query(expanded: readonly ExpandedTerm[]): string {
+  const quoted = (s: string) => `"${s.replace(/"/g, '""')}"`;
+  return expanded.map((e) => ('prefix' in e ? `${quoted(e.term)}*` : `(${e.words.map(quoted).join(' OR ')})`)).join(' AND ');
+}
+
+/** Postgres: each term's lexeme by the `english` configuration, then the vocabulary's words that begin with it. */
+export async function expandForTsquery(sql: Sql, terms: readonly string[]): Promise<ExpandedTerm[]> {
+  const rows = await sql.rows<{ i: string; stem: string | null; words: string[] | null }>(
+    `SELECT q.i, v.stem,
+            (SELECT array_agg(w.term) FROM (SELECT t.term FROM endpoint_search_terms t WHERE t.term >= v.stem AND t.term < v.stem || chr(1114111) ORDER BY t.term LIMIT ?) w) AS words
+     FROM unnest(?::text[]) WITH ORDINALITY q(term, i)
+     CROSS JOIN LATERAL (SELECT CASE WHEN count(*) = 1 THEN min(x.lexeme) END AS stem FROM unnest(to_tsvector('english', q.term)) x) v
+     ORDER BY q.i`,
+    [MAX_EXPANSION + 1, terms],
+  );
+  return rows.map((row, i) => {
+    const term = terms[i];
+    if (row.stem === null) return { term, prefix: true };
+    const words = row.words ?? [];
+    return words.length > MAX_EXPANSION ? { term, prefix: true } : { term, words };
+  });
+}
+
+/**
+ * The tsquery of the expanded terms: the prefixes for `to_tsquery` (stemmed by the `english`
+ * configuration), the words as a tsquery literal (the index's own lexemes, not stemmed again).
+ * Either may be empty.
+ */
+export function tsqueryParts(expanded: readonly ExpandedTerm[]): { prefixes: string; words: string } {
+  const quoted = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  return {
+    prefixes: expanded.flatMap((e) => ('prefix' in e ? [`${e.term}:*`] : [])).join(' & '),
+    words: expanded.flatMap((e) => ('prefix' in e ? [] : [`(${e.words.map(quoted).join(' | ')})`])).join(' & '),
+  };
+}
+
+/** Whether some term has no word at all: then nothing matches. */
+export function matchesNothing(expanded: readonly ExpandedTerm[]): boolean {
+  return expanded.some((e) => !('prefix' in e) && e.words.length === 0);
+}
