@@ -1,8 +1,10 @@
+import { AuthenticationFailedError, ConsentRequiredError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
 import { TRANSFER_SCOPE } from './AuthenticationService';
 import { OAuthProtocolError, parseScopeParameter, UnsafeAuthorizationRequestError } from './AuthorizationServer';
 import type { ClientState } from './Client';
 import type { SignedIn } from './HelperPagesService';
+import { VIEW_IDENTITY_SET_SCOPE } from './IdToken';
 import { resourceServerOf } from './Scope';
 
 describe('AuthorizationServerService', () => {
@@ -141,5 +143,374 @@ describe('AuthorizationServerService', () => {
     await expect(server().saveAuthorizationCode({ ...base, codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'plain' })).rejects.toThrow(/S256/);
     // and only for consented scopes
     await expect(server().saveAuthorizationCode({ ...base, codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'S256' })).rejects.toThrow(/rescinded/);
+  });
+
+  describe('client authentication', () => {
+    it('accepts a confidential client by its own secret only, and a public client only without one', async () => {
+      const confidential = await world.services.admin.addClient({ display_name: 'Backend', public_client: false });
+      const app = await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] });
+      const other = await world.services.admin.addClient({ display_name: 'Other', public_client: false });
+      expect((await server().authenticateClient(confidential.client.id, confidential.secret))?.id).toBe(confidential.client.id);
+      expect(await server().authenticateClient(confidential.client.id, other.secret)).toBeNull();
+      expect(await server().authenticateClient(confidential.client.id, undefined)).toBeNull();
+      expect(await server().authenticateClient(confidential.client.id, '')).toBeNull();
+      expect(await server().authenticateClient('not-a-client', confidential.secret)).toBeNull();
+      expect(await server().authenticateClient(undefined, undefined)).toBeNull();
+      expect((await server().authenticateClient(app.client.id, undefined))?.id).toBe(app.client.id);
+      expect((await server().authenticateClient(app.client.id, null))?.id).toBe(app.client.id);
+      expect(await server().authenticateClient(app.client.id, 'a secret')).toBeNull();
+    });
+  });
+
+  describe('authorization requests', () => {
+    const request = () => ({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
+    const codeOf = async (params: Record<string, string | undefined>) => {
+      try {
+        await server().checkAuthorizationRequest({ ...request(), ...params });
+        return 'accepted';
+      } catch (error) {
+        return error instanceof OAuthProtocolError ? error.code : (error as Error).constructor.name;
+      }
+    };
+
+    it('answers only response_type=code', async () => {
+      expect(await codeOf({ response_type: 'token' })).toBe('unsupported_response_type');
+      expect(await codeOf({ response_type: undefined })).toBe('unsupported_response_type');
+      expect(await codeOf({})).toBe('accepted');
+    });
+
+    it('takes a state of up to 1024 printable ASCII characters, and a nonce of 1 to 512', async () => {
+      expect(await codeOf({ state: '' })).toBe('accepted');
+      expect(await codeOf({ state: ' ~'.repeat(512) })).toBe('accepted');
+      expect(await codeOf({ state: 'x'.repeat(1025) })).toBe('invalid_request');
+      expect(await codeOf({ state: 'caf\u00e9' })).toBe('invalid_request');
+      expect(await codeOf({ state: 'line\nbreak' })).toBe('invalid_request');
+      expect(await codeOf({ nonce: 'n'.repeat(512) })).toBe('accepted');
+      expect(await codeOf({ nonce: 'n'.repeat(513) })).toBe('invalid_request');
+      expect(await codeOf({ nonce: '' })).toBe('invalid_request');
+      expect(await codeOf({ nonce: 'tab\there' })).toBe('invalid_request');
+    });
+
+    it('needs a scope, every one of them registered', async () => {
+      expect(await codeOf({ scope: undefined })).toBe('invalid_scope');
+      expect(await codeOf({ scope: '   ' })).toBe('invalid_scope');
+      expect(await codeOf({ scope: 'openid unknown' })).toBe('invalid_scope');
+      const checked = await server().checkAuthorizationRequest({ ...request(), scope: `openid ${TRANSFER_SCOPE} openid` });
+      expect(checked.scopes.map((s) => s.name)).toEqual(['openid', TRANSFER_SCOPE]);
+      expect(checked.redirectUri).toBe(CALLBACK);
+      expect(checked.client.id).toBe(portal.id);
+    });
+
+    it('takes a code_challenge only as a 43-character base64url S256, and requires one of a public client', async () => {
+      const challenge = 'aZ09_-'.repeat(7) + 'x';
+      expect(challenge).toHaveLength(43);
+      expect(await codeOf({ code_challenge: challenge })).toBe('accepted');
+      expect(await codeOf({ code_challenge: challenge, code_challenge_method: 'S256' })).toBe('accepted');
+      expect(await codeOf({ code_challenge: challenge, code_challenge_method: 'plain' })).toBe('invalid_request');
+      expect(await codeOf({ code_challenge: challenge.slice(1) })).toBe('invalid_request');
+      expect(await codeOf({ code_challenge: `${challenge}x` })).toBe('invalid_request');
+      expect(await codeOf({ code_challenge: `${challenge.slice(1)}=` })).toBe('invalid_request');
+      const app = (await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
+      expect(await codeOf({ client_id: app.id })).toBe('invalid_request');
+      expect(await codeOf({ client_id: app.id, code_challenge: challenge })).toBe('accepted');
+    });
+
+    it('lists every registered scope for the discovery document', async () => {
+      expect((await server().scopeNames()).sort()).toEqual(['openid', TRANSFER_SCOPE, 'urn:xfer:scope:archive.example.org:read', 'urn:xfer:scope:storage.example.org:data_access'].sort());
+    });
+  });
+
+  describe('the consent screen\'s scope tree', () => {
+    const depth = (nodes: { children: unknown[] }[]): number => (nodes.length === 0 ? 0 : 1 + Math.max(...nodes.map((n) => depth(n.children as { children: unknown[] }[]))));
+
+    it('shows at most eight levels of dependent scopes', async () => {
+      const { admin } = world.services;
+      await admin.addScope('urn:xfer:scope:chain.example.org:s11', 'Level 11');
+      for (let i = 10; i >= 0; i--) await admin.addScope(`urn:xfer:scope:chain.example.org:s${i}`, `Level ${i}`, { dependsOn: [`urn:xfer:scope:chain.example.org:s${i + 1}`] });
+      const top = (await world.uow.repositories.scopes.findByName('urn:xfer:scope:chain.example.org:s0'))!;
+      expect(depth(await server().scopeTree([top]))).toBe(8);
+      const fourth = (await world.uow.repositories.scopes.findByName('urn:xfer:scope:chain.example.org:s8'))!;
+      expect(depth(await server().scopeTree([fourth]))).toBe(4);
+    });
+
+    it('never shows a scope beneath itself', async () => {
+      const looped = { id: 'looped-scope', name: 'urn:xfer:scope:loop.example.org:self', description: 'Loops', resource_server: 'loop.example.org', dependent_scope_ids: ['looped-scope'], created_at: world.clock.now() };
+      await world.uow.repositories.scopes.add(looped);
+      expect(await server().scopeTree([looped])).toEqual([{ scope: looped, children: [] }]);
+    });
+  });
+
+  describe('codes, refresh tokens and token issue', () => {
+    const consent = async (client: ClientState, scope: string) => {
+      const { scopes } = await server().checkAuthorizationRequest({ client_id: client.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().recordConsents(alice, client, scopes);
+    };
+    const saveCode = (code: string, extra: { nonce?: string | null; authTime?: Date | null } = {}) =>
+      server().saveAuthorizationCode({ code, client: portal, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], codeChallenge: null, codeChallengeMethod: null, expiresAt: world.clock.now(), ...extra });
+
+    it('keeps only a hash of a code, with what the token request will need', async () => {
+      await consent(portal, 'openid');
+      const authTime = new Date('2026-01-01T00:00:00Z');
+      const saved = await saveCode('the-code', { nonce: 'n-1', authTime });
+      expect(saved.code_hash).not.toContain('the-code');
+      expect(saved).toMatchObject({ client_id: portal.id, identity_id: alice.identity.id, redirect_uri: CALLBACK, scopes: ['openid'], code_challenge: null, code_challenge_method: null, nonce: 'n-1', auth_time: authTime, used_at: null });
+      expect(await server().findAuthorizationCode('the-code')).toEqual(saved);
+      expect(await server().findAuthorizationCode('another-code')).toBeNull();
+      const withPkce = await server().saveAuthorizationCode({
+        code: 'pkce-code', client: portal, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], codeChallenge: 'c'.repeat(43), codeChallengeMethod: null, expiresAt: world.clock.now(),
+      });
+      expect(withPkce).toMatchObject({ code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: null, auth_time: null });
+    });
+
+    it('spends a code once, and revokes what it bought when it comes back', async () => {
+      await consent(portal, 'openid');
+      const saved = await saveCode('the-code');
+      expect(await server().consumeAuthorizationCode(saved.code_hash)).toBe(true);
+      expect(await server().consumeAuthorizationCode(saved.code_hash)).toBe(false);
+      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, codeHash: saved.code_hash });
+      const [unrelated] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
+      expect(await server().findRefreshToken(token.refresh_token!)).not.toBeNull();
+      expect(await server().findAuthorizationCode('the-code')).toBeNull();
+      expect(await server().introspect(portal, token.access_token, [])).toEqual({ active: false });
+      expect(await server().findRefreshToken(token.refresh_token!)).toBeNull();
+      expect(await server().introspect(portal, unrelated.access_token, [])).toMatchObject({ active: true });
+      expect(await server().findRefreshToken(unrelated.refresh_token!)).not.toBeNull();
+    });
+
+    it('finds a refresh token by its value while it is not revoked', async () => {
+      await consent(portal, 'openid');
+      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, authTime: new Date('2026-01-01T00:00:00Z') });
+      const found = await server().findRefreshToken(token.refresh_token!);
+      expect(found).toMatchObject({ identity_id: alice.identity.id, client_id: portal.id, scopes: ['openid'], resource_server: 'auth.globus.org', auth_time: new Date('2026-01-01T00:00:00Z'), consent_client_id: null, revoked_at: null });
+      expect(await server().findRefreshToken('not-a-token')).toBeNull();
+      await server().revokeToken(portal, token.refresh_token!);
+      expect(await server().findRefreshToken(token.refresh_token!)).toBeNull();
+    });
+
+    it('refreshes with the same refresh token (not rotated)', async () => {
+      await consent(portal, 'openid');
+      const authTime = new Date('2026-01-01T00:00:00Z');
+      const [first] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, authTime });
+      const refresh = (await server().findRefreshToken(first.refresh_token!))!;
+      world.clock.advance(60);
+      const [second] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh, refreshSecret: first.refresh_token!, requireConsent: true, authTime: null });
+      expect(second.refresh_token).toBe(first.refresh_token);
+      expect(second.access_token).not.toBe(first.access_token);
+      expect(second.expires_at.getTime()).toBe(first.expires_at.getTime() + 60_000);
+      // revoking the refresh token takes both access tokens with it
+      await server().revokeToken(portal, first.refresh_token!);
+      expect(await server().introspect(portal, first.access_token, [])).toEqual({ active: false });
+      expect(await server().introspect(portal, second.access_token, [])).toEqual({ active: false });
+    });
+
+    it('issues without refresh tokens when none is asked, and groups scopes of one resource server into one token', async () => {
+      await world.services.admin.addScope('email', 'Your email address');
+      await consent(portal, `openid email ${TRANSFER_SCOPE}`);
+      const tokens = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid', TRANSFER_SCOPE, 'email'], refresh: 'none', requireConsent: true });
+      expect(tokens.map((t) => [t.resource_server, t.scopes, t.refresh_token])).toEqual([
+        ['auth.globus.org', ['openid', 'email'], null],
+        ['transfer.api.globus.org', [TRANSFER_SCOPE], null],
+      ]);
+      expect(await server().introspect(portal, tokens[0].access_token, [])).toMatchObject({ active: true, scope: 'openid email' });
+    });
+
+    it('stamps the consents a token is issued under as used', async () => {
+      await consent(portal, TRANSFER_SCOPE);
+      const before = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
+      expect(before.map((c) => c.last_used)).toEqual([null, null, null]);
+      world.clock.advance(30);
+      await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
+      const after = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
+      expect(after.map((c) => c.last_used)).toEqual([world.clock.now(), world.clock.now(), world.clock.now()]);
+    });
+
+    it('issues without consent when the grant needs none (client credentials), but never for unknown scopes', async () => {
+      const tokens = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: false });
+      expect(tokens).toHaveLength(1);
+      await expect(server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid', 'nope'], refresh: 'none', requireConsent: false })).rejects.toMatchObject({ code: 'invalid_scope' });
+    });
+
+    it('refuses a grant whose identity is gone', async () => {
+      await consent(portal, 'openid');
+      await expect(server().issueTokens({ client: portal, identityId: 'gone', scopeNames: ['openid'], refresh: 'none', requireConsent: true })).rejects.toMatchObject({ code: 'invalid_grant' });
+    });
+
+    it('gives a client its own identity for client_credentials, made once', async () => {
+      const first = await server().clientIdentity(portal);
+      expect(first).toMatchObject({ id: portal.id, username: `${portal.id}@clients.auth.globus.org`, name: 'Portal', identity_type: 'client' });
+      expect(await server().clientIdentity(portal)).toEqual(first);
+      expect(await world.uow.repositories.identities.findById(portal.id)).toEqual(first);
+    });
+  });
+
+  describe('revocation (RFC 7009)', () => {
+    it('revokes a token only for the client it was issued to, and ignores anything else', async () => {
+      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
+      await server().recordConsents(alice, portal, scopes);
+      const lab = (await world.services.admin.addClient({ display_name: 'Lab', public_client: false })).client;
+      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
+      await server().revokeToken(lab, token.access_token);
+      await server().revokeToken(lab, token.refresh_token!);
+      await server().revokeToken(portal, 'not-a-token');
+      expect(await server().introspect(portal, token.access_token, [])).toMatchObject({ active: true });
+      expect(await server().findRefreshToken(token.refresh_token!)).not.toBeNull();
+      await server().revokeToken(portal, token.access_token);
+      expect(await server().introspect(portal, token.access_token, [])).toEqual({ active: false });
+      expect(await server().findRefreshToken(token.refresh_token!)).not.toBeNull();
+    });
+  });
+
+  describe('the dependent-token grant', () => {
+    const ARCHIVE = 'urn:xfer:scope:archive.example.org:read';
+    const STORAGE = 'urn:xfer:scope:storage.example.org:data_access';
+    let transferService: ClientState;
+    let userToken: string;
+
+    beforeEach(async () => {
+      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: TRANSFER_SCOPE });
+      await server().recordConsents(alice, portal, scopes);
+      [{ access_token: userToken }] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
+      transferService = (await world.services.admin.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+    });
+
+    it("gives the token's resource server tokens for the scopes beneath the token's, as itself", async () => {
+      const [dependent] = await server().issueDependentTokens(transferService, userToken, false);
+      expect(dependent).toMatchObject({ resource_server: 'archive.example.org', scopes: [ARCHIVE], refresh_token: null });
+      expect(await server().introspect(transferService, dependent.access_token, [])).toMatchObject({ active: true, sub: alice.identity.id, client_id: transferService.id, scope: ARCHIVE });
+    });
+
+    it('adds refresh tokens when offline, which keep resting on the user\'s consents to the first client', async () => {
+      const [dependent] = await server().issueDependentTokens(transferService, userToken, true);
+      const refresh = (await server().findRefreshToken(dependent.refresh_token!))!;
+      expect(refresh).toMatchObject({ client_id: transferService.id, consent_client_id: portal.id, scopes: [ARCHIVE] });
+      const again = () => server().issueTokens({ client: transferService, identityId: alice.identity.id, scopeNames: [ARCHIVE], refresh, refreshSecret: dependent.refresh_token!, requireConsent: true });
+      await expect(again()).resolves.toHaveLength(1);
+      await server().rescind(alice, portal.id);
+      await expect(again()).rejects.toMatchObject({ code: 'invalid_grant' });
+    });
+
+    it('goes one level down only, and names each dependent scope once', async () => {
+      const storageService = (await world.services.admin.addClient({ display_name: 'Archive', public_client: false, resource_server: 'archive.example.org' })).client;
+      const [archive] = await server().issueDependentTokens(transferService, userToken, false);
+      await expect(server().issueDependentTokens(storageService, archive.access_token, false)).rejects.toMatchObject({ code: 'invalid_grant' });
+      await world.services.admin.addScope('urn:xfer:scope:transfer.api.globus.org:other', 'Also archive', { dependsOn: [ARCHIVE] });
+      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'urn:xfer:scope:transfer.api.globus.org:other' });
+      await server().recordConsents(alice, portal, scopes);
+      const [both] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE, 'urn:xfer:scope:transfer.api.globus.org:other'], refresh: 'none', requireConsent: true });
+      const dependents = await server().issueDependentTokens(transferService, both.access_token, false);
+      expect(dependents.map((t) => t.scopes)).toEqual([[ARCHIVE]]);
+      expect(dependents.map((t) => t.scopes).flat()).not.toContain(STORAGE);
+    });
+
+    it('stamps the consents it used', async () => {
+      world.clock.advance(90);
+      await server().issueDependentTokens(transferService, userToken, false);
+      const consents = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
+      expect(consents.map((c) => [c.dependency_path.length, c.last_used?.getTime() ?? null])).toEqual([
+        [1, world.clock.now().getTime() - 90_000],
+        [2, world.clock.now().getTime()],
+        [3, world.clock.now().getTime()],
+      ]);
+    });
+
+    it('is only for a confidential client registered for the resource server the token is for', async () => {
+      const { admin } = world.services;
+      const publicApp = (await admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
+      const noServer = (await admin.addClient({ display_name: 'Plain', public_client: false })).client;
+      const elsewhere = (await admin.addClient({ display_name: 'Elsewhere', public_client: false, resource_server: 'archive.example.org' })).client;
+      await expect(server().issueDependentTokens(publicApp, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
+      await expect(server().issueDependentTokens(noServer, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
+      await expect(server().issueDependentTokens(elsewhere, userToken, false)).rejects.toThrow(/not issued for your resource server/);
+      await expect(server().issueDependentTokens(transferService, 'not-a-token', false)).rejects.toThrow(/not valid/);
+    });
+
+    it('refuses tokens an operator issued, and grants the user rescinded', async () => {
+      const { token } = await world.services.admin.issueToken('alice');
+      await expect(server().issueDependentTokens(transferService, token, false)).rejects.toThrow(/operator/);
+      const consents = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
+      // the dependent consent alone revoked: the root still stands
+      await world.uow.repositories.consents.update([{ ...consents[1], status: 'revoked' }]);
+      await expect(server().issueDependentTokens(transferService, userToken, false)).rejects.toThrow(/beneath/);
+      await server().rescind(alice, portal.id);
+      await expect(server().issueDependentTokens(transferService, userToken, false)).rejects.toThrow(/not valid/);
+    });
+
+    it('counts the consents of every identity the user has linked', async () => {
+      await world.services.admin.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: null });
+      await world.services.admin.linkIdentities('alice', 'alice@work.example.org');
+      const work = (await world.uow.repositories.identities.findByUsername('alice@work.example.org'))!;
+      const [token] = await server().issueTokens({ client: portal, identityId: work.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
+      await expect(server().issueDependentTokens(transferService, token.access_token, false)).resolves.toHaveLength(1);
+    });
+  });
+
+  describe('introspection and userinfo', () => {
+    let token: string;
+    const issue = async (scope: string) => {
+      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().recordConsents(alice, portal, scopes);
+      const [issued] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: scopes.map((s) => s.name), refresh: 'none', requireConsent: true });
+      return issued.access_token;
+    };
+
+    beforeEach(async () => {
+      await world.services.admin.addScope('profile', 'Your name');
+      await world.services.admin.addScope('email', 'Your email address');
+      await world.services.admin.addScope(VIEW_IDENTITY_SET_SCOPE, 'Your linked identities');
+      token = await issue('openid');
+    });
+
+    it('describes a live token as RFC 7662 does, with times in seconds', async () => {
+      const created = Math.floor(world.clock.now().getTime() / 1000);
+      expect(await server().introspect(portal, token, [])).toEqual({
+        active: true,
+        token_type: 'Bearer',
+        scope: 'openid',
+        client_id: portal.id,
+        sub: alice.identity.id,
+        username: 'alice',
+        name: 'alice',
+        email: null,
+        aud: ['auth.globus.org', portal.id],
+        iss: 'http://localhost:8081',
+        exp: created + 48 * 60 * 60,
+        iat: created,
+        nbf: created,
+      });
+    });
+
+    it('adds the identity set when asked, as ids or in detail', async () => {
+      await world.services.admin.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: 'alice@work.example.org' });
+      await world.services.admin.linkIdentities('alice', 'alice@work.example.org');
+      const ids = (await server().introspect(portal, token, ['identity_set'])) as unknown as { identity_set: string[]; identity_set_detail?: unknown };
+      expect(ids.identity_set).toHaveLength(2);
+      expect(ids.identity_set_detail).toBeUndefined();
+      const detail = (await server().introspect(portal, token, ['identity_set_detail'])) as unknown as { identity_set?: unknown; identity_set_detail: { sub: string; username: string }[] };
+      expect(detail.identity_set).toBeUndefined();
+      expect(detail.identity_set_detail.map((i) => i.sub).sort()).toEqual([...ids.identity_set].sort());
+      expect(detail.identity_set_detail.map((i) => i.username).sort()).toEqual(['alice', 'alice@work.example.org']);
+    });
+
+    it('answers userinfo with sub, and the claims of each scope the token has', async () => {
+      expect(await server().userInfo(token)).toEqual({ sub: alice.identity.id });
+      const full = await issue(`openid profile email ${VIEW_IDENTITY_SET_SCOPE}`);
+      expect(await server().userInfo(full)).toEqual({
+        sub: alice.identity.id,
+        preferred_username: 'alice',
+        name: 'alice',
+        organization: null,
+        identity_provider: expect.any(String),
+        identity_provider_display_name: expect.any(String),
+        email: null,
+        identity_set: [expect.objectContaining({ sub: alice.identity.id, username: 'alice' })],
+      });
+    });
+
+    it('refuses userinfo without a live token, or without openid', async () => {
+      await expect(server().userInfo(undefined)).rejects.toThrow(AuthenticationFailedError);
+      await expect(server().userInfo('not-a-token')).rejects.toThrow(AuthenticationFailedError);
+      const { token: operatorToken } = await world.services.admin.issueToken('alice', null, 'profile');
+      await expect(server().userInfo(operatorToken)).rejects.toThrow(ConsentRequiredError);
+    });
   });
 });
