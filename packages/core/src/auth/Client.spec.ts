@@ -1,0 +1,69 @@
+import { BadRequestError } from '../shared/errors';
+import { checkBranding, checkClientDisplayName, checkRedirectUri, safeReturnLink, type ClientState } from './Client';
+
+const client = (redirect_uris: string[]): ClientState => ({
+  id: '0f8fad5b-d9cb-469f-a165-70867728950e',
+  display_name: 'Portal',
+  branding: { logo_url: null, primary_color: null, background_color: null },
+  redirect_uris,
+  public_client: true,
+  secret_hash: null,
+  resource_server: null,
+  created_at: new Date(0),
+});
+
+describe('client values', () => {
+  it('takes branding colours as #rrggbb (stored lower case) and logos over https only', () => {
+    expect(checkBranding({})).toEqual({ logo_url: null, primary_color: null, background_color: null });
+    expect(checkBranding({ primary_color: '#AABBCC', background_color: '#001122', logo_url: 'https://example.org/logo.png' })).toEqual({
+      primary_color: '#aabbcc',
+      background_color: '#001122',
+      logo_url: 'https://example.org/logo.png',
+    });
+    expect(() => checkBranding({ primary_color: 'red' })).toThrow(/primary_color/);
+    expect(() => checkBranding({ background_color: '#abc' })).toThrow(/background_color/);
+    expect(() => checkBranding({ primary_color: '#aabbccdd' })).toThrow(BadRequestError);
+    expect(() => checkBranding({ logo_url: 'http://example.org/logo.png' })).toThrow('Invalid logo_url: must be an https URL');
+    expect(() => checkBranding({ logo_url: `https://example.org/${'a'.repeat(2048)}` })).toThrow(/at most 2048/);
+  });
+
+  it('takes a display name that is not blank, on one line, of at most 128 characters', () => {
+    expect(checkClientDisplayName('Portal')).toBe('Portal');
+    expect(() => checkClientDisplayName('   ')).toThrow('Invalid display_name: must not be empty');
+    expect(() => checkClientDisplayName('a\nb')).toThrow(/new lines/);
+    expect(checkClientDisplayName('a'.repeat(128))).toHaveLength(128);
+    expect(() => checkClientDisplayName('a'.repeat(129))).toThrow(/at most 128/);
+  });
+
+  it('takes redirect URIs that are absolute http(s) URLs without a fragment', () => {
+    expect(checkRedirectUri('https://app.example.org/cb?x=1')).toBe('https://app.example.org/cb?x=1');
+    expect(() => checkRedirectUri('https://app.example.org/cb#here')).toThrow('Invalid redirect_uri: must not have a fragment');
+    expect(() => checkRedirectUri('app://callback')).toThrow(BadRequestError);
+  });
+});
+
+describe('the return link of a helper page', () => {
+  it('needs both a URI and a non-blank name', () => {
+    expect(safeReturnLink(null, undefined, 'Portal')).toBeNull();
+    expect(safeReturnLink(null, 'https://app.example.org/', undefined)).toBeNull();
+    expect(safeReturnLink(null, 'https://app.example.org/', '  ')).toBeNull();
+  });
+
+  it('takes absolute http(s) URIs only', () => {
+    expect(safeReturnLink(null, 'javascript:alert(1)', 'Portal')).toBeNull();
+    expect(safeReturnLink(null, '/relative', 'Portal')).toBeNull();
+    expect(safeReturnLink(null, '  https://app.example.org/back  ', ' Portal ')).toEqual({ uri: 'https://app.example.org/back', name: 'Portal', host: 'app.example.org' });
+  });
+
+  it("shows a registered client's own URIs without the host, anything else it registered nothing like not at all", () => {
+    const portal = client(['https://app.example.org/back']);
+    expect(safeReturnLink(portal, 'https://app.example.org/back', 'Portal')).toEqual({ uri: 'https://app.example.org/back', name: 'Portal', host: null });
+    expect(safeReturnLink(portal, 'https://evil.example.org/back', 'Portal')).toBeNull();
+    // a client that registered no URIs vouches for nothing: the host is shown
+    expect(safeReturnLink(client([]), 'https://evil.example.org/', 'Portal')).toEqual({ uri: 'https://evil.example.org/', name: 'Portal', host: 'evil.example.org' });
+  });
+
+  it('cuts the name to 200 characters', () => {
+    expect(safeReturnLink(null, 'https://app.example.org/', 'n'.repeat(300))?.name).toHaveLength(200);
+  });
+});
