@@ -1,5 +1,5 @@
 import { BadRequestError, ConflictError } from '../shared/errors';
-import { IdentitySet, newIdentity, type IdentityState } from './Identity';
+import { checkUsername, IdentitySet, identityDocument, identityProviderDisplayName, LOCAL_IDENTITY_PROVIDER, newIdentity, shortUsername, sortIdentitySet, type IdentityState } from './Identity';
 
 const T0 = new Date('2026-01-01T00:00:00Z');
 const T1 = new Date('2026-01-02T00:00:00Z');
@@ -57,6 +57,63 @@ describe('IdentitySet', () => {
     const alice = person('alice');
     expect(() => new IdentitySet([alice]).unlink(alice.id)).toThrow(/not linked to another identity/);
     expect(() => new IdentitySet([alice]).unlink('id-bob')).toThrow(BadRequestError);
+    expect(() => new IdentitySet([])).toThrow(BadRequestError);
+  });
+});
+
+describe('identity values', () => {
+  it('takes usernames of up to 64 characters, optionally @ a domain', () => {
+    for (const ok of ['a', 'alice', 'alice.b_c+d-e', 'a'.repeat(64), 'alice@example.org', 'go@globusid.org', `a@${'d'.repeat(192)}`]) expect(checkUsername(ok)).toBe(ok);
+    for (const bad of ['', '.alice', 'a'.repeat(65), 'alice@', 'alice@-example.org', 'alice@example.org-', 'al ice', 'alice@@example.org', `a@${'d'.repeat(193)}`]) {
+      expect(() => checkUsername(bad)).toThrow(BadRequestError);
+    }
+  });
+
+  it('shortens a username to its part before the @', () => {
+    expect(shortUsername('go@globusid.org')).toBe('go');
+    expect(shortUsername('alice')).toBe('alice');
+    expect(shortUsername('@odd')).toBe('');
+  });
+
+  it('makes a used local login identity in a set of its own, checking every field', () => {
+    const identity = newIdentity({ id: 'id-1', username: 'alice', name: 'Alice', email: 'alice@example.org', organization: 'Lab', now: T0 });
+    expect(identity).toEqual({
+      id: 'id-1',
+      username: 'alice',
+      name: 'Alice',
+      email: 'alice@example.org',
+      organization: 'Lab',
+      identity_provider: LOCAL_IDENTITY_PROVIDER.id,
+      identity_type: 'login',
+      status: 'used',
+      set_id: 'id-1',
+      linked_at: null,
+      created_at: T0,
+      password_hash: null,
+    });
+    expect(newIdentity({ id: 'id-2', username: 'bob', now: T0 })).toMatchObject({ name: null, email: null, organization: null });
+    expect(() => newIdentity({ id: 'x', username: 'bob', name: 'a\nb', now: T0 })).toThrow(/name/);
+    expect(() => newIdentity({ id: 'x', username: 'bob', name: 'n'.repeat(257), now: T0 })).toThrow(/at most 256/);
+    expect(() => newIdentity({ id: 'x', username: 'bob', email: 'not-an-address', now: T0 })).toThrow(/email/);
+    expect(() => newIdentity({ id: 'x', username: 'bob', organization: 'o'.repeat(1025), now: T0 })).toThrow(/organization/);
+  });
+
+  it("names this service's own provider, and any other by its id", () => {
+    expect(identityProviderDisplayName(person('alice'))).toBe('xfer local accounts');
+    expect(identityProviderDisplayName({ ...person('alice'), identity_provider: 'other-idp' })).toBe('other-idp');
+  });
+
+  it('shows an identity as the hosted service does, without its password hash or set', () => {
+    const document = identityDocument({ ...person('alice'), password_hash: 'secret', email: 'a@example.org' });
+    expect(document).toEqual({ id: 'id-alice', username: 'alice', name: null, email: 'a@example.org', organization: null, identity_provider: LOCAL_IDENTITY_PROVIDER.id, identity_type: 'login', status: 'used' });
+  });
+
+  it('orders a set: the primary first, then by link time', () => {
+    const primary = person('alice');
+    const late = linked(person('late'), primary.id, T2);
+    const early = linked(person('early'), primary.id, T1);
+    expect(sortIdentitySet([late, primary, early], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
+    expect(sortIdentitySet([early, late, primary], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
     expect(() => new IdentitySet([])).toThrow(BadRequestError);
   });
 });
