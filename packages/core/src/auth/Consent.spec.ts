@@ -1,4 +1,4 @@
-import { ConsentSet, type ConsentState } from './Consent';
+import { consentForest, ConsentSet, type ConsentState } from './Consent';
 
 const T0 = new Date('2026-01-01T00:00:00Z');
 const T1 = new Date('2026-01-02T00:00:00Z');
@@ -57,5 +57,33 @@ describe('ConsentSet', () => {
     expect(set.changes()).toHaveLength(3);
     expect(set.changes()[0]).toMatchObject({ id: 1, status: 'revoked', last_used: T1 });
     expect(new ConsentSet(given).changes()).toEqual([]);
+  });
+});
+
+describe('consents at any depth', () => {
+  it('finds the approved consents of a client at every depth, and the approved ones directly beneath one', () => {
+    const set = new ConsentSet([consent([1]), consent([1, 2]), consent([1, 2, 3]), consent([1, 8], 'portal', 'scope-8', 'revoked'), consent([1, 9]), consent([5], 'other')]);
+    expect([...set.approvedAnyDepth('portal').entries()]).toEqual([
+      ['scope-1', 1],
+      ['scope-2', 2],
+      ['scope-3', 3],
+      ['scope-9', 9],
+    ]);
+    expect(set.approvedDependentsOf(1).map((c) => c.id)).toEqual([2, 9]);
+    expect(set.approvedDependentsOf(2).map((c) => c.id)).toEqual([3]);
+    expect(set.approvedDependentsOf(3)).toEqual([]);
+    expect(set.approvedDependentsOf(5)).toEqual([]);
+  });
+});
+
+describe('consentForest', () => {
+  it('builds the trees that dependency paths describe, ordered by id, an orphan as a root', () => {
+    const forest = consentForest([consent([4]), consent([1, 3]), consent([1]), consent([1, 2]), consent([9, 10]), consent([1, 2, 5])]);
+    const shape = (nodes: ReturnType<typeof consentForest<ConsentState>>): unknown[] => nodes.map((n) => [n.consent.id, shape(n.children)]);
+    expect(shape(forest)).toEqual([
+      [1, [[2, [[5, []]]], [3, []]]],
+      [4, []],
+      [10, []],
+    ]);
   });
 });
