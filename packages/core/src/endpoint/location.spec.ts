@@ -1,0 +1,17 @@
+import { checkLocation } from './location';
+
+describe('an endpoint location', () => {
+  it("is 'Automatic' or two decimal numbers, latitude then longitude", () => {
+    for (const ok of ['Automatic', '0,0', '-90,180', '90,-180', '+45.5, 7.25', ' 1e1 ,.5', '12.,3E-2']) expect(checkLocation(ok)).toBe(ok);
+    for (const bad of ['automatic', '', '1', '1,2,3', 'a,b', '1,,2', '1.2.3,4', '0x1,2', 'NaN,1', 'Infinity,1', '1,2e']) {
+      expect(() => checkLocation(bad)).toThrow(`Invalid location '${bad}': must be 'Automatic' or 'LATITUDE,LONGITUDE' as decimal numbers`);
+    }
+  });
+
+  it('keeps latitude within -90..90 and longitude within -180..180', () => {
+    expect(() => checkLocation('90.0001,0')).toThrow(/latitude must be within -90..90/);
+    expect(() => checkLocation('-91,0')).toThrow(/latitude/);
+    expect(() => checkLocation('0,180.5')).toThrow(/longitude must be within -180..180/);
+    expect(() => checkLocation('0,-181')).toThrow(/longitude/);
+  });
+});
