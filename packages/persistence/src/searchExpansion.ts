@@ -41,6 +41,9 @@ class Fts5Tokenizer {
 
   /** The index's words for `text`, in order. */
   tokens(text: string): string[] {
+    // lower-case ASCII letters and digits ending in a digit: one token that porter leaves as it is
+    // (each of its rules removes or changes letters at the end of a word)
+    if (/^[a-z0-9]*[0-9]$/.test(text)) return [text];
     let tokens = this.known.get(text);
     if (!tokens) {
       this.insert.run(text);

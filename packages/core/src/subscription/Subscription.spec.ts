@@ -25,7 +25,7 @@ describe('subscription_id on an endpoint', () => {
 
   it('has a name of one line, at most 256 characters', () => {
     expect(checkSubscriptionName('s'.repeat(256))).toHaveLength(256);
-    expect(() => checkSubscriptionName('s'.repeat(257))).toThrow(BadRequestError);
-    expect(() => checkSubscriptionName('a\nb')).toThrow(BadRequestError);
+    expect(() => checkSubscriptionName('s'.repeat(257))).toThrow('Invalid name: must be at most 256 characters');
+    expect(() => checkSubscriptionName('a\nb')).toThrow('Invalid name: must not contain new lines');
   });
 });
