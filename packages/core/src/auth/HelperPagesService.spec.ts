@@ -79,4 +79,61 @@ describe('signing in to the helper pages', () => {
     expect(await short.signedIn(again.secret)).toBeNull();
     expect(await short.signedIn(undefined)).toBeNull();
   });
+
+  it('lasts eight hours by default, from the sign-in', async () => {
+    const { expiresAt, secret } = await pages().signIn('alice', PASSWORD);
+    expect(expiresAt.getTime() - world.clock.now().getTime()).toBe(8 * 60 * 60 * 1000);
+    expect((await pages().signedIn(secret))?.authenticatedAt).toEqual(world.clock.now());
+  });
+
+  it('refuses a closed identity as a wrong password, and counts it', async () => {
+    const alice = (await world.uow.repositories.identities.findByUsername('alice'))!;
+    await world.uow.repositories.identities.update([{ ...alice, status: 'closed' }]);
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.7' })).rejects.toThrow('Wrong username or password.');
+    expect(await world.uow.repositories.signInFailures.countSince(signInKeys('alice', '192.0.2.7').address!, new Date(0))).toBe(1);
+    expect(await world.uow.repositories.signInFailures.countSince(signInKeys('ALICE ', undefined).account, new Date(0))).toBe(1);
+  });
+
+  it('shows the identity set: which is primary, which signed in, each with its provider', async () => {
+    await world.services.admin.addIdentity({ username: 'alice@work.example.org' });
+    await world.services.admin.linkIdentities('alice', 'alice@work.example.org');
+    await world.services.admin.setPassword('alice@work.example.org', PASSWORD);
+    const { secret } = await pages().signIn('alice@work.example.org', PASSWORD);
+    const user = (await pages().signedIn(secret))!;
+    expect(pages().identities(user).map((i) => [i.username, i.primary, i.signed_in, i.identity_provider_display_name, i.linked_at === null])).toEqual([
+      ['alice', true, false, 'xfer local accounts', true],
+      ['alice@work.example.org', false, true, 'xfer local accounts', false],
+    ]);
+  });
+
+  it("finds the client a page is for by a well-formed id only", async () => {
+    const { client } = await world.services.admin.addClient({ display_name: 'Portal' });
+    expect((await pages().client(client.id.toUpperCase()))?.display_name).toBe('Portal');
+    expect(await pages().client(undefined)).toBeNull();
+    expect(await pages().client('portal')).toBeNull();
+    expect(await pages().client('00000000-0000-4000-8000-0000000000ff')).toBeNull();
+  });
+
+  it('lists the approved consents per client (by name), as trees, naming what is no longer described', async () => {
+    const { admin } = world.services;
+    const zeta = (await admin.addClient({ display_name: 'Zeta portal' })).client;
+    const alpha = (await admin.addClient({ display_name: 'Alpha app' })).client;
+    await admin.addScope('urn:xfer:scope:data.example.org:read', 'Read your files');
+    await admin.addScope('urn:xfer:scope:app.example.org:all', 'Use the app');
+    const root = await admin.grantConsent('alice', zeta.id, 'urn:xfer:scope:app.example.org:all');
+    await admin.grantConsent('alice', zeta.id, 'urn:xfer:scope:data.example.org:read', root);
+    const revoked = await admin.grantConsent('alice', alpha.id, 'urn:xfer:scope:data.example.org:read');
+    await admin.grantConsent('alice', alpha.id, 'urn:xfer:scope:app.example.org:all');
+    await admin.revokeConsent(revoked);
+    const gone = await world.uow.repositories.consents.add({ client_id: 'gone-client', scope_id: 'gone-scope', identity_id: (await world.uow.repositories.identities.findByUsername('alice'))!.id, parent_path: [], created: world.clock.now(), updated: world.clock.now(), last_used: null, status: 'approved' });
+    const user = (await pages().signedIn((await pages().signIn('alice', PASSWORD)).secret))!;
+    const listed = await pages().consents(user);
+    expect(listed.map((c) => [c.client.display_name, c.consents.map((n) => [n.consent.scope_name, n.children.map((k) => k.consent.scope_description)])])).toEqual([
+      ['Alpha app', [['urn:xfer:scope:app.example.org:all', []]]],
+      ['Unknown application', [['gone-scope', []]]],
+      ['Zeta portal', [['urn:xfer:scope:app.example.org:all', ['Read your files']]]],
+    ]);
+    expect(listed[1].consents[0].consent).toMatchObject({ id: gone.id, scope_description: 'An activity no longer described by the service', status: 'approved', last_used: null });
+    expect(listed[2].client.id).toBe(zeta.id);
+  });
 });
