@@ -1,7 +1,8 @@
 import { AuthenticationFailedError, ConsentRequiredError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
 import { TRANSFER_SCOPE } from './AuthenticationService';
-import { OAuthProtocolError, parseScopeParameter, UnsafeAuthorizationRequestError } from './AuthorizationServer';
+import { hashToken } from './AccessToken';
+import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, OAuthProtocolError, parseScopeParameter, UnsafeAuthorizationRequestError } from './AuthorizationServer';
 import type { ClientState } from './Client';
 import type { SignedIn } from './HelperPagesService';
 import { VIEW_IDENTITY_SET_SCOPE } from './IdToken';
@@ -511,6 +512,133 @@ describe('AuthorizationServerService', () => {
       await expect(server().userInfo('not-a-token')).rejects.toThrow(AuthenticationFailedError);
       const { token: operatorToken } = await world.services.admin.issueToken('alice', null, 'profile');
       await expect(server().userInfo(operatorToken)).rejects.toThrow(ConsentRequiredError);
+    });
+  });
+
+  describe('what each refusal says', () => {
+    const refusal = async (promise: Promise<unknown>) => {
+      try {
+        await promise;
+      } catch (error) {
+        return { code: (error as { code?: string }).code, message: (error as Error).message };
+      }
+      throw new Error('not refused');
+    };
+    const request = { redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' };
+    const check = (params: Record<string, string | undefined>) => refusal(server().checkAuthorizationRequest({ ...request, client_id: portal.id, ...params }));
+
+    it('names the problem of an authorization request', async () => {
+      expect(await check({ client_id: 'nope' })).toMatchObject({ message: 'The application that sent you here is not registered with this service (unknown client_id).' });
+      expect(await check({ redirect_uri: undefined })).toMatchObject({ message: 'The redirect_uri the application sent is not one it registered, so you are not sent back to it.' });
+      expect(await check({ response_type: 'token' })).toEqual({ code: 'unsupported_response_type', message: 'response_type must be code' });
+      expect(await check({ state: '\u00e9' })).toEqual({ code: 'invalid_request', message: 'state must be printable ASCII, at most 1024 characters' });
+      expect(await check({ nonce: '' })).toEqual({ code: 'invalid_request', message: 'nonce must be printable ASCII, at most 512 characters' });
+      expect(await check({ code_challenge: 'short' })).toEqual({ code: 'invalid_request', message: 'code_challenge must be a base64url SHA-256 (43 characters)' });
+      expect(await check({ scope: ' ' })).toEqual({ code: 'invalid_scope', message: 'scope is required' });
+      expect(await check({ scope: `openid ${'x'.repeat(300)}` })).toEqual({ code: 'invalid_scope', message: `Unknown scope '${'x'.repeat(200)}'` });
+      expect(parseScopeParameter(undefined)).toEqual([]);
+    });
+
+    it('names the problem of a dependent-token request', async () => {
+      const app = (await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
+      const rs = (await world.services.admin.addClient({ display_name: 'RS', public_client: false, resource_server: 'auth.globus.org' })).client;
+      expect(await refusal(server().issueDependentTokens(app, 'x', false))).toEqual({
+        code: 'unauthorized_client',
+        message: 'Only a resource server (a confidential client registered for one) may ask for dependent tokens',
+      });
+      expect(await refusal(server().issueDependentTokens(rs, 'x', false))).toEqual({ code: 'invalid_grant', message: 'The token is not valid, expired or revoked' });
+      const other = (await world.services.admin.issueToken('alice')).token;
+      expect(await refusal(server().issueDependentTokens(rs, other, false))).toEqual({ code: 'invalid_grant', message: 'The token was not issued for your resource server' });
+      const operator = (await world.services.admin.issueToken('alice', null, 'openid')).token;
+      expect(await refusal(server().issueDependentTokens(rs, operator, false))).toEqual({ code: 'invalid_grant', message: 'The token rests on no consent (an operator issued it)' });
+    });
+
+    it('names the problem of a grant and of userinfo', async () => {
+      expect(await refusal(server().issueTokens({ client: portal, identityId: 'gone', scopeNames: ['openid'], refresh: 'none', requireConsent: true }))).toEqual({
+        code: 'invalid_grant',
+        message: 'The identity of this grant no longer exists',
+      });
+      expect(await refusal(server().userInfo('nope'))).toMatchObject({ message: 'Token is not valid, expired or revoked.' });
+      const { token } = await world.services.admin.issueToken('alice', null, 'profile');
+      const refused = await server().userInfo(token).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ message: 'userinfo needs a token with the openid scope', requiredScopes: ['openid'] });
+    });
+  });
+
+  describe('rules the survivors of mutation testing showed', () => {
+    const consentTo = async (scope: string) => {
+      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().recordConsents(alice, portal, scopes);
+    };
+
+    it('uses the default issuer and token lifetime when none is configured', async () => {
+      const plain = new AuthorizationServerService(world.uow, world.clock);
+      await consentTo('openid');
+      const [token] = await plain.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+      expect(token.expires_in).toBe(DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS);
+      expect(await plain.introspect(portal, token.access_token, [])).toMatchObject({ iss: 'http://localhost' });
+    });
+
+    it("gives a resource server an operator token's audience as itself alone", async () => {
+      const rs = (await world.services.admin.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+      const { token } = await world.services.admin.issueToken('alice');
+      expect(await server().introspect(rs, token, [])).toMatchObject({ active: true, client_id: null, aud: ['transfer.api.globus.org'], exp: null });
+    });
+
+    it("needs a root consent for the client's own grant: a consent beneath another scope is not one", async () => {
+      await consentTo(TRANSFER_SCOPE);
+      await expect(server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['urn:xfer:scope:archive.example.org:read'], refresh: 'none', requireConsent: true })).rejects.toMatchObject({ code: 'invalid_grant' });
+    });
+
+    it('stores a token issued without a refresh token as having none', async () => {
+      await consentTo('openid');
+      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+      expect((await world.uow.repositories.accessTokens.findByHash(hashToken(token.access_token)))?.refresh_token_hash).toBeNull();
+    });
+
+    it('refuses a code for a scope that does not exist, and stamps no consent when a code is stored', async () => {
+      await consentTo('openid');
+      const base = { client: portal, identityId: alice.identity.id, redirectUri: CALLBACK, codeChallenge: null, codeChallengeMethod: null, expiresAt: world.clock.now() };
+      await expect(server().saveAuthorizationCode({ ...base, code: 'a', scopes: ['openid', 'no-such-scope'] })).rejects.toMatchObject({ code: 'invalid_grant' });
+      await server().saveAuthorizationCode({ ...base, code: 'b', scopes: ['openid'] });
+      expect((await world.uow.repositories.consents.listForIdentities([alice.identity.id])).map((c) => c.last_used)).toEqual([null]);
+    });
+
+    describe('dependent tokens of a scope with two dependents', () => {
+      const A = 'urn:xfer:scope:a.example.org:all';
+      const B = 'urn:xfer:scope:b.example.org:all';
+      const BOTH = 'urn:xfer:scope:transfer.api.globus.org:both';
+      let rs: ClientState;
+      let userToken: string;
+
+      beforeEach(async () => {
+        const { admin } = world.services;
+        await admin.addScope(A, 'A');
+        await admin.addScope(B, 'B');
+        await admin.addScope(BOTH, 'Both', { dependsOn: [A, B] });
+        await consentTo(BOTH);
+        [{ access_token: userToken }] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [BOTH], refresh: 'none', requireConsent: true });
+        rs = (await admin.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+      });
+
+      it('issues a token for each dependent scope, stored without a refresh token unless offline', async () => {
+        const tokens = await server().issueDependentTokens(rs, userToken, false);
+        expect(tokens.map((t) => t.scopes)).toEqual([[A], [B]]);
+        for (const t of tokens) expect((await world.uow.repositories.accessTokens.findByHash(hashToken(t.access_token)))?.refresh_token_hash).toBeNull();
+      });
+
+      it('needs the consent to each dependent scope itself', async () => {
+        const bScope = (await world.uow.repositories.scopes.findByName(B))!;
+        const b = (await world.uow.repositories.consents.listForIdentities([alice.identity.id])).find((c) => c.scope_id === bScope.id)!;
+        await world.uow.repositories.consents.update([{ ...b, status: 'revoked' }]);
+        await expect(server().issueDependentTokens(rs, userToken, false)).rejects.toThrow(`The user has not consented to '${B}' beneath '${BOTH}', or rescinded it`);
+      });
+
+      it("needs the root consent the token rests on, though the token lives", async () => {
+        const root = (await world.uow.repositories.consents.listForIdentities([alice.identity.id])).find((c) => c.dependency_path.length === 1)!;
+        await world.services.admin.revokeConsent(root.id);
+        await expect(server().issueDependentTokens(rs, userToken, false)).rejects.toThrow(`The user has not consented to '${BOTH}' for this client, or rescinded it`);
+      });
     });
   });
 });
