@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { FakeKeyCrypto } from '../testing/fakes';
 import { TestWorld } from '../testing/TestWorld';
 import { accessTokenHash, IdTokenService, VIEW_IDENTITY_SET_SCOPE } from './IdToken';
@@ -80,5 +81,35 @@ describe('IdTokenService', () => {
   it('refuses to sign without key crypto, with a clear error', async () => {
     const none = new IdTokenService(world.uow, world.clock, world.ids, null, { issuer: 'x', lifetimeSeconds: HOUR });
     await expect(none.signingKey()).rejects.toThrow(/no key crypto/);
+  });
+
+  it('computes at_hash with SHA-256, -384 or -512 as the algorithm names (RS, PS, ES, HS)', () => {
+    const half = (bits: number, value: string) => {
+      const digest = createHash(`sha${bits}`).update(value, 'ascii').digest();
+      return digest.subarray(0, digest.length / 2).toString('base64url');
+    };
+    expect(accessTokenHash('xfer_abc', 'RS256')).toBe(half(256, 'xfer_abc'));
+    expect(accessTokenHash('xfer_abc', 'PS384')).toBe(half(384, 'xfer_abc'));
+    expect(accessTokenHash('xfer_abc', 'ES512')).toBe(half(512, 'xfer_abc'));
+    expect(accessTokenHash('xfer_abc', 'HS256')).toBe(half(256, 'xfer_abc'));
+    for (const bad of ['none', 'RS1', 'XS256', 'RS2560', 'rs256']) expect(() => accessTokenHash('x', bad)).toThrow(`No at_hash for algorithm ${bad}`);
+  });
+
+  it('refuses an id_token for an identity that is gone, and says when nothing can sign', async () => {
+    await expect(service.issue({ clientId: 'c', identityId: 'gone', scopes: ['openid'], accessToken: 't', nonce: null, authTime: null })).rejects.toThrow('The identity of this grant no longer exists');
+    const none = new IdTokenService(world.uow, world.clock, world.ids, null, { issuer: 'x', lifetimeSeconds: HOUR });
+    await expect(none.jwks()).rejects.toMatchObject({ message: 'This service signs no id_tokens (no key crypto configured)', retryAfterSeconds: 60 });
+  });
+
+  it('puts the profile claims of the identity in every id_token', async () => {
+    const claims = (await claimsOf(await service.issue({ clientId: 'c', identityId: (await alice()).id, scopes: ['openid'], accessToken: 't', nonce: null, authTime: null })))!;
+    expect(claims).toMatchObject({ preferred_username: 'alice', name: 'Alice', organization: null, identity_provider_display_name: 'xfer local accounts' });
+  });
+
+  it('rotates keys made in the same second in the order they were made', async () => {
+    const first = await service.signingKey();
+    const { kid } = await service.rotate();
+    expect(kid).not.toBe(first.kid);
+    expect((await service.signingKey()).kid).toBe(kid);
   });
 });
