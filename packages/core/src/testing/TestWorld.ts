@@ -10,7 +10,8 @@ import { InMemoryUnitOfWork } from './InMemoryUnitOfWork';
  */
 export class TestWorld {
   readonly clock = new FixedClock();
-  readonly ids = new SequentialIdGenerator();
+  // ids with letters: an id sent in upper case must still be found
+  readonly ids = new SequentialIdGenerator('abcdef');
   readonly services: CoreServices;
 
   constructor(readonly uow: UnitOfWork = new InMemoryUnitOfWork()) {

@@ -13,11 +13,15 @@ export class FixedClock implements Clock {
   }
 }
 
-/** Predictable UUIDs: 00000000-0000-4000-8000-000000000001, ...02, ... */
+/**
+ * Predictable UUIDs: 00000000-0000-4000-8000-000000000001, ...02, ... With a `block` of hex letters
+ * ('abcdef' gives ...-abcdef000001), ids have letters, so a test can tell whether case is ignored.
+ */
 export class SequentialIdGenerator implements IdGenerator {
   private next = 1;
+  constructor(private readonly block = '000000') {}
   uuid(): string {
-    return `00000000-0000-4000-8000-${(this.next++).toString(16).padStart(12, '0')}`;
+    return `00000000-0000-4000-8000-${this.block}${(this.next++).toString(16).padStart(6, '0')}`;
   }
 }
 
