@@ -1,8 +1,9 @@
 import { newIdentity } from '../auth/Identity';
+import { Endpoint } from './Endpoint';
 import { Principal } from '../auth/Principal';
 import { ENDPOINT_ROLES } from '../role/Role';
 import { BadRequestError } from '../shared/errors';
-import { searchCriteria, searchRank, searchTerms, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_WINDOW, SEARCH_SCOPES } from './EndpointSearch';
+import { searchCriteria, searchRank, searchTerms, visibleHits, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_WINDOW, SEARCH_SCOPES } from './EndpointSearch';
 
 const now = new Date('2026-05-06T07:08:09.000Z');
 const alice = newIdentity({ id: 'a1', username: 'alice', now });
@@ -97,5 +98,42 @@ describe('search rank', () => {
     // stemmed: a long term counts from its first letters ("storages" as "stora")
     expect(searchRank(text, ['storages'], { stemmed: true })).toBe(10 + 4);
     expect(searchRank(text, ['storages'])).toBeNull();
+  });
+});
+
+describe('search details', () => {
+  const fields = { display_name: null, canonical_name: null, description: null, organization: null, department: null, keywords: null, owner_string: null };
+
+  it('lets a stemmed term of six letters or more count from all but its last three, a shorter one whole', () => {
+    expect(searchRank({ ...fields, display_name: 'abcxyz' }, ['abcdef'], { stemmed: true })).toBe(10);
+    expect(searchRank({ ...fields, display_name: 'abxyz' }, ['abcde'], { stemmed: true })).toBe(0);
+    expect(searchRank({ ...fields, display_name: 'abcde' }, ['abcde'], { stemmed: true })).toBe(10);
+    expect(searchRank({ ...fields, display_name: 'zz' }, ['ab'], { stemmed: true })).toBe(0);
+  });
+
+  it('matches nothing in a field that is not set', () => {
+    expect(searchRank(fields, ['stryker'])).toBeNull();
+    expect(searchRank(fields, ['here'])).toBeNull();
+  });
+
+  it('quotes at most 40 characters of a bad scope or entity type, and lists the scopes', () => {
+    const scope = 'x'.repeat(60);
+    expect(() => criteriaOf({ scope, fulltext: 'a' })).toThrow(`Invalid filter_scope '${'x'.repeat(40)}': one of ${SEARCH_SCOPES.join(', ')}`);
+    expect(() => criteriaOf({ fulltext: 'a', entityType: 'y'.repeat(60) })).toThrow(`Invalid filter_entity_type '${'y'.repeat(40)}'`);
+    expect(() => criteriaOf({ fulltext: 'a', entityType: 'GCP_mapped_collection', nonFunctional: true })).toThrow('filter_entity_type cannot be used with filter_non_functional');
+  });
+
+  it('keeps of the hits those the caller may see, with their roles', () => {
+    const make = (id: string, isPublic: boolean) =>
+      Endpoint.create({ display_name: id, personal: false, public: isPublic }, { id, owner: newIdentity({ id: `owner-${id}`, username: `owner-${id}`, now }), now, subscriptionId: null, setupKey: 'k' });
+    const hits = [
+      { endpoint: make('open', true), assignments: [], rank: 3 },
+      { endpoint: make('closed', false), assignments: [], rank: 2 },
+      { endpoint: make('monitored', false), assignments: [{ id: 'r', endpoint_id: 'monitored', role: 'activity_monitor' as const, principal_type: 'group' as const, principal_id: 'g1', created_at: now }], rank: 1 },
+    ];
+    expect(visibleHits(caller, hits).map((h) => [h.endpoint.id, h.roles, h.rank])).toEqual([
+      ['open', [], 3],
+      ['monitored', ['activity_monitor'], 1],
+    ]);
   });
 });
