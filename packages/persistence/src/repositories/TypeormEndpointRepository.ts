@@ -135,7 +135,9 @@ export class TypeormEndpointRepository implements EndpointRepository {
       `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = e.id AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)}))`;
     let from = 'endpoints e';
     let rank = '0';
-    const fromParams: unknown[] = [];
+    // SQL before the SELECT, with its parameters (they come first)
+    let prelude = '';
+    const preludeParams: unknown[] = [];
     if (criteria.terms.length > 0) {
       if (this.sql.postgres) {
         // every term a prefix of a stemmed word, as the words themselves where few; weights A-D set by the trigger
@@ -144,10 +146,12 @@ export class TypeormEndpointRepository implements EndpointRepository {
         const { prefixes, words } = tsqueryParts(expanded);
         const tsquery = prefixes && words ? `(to_tsquery('english', ?) && ?::tsquery)` : prefixes ? `to_tsquery('english', ?)` : '?::tsquery';
         const values = [prefixes, words].filter(Boolean);
-        from = `endpoints e JOIN endpoint_search s ON s.endpoint_id = e.id AND s.document @@ ${tsquery}`;
-        rank = `ts_rank(s.document, ${tsquery})`;
-        fromParams.push(...values);
-        params.push(...values);
+        // the matches first, on their own: joined under a LIMIT, the planner overestimates a query of
+        // many rare words and scans the whole table instead (130 ms instead of 0.7 at 100,000 endpoints)
+        prelude = `WITH m AS MATERIALIZED (SELECT endpoint_id, ts_rank(document, ${tsquery}) AS rank FROM endpoint_search WHERE document @@ ${tsquery}) `;
+        preludeParams.push(...values, ...values);
+        from = 'm JOIN endpoints e ON e.id = m.endpoint_id';
+        rank = 'm.rank';
       } else {
         // FTS5 on porter-stemmed tokens, each term its words or a prefix; bm25 with the column weights (lower is better)
         const expanded = await expandForFts5(this.sql, criteria.terms);
@@ -176,9 +180,8 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const order = criteria.terms.length > 0 ? 'rank DESC, e.id' : 'e.created_at, e.id';
     const ranked = () =>
       this.sql.rows<{ id: string; rank: number | string }>(
-        `SELECT e.id AS id, ${rank} AS rank FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
-        // on Postgres the query string stands twice (rank, join): the same value either way
-        [...fromParams, ...params, criteria.limit, criteria.offset],
+        `${prelude}SELECT e.id AS id, ${rank} AS rank FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
+        [...preludeParams, ...params, criteria.limit, criteria.offset],
       );
     const page = !this.sql.postgres && criteria.terms.length > 0 ? ((await this.rankedInMemory(from, where, params, criteria)) ?? (await ranked())) : await ranked();
     if (page.length === 0) return [];
