@@ -230,4 +230,44 @@ describe('AdminService: operator commands', () => {
       expect(await admin().maintenance()).toBeNull();
     });
   });
+
+  describe('what each refusal says', () => {
+    it('names what exists already, and what is missing', async () => {
+      await expect(admin().addIdentity({ username: 'alice' })).rejects.toThrow("Identity 'alice' already exists");
+      await admin().addGroup('lab');
+      await expect(admin().addGroup('lab')).rejects.toThrow("Group 'lab' already exists");
+      await admin().addSubscription('Ocean', []);
+      await expect(admin().addSubscription('Ocean', [])).rejects.toThrow("Subscription 'Ocean' already exists");
+      await admin().addScope('openid', 'Who you are');
+      await expect(admin().addScope('openid', 'x')).rejects.toThrow("Scope 'openid' already exists");
+      await expect(admin().revokeRole('r-1')).rejects.toThrow("No such role assignment 'r-1'");
+      await expect(admin().addSubscriptionMember('Desert', 'bob')).rejects.toThrow("No such subscription 'Desert'");
+      await expect(admin().removePauseRule('p-1')).rejects.toThrow("No such pause rule 'p-1'");
+      await expect(admin().revokeConsent(42)).rejects.toThrow("No such consent '42'");
+      await expect(admin().addGroupMember('nolab', 'bob')).rejects.toThrow("No such group 'nolab'");
+      await expect(admin().issueToken('nobody')).rejects.toThrow("No such identity 'nobody'");
+      const { client } = await admin().addClient({ display_name: 'Portal' });
+      await expect(admin().grantConsent('alice', client.id, 'openid', 7)).rejects.toThrow("No consent 7 of 'alice' for this client to depend on");
+    });
+
+    it('lists the roles there are when a role is unknown', async () => {
+      const alice = await world.principal('alice');
+      const endpoint = (await world.services.endpoints.createEndpoint(alice, { display_name: 'E' })).id;
+      await expect(admin().grantRole(endpoint, 'owner', 'bob')).rejects.toThrow("Invalid role 'owner': must be one of administrator, activity_manager, activity_monitor, access_manager");
+    });
+
+    it("signs an operator's pause rule with the operator's id", async () => {
+      const alice = await world.principal('alice');
+      const endpoint = (await world.services.endpoints.createEndpoint(alice, { display_name: 'E' })).id;
+      await admin().addPauseRule(endpoint, { message: 'Paused' });
+      expect((await admin().listPauseRules(endpoint))[0].modified_by_id).toBe('00000000-0000-0000-0000-000000000000');
+    });
+
+    it('leaves out of a group listing a member whose identity is gone', async () => {
+      const lab = await admin().addGroup('lab');
+      await admin().addGroupMember('lab', 'alice');
+      await repos().groups.addMember(lab, 'gone-identity');
+      expect((await admin().listGroups())[0].members).toEqual(['alice']);
+    });
+  });
 });
