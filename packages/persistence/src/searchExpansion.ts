@@ -15,6 +15,11 @@ export const MAX_EXPANSION = 64;
 /** What a search term became: `words` (exact, none means nothing matches), or still a prefix. */
 export type ExpandedTerm = { term: string; words: string[] } | { term: string; prefix: true };
 
+/** A term as its words, or still a prefix when they are too many (or its stem is unknown: null). */
+function asExpanded(term: string, words: string[] | null): ExpandedTerm {
+  return words === null || words.length > MAX_EXPANSION ? { term, prefix: true } : { term, words };
+}
+
 /** The exclusive upper bound of the words that begin with `stem`, in byte order. */
 function after(stem: string): string {
   return `${stem}\u{10FFFF}`;
@@ -73,13 +78,15 @@ export async function expandForFts5(sql: Sql, terms: readonly string[]): Promise
   for (const term of terms) {
     const stems = tokenizer.tokens(term);
     if (stems.length !== 1) {
-      expanded.push({ term, prefix: true });
+      expanded.push(asExpanded(term, null));
       continue;
     }
     const words = (
       await sql.rows<{ term: string }>('SELECT term FROM endpoint_search_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?', [stems[0], after(stems[0]), MAX_EXPANSION + 1])
     ).map((r) => r.term);
-    expanded.push(words.length > MAX_EXPANSION || !words.every((w) => tokenizer!.standsForItself(w)) ? { term, prefix: true } : { term, words });
+    // beyond the limit the words are not checked: the term stays a prefix anyway
+    const usable = words.length <= MAX_EXPANSION && words.every((w) => tokenizer!.standsForItself(w));
+    expanded.push(asExpanded(term, usable ? words : null));
   }
   return expanded;
 }
@@ -100,12 +107,7 @@ export async function expandForTsquery(sql: Sql, terms: readonly string[]): Prom
      ORDER BY q.i`,
     [MAX_EXPANSION + 1, terms],
   );
-  return rows.map((row, i) => {
-    const term = terms[i];
-    if (row.stem === null) return { term, prefix: true };
-    const words = row.words ?? [];
-    return words.length > MAX_EXPANSION ? { term, prefix: true } : { term, words };
-  });
+  return rows.map((row, i) => asExpanded(terms[i], row.stem === null ? null : (row.words ?? [])));
 }
 
 /**

@@ -398,8 +398,6 @@ export class Endpoint {
     }
     const endpoint = new Endpoint({
       ...emptyState(ctx.id, 'shared', ctx.now, ctx.owner),
-      name: ctx.id,
-      canonical_name: `${shortUsername(ctx.owner.username)}#${ctx.id}`,
       public: true,
       host_endpoint_id: host.id,
       host_path: checkText('host_path', hostPath, { max: 4096, singleLine: true }),
@@ -412,8 +410,6 @@ export class Endpoint {
   static createObjectStore(input: { display_name: string; s3_url: string }, ctx: Omit<CreateContext, 'subscriptionId' | 'setupKey'>): Endpoint {
     const endpoint = new Endpoint({
       ...emptyState(ctx.id, 'object_store', ctx.now, ctx.owner),
-      name: ctx.id,
-      canonical_name: `${shortUsername(ctx.owner.username)}#${ctx.id}`,
       s3_url: checkHttpUrl('s3_url', input.s3_url),
       network_use: 'normal',
       local_user_info_available: false,
@@ -624,7 +620,6 @@ function emptyState(id: string, kind: EndpointKind, now: Date, owner: IdentitySt
     department: null,
     keywords: null,
     name: id,
-    // Stryker disable next-line StringLiteral: every constructor sets the canonical name itself
     canonical_name: `${shortUsername(owner.username)}#${id}`,
     owner_id: owner.id,
     owner_string: owner.username,

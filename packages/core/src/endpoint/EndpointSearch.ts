@@ -76,16 +76,12 @@ export type SearchedText = { [K in (typeof SEARCHED_FIELDS)[number][0]]: string 
  * of a long term) - only to rank what the engine already matched.
  */
 export function searchRank(endpoint: SearchedText, terms: readonly string[], options: { stemmed?: boolean } = {}): number | null {
-  // Stryker disable next-line ConditionalExpression,BlockStatement: the loop below ranks no terms 0 too
-  if (terms.length === 0) return 0;
   let rank = 0;
   for (const term of terms) {
     const prefix = options.stemmed && term.length > 5 ? term.slice(0, term.length - 3) : term;
     let matched = false;
     for (const [field, weight] of SEARCHED_FIELDS) {
-      // Stryker disable next-line Regex: splitting at each separator adds empty words, which no term starts
-      const words = (endpoint[field] ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u);
-      if (words.some((w) => w.startsWith(prefix))) {
+      if (wordsOf(endpoint[field] ?? '').some((w) => w.startsWith(prefix))) {
         matched = true;
         rank += weight;
       }
@@ -95,10 +91,15 @@ export function searchRank(endpoint: SearchedText, terms: readonly string[], opt
   return rank;
 }
 
+/** The words of a text, lower case: its runs of letters and digits. */
+function wordsOf(text: string): string[] {
+  // Stryker disable next-line Regex: splitting at each separator only adds empty words, which are dropped
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
 /** Free text as search terms: punctuation stripped, split on spaces, lower case, at most 20. */
 export function searchTerms(fulltext: string | undefined): string[] {
-  // Stryker disable next-line Regex: one space per punctuation mark or per run of them splits alike
-  return [...new Set((fulltext ?? '').toLowerCase().replace(/[^\p{L}\p{N}\s]+/gu, ' ').split(/\s+/).filter(Boolean))].slice(0, 20);
+  return [...new Set(wordsOf(fulltext ?? ''))].slice(0, 20);
 }
 
 /**
