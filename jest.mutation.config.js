@@ -11,4 +11,7 @@ module.exports = {
   testTimeout: 60_000,
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
+  // a mutant's run loads only the spec files that hold its covering tests (see mutation/sequencer.js)
+  setupFilesAfterEnv: [`${__dirname}/mutation/recordTestNames.js`],
+  testSequencer: `${__dirname}/mutation/sequencer.js`,
 };
