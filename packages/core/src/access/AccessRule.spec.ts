@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/Principal';
-import { AccessRuleNotFoundError, BadRequestError, ExistsError, InvalidPathError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
+import { AccessRuleNotFoundError, BadRequestError, EndpointNotFoundError, ExistsError, InvalidPathError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
 import { checkAccessPath, checkExpiration, isAccessRuleLive, MAX_ACCESS_RULES, newAccessRule } from './AccessRule';
 
@@ -16,6 +16,16 @@ describe('access rule values', () => {
       expect(() => checkAccessPath(bad)).toThrow(InvalidPathError);
     }
     expect(checkAccessPath(`/${'x'.repeat(1998)}`)).toHaveLength(2000);
+    expect(checkAccessPath(`/${'x'.repeat(1998)}/`)).toHaveLength(2000);
+  });
+
+  it('says what is wrong with a path, quoting at most its first 100 characters', () => {
+    expect(() => checkAccessPath('projects/a/')).toThrow("Invalid path 'projects/a/': it must be absolute (start with /)");
+    expect(() => checkAccessPath('x'.repeat(150))).toThrow(`Invalid path '${'x'.repeat(100)}': it must be absolute (start with /)`);
+    expect(() => checkAccessPath(`/${'x'.repeat(2000)}`)).toThrow('Invalid path: at most 2000 characters');
+    expect(() => checkAccessPath('/a\u0007b/')).toThrow('Invalid path: control characters are not allowed');
+    expect(() => checkAccessPath('/a/../b/')).toThrow("Invalid path '/a/../b/': no . or .. segments");
+    expect(() => checkAccessPath(`/${'y'.repeat(150)}/../`)).toThrow(`Invalid path '/${'y'.repeat(99)}': no . or .. segments`);
   });
 
   it('takes a date (midnight UTC) or an ISO datetime in the future as the expiry', () => {
@@ -23,6 +33,9 @@ describe('access rule values', () => {
     expect(checkExpiration('2026-05-06T07:08:10Z', now)).toEqual(new Date('2026-05-06T07:08:10.000Z'));
     for (const past of ['2026-05-06', '2026-05-06T07:08:09Z', '2020-01-01']) expect(() => checkExpiration(past, now)).toThrow(/in the future/);
     for (const bad of ['tomorrow', '2026-13-45', '06/05/2027', '2027']) expect(() => checkExpiration(bad, now)).toThrow(/a date or an ISO datetime/);
+    // years of six digits parse as dates, but are neither form
+    for (const bad of ['+002027-01-01', '+002027-01-01T00:00:00Z']) expect(() => checkExpiration(bad, now)).toThrow(`Invalid expiration_date '${bad}': a date or an ISO datetime`);
+    expect(() => checkExpiration('x'.repeat(50), now)).toThrow(`Invalid expiration_date '${'x'.repeat(40)}': a date or an ISO datetime`);
   });
 
   it('is live until its expiry, forever without one', () => {
@@ -40,7 +53,9 @@ describe('access rule values', () => {
     expect(newAccessRule({ ...rule, principal_type: 'all_authenticated_users', principal: '' }, ctx).principal).toBe('');
     expect(() => newAccessRule({ ...rule, principal_type: 'all_authenticated_users' }, ctx)).toThrow(/must be "" for all_authenticated_users/);
     expect(() => newAccessRule({ ...rule, principal_type: 'anonymous' }, ctx)).toThrow(/must be "" for anonymous/);
-    expect(() => newAccessRule({ ...rule, principal_type: 'user' }, ctx)).toThrow(/principal_type 'user'/);
+    expect(() => newAccessRule({ ...rule, principal_type: 'user' }, ctx)).toThrow("Invalid principal_type 'user': must be one of identity, group, all_authenticated_users, anonymous");
+    expect(newAccessRule({ ...rule, notify_message: 'é'.repeat(2048) }, ctx).notify_message).toHaveLength(2048);
+    expect(() => newAccessRule({ ...rule, notify_message: 'a'.repeat(2049) }, ctx)).toThrow('Invalid notify_message: must be at most 2048 characters');
     expect(() => newAccessRule({ ...rule, permissions: 'w' }, ctx)).toThrow(/must be r or rw/);
     expect(() => newAccessRule({ ...rule, permissions: 'R' }, ctx)).toThrow(BadRequestError);
     expect(() => newAccessRule({ ...rule, notify_email: 'not an email' }, ctx)).toThrow(/notify_email/);
@@ -70,19 +85,24 @@ describe('AccessRuleService', () => {
     await world.services.admin.addGroup('stewards');
     await world.services.admin.grantRole(share, 'access_manager', 'stewards');
     await world.services.admin.grantRole(share, 'activity_monitor', 'bob');
+    await world.principals('carol');
+    await world.services.admin.grantRole(share, 'administrator', 'carol');
     const added = await rules().add(alice, share, forBob());
     const { endpointId, rules: listed } = await rules().list(alice, share);
     expect(endpointId).toBe(share);
     expect(listed.map((r) => [r.id, r.principal_type, r.role_type, r.path, r.permissions])).toEqual([
       [null, 'identity', null, '/', 'rw'],
       [null, 'group', 'access_manager', '/', 'rw'],
+      [null, 'identity', 'administrator', '/', 'rw'],
       [added.id, 'identity', null, '/bob/', 'r'],
     ]);
     expect(listed[0].principal).toBe(alice.primary.id);
   });
 
   it('lets administrators and access managers of the share manage its rules, nobody else', async () => {
-    await expect(rules().list(bob, share)).rejects.toThrow(PermissionDeniedError);
+    await expect(rules().list(bob, share)).rejects.toThrow(
+      `You need the 'administrator' or 'access_manager' role on endpoint '${share}' to manage its access rules`,
+    );
     await expect(rules().add(bob, share, forBob())).rejects.toThrow(PermissionDeniedError);
     const grant = await world.services.admin.grantRole(share, 'activity_monitor', 'bob');
     await expect(rules().list(bob, share)).rejects.toThrow(PermissionDeniedError);
@@ -93,6 +113,43 @@ describe('AccessRuleService', () => {
     expect((await rules().get(bob, share, rule.id)).permissions).toBe('rw');
     await rules().delete(bob, share, rule.id);
     await expect(rules().get(alice, share, rule.id)).rejects.toThrow(AccessRuleNotFoundError);
+  });
+
+  it('locks the share on writes, and never on reads', async () => {
+    const read = jest.spyOn(world.uow.repositories.endpoints, 'findWithRolesOf');
+    const lockedBy = async (call: () => Promise<unknown>) => {
+      read.mockClear();
+      await call();
+      return read.mock.calls.map((c) => c[2]);
+    };
+    const rule = await rules().add(alice, share, forBob());
+    expect(await lockedBy(() => rules().list(alice, share))).toEqual([{ forUpdate: false }]);
+    expect(await lockedBy(() => rules().get(alice, share, rule.id))).toEqual([{ forUpdate: false }]);
+    expect(await lockedBy(() => rules().add(alice, share, { ...forBob(), path: '/two/' }))).toEqual([{ forUpdate: true }]);
+    expect(await lockedBy(() => rules().update(alice, share, rule.id, { permissions: 'rw' }))).toEqual([{ forUpdate: true }]);
+    expect(await lockedBy(() => rules().delete(alice, share, rule.id))).toEqual([{ forUpdate: true }]);
+  });
+
+  it('names a share by its id only, not by its canonical name', async () => {
+    const name = (await world.services.endpoints.getEndpoint(alice, share)).endpoint.canonicalName;
+    await expect(rules().list(alice, name)).rejects.toThrow(EndpointNotFoundError);
+  });
+
+  it('gives everyone access without naming a principal, and tells apart rules of different principals on one path', async () => {
+    const [carol] = await world.principals('carol');
+    await rules().add(alice, share, { principal_type: 'all_authenticated_users', principal: '', path: '/all/', permissions: 'r' });
+    await rules().add(alice, share, { principal_type: 'anonymous', principal: '', path: '/all/', permissions: 'r' });
+    await rules().add(alice, share, { ...forBob(), path: '/all/' });
+    await rules().add(alice, share, { ...forBob(), principal: carol.primary.id, path: '/all/' });
+    expect((await rules().list(alice, share)).rules.filter((r) => r.path === '/all/').map((r) => r.principal_type)).toEqual([
+      'all_authenticated_users',
+      'anonymous',
+      'identity',
+      'identity',
+    ]);
+    await expect(rules().add(alice, share, { principal_type: 'anonymous', principal: '', path: '/all', permissions: 'rw' })).rejects.toThrow(
+      "An access rule for this principal and path '/all/' exists already",
+    );
   });
 
   it('has rules on shares only', async () => {
@@ -111,6 +168,7 @@ describe('AccessRuleService', () => {
       await world.uow.repositories.accessRules.add(newAccessRule({ ...forBob(), path: `/p${i}/` }, { id: `rule-${i}`, endpointId: share, now: world.clock.now() }));
     }
     await expect(rules().add(alice, share, { ...forBob(), path: '/one-more/' })).rejects.toThrow(LimitExceededError);
+    await expect(rules().add(alice, share, { ...forBob(), path: '/one-more/' })).rejects.toThrow('A shared endpoint has at most 1000 access rules');
   });
 
   it('finds a rule of this share only, by a well-formed id', async () => {

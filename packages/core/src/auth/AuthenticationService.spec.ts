@@ -73,6 +73,7 @@ describe('AuthenticationService', () => {
       expect(asked).toEqual(['their-token']);
       expect(caller.primary).toMatchObject({ id: 'external-sub', username: 'erin@example.org', name: 'Erin', email: null });
       expect([...caller.identityIds]).toEqual(['external-sub']);
+      expect(caller.identities).toEqual([caller.primary]);
       answer = { active: true, sub: 'other-sub', scope: TRANSFER_SCOPE };
       expect((await external().authenticate('t')).primary).toMatchObject({ username: 'other-sub', name: null });
     });
@@ -95,7 +96,7 @@ describe('AuthenticationService', () => {
 
     it('refuses inactive tokens, tokens without a subject, and tokens without the API scope', async () => {
       answer = { active: false };
-      await expect(external().authenticate('t')).rejects.toThrow(AuthenticationFailedError);
+      await expect(external().authenticate('t')).rejects.toThrow(new AuthenticationFailedError('Token is not valid, expired or revoked.'));
       answer = { active: true, scope: TRANSFER_SCOPE };
       await expect(external().authenticate('t')).rejects.toThrow(AuthenticationFailedError);
       answer = { active: true, sub: 's', scope: 'openid' };

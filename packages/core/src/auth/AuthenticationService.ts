@@ -58,7 +58,7 @@ export class AuthenticationService {
   private async authenticateByIntrospection(token: string, introspector: TokenIntrospector): Promise<Principal> {
     const result = await introspector.introspect(token);
     if (!result.active || !result.sub) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
-    this.requireScope((result.scope ?? '').split(' ').filter(Boolean));
+    this.requireScope(result.scope?.split(' ') ?? []);
     const { identities, groups } = this.uow.repositories;
     const known = async (id: string, describe: () => IdentityState): Promise<IdentityState> => (await identities.findById(id)) ?? describe();
     const now = this.clock.now();

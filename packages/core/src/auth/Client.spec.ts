@@ -1,5 +1,5 @@
 import { BadRequestError } from '../shared/errors';
-import { checkBranding, checkClientDisplayName, checkRedirectUri, safeReturnLink, type ClientState } from './Client';
+import { checkBranding, checkClientDisplayName, checkRedirectUri, findNamedClient, safeReturnLink, type ClientRepository, type ClientState } from './Client';
 
 const client = (redirect_uris: string[]): ClientState => ({
   id: '0f8fad5b-d9cb-469f-a165-70867728950e',
@@ -24,13 +24,14 @@ describe('client values', () => {
     expect(() => checkBranding({ background_color: '#abc' })).toThrow(/background_color/);
     expect(() => checkBranding({ primary_color: '#aabbccdd' })).toThrow(BadRequestError);
     expect(() => checkBranding({ logo_url: 'http://example.org/logo.png' })).toThrow('Invalid logo_url: must be an https URL');
+    expect(() => checkBranding({ logo_url: 'logo.png' })).toThrow('Invalid logo_url: must be an absolute http or https URL');
     expect(() => checkBranding({ logo_url: `https://example.org/${'a'.repeat(2048)}` })).toThrow(/at most 2048/);
   });
 
   it('takes a display name that is not blank, on one line, of at most 128 characters', () => {
     expect(checkClientDisplayName('Portal')).toBe('Portal');
     expect(() => checkClientDisplayName('   ')).toThrow('Invalid display_name: must not be empty');
-    expect(() => checkClientDisplayName('a\nb')).toThrow(/new lines/);
+    expect(() => checkClientDisplayName('a\nb')).toThrow('Invalid display_name: must not contain new lines');
     expect(checkClientDisplayName('a'.repeat(128))).toHaveLength(128);
     expect(() => checkClientDisplayName('a'.repeat(129))).toThrow(/at most 128/);
   });
@@ -38,7 +39,7 @@ describe('client values', () => {
   it('takes redirect URIs that are absolute http(s) URLs without a fragment', () => {
     expect(checkRedirectUri('https://app.example.org/cb?x=1')).toBe('https://app.example.org/cb?x=1');
     expect(() => checkRedirectUri('https://app.example.org/cb#here')).toThrow('Invalid redirect_uri: must not have a fragment');
-    expect(() => checkRedirectUri('app://callback')).toThrow(BadRequestError);
+    expect(() => checkRedirectUri('app://callback')).toThrow('Invalid redirect_uri: must be an absolute http or https URL');
   });
 });
 
@@ -59,11 +60,27 @@ describe('the return link of a helper page', () => {
     const portal = client(['https://app.example.org/back']);
     expect(safeReturnLink(portal, 'https://app.example.org/back', 'Portal')).toEqual({ uri: 'https://app.example.org/back', name: 'Portal', host: null });
     expect(safeReturnLink(portal, 'https://evil.example.org/back', 'Portal')).toBeNull();
+    // any one of the registered URIs, even beside one that no longer parses
+    const two = client(['not a url', 'https://app.example.org/one', 'https://app.example.org/two']);
+    expect(safeReturnLink(two, 'https://app.example.org/two', 'Portal')).toEqual({ uri: 'https://app.example.org/two', name: 'Portal', host: null });
     // a client that registered no URIs vouches for nothing: the host is shown
     expect(safeReturnLink(client([]), 'https://evil.example.org/', 'Portal')).toEqual({ uri: 'https://evil.example.org/', name: 'Portal', host: 'evil.example.org' });
   });
 
   it('cuts the name to 200 characters', () => {
     expect(safeReturnLink(null, 'https://app.example.org/', 'n'.repeat(300))?.name).toHaveLength(200);
+  });
+});
+
+describe('the client a request names', () => {
+  it('is looked up only by a well-formed id, in lower case', async () => {
+    const portal = client([]);
+    const clients = { findById: jest.fn(async (id: string) => (id === portal.id ? portal : null)) } as unknown as ClientRepository;
+    expect(await findNamedClient(clients, portal.id.toUpperCase())).toBe(portal);
+    expect(await findNamedClient(clients, undefined)).toBeNull();
+    expect(await findNamedClient(clients, '')).toBeNull();
+    expect(await findNamedClient(clients, 'not-a-uuid')).toBeNull();
+    // a stored id column of type uuid would refuse the others
+    expect(clients.findById).toHaveBeenCalledTimes(1);
   });
 });

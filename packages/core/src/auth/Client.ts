@@ -67,7 +67,8 @@ export function safeReturnLink(
   redirectName: string | undefined,
 ): { uri: string; name: string; host: string | null } | null {
   if (!redirectUri || !redirectName || redirectName.trim() === '') return null;
-  const url = parseHttpUrl(redirectUri.trim());
+  // the URL parser drops leading and trailing spaces itself
+  const url = parseHttpUrl(redirectUri);
   if (!url || !url.hostname) return null;
   if (client && client.redirect_uris.length > 0) {
     const registered = client.redirect_uris.some((r) => parseHttpUrl(r)?.href === url.href);

@@ -1,6 +1,7 @@
 import { AuthenticationFailedError, TooManySignInAttemptsError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
 import { DEFAULT_HELPER_PAGES_OPTIONS, HelperPagesService } from './HelperPagesService';
+import { hashSessionSecret } from './Session';
 import { DEFAULT_SIGN_IN_THROTTLE, signInKeys } from './SignInThrottle';
 
 describe('signing in to the helper pages', () => {
@@ -30,7 +31,9 @@ describe('signing in to the helper pages', () => {
     expect(refused).toBeInstanceOf(TooManySignInAttemptsError);
     expect((refused as Error).message).toContain('15 minutes');
     await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.2' })).resolves.toBeDefined();
-    world.clock.advance(DEFAULT_SIGN_IN_THROTTLE.windowSeconds + 1);
+    world.clock.advance(DEFAULT_SIGN_IN_THROTTLE.windowSeconds - 1);
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.1' })).rejects.toThrow(TooManySignInAttemptsError);
+    world.clock.advance(2);
     await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.1' })).resolves.toBeDefined();
   });
 
@@ -56,6 +59,17 @@ describe('signing in to the helper pages', () => {
     expect(await pages().signIn('alice', PASSWORD, { address: '203.0.113.2' }).catch((e: unknown) => e)).toBeInstanceOf(TooManySignInAttemptsError);
     world.clock.advance(DEFAULT_SIGN_IN_THROTTLE.windowSeconds + 1);
     await expect(pages().signIn('alice', PASSWORD, { address: '203.0.113.2' })).resolves.toBeDefined();
+  });
+
+  it('records a failure without an address under the account alone', async () => {
+    const add = jest.spyOn(world.uow.repositories.signInFailures, 'add');
+    await pages().signIn('alice', 'wrong').catch(() => undefined);
+    expect(add.mock.calls).toEqual([[[signInKeys('alice', undefined).account], world.clock.now()]]);
+  });
+
+  it('has no signed-in user for a session whose identity is gone', async () => {
+    await world.uow.repositories.sessions.add({ id_hash: hashSessionSecret('orphan'), identity_id: 'gone', created_at: world.clock.now(), expires_at: new Date(world.clock.now().getTime() + 60_000) });
+    expect(await pages().signedIn('orphan')).toBeNull();
   });
 
   it('ends the browser\'s previous session on sign-in', async () => {

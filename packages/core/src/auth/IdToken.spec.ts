@@ -13,7 +13,9 @@ describe('SigningKeyRing', () => {
   it('signs with the newest live key, and has none before the first', () => {
     expect(new SigningKeyRing([]).current()).toBeNull();
     expect(new SigningKeyRing([key('a', 1, null), key('b', 2, null), key('c', 3, 3)]).current()?.kid).toBe('b');
+    // made in the same second: the greater kid, in either order
     expect(new SigningKeyRing([key('b', 2, null), key('a', 2, null)]).current()?.kid).toBe('b');
+    expect(new SigningKeyRing([key('a', 2, null), key('b', 2, null)]).current()?.kid).toBe('b');
   });
 
   it('publishes a retired key exactly while tokens it signed may live, then lets it go', () => {

@@ -56,8 +56,22 @@ describe('IdentitySet', () => {
   it('refuses to unlink an identity that is alone in its set, or not in it', () => {
     const alice = person('alice');
     expect(() => new IdentitySet([alice]).unlink(alice.id)).toThrow(/not linked to another identity/);
-    expect(() => new IdentitySet([alice]).unlink('id-bob')).toThrow(BadRequestError);
-    expect(() => new IdentitySet([])).toThrow(BadRequestError);
+    expect(() => new IdentitySet([alice]).unlink(alice.id)).toThrow("'alice' is not linked to another identity");
+    expect(() => new IdentitySet([alice]).unlink('id-bob')).toThrow("Identity 'id-bob' is not in this set");
+    expect(() => new IdentitySet([])).toThrow('An identity set has at least one identity');
+  });
+
+  it('unlinks one of two identities, leaving two sets of one', () => {
+    const alice = person('alice');
+    const set = new IdentitySet([alice, linked(person('alice-work'), alice.id, T1)]);
+    set.unlink('id-alice-work');
+    expect(set.identities().map((i) => i.username)).toEqual(['alice']);
+  });
+
+  it('names both usernames when asked to link a set with itself', () => {
+    const alice = person('alice');
+    const work = linked(person('alice-work'), alice.id, T0);
+    expect(() => new IdentitySet([alice, work]).link(new IdentitySet([work, alice]), T1)).toThrow("'alice' and 'alice' are already linked");
   });
 });
 
@@ -67,6 +81,7 @@ describe('identity values', () => {
     for (const bad of ['', '.alice', 'a'.repeat(65), 'alice@', 'alice@-example.org', 'alice@example.org-', 'al ice', 'alice@@example.org', `a@${'d'.repeat(193)}`]) {
       expect(() => checkUsername(bad)).toThrow(BadRequestError);
     }
+    expect(() => checkUsername('al ice')).toThrow("Invalid username 'al ice': letters, digits and . _ + - , optionally followed by @domain");
   });
 
   it('shortens a username to its part before the @', () => {
@@ -96,6 +111,7 @@ describe('identity values', () => {
     expect(() => newIdentity({ id: 'x', username: 'bob', name: 'n'.repeat(257), now: T0 })).toThrow(/at most 256/);
     expect(() => newIdentity({ id: 'x', username: 'bob', email: 'not-an-address', now: T0 })).toThrow(/email/);
     expect(() => newIdentity({ id: 'x', username: 'bob', organization: 'o'.repeat(1025), now: T0 })).toThrow(/organization/);
+    expect(() => newIdentity({ id: 'x', username: 'bob', organization: 'Reef\nLab', now: T0 })).toThrow('Invalid organization: must not contain new lines');
   });
 
   it("names this service's own provider, and any other by its id", () => {
@@ -114,6 +130,14 @@ describe('identity values', () => {
     const early = linked(person('early'), primary.id, T1);
     expect(sortIdentitySet([late, primary, early], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
     expect(sortIdentitySet([early, late, primary], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
+    // the primary first whatever its own link time; an identity without one before those linked
+    const relinked = { ...primary, linked_at: T2 };
+    const unstamped = linked(person('unstamped'), primary.id, T0);
+    unstamped.linked_at = null;
+    expect(sortIdentitySet([late, early, relinked], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
+    expect(sortIdentitySet([early, relinked, late], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
+    expect(sortIdentitySet([late, unstamped, early, primary], primary.id).map((i) => i.username)).toEqual(['alice', 'unstamped', 'early', 'late']);
+    expect(sortIdentitySet([early, primary, late, unstamped], primary.id).map((i) => i.username)).toEqual(['alice', 'unstamped', 'early', 'late']);
     expect(() => new IdentitySet([])).toThrow(BadRequestError);
   });
 });

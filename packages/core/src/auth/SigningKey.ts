@@ -44,7 +44,13 @@ export class SigningKeyRing {
   /** The key that signs now; null when there is none yet. */
   current(): SigningKeyState | null {
     const live = this.keys.filter((k) => k.retired_at === null);
-    return live.length === 0 ? null : live.reduce((a, b) => (b.created_at.getTime() > a.created_at.getTime() || (b.created_at.getTime() === a.created_at.getTime() && b.kid > a.kid) ? b : a));
+    if (live.length === 0) return null;
+    return live.reduce((a, b) => {
+      if (b.created_at.getTime() !== a.created_at.getTime()) return b.created_at.getTime() > a.created_at.getTime() ? b : a;
+      // made in the same millisecond: the greater kid
+      // Stryker disable next-line EqualityOperator: kids are unique, so `>=` never meets two equal ones
+      return b.kid > a.kid ? b : a;
+    });
   }
 
   /** The keys to publish at `now`. */

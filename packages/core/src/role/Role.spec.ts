@@ -1,4 +1,4 @@
-import { canViewEndpoint, effectiveRoles, ENDPOINT_ROLES, type RoleAssignmentState } from './Role';
+import { canViewEndpoint, checkRoleGrant, effectiveRoles, ENDPOINT_ROLES, isOwnerAdministrator, type RoleAssignmentState } from './Role';
 
 describe('effective roles', () => {
   const endpoint = { id: 'e1', ownerId: 'owner' };
@@ -41,5 +41,54 @@ describe('effective roles', () => {
     expect(canViewEndpoint(true, [])).toBe(true);
     expect(canViewEndpoint(false, [])).toBe(false);
     for (const r of ENDPOINT_ROLES) expect([r, canViewEndpoint(false, [r])]).toEqual([r, r === 'administrator' || r === 'activity_monitor']);
+  });
+});
+
+describe('granting a role through the API', () => {
+  const managedShare = { kind: 'shared', managed: true };
+  const managedServer = { kind: 'server', managed: true };
+  const grant = (role: string, principal_type = 'identity') => ({ role, principal_type, principal: 'bob' });
+
+  it('grants administrator, activity_monitor and, on shares, access_manager, to an identity or a group', () => {
+    expect(checkRoleGrant(grant('administrator'), managedServer)).toEqual({ role: 'administrator', principal_type: 'identity' });
+    expect(checkRoleGrant(grant('activity_monitor', 'group'), managedServer)).toEqual({ role: 'activity_monitor', principal_type: 'group' });
+    expect(checkRoleGrant(grant('access_manager'), managedShare)).toEqual({ role: 'access_manager', principal_type: 'identity' });
+  });
+
+  it('refuses activity_manager, saying why, and any other role by name', () => {
+    expect(() => checkRoleGrant(grant('activity_manager'), managedShare)).toThrow(
+      "The role 'activity_manager' is not supported here: it concerns transfer tasks, which this service does not run",
+    );
+    expect(() => checkRoleGrant(grant('owner'), managedShare)).toThrow("Invalid role 'owner': must be administrator, access_manager or activity_monitor");
+  });
+
+  it('refuses a principal_type other than identity or group', () => {
+    expect(() => checkRoleGrant(grant('administrator', 'all_authenticated_users'), managedShare)).toThrow(
+      "Invalid principal_type 'all_authenticated_users': must be identity or group",
+    );
+  });
+
+  it('grants only on managed endpoints, and access_manager only on shares', () => {
+    expect(() => checkRoleGrant(grant('administrator'), { kind: 'shared', managed: false })).toThrow('Roles can be granted only on managed endpoints (for a share: on a managed host)');
+    expect(() => checkRoleGrant(grant('access_manager'), managedServer)).toThrow("The role 'access_manager' exists only on shared endpoints, which have access rules");
+  });
+});
+
+describe("the owner's own administrator role", () => {
+  const assignment = (role: RoleAssignmentState['role'], principal_type: 'identity' | 'group', principal_id: string): RoleAssignmentState => ({
+    id: 'r1',
+    endpoint_id: 'e1',
+    role,
+    principal_type,
+    principal_id,
+    created_at: new Date(0),
+  });
+
+  it("is the owner identity's administrator assignment and nothing else", () => {
+    const endpoint = { ownerId: 'owner' };
+    expect(isOwnerAdministrator(assignment('administrator', 'identity', 'owner'), endpoint)).toBe(true);
+    expect(isOwnerAdministrator(assignment('activity_monitor', 'identity', 'owner'), endpoint)).toBe(false);
+    expect(isOwnerAdministrator(assignment('administrator', 'group', 'owner'), endpoint)).toBe(false);
+    expect(isOwnerAdministrator(assignment('administrator', 'identity', 'bob'), endpoint)).toBe(false);
   });
 });

@@ -79,6 +79,10 @@ describe('text guards', () => {
   it('compares JSON values deeply', () => {
     expect(jsonEqual({ a: [1, { b: null }] }, { a: [1, { b: null }] })).toBe(true);
     expect(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(true);
+    expect(jsonEqual([1, 2], [1, 2])).toBe(true);
+    for (const [a, b] of [[[1, 2], [1, 3]], [[1], [1, 2]], [[1, 2], { 0: 1, 1: 2 }], [{}, null], [null, {}], [1, {}], [{}, 1], ['', []]]) {
+      expect(jsonEqual(a, b)).toBe(false);
+    }
     expect(jsonEqual({ a: 1 }, { a: 1, b: 2 })).toBe(false);
     expect(jsonEqual({ a: 1, b: undefined }, { a: 1, c: undefined })).toBe(false);
     expect(jsonEqual([1, 2], [1, 2, 3])).toBe(false);
@@ -89,5 +93,15 @@ describe('text guards', () => {
     expect(jsonEqual({}, null)).toBe(false);
     expect(jsonEqual(1, '1')).toBe(false);
     expect(jsonEqual('a', 'a')).toBe(true);
+  });
+});
+
+describe('e-mail addresses and URLs', () => {
+  it('refuse new lines and anything but printable ASCII, saying so', () => {
+    expect(() => checkEmail('email', 'bob\n@example.org')).toThrow('Invalid email: must not contain new lines');
+    expect(() => checkEmail('email', 'bób@example.org')).toThrow('Invalid email: must be printable ASCII');
+    // the URL parser itself would drop the new line and encode the letter
+    expect(() => checkHttpUrl('logo_url', 'https://example.org/a\nb')).toThrow('Invalid logo_url: must not contain new lines');
+    expect(() => checkHttpUrl('logo_url', 'https://exämple.org/')).toThrow('Invalid logo_url: must be printable ASCII');
   });
 });

@@ -78,10 +78,8 @@ export function isUuid(value: string): boolean {
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  // an array's own keys are its indices: the same comparison as for objects
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
-  }
   const ak = Object.keys(a as object);
   const bk = Object.keys(b as object);
   return (
