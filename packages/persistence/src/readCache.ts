@@ -12,6 +12,8 @@ const CHANGE_CHANNEL = 'xfer_changes';
  */
 interface ChangeWatch {
   generation(): string | null;
+  /** Resolves once every change committed before the call is counted in generation(); null when it already is. */
+  sync(): Promise<void> | null;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,11 @@ class SqliteChangeWatch implements ChangeWatch {
     return `${this.own.get() as number}.${this.othersNow}`;
   }
 
+  /** Reading data_version is itself the check. */
+  sync(): null {
+    return null;
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -60,6 +67,8 @@ class PostgresChangeWatch implements ChangeWatch {
   private listening = false;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
+  private inFlight: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
 
   constructor(private readonly url: string) {}
 
@@ -98,6 +107,30 @@ class PostgresChangeWatch implements ChangeWatch {
     return this.listening ? String(this.epoch) : null;
   }
 
+  /**
+   * A notification travels on its own: a request that follows another process's commit can reach
+   * this process before it. A round trip on the listening connection comes back after every
+   * notification sent to it before, so the commit is counted. Callers that arrive while one is
+   * under way share the next, which leaves after they came.
+   */
+  sync(): Promise<void> | null {
+    const client = this.client;
+    // not listening: nothing is cached
+    if (!client || !this.listening) return null;
+    if (!this.inFlight) {
+      this.inFlight = client
+        .query('SELECT 1')
+        .then(() => undefined, () => undefined)
+        .finally(() => (this.inFlight = null));
+      return this.inFlight;
+    }
+    this.queued ??= this.inFlight.then(async () => {
+      this.queued = null;
+      await this.sync();
+    });
+    return this.queued;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.listening = false;
@@ -131,6 +164,8 @@ export class ReadCache implements ReadMemo {
   }
 
   async remember<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const synced = this.watch.sync();
+    if (synced) await synced;
     const before = this.generation();
     if (before === null) return load();
     if (before !== this.seen) {
