@@ -116,12 +116,7 @@ describe('AccessRuleService', () => {
   });
 
   it('locks the share on writes, and never on reads', async () => {
-    const read = jest.spyOn(world.uow.repositories.endpoints, 'findWithRolesOf');
-    const lockedBy = async (call: () => Promise<unknown>) => {
-      read.mockClear();
-      await call();
-      return read.mock.calls.map((c) => c[2]);
-    };
+    const lockedBy = (call: () => Promise<unknown>) => world.endpointLocks(call);
     const rule = await rules().add(alice, share, forBob());
     expect(await lockedBy(() => rules().list(alice, share))).toEqual([{ forUpdate: false }]);
     expect(await lockedBy(() => rules().get(alice, share, rule.id))).toEqual([{ forUpdate: false }]);

@@ -46,12 +46,7 @@ describe('EndpointService: rules of every operation', () => {
   });
 
   it('locks the endpoint a write changes, and never one it only reads', async () => {
-    const read = jest.spyOn(world.uow.repositories.endpoints, 'findWithRolesOf');
-    const lockedBy = async (call: () => Promise<unknown>) => {
-      read.mockClear();
-      await call();
-      return read.mock.calls.map((c) => c[2]);
-    };
+    const lockedBy = (call: () => Promise<unknown>) => world.endpointLocks(call);
     const share = (await endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint_id: host, host_path: '/s/' })).id;
     const { id: role } = await endpoints().addRole(alice, host, { role: 'activity_monitor', principal_type: 'identity', principal: bob.primary.id });
     for (const write of [

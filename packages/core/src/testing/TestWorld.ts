@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/Principal';
+import type { ReadOptions } from '../endpoint/EndpointRepository';
 import { createCoreServices, type CoreServices } from '../services';
 import type { UnitOfWork } from '../shared/UnitOfWork';
 import { FixedClock, SequentialIdGenerator } from './fakes';
@@ -35,6 +36,23 @@ export class TestWorld {
   async principals(...usernames: string[]): Promise<Principal[]> {
     for (const username of usernames) await this.user(username);
     return Promise.all(usernames.map((username) => this.principal(username)));
+  }
+
+  /** The `forUpdate` option of every endpoint read `call` makes: which of them lock the endpoint. */
+  async endpointLocks(call: () => Promise<unknown>): Promise<(ReadOptions | undefined)[]> {
+    const endpoints = this.uow.repositories.endpoints;
+    const read = endpoints.findWithRolesOf;
+    const locks: (ReadOptions | undefined)[] = [];
+    endpoints.findWithRolesOf = (key, principalIds, options) => {
+      locks.push(options);
+      return read.call(endpoints, key, principalIds, options);
+    };
+    try {
+      await call();
+    } finally {
+      endpoints.findWithRolesOf = read;
+    }
+    return locks;
   }
 
   /** A subscription whose only member is `username`. */
