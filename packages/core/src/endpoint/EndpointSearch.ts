@@ -95,15 +95,15 @@ export function searchRank(endpoint: SearchedText, terms: readonly string[], opt
   return rank;
 }
 
-/** The words of a text, lower case: its runs of letters and digits. */
-function wordsOf(text: string): string[] {
+/** The words of a lower-case text: its runs of letters and digits. */
+function wordsOf(lowerCaseText: string): string[] {
   // Stryker disable next-line Regex: splitting at each separator only adds empty words, which are dropped
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return lowerCaseText.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 /** Free text as search terms: punctuation stripped, split on spaces, lower case, at most 20. */
 export function searchTerms(fulltext: string | undefined): string[] {
-  return [...new Set(wordsOf(fulltext ?? ''))].slice(0, 20);
+  return [...new Set(wordsOf((fulltext ?? '').toLowerCase()))].slice(0, 20);
 }
 
 /**
