@@ -10,10 +10,19 @@ interface SqliteHandle {
 
 const statementCaches = new WeakMap<object, Map<string, Statement>>();
 
+/** node-postgres's pool: a query with a name is parsed once per connection and its plan may be kept. */
+interface PgPool {
+  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/** A name per statement text, for Postgres's prepared statements (one per text and connection). */
+const statementNames = new Map<string, string>();
+
 /**
  * Raw SQL for the hot paths, where TypeORM's query building costs more than the query. Write `?`
- * placeholders; they become `$n` on Postgres. Outside a transaction on SQLite, statements are
- * prepared once on the better-sqlite3 handle and reused.
+ * placeholders; they become `$n` on Postgres. Outside a transaction, reads are prepared once and
+ * reused: on SQLite on the better-sqlite3 handle; on Postgres as named statements of each pooled
+ * connection (parsing and planning took more than half of Postgres's time for a search).
  */
 export class Sql {
   readonly postgres: boolean;
@@ -47,6 +56,13 @@ export class Sql {
       if (!statement) cache.set(sql, (statement = handle.prepare(sql)));
       return statement.all(...this.bind(params)) as T[];
     }
+    const pool = this.postgresPool();
+    if (pool) {
+      const text = this.dialect(sql);
+      let name = statementNames.get(text);
+      if (name === undefined) statementNames.set(text, (name = `xfer_${statementNames.size + 1}`));
+      return (await pool.query({ name, text, values: this.bind(params) })).rows as T[];
+    }
     return (await this.manager.query(this.dialect(sql), this.bind(params))) as T[];
   }
 
@@ -75,6 +91,12 @@ export class Sql {
       if (own) readCacheOf(this.manager.connection)?.changed();
       if (own && this.postgres) await own.release();
     }
+  }
+
+  /** node-postgres's pool when a read may bypass TypeORM (Postgres, no transaction open here). */
+  private postgresPool(): PgPool | null {
+    if (!this.postgres || this.manager.queryRunner) return null;
+    return (this.manager.connection.driver as unknown as { master?: PgPool }).master ?? null;
   }
 
   /** The better-sqlite3 handle when a statement may bypass TypeORM (SQLite, no transaction open here). */
