@@ -236,8 +236,8 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
 
       it('ranks display_name matches first however many endpoints match (more than the search window too)', async () => {
         const alice = await identity('alice');
-        // more than any adapter ranks by reading the matches' text (SQLite: 5,000; bm25 beyond)
-        for (let i = 0; i < 5 * MAX_SEARCH_WINDOW + 5; i++) {
+        // more than any adapter ranks by reading the matches' text (SQLite: 2,000; bm25 beyond)
+        for (let i = 0; i < 2 * MAX_SEARCH_WINDOW + 5; i++) {
           const named = i % 200 === 7;
           const e = Endpoint.create(
             { display_name: named ? `Ocean ${i}` : `Site ${i}`, description: named ? null : `near the ocean ${i}`, personal: false, public: true },
