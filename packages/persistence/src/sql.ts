@@ -17,6 +17,18 @@ interface PgPool {
 
 /** A name per statement text, for Postgres's prepared statements (one per text and connection). */
 const statementNames = new Map<string, string>();
+let statementsNamed = 0;
+
+function statementName(text: string, again = false): string {
+  let name = statementNames.get(text);
+  if (name === undefined || again) statementNames.set(text, (name = `xfer_${++statementsNamed}`));
+  return name;
+}
+
+/** Postgres refuses a prepared statement whose result columns changed (`SELECT *` after ADD COLUMN). */
+function resultTypeChanged(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === '0A000';
+}
 
 /**
  * Raw SQL for the hot paths, where TypeORM's query building costs more than the query. Write `?`
@@ -59,9 +71,14 @@ export class Sql {
     const pool = this.postgresPool();
     if (pool) {
       const text = this.dialect(sql);
-      let name = statementNames.get(text);
-      if (name === undefined) statementNames.set(text, (name = `xfer_${statementNames.size + 1}`));
-      return (await pool.query({ name, text, values: this.bind(params) })).rows as T[];
+      const values = this.bind(params);
+      try {
+        return (await pool.query({ name: statementName(text), text, values })).rows as T[];
+      } catch (error) {
+        // a newer instance migrated a table under this read: prepare it again, under a new name
+        if (!resultTypeChanged(error)) throw error;
+        return (await pool.query({ name: statementName(text, true), text, values })).rows as T[];
+      }
     }
     return (await this.manager.query(this.dialect(sql), this.bind(params))) as T[];
   }
