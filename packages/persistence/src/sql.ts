@@ -15,14 +15,21 @@ interface PgPool {
   query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
-/** A name per statement text, for Postgres's prepared statements (one per text and connection). */
-const statementNames = new Map<string, string>();
+/** Postgres's prepared statements by their `?` text: a name and the `$n` text (one per text and connection). */
+const preparedStatements = new Map<string, { name: string; text: string }>();
 let statementsNamed = 0;
 
-function statementName(text: string, again = false): string {
-  let name = statementNames.get(text);
-  if (name === undefined || again) statementNames.set(text, (name = `xfer_${++statementsNamed}`));
-  return name;
+/** `?` placeholders as Postgres's `$1, $2, ...`. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** The prepared statement of `sql`; `again`: under a new name, so that every connection prepares it anew. */
+function preparedStatement(sql: string, again = false): { name: string; text: string } {
+  let statement = preparedStatements.get(sql);
+  if (statement === undefined || again) preparedStatements.set(sql, (statement = { name: `xfer_${++statementsNamed}`, text: numbered(sql) }));
+  return statement;
 }
 
 /** Postgres refuses a prepared statement whose result columns changed (`SELECT *` after ADD COLUMN). */
@@ -54,9 +61,7 @@ export class Sql {
   }
 
   private dialect(sql: string): string {
-    if (!this.postgres) return sql;
-    let n = 0;
-    return sql.replace(/\?/g, () => `$${++n}`);
+    return this.postgres ? numbered(sql) : sql;
   }
 
   async rows<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -70,14 +75,13 @@ export class Sql {
     }
     const pool = this.postgresPool();
     if (pool) {
-      const text = this.dialect(sql);
       const values = this.bind(params);
       try {
-        return (await pool.query({ name: statementName(text), text, values })).rows as T[];
+        return (await pool.query({ ...preparedStatement(sql), values })).rows as T[];
       } catch (error) {
         // a newer instance migrated a table under this read: prepare it again, under a new name
         if (!resultTypeChanged(error)) throw error;
-        return (await pool.query({ name: statementName(text, true), text, values })).rows as T[];
+        return (await pool.query({ ...preparedStatement(sql, true), values })).rows as T[];
       }
     }
     return (await this.manager.query(this.dialect(sql), this.bind(params))) as T[];
