@@ -132,10 +132,14 @@ export class TypeormEndpointRepository implements EndpointRepository {
       params.push(...values);
     };
     const list = (values: readonly unknown[]) => this.sql.list(values);
-    const holds = (alias: string, h: { principalIds: readonly string[]; roles: readonly string[] }) =>
-      `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = e.id AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)}))`;
+    const holds = (alias: string, h: { principalIds: readonly string[]; roles: readonly string[] }, endpointId = 'e.id') =>
+      `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = ${endpointId} AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)}))`;
+    const { visibleTo } = criteria;
+    const visibilityParams = [true, ...visibleTo.principalIds, ...visibleTo.roles];
     let from = 'endpoints e';
+    let id = 'e.id';
     let rank = '0';
+    let visibilityChecked = false;
     // SQL before the SELECT, with its parameters (they come first)
     let prelude = '';
     const preludeParams: unknown[] = [];
@@ -147,10 +151,13 @@ export class TypeormEndpointRepository implements EndpointRepository {
         const { prefixes, words } = tsqueryParts(expanded);
         const tsquery = prefixes && words ? `(to_tsquery('english', ?) && ?::tsquery)` : prefixes ? `to_tsquery('english', ?)` : '?::tsquery';
         const values = [prefixes, words].filter(Boolean);
-        // the matches first, on their own: joined under a LIMIT, the planner overestimates a query of
-        // many rare words and scans the whole table instead (130 ms instead of 0.7 at 100,000 endpoints)
-        prelude = `WITH m AS MATERIALIZED (SELECT endpoint_id, ts_rank(document, ${tsquery}) AS rank FROM endpoint_search WHERE document @@ ${tsquery}) `;
-        preludeParams.push(...values, ...values);
+        // the visible matches first, on their own: joined under a LIMIT, the planner overestimates a
+        // query of many rare words and scans the whole table instead (130 ms instead of 0.7 at
+        // 100,000 endpoints); visible by the search row's own flag or the caller's roles
+        prelude = `WITH m AS MATERIALIZED (SELECT s.endpoint_id, ts_rank(s.document, ${tsquery}) AS rank FROM endpoint_search s
+                   WHERE s.document @@ ${tsquery} AND (s.public = ? OR ${holds('v', visibleTo, 's.endpoint_id')})) `;
+        preludeParams.push(...values, ...values, ...visibilityParams);
+        visibilityChecked = true;
         from = 'm JOIN endpoints e ON e.id = m.endpoint_id';
         rank = 'm.rank';
       } else {
@@ -162,7 +169,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
         cond('endpoint_search MATCH ?', fts5Query(expanded));
       }
     }
-    cond(`(e.public = ? OR ${holds('v', criteria.visibleTo)})`, true, ...criteria.visibleTo.principalIds, ...criteria.visibleTo.roles);
+    if (!visibilityChecked) cond(`(e.public = ? OR ${holds('v', visibleTo)})`, ...visibilityParams);
     if (criteria.ownedBy) cond(`e.owner_id IN (${list(criteria.ownedBy)})`, ...criteria.ownedBy);
     if (criteria.notOwnedBy) cond(`e.owner_id NOT IN (${list(criteria.notOwnedBy)})`, ...criteria.notOwnedBy);
     if (criteria.kinds) cond(`e.kind IN (${list(criteria.kinds)})`, ...criteria.kinds);
@@ -178,10 +185,13 @@ export class TypeormEndpointRepository implements EndpointRepository {
     if (criteria.hostId !== undefined) cond('e.host_endpoint_id = ?', criteria.hostId);
     if (criteria.hostKind) cond('EXISTS (SELECT 1 FROM endpoints he WHERE he.id = e.host_endpoint_id AND he.kind = ?)', criteria.hostKind);
     if (criteria.functional !== undefined) cond(`${criteria.functional ? 'NOT ' : ''}(e.kind = 'server' AND e.servers = '[]')`);
-    const order = criteria.terms.length > 0 ? 'rank DESC, e.id' : 'e.created_at, e.id';
+    // matches that need nothing of the endpoint row are paged without it
+    if (where.length === 0 && prelude !== '') [from, id] = ['m', 'm.endpoint_id'];
+    const order = criteria.terms.length > 0 ? `rank DESC, ${id}` : 'e.created_at, e.id';
+    const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
     const ranked = () =>
       this.sql.rows<{ id: string; rank: number | string }>(
-        `${prelude}SELECT e.id AS id, ${rank} AS rank FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
+        `${prelude}SELECT ${id} AS id, ${rank} AS rank FROM ${from}${filter} ORDER BY ${order} LIMIT ? OFFSET ?`,
         [...preludeParams, ...params, criteria.limit, criteria.offset],
       );
     const page = !this.sql.postgres && criteria.terms.length > 0 ? ((await this.rankedInMemory(from, where, params, criteria)) ?? (await ranked())) : await ranked();

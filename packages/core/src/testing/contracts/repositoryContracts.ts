@@ -225,6 +225,13 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await names({ terms: ['oce'] })).toEqual(['Ocean storage', 'Desert data']);
         expect(await names({ terms: ['ocean', 'stor'] })).toEqual(['Ocean storage']);
         expect(await names({ terms: ['ocean', 'nothing'] })).toEqual([]);
+        // whoever may see it follows the endpoint's every change: made public, then private again
+        hidden.update({ public: true });
+        await uow.repositories.endpoints.update(hidden);
+        expect(await names({ terms: ['secrets'] })).toEqual(['Ocean secrets']);
+        hidden.update({ public: false });
+        await uow.repositories.endpoints.update(hidden);
+        expect(await names({ terms: ['secrets'] })).toEqual([]);
         expect(await names({ terms: ['ocean'], visibleTo: { principalIds: [alice.id], roles: ['administrator'] } })).toEqual(expect.arrayContaining(['Ocean secrets']));
         expect(await names({ ownedBy: [bob.id] })).toEqual(['Desert data']);
         expect(await names({ ownedBy: [alice.id], offset: 1, limit: 5, visibleTo: { principalIds: [alice.id], roles: ['administrator'] } })).toEqual(['Ocean secrets']);
