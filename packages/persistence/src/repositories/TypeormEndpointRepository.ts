@@ -22,7 +22,7 @@ import {
 } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { EndpointSchema, TombstoneSchema, type EndpointRecord } from '../records/schemas';
-import { expandForFts5, expandForTsquery, fts5Query, matchesNothing, tsqueryParts } from '../searchExpansion';
+import { expandForFts5, fts5Query, matchesNothing, tsqueryOfTerms } from '../searchExpansion';
 import { insertSql, Sql } from '../sql';
 import { bool, boolOrNull, fromTime, toTime, uniqueViolation } from './mapping';
 
@@ -132,31 +132,30 @@ export class TypeormEndpointRepository implements EndpointRepository {
       params.push(...values);
     };
     const list = (values: readonly unknown[]) => this.sql.list(values);
-    const holds = (alias: string, h: { principalIds: readonly string[]; roles: readonly string[] }, endpointId = 'e.id') =>
-      `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = ${endpointId} AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)}))`;
+    // `fence`: OFFSET 0 keeps Postgres from turning the check into a hash of every role the
+    // principals hold, built for each search (990 roles: 4 ms for a search of one match)
+    const holds = (alias: string, h: { principalIds: readonly string[]; roles: readonly string[] }, endpointId = 'e.id', fence = '') =>
+      `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = ${endpointId} AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)})${fence})`;
     const { visibleTo } = criteria;
     const visibilityParams = [true, ...visibleTo.principalIds, ...visibleTo.roles];
     let from = 'endpoints e';
     let id = 'e.id';
     let rank = '0';
     let visibilityChecked = false;
-    // SQL before the SELECT, with its parameters (they come first)
+    // Postgres: the common table expressions before the page's (each ending in a comma), with their parameters (they come first)
     let prelude = '';
     const preludeParams: unknown[] = [];
     if (criteria.terms.length > 0) {
       if (this.sql.postgres) {
-        // every term a prefix of a stemmed word, as the words themselves where few; weights A-D set by the trigger
-        const expanded = await expandForTsquery(this.sql, criteria.terms);
-        if (matchesNothing(expanded)) return [];
-        const { prefixes, words } = tsqueryParts(expanded);
-        const tsquery = prefixes && words ? `(to_tsquery('english', ?) && ?::tsquery)` : prefixes ? `to_tsquery('english', ?)` : '?::tsquery';
-        const values = [prefixes, words].filter(Boolean);
-        // the visible matches first, on their own: joined under a LIMIT, the planner overestimates a
-        // query of many rare words and scans the whole table instead (130 ms instead of 0.7 at
-        // 100,000 endpoints); visible by the search row's own flag or the caller's roles
-        prelude = `WITH m AS MATERIALIZED (SELECT s.endpoint_id, ts_rank(s.document, ${tsquery}) AS rank FROM endpoint_search s
-                   WHERE s.document @@ ${tsquery} AND (s.public = ? OR ${holds('v', visibleTo, 's.endpoint_id')})) `;
-        preludeParams.push(...values, ...values, ...visibilityParams);
+        // every term a prefix of a stemmed word, as the words themselves where few; weights A-D set by
+        // the trigger. The visible matches first, on their own: joined under a LIMIT, the planner
+        // overestimates a query of many rare words and scans the whole table instead (130 ms instead
+        // of 0.7 at 100,000 endpoints); visible by the search row's own flag or the caller's roles.
+        const tsquery = tsqueryOfTerms(criteria.terms);
+        prelude = `q AS MATERIALIZED (${tsquery.sql}),
+                   m AS MATERIALIZED (SELECT s.endpoint_id, ts_rank(s.document, (SELECT query FROM q)) AS rank FROM endpoint_search s
+                     WHERE s.document @@ (SELECT query FROM q) AND (s.public = ? OR ${holds('v', visibleTo, 's.endpoint_id', ' OFFSET 0')})), `;
+        preludeParams.push(...tsquery.params, ...visibilityParams);
         visibilityChecked = true;
         from = 'm JOIN endpoints e ON e.id = m.endpoint_id';
         rank = 'm.rank';
@@ -189,22 +188,45 @@ export class TypeormEndpointRepository implements EndpointRepository {
     if (where.length === 0 && prelude !== '') [from, id] = ['m', 'm.endpoint_id'];
     const order = criteria.terms.length > 0 ? `rank DESC, ${id}` : 'e.created_at, e.id';
     const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-    const ranked = () =>
-      this.sql.rows<{ id: string; rank: number | string }>(
-        `${prelude}SELECT ${id} AS id, ${rank} AS rank FROM ${from}${filter} ORDER BY ${order} LIMIT ? OFFSET ?`,
-        [...preludeParams, ...params, criteria.limit, criteria.offset],
-      );
-    const page = !this.sql.postgres && criteria.terms.length > 0 ? ((await this.rankedInMemory(from, where, params, criteria)) ?? (await ranked())) : await ranked();
-    if (page.length === 0) return [];
+    const page = `SELECT ${id} AS id, ${rank} AS rank FROM ${from}${filter} ORDER BY ${order} LIMIT ? OFFSET ?`;
+    const pageParams = [...preludeParams, ...params, criteria.limit, criteria.offset];
+    return this.sql.postgres ? this.pageWithRows(prelude, page, pageParams, criteria) : this.pageThenRows(page, pageParams, from, where, params, criteria);
+  }
+
+  /**
+   * Postgres: the page and its endpoints with the caller's roles in one statement, so one round
+   * trip per search. Each page row's endpoint and roles are looked up by key (LATERAL), never joined
+   * by a plan made for an unknown number of page rows.
+   */
+  private async pageWithRows(prelude: string, page: string, pageParams: unknown[], criteria: EndpointCriteria): Promise<SearchHit[]> {
+    const { principalIds } = criteria.visibleTo;
+    const order = criteria.terms.length > 0 ? 'page.rank DESC, page.id' : 'e.created_at, e.id';
+    const rows = await this.sql.rows<EndpointRow & { search_rank: number | string }>(
+      `WITH ${prelude}page AS MATERIALIZED (${page})
+       ${SELECT_WITH_ROLES}, page.rank AS search_rank
+       FROM page CROSS JOIN LATERAL (SELECT * FROM endpoints x WHERE x.id = page.id) e
+       LEFT JOIN LATERAL (SELECT * FROM role_assignments y WHERE y.endpoint_id = e.id AND y.principal_id IN (${this.sql.list(principalIds)})) r ON true
+       ORDER BY ${order}`,
+      [...pageParams, ...principalIds],
+    );
+    const ranks = new Map(rows.map((row) => [row.id, Number(row.search_rank)]));
+    return groupWithRoles(rows.map(({ search_rank: _rank, ...row }) => row)).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));
+  }
+
+  /** SQLite: the page (ranked in memory where the matches are few), then its endpoints with the caller's roles. */
+  private async pageThenRows(page: string, pageParams: unknown[], from: string, where: string[], params: unknown[], criteria: EndpointCriteria): Promise<SearchHit[]> {
+    const ranked = () => this.sql.rows<{ id: string; rank: number }>(page, pageParams);
+    const hits = criteria.terms.length > 0 ? ((await this.rankedInMemory(from, where, params, criteria)) ?? (await ranked())) : await ranked();
+    if (hits.length === 0) return [];
     const principalIds = criteria.visibleTo.principalIds;
     const rows = await this.sql.rows<EndpointRow>(
-      `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${list(principalIds)}) WHERE e.id IN (${list(page)})`,
-      [...principalIds, ...page.map((p) => p.id)],
+      `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.id IN (${this.sql.list(hits)})`,
+      [...principalIds, ...hits.map((p) => p.id)],
     );
     const byId = new Map(groupWithRoles(rows).map((hit) => [hit.endpoint.id, hit]));
-    return page.flatMap((p) => {
+    return hits.flatMap((p) => {
       const hit = byId.get(p.id);
-      return hit ? [{ ...hit, rank: Number(p.rank) }] : [];
+      return hit ? [{ ...hit, rank: p.rank }] : [];
     });
   }
 
