@@ -223,6 +223,9 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const names = async (criteria: Partial<EndpointCriteria>) =>
           (await uow.repositories.endpoints.search({ ...base, terms: [], ...criteria } as EndpointCriteria)).map((h) => h.endpoint.displayName);
         expect(await names({ terms: ['oce'] })).toEqual(['Ocean storage', 'Desert data']);
+        // a word written after a search is found by the same search
+        await make(await identity('carol'), 'Ocelot camera', { public: true });
+        expect(await names({ terms: ['oce'] })).toEqual(['Ocean storage', 'Ocelot camera', 'Desert data']);
         expect(await names({ terms: ['ocean', 'stor'] })).toEqual(['Ocean storage']);
         expect(await names({ terms: ['ocean', 'nothing'] })).toEqual([]);
         // whoever may see it follows the endpoint's every change: made public, then private again
