@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { readCacheOf } from './readCache';
+import { searchThreadOf, type SearchThread } from './searchThread';
 
 interface Statement {
   all(...params: unknown[]): unknown[];
@@ -56,7 +57,7 @@ export class Sql {
   }
 
   /** Values as the driver binds them: SQLite has no booleans. */
-  private bind(params: readonly unknown[]): unknown[] {
+  bind(params: readonly unknown[]): unknown[] {
     return this.postgres ? [...params] : params.map((p) => (p === true ? 1 : p === false ? 0 : p));
   }
 
@@ -112,6 +113,11 @@ export class Sql {
       if (own) readCacheOf(this.manager.connection)?.changed();
       if (own && this.postgres) await own.release();
     }
+  }
+
+  /** SQLite: the search thread, where a read may leave this connection (a file, no transaction open here). */
+  searchThread(): SearchThread | null {
+    return this.sqliteHandle() ? searchThreadOf(this.manager.connection) : null;
   }
 
   /** node-postgres's pool when a read may bypass TypeORM (Postgres, no transaction open here). */

@@ -13,8 +13,6 @@ import {
   type ReadOptions,
   type ShareCursor,
   type EndpointCriteria,
-  SEARCHED_FIELDS,
-  searchRank,
   type SearchedText,
   type SearchHit,
   type ServerScheme,
@@ -23,6 +21,7 @@ import {
 import { In, type EntityManager } from 'typeorm';
 import { EndpointSchema, TombstoneSchema, type EndpointRecord } from '../records/schemas';
 import { expandForFts5, fts5Query, matchesNothing, tsqueryOfTerms } from '../searchExpansion';
+import { RANKED_IN_MEMORY_UP_TO, rankInMemory, type RankedPage, type RankedSearch, SEARCHED_COLUMNS } from '../searchThread';
 import { insertSql, Sql } from '../sql';
 import { bool, boolOrNull, fromTime, toTime, uniqueViolation } from './mapping';
 
@@ -58,8 +57,6 @@ const ENDPOINT_COLUMNS = Object.keys(EndpointSchema.options.columns);
 const UPDATED_COLUMNS = ENDPOINT_COLUMNS.filter((c) => c !== 'id');
 const INSERT_ENDPOINT = insertSql('endpoints', ENDPOINT_COLUMNS);
 const UPDATE_ENDPOINT = `UPDATE endpoints SET ${UPDATED_COLUMNS.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ? AND version = ?`;
-/** At most this many matches SQLite ranks by their text (rankedInMemory); more, with bm25. */
-const RANKED_IN_MEMORY_UP_TO = 2000;
 const SELECT_WITH_ROLES = `SELECT e.*, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
 
 type EndpointRow = EndpointRecord & { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
@@ -142,6 +139,8 @@ export class TypeormEndpointRepository implements EndpointRepository {
     let id = 'e.id';
     let rank = '0';
     let visibilityChecked = false;
+    // SQLite: some term is still a prefix, so its matches may be thousands
+    let manyMatches = false;
     // Postgres: the common table expressions before the page's (each ending in a comma), with their parameters (they come first)
     let prelude = '';
     const preludeParams: unknown[] = [];
@@ -163,6 +162,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
         // FTS5 on porter-stemmed tokens, each term its words or a prefix; bm25 with the column weights (lower is better)
         const expanded = await expandForFts5(this.sql, criteria.terms);
         if (matchesNothing(expanded)) return [];
+        manyMatches = expanded.some((e) => 'prefix' in e);
         from = `endpoint_search s JOIN endpoints e ON e.rowid = s.rowid`;
         rank = `-bm25(endpoint_search, 10, 4, 1, 2, 2, 4, 2)`;
         cond('endpoint_search MATCH ?', fts5Query(expanded));
@@ -190,7 +190,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
     const page = `SELECT ${id} AS id, ${rank} AS rank FROM ${from}${filter} ORDER BY ${order} LIMIT ? OFFSET ?`;
     const pageParams = [...preludeParams, ...params, criteria.limit, criteria.offset];
-    return this.sql.postgres ? this.pageWithRows(prelude, page, pageParams, criteria) : this.pageThenRows(page, pageParams, from, where, params, criteria);
+    return this.sql.postgres ? this.pageWithRows(prelude, page, pageParams, criteria) : this.pageThenRows(page, pageParams, from, where, params, criteria, manyMatches);
   }
 
   /**
@@ -214,9 +214,11 @@ export class TypeormEndpointRepository implements EndpointRepository {
   }
 
   /** SQLite: the page (ranked in memory where the matches are few), then its endpoints with the caller's roles. */
-  private async pageThenRows(page: string, pageParams: unknown[], from: string, where: string[], params: unknown[], criteria: EndpointCriteria): Promise<SearchHit[]> {
-    const ranked = () => this.sql.rows<{ id: string; rank: number }>(page, pageParams);
-    const hits = criteria.terms.length > 0 ? ((await this.rankedInMemory(from, where, params, criteria)) ?? (await ranked())) : await ranked();
+  private async pageThenRows(page: string, pageParams: unknown[], from: string, where: string[], params: unknown[], criteria: EndpointCriteria, manyMatches: boolean): Promise<SearchHit[]> {
+    const hits =
+      criteria.terms.length > 0
+        ? await this.rankedPage({ matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?`, matchParams: [...params, RANKED_IN_MEMORY_UP_TO + 1], page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit }, manyMatches)
+        : await this.sql.rows<{ id: string; rank: number }>(page, pageParams);
     if (hits.length === 0) return [];
     const principalIds = criteria.visibleTo.principalIds;
     const rows = await this.sql.rows<EndpointRow>(
@@ -231,21 +233,22 @@ export class TypeormEndpointRepository implements EndpointRepository {
   }
 
   /**
-   * SQLite: bm25 counts, for every term, all the documents that hold it (a whole doclist per term
-   * and query: 25 ms for "storage" at 1,000,000 endpoints, however few the matches), while finding
-   * the matches seeks. So the matches are found unranked and, up to RANKED_IN_MEMORY_UP_TO (their
-   * text costs less to read: 7 ms for 1,600), ranked here by core's searchRank; more: null (bm25).
-   * Not more: past that, reading the text costs as much as bm25, and is wasted when the matches
-   * are more still (5,001 rows' text for a 2-digit search at 1,000,000 endpoints: 42-131 ms).
+   * SQLite: the matches found unranked and ranked by their text, or by bm25 when they are many
+   * (rankInMemory). Where they may be thousands, on the search thread, so that the event loop
+   * goes on serving other requests meanwhile.
    */
-  private async rankedInMemory(from: string, where: string[], params: unknown[], criteria: EndpointCriteria): Promise<{ id: string; rank: number }[] | null> {
-    const columns = SEARCHED_FIELDS.map(([field]) => `e.${field}`).join(', ');
-    const matches = await this.sql.rows<SearchedText & { id: string }>(`SELECT e.id AS id, ${columns} FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?`, [...params, RANKED_IN_MEMORY_UP_TO + 1]);
-    if (matches.length > RANKED_IN_MEMORY_UP_TO) return null;
-    return matches
-      .map((m) => ({ id: m.id, rank: searchRank(m, criteria.terms, { stemmed: true }) ?? 0 }))
-      .sort((a, b) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .slice(criteria.offset, criteria.offset + criteria.limit);
+  private async rankedPage(search: RankedSearch, manyMatches: boolean): Promise<RankedPage> {
+    const thread = manyMatches ? this.sql.searchThread() : null;
+    if (thread) {
+      try {
+        return await thread.rank({ ...search, matchParams: this.sql.bind(search.matchParams), pageParams: this.sql.bind(search.pageParams) });
+      } catch (error) {
+        // a thread that stopped leaves its searches to the main thread; a failed search fails
+        if (thread.running) throw error;
+      }
+    }
+    const matches = await this.sql.rows<SearchedText & { id: string }>(search.matches, search.matchParams);
+    return rankInMemory(matches, search) ?? (await this.sql.rows<{ id: string; rank: number }>(search.page, search.pageParams));
   }
 
   async listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {

@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { searchRank, SEARCHED_FIELDS, type SearchedText } from '@xfer/core';
+import type { DataSource } from 'typeorm';
+
+/** At most this many matches SQLite ranks by their text (rankInMemory); more, with bm25. */
+export const RANKED_IN_MEMORY_UP_TO = 2000;
+
+/** The searched columns of the endpoint `e`, as rankInMemory reads them. */
+export const SEARCHED_COLUMNS = SEARCHED_FIELDS.map(([field]) => `e.${field}`).join(', ');
+
+export type RankedPage = { id: string; rank: number }[];
+
+/**
+ * An SQLite search whose matches are ranked: `matches` reads each match's id and searched text
+ * (at most RANKED_IN_MEMORY_UP_TO + 1), `page` ranks with bm25 when they are more. Parameters as
+ * better-sqlite3 binds them.
+ */
+export interface RankedSearch {
+  matches: string;
+  matchParams: unknown[];
+  page: string;
+  pageParams: unknown[];
+  terms: string[];
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The page of `matches` ranked by core's searchRank, or null when they are more than
+ * RANKED_IN_MEMORY_UP_TO: bm25 counts, for every term, all the documents that hold it (a whole
+ * doclist per term and query: 25 ms for "storage" at 1,000,000 endpoints, however few the
+ * matches), while finding the matches seeks; reading a few thousand matches' text costs less
+ * (7 ms for 1,600), but past that as much as bm25, and it is wasted when the matches are more
+ * still (5,001 rows' text for a 2-digit search at 1,000,000 endpoints: 42-131 ms).
+ */
+export function rankInMemory(matches: readonly (SearchedText & { id: string })[], search: Pick<RankedSearch, 'terms' | 'offset' | 'limit'>): RankedPage | null {
+  if (matches.length > RANKED_IN_MEMORY_UP_TO) return null;
+  return matches
+    .map((m) => ({ id: m.id, rank: searchRank(m, search.terms, { stemmed: true }) ?? 0 }))
+    .sort((a, b) => b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(search.offset, search.offset + search.limit);
+}
+
+type Reply = { id: number; page: RankedPage } | { id: number; error: string };
+
+/**
+ * A thread with its own connection to an SQLite file, for the searches that rank thousands of
+ * matches: on the one event loop, each held up every other request for as long as it took
+ * ("storage 543" at 1,000,000 endpoints: 15-20 ms; "storage 54": 120 ms). It sees what is
+ * committed, as the main connection does outside a transaction.
+ */
+export class SearchThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (page: RankedPage) => void; reject: (error: Error) => void }>();
+  private lastId = 0;
+  private failure: Error | null = null;
+
+  constructor(file: string) {
+    this.worker = new Worker(THREAD_SCRIPT, { workerData: { searchDatabase: file } });
+    this.worker.unref();
+    this.worker.on('message', (reply: Reply) => {
+      const waiting = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
+      if ('error' in reply) waiting?.reject(new Error(reply.error));
+      else waiting?.resolve(reply.page);
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`the search thread exited (code ${code})`)));
+  }
+
+  /** Whether the thread still runs (else searches run on the main thread). */
+  get running(): boolean {
+    return this.failure === null;
+  }
+
+  rank(search: RankedSearch): Promise<RankedPage> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = ++this.lastId;
+    // a search waiting here keeps the process alive, as one on the main thread would
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, search });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.failure ??= new Error('the search thread was closed');
+    await this.worker.terminate();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const waiting of this.pending.values()) waiting.reject(error);
+    this.pending.clear();
+  }
+}
+
+/** The thread's script: this module, compiled (a thread runs JavaScript; `npm run build` makes it). */
+const THREAD_SCRIPT = join(__dirname, '..', 'dist', 'searchThread.js');
+
+const threads = new WeakMap<DataSource, SearchThread | null>();
+
+/**
+ * The search thread of an SQLite file database, started on first use and closed with it; null
+ * for an in-memory database (no other connection can open it) or before the build.
+ */
+export function searchThreadOf(dataSource: DataSource): SearchThread | null {
+  let thread = threads.get(dataSource);
+  if (thread === undefined) {
+    const file = dataSource.options.database as string;
+    thread = dataSource.options.type === 'better-sqlite3' && file !== ':memory:' && existsSync(THREAD_SCRIPT) ? new SearchThread(file) : null;
+    threads.set(dataSource, thread);
+    if (thread) {
+      const started = thread;
+      const destroy = dataSource.destroy.bind(dataSource);
+      dataSource.destroy = async () => {
+        await started.close();
+        return destroy();
+      };
+    }
+  }
+  return thread?.running ? thread : null;
+}
+
+/** The thread's side: each search on its own connection, one at a time. */
+function serve(file: string): void {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  const statements = new Map<string, Database.Statement>();
+  const all = (sql: string, params: unknown[]) => {
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    return statement.all(...params);
+  };
+  parentPort!.on('message', ({ id, search }: { id: number; search: RankedSearch }) => {
+    try {
+      const matches = all(search.matches, search.matchParams) as (SearchedText & { id: string })[];
+      const page = rankInMemory(matches, search) ?? (all(search.page, search.pageParams) as RankedPage);
+      parentPort!.postMessage({ id, page } satisfies Reply);
+    } catch (error) {
+      parentPort!.postMessage({ id, error: (error as Error).message } satisfies Reply);
+    }
+  });
+}
+
+if (!isMainThread && (workerData as { searchDatabase?: string } | null)?.searchDatabase) serve((workerData as { searchDatabase: string }).searchDatabase);

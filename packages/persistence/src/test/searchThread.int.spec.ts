@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EndpointCriteria } from '@xfer/core';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '../dataSource';
+import { searchThreadOf } from '../searchThread';
+import { seedDatabase } from '../seed';
+import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
+
+describe('searches of many matches on an SQLite file', () => {
+  let directory: string;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'xfer-search-thread-'));
+    dataSource = await openDatabase(`sqlite:${join(directory, 'xfer.sqlite')}`);
+    await seedDatabase(dataSource, { endpoints: 3000 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const search = (terms: string[]) =>
+    new TypeormUnitOfWork(dataSource).repositories.endpoints.search({ terms, visibleTo: { principalIds: ['nobody'], roles: ['administrator'] }, offset: 0, limit: 26 } as EndpointCriteria);
+
+  it('do not hold up a search of few matches started after them', async () => {
+    const finished: string[] = [];
+    // "1" begins more words than a term is expanded into: about 1,100 matches, each ranked by its text
+    const many = search(['storage', '1']).then((hits) => finished.push(`many: ${hits.length}`));
+    const few = search(['storage', '2047']).then((hits) => finished.push(`few: ${hits.length}`));
+    await Promise.all([many, few]);
+    expect(finished).toEqual([expect.stringMatching(/^few: [1-9]$/), 'many: 26']);
+  });
+
+  it('are answered on the main thread once the search thread has stopped', async () => {
+    const before = await search(['storage', '1']);
+    await searchThreadOf(dataSource)!.close();
+    expect(searchThreadOf(dataSource)).toBeNull();
+    expect((await search(['storage', '1'])).map((hit) => [hit.endpoint.id, hit.rank])).toEqual(before.map((hit) => [hit.endpoint.id, hit.rank]));
+  });
+});
