@@ -14,9 +14,9 @@ export const SEARCHED_COLUMNS = SEARCHED_FIELDS.map(([field]) => `e.${field}`).j
 export type RankedPage = { id: string; rank: number }[];
 
 /**
- * An SQLite search whose matches are ranked: `matches` reads each match's id and searched text
- * (at most RANKED_IN_MEMORY_UP_TO + 1), `page` ranks with bm25 when they are more. Parameters as
- * better-sqlite3 binds them.
+ * An SQLite search whose matches are ranked: `matches` reads each match's id and searched text (its
+ * last parameter, not in matchParams: how many at most), `page` ranks with bm25 when they are more
+ * than RANKED_IN_MEMORY_UP_TO. Parameters as better-sqlite3 binds them.
  */
 export interface RankedSearch {
   matches: string;
@@ -49,8 +49,8 @@ type Reply = { id: number; page: RankedPage } | { id: number; error: string };
 /**
  * A thread with its own connection to an SQLite file, for the searches that rank thousands of
  * matches: on the one event loop, each held up every other request for as long as it took
- * ("storage 543" at 1,000,000 endpoints: 15-20 ms; "storage 54": 120 ms). It sees what is
- * committed, as the main connection does outside a transaction.
+ * ("storage 543" at 1,000,000 endpoints: 15-20 ms; "storage 54": 120 ms; "storage": 1.8 s). It
+ * sees what is committed, as the main connection does outside a transaction.
  */
 export class SearchThread {
   private readonly worker: Worker;
@@ -139,7 +139,7 @@ function serve(file: string): void {
   };
   parentPort!.on('message', ({ id, search }: { id: number; search: RankedSearch }) => {
     try {
-      const matches = all(search.matches, search.matchParams) as (SearchedText & { id: string })[];
+      const matches = all(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]) as (SearchedText & { id: string })[];
       const page = rankInMemory(matches, search) ?? (all(search.page, search.pageParams) as RankedPage);
       parentPort!.postMessage({ id, page } satisfies Reply);
     } catch (error) {

@@ -57,6 +57,9 @@ const ENDPOINT_COLUMNS = Object.keys(EndpointSchema.options.columns);
 const UPDATED_COLUMNS = ENDPOINT_COLUMNS.filter((c) => c !== 'id');
 const INSERT_ENDPOINT = insertSql('endpoints', ENDPOINT_COLUMNS);
 const UPDATE_ENDPOINT = `UPDATE endpoints SET ${UPDATED_COLUMNS.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ? AND version = ?`;
+/** SQLite: a search of at most this many matches is ranked on the main thread (most find one or two). */
+const FEW_MATCHES = 100;
+
 const SELECT_WITH_ROLES = `SELECT e.*, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
 
 type EndpointRow = EndpointRecord & { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
@@ -217,7 +220,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
   private async pageThenRows(page: string, pageParams: unknown[], from: string, where: string[], params: unknown[], criteria: EndpointCriteria, manyMatches: boolean): Promise<SearchHit[]> {
     const hits =
       criteria.terms.length > 0
-        ? await this.rankedPage({ matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?`, matchParams: [...params, RANKED_IN_MEMORY_UP_TO + 1], page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit }, manyMatches)
+        ? await this.rankedPage({ matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?`, matchParams: params, page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit }, manyMatches)
         : await this.sql.rows<{ id: string; rank: number }>(page, pageParams);
     if (hits.length === 0) return [];
     const principalIds = criteria.visibleTo.principalIds;
@@ -234,12 +237,17 @@ export class TypeormEndpointRepository implements EndpointRepository {
 
   /**
    * SQLite: the matches found unranked and ranked by their text, or by bm25 when they are many
-   * (rankInMemory). Where they may be thousands, on the search thread, so that the event loop
-   * goes on serving other requests meanwhile.
+   * (rankInMemory). A search of more than a few matches is left to the search thread, so that the
+   * event loop goes on serving other requests meanwhile: one with a term that is still a prefix of
+   * many words at once, any other once its first matches are more than FEW_MATCHES.
    */
   private async rankedPage(search: RankedSearch, manyMatches: boolean): Promise<RankedPage> {
-    const thread = manyMatches ? this.sql.searchThread() : null;
+    const thread = this.sql.searchThread();
     if (thread) {
+      if (!manyMatches) {
+        const few = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, FEW_MATCHES + 1]);
+        if (few.length <= FEW_MATCHES) return rankInMemory(few, search)!;
+      }
       try {
         return await thread.rank({ ...search, matchParams: this.sql.bind(search.matchParams), pageParams: this.sql.bind(search.pageParams) });
       } catch (error) {
@@ -247,7 +255,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
         if (thread.running) throw error;
       }
     }
-    const matches = await this.sql.rows<SearchedText & { id: string }>(search.matches, search.matchParams);
+    const matches = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]);
     return rankInMemory(matches, search) ?? (await this.sql.rows<{ id: string; rank: number }>(search.page, search.pageParams));
   }
 
