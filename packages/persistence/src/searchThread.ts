@@ -131,6 +131,8 @@ export function searchThreadOf(dataSource: DataSource): SearchThread | null {
 function serve(file: string): void {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  // it only reads: a write here would bypass the main connection's transactions and the read cache
+  db.pragma('query_only = ON');
   const statements = new Map<string, Database.Statement>();
   const all = (sql: string, params: unknown[]) => {
     let statement = statements.get(sql);
