@@ -4,9 +4,9 @@
  * rewrites the committed BENCHMARKS.md (do that from a full default run only).
  *
  *   npm run bench                    SQLite at 1,000 / 100,000 / 1,000,000 and Postgres at 1,000 / 100,000 endpoints
- *   npm run bench -- --quick         short run: 1,000 and 100,000 endpoints, 2 s per scenario
+ *   npm run bench -- --quick         short run: 1,000 and 100,000 endpoints, 2 s per scenario (1 s warm-up)
  *   npm run bench -- --sizes 1000,100000,1000000 --backends postgres
- *   npm run bench -- --sizes 1000,1000000 --backends sqlite --duration 10
+ *   npm run bench -- --sizes 1000,1000000 --backends sqlite --duration 10 --warmup 5
  *   npm run bench -- --sizes 1000000 --backends sqlite --scenarios search   one scenario (never --write-report)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,6 +35,7 @@ const { values: flags } = parseArgs({
     sizes: { type: 'string' },
     backends: { type: 'string' },
     duration: { type: 'string' },
+    warmup: { type: 'string' },
     connections: { type: 'string', default: '32' },
     shares: { type: 'string', default: '10000' },
     scenarios: { type: 'string' },
@@ -50,6 +51,8 @@ function sizesFor(backend: string): number[] {
   return backend === 'sqlite' ? [1000, 100000, 1000000] : [1000, 100000];
 }
 const DURATION = Number(flags.duration ?? (quick ? 2 : 5));
+/** Seconds of the same load before each measurement, not counted: a server's first requests pay for V8's compiling and the first reads of its pages. */
+const WARMUP = Number(flags.warmup ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(flags.connections);
 const SHARES = Number(flags.shares);
 /** `--scenarios search,access_list`: only the scenarios whose names hold one of these (the floor always runs). */
@@ -123,23 +126,26 @@ interface Scenario {
 }
 
 async function measure(scenario: Scenario): Promise<Omit<Row, 'backend' | 'size' | 'scenario' | 'ratio_to_baseline' | 'peak_rss_mb'>> {
-  const result = await autocannon({
-    url: scenario.url,
-    method: scenario.method ?? 'GET',
-    headers: { 'content-type': 'application/json', ...scenario.headers },
-    body: scenario.body,
-    connections: CONNECTIONS,
-    duration: DURATION,
-    requests: scenario.request
-      ? [
-          {
-            method: scenario.method ?? 'GET',
-            headers: { 'content-type': 'application/json', ...scenario.headers },
-            setupRequest: (req: AutocannonRequest) => ({ ...req, ...scenario.request!() }),
-          },
-        ]
-      : undefined,
-  });
+  const load = (duration: number) =>
+    autocannon({
+      url: scenario.url,
+      method: scenario.method ?? 'GET',
+      headers: { 'content-type': 'application/json', ...scenario.headers },
+      body: scenario.body,
+      connections: CONNECTIONS,
+      duration,
+      requests: scenario.request
+        ? [
+            {
+              method: scenario.method ?? 'GET',
+              headers: { 'content-type': 'application/json', ...scenario.headers },
+              setupRequest: (req: AutocannonRequest) => ({ ...req, ...scenario.request!() }),
+            },
+          ]
+        : undefined,
+    });
+  if (WARMUP > 0) await load(WARMUP);
+  const result = await load(DURATION);
   if (result.non2xx > 0) console.error(`  ${scenario.name}: status codes ${JSON.stringify(result.statusCodeStats)}`);
   return {
     requests_per_second: Math.round(result.requests.average),
@@ -341,7 +347,7 @@ function markdown(rows: Row[], baselines: Record<string, number>, startedAt: Dat
     .join('\n');
   return `# Benchmarks
 
-Measured by \`npm run bench\` on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${DURATION} s per scenario,
+Measured by \`npm run bench\` on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${DURATION} s per scenario after ${WARMUP} s of the same load,
 ${CONNECTIONS} connections, autocannon and the servers on one machine (${cpus().length} cores), loopback only.
 "vs baseline" divides a scenario's requests/s by those of a bare Express 5 route answering a small
 JSON document in the same run (${Object.entries(baselines).map(([b, v]) => `${b}: ${v} req/s`).join(', ')}).
@@ -424,7 +430,7 @@ async function main(): Promise<void> {
     rmSync(work, { recursive: true, force: true });
   }
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench-results', 'results.json'), JSON.stringify({ started_at: startedAt, duration_s: DURATION, connections: CONNECTIONS, baselines, rows }, null, 2));
+  writeFileSync(join(ROOT, 'bench-results', 'results.json'), JSON.stringify({ started_at: startedAt, duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, baselines, rows }, null, 2));
   const report = markdown(rows, baselines, startedAt);
   writeFileSync(join(ROOT, 'bench-results', 'report.md'), report);
   // the committed report comes from full default runs only, on purpose
