@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { Client } from 'pg';
 import { noReadMemo, type ReadMemo } from '@xfer/core';
 import type { DataSource } from 'typeorm';
+import { beforeDestroy } from './beforeDestroy';
 
 /** The channel the triggers of migration ChangeNotifications notify on. */
 const CHANGE_CHANNEL = 'xfer_changes';
@@ -219,11 +220,9 @@ export async function attachReadCache(dataSource: DataSource): Promise<void> {
   }
   const cache = new ReadCache(watch);
   caches.set(dataSource, cache);
-  // TypeORM has no close hook: the listener connection must go before the pool does
-  const destroy = dataSource.destroy.bind(dataSource);
-  dataSource.destroy = async () => {
+  // the listener connection must go before the pool does
+  beforeDestroy(dataSource, async () => {
     caches.delete(dataSource);
     await cache.close();
-    return destroy();
-  };
+  });
 }

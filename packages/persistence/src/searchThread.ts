@@ -4,6 +4,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import Database from 'better-sqlite3';
 import { searchRank, SEARCHED_FIELDS, type SearchedText } from '@xfer/core';
 import type { DataSource } from 'typeorm';
+import { beforeDestroy } from './beforeDestroy';
 
 /** At most this many matches SQLite ranks by their text (rankInMemory); more, with bm25. */
 export const RANKED_IN_MEMORY_UP_TO = 2000;
@@ -115,14 +116,7 @@ export function searchThreadOf(dataSource: DataSource): SearchThread | null {
     const file = dataSource.options.database as string;
     thread = dataSource.options.type === 'better-sqlite3' && file !== ':memory:' && existsSync(THREAD_SCRIPT) ? new SearchThread(file) : null;
     threads.set(dataSource, thread);
-    if (thread) {
-      const started = thread;
-      const destroy = dataSource.destroy.bind(dataSource);
-      dataSource.destroy = async () => {
-        await started.close();
-        return destroy();
-      };
-    }
+    if (thread) beforeDestroy(dataSource, thread.close.bind(thread));
   }
   return thread?.running ? thread : null;
 }

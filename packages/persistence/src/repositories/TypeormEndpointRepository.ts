@@ -132,10 +132,10 @@ export class TypeormEndpointRepository implements EndpointRepository {
       params.push(...values);
     };
     const list = (values: readonly unknown[]) => this.sql.list(values);
-    // `fence`: OFFSET 0 keeps Postgres from turning the check into a hash of every role the
-    // principals hold, built for each search (990 roles: 4 ms for a search of one match)
-    const holds = (alias: string, h: { principalIds: readonly string[]; roles: readonly string[] }, endpointId = 'e.id', fence = '') =>
-      `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = ${endpointId} AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)})${fence})`;
+    // `perRow`: looked up for each row; OFFSET 0 keeps Postgres from turning the check into a hash
+    // of every role the principals hold, built for each search (990 roles: 4 ms for one match)
+    const holds = (alias: string, h: { principalIds: readonly string[]; roles: readonly string[] }, { of = 'e.id', perRow = false } = {}) =>
+      `EXISTS (SELECT 1 FROM role_assignments ${alias} WHERE ${alias}.endpoint_id = ${of} AND ${alias}.principal_id IN (${list(h.principalIds)}) AND ${alias}.role IN (${list(h.roles)})${perRow ? ' OFFSET 0' : ''})`;
     const { visibleTo } = criteria;
     const visibilityParams = [true, ...visibleTo.principalIds, ...visibleTo.roles];
     let from = 'endpoints e';
@@ -156,7 +156,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
         const tsquery = tsqueryOfTerms(criteria.terms);
         prelude = `q AS MATERIALIZED (${tsquery.sql}),
                    m AS MATERIALIZED (SELECT s.endpoint_id, ts_rank(s.document, (SELECT query FROM q)) AS rank FROM endpoint_search s
-                     WHERE s.document @@ (SELECT query FROM q) AND (s.public = ? OR ${holds('v', visibleTo, 's.endpoint_id', ' OFFSET 0')})), `;
+                     WHERE s.document @@ (SELECT query FROM q) AND (s.public = ? OR ${holds('v', visibleTo, { of: 's.endpoint_id', perRow: true })})), `;
         preludeParams.push(...tsquery.params, ...visibilityParams);
         visibilityChecked = true;
         from = 'm JOIN endpoints e ON e.id = m.endpoint_id';
@@ -193,7 +193,13 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
     const page = `SELECT ${id} AS id, ${rank} AS rank FROM ${from}${filter} ORDER BY ${order} LIMIT ? OFFSET ?`;
     const pageParams = [...preludeParams, ...params, criteria.limit, criteria.offset];
-    return this.sql.postgres ? this.pageWithRows(prelude, page, pageParams, criteria) : this.pageThenRows(page, pageParams, from, where, params, criteria, manyMatches);
+    if (this.sql.postgres) return this.pageWithRows(prelude, page, pageParams, criteria);
+    // SQLite: the page (its matches ranked in memory where they are few), then its rows
+    const hits =
+      criteria.terms.length > 0
+        ? await this.rankedPage({ matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from}${filter} LIMIT ?`, matchParams: params, page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit }, manyMatches)
+        : await this.sql.rows<{ id: string; rank: number }>(page, pageParams);
+    return this.withRows(hits, criteria.visibleTo.principalIds);
   }
 
   /**
@@ -216,14 +222,9 @@ export class TypeormEndpointRepository implements EndpointRepository {
     return groupWithRoles(rows.map(({ search_rank: _rank, ...row }) => row)).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));
   }
 
-  /** SQLite: the page (ranked in memory where the matches are few), then its endpoints with the caller's roles. */
-  private async pageThenRows(page: string, pageParams: unknown[], from: string, where: string[], params: unknown[], criteria: EndpointCriteria, manyMatches: boolean): Promise<SearchHit[]> {
-    const hits =
-      criteria.terms.length > 0
-        ? await this.rankedPage({ matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?`, matchParams: params, page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit }, manyMatches)
-        : await this.sql.rows<{ id: string; rank: number }>(page, pageParams);
+  /** SQLite: a page's endpoints with the caller's roles, in the page's order. */
+  private async withRows(hits: RankedPage, principalIds: readonly string[]): Promise<SearchHit[]> {
     if (hits.length === 0) return [];
-    const principalIds = criteria.visibleTo.principalIds;
     const rows = await this.sql.rows<EndpointRow>(
       `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.id IN (${this.sql.list(hits)})`,
       [...principalIds, ...hits.map((p) => p.id)],
