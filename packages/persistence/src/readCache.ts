@@ -145,7 +145,8 @@ class PostgresChangeWatch implements ChangeWatch {
 const MAX_ENTRIES = 20_000;
 const MAX_BYTES = 64 * 1024 * 1024;
 /** Roughly what an entry holds: a rendered document by its length, rows at a kilobyte each. */
-const sizeOf = (value: unknown): number => (typeof value === 'string' ? value.length || 1 : Array.isArray(value) ? 1024 * Math.max(1, value.length) : 1024);
+const sizeOf = (value: unknown): number =>
+  typeof value === 'string' || value instanceof Uint8Array ? value.length || 1 : Array.isArray(value) ? 1024 * Math.max(1, value.length) : 1024;
 
 /**
  * What the hottest reads found (a token's holder, an endpoint with the caller's roles, rendered
