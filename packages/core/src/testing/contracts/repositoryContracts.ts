@@ -6,6 +6,7 @@ import { Endpoint, type CreateEndpoint } from '../../endpoint/Endpoint';
 import type { ShareCursor } from '../../endpoint/EndpointRepository';
 import { MAX_SEARCH_WINDOW, type EndpointCriteria } from '../../endpoint/EndpointSearch';
 import { ALL_PAUSED } from '../../pause-rule/PauseRule';
+import type { EndpointRole } from '../../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
 import type { UnitOfWork } from '../../shared/UnitOfWork';
 import { SequentialIdGenerator } from '../fakes';
@@ -267,6 +268,31 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
           const second = await search(terms, 10, 10);
           expect(second.some((h) => first.some((f) => f.endpoint.id === h.endpoint.id))).toBe(false);
         }
+
+        // a few of those matches in a scope: the owner's, or those a holder holds a role on
+        const bob = await identity('bob');
+        const make = async (owner: IdentityState, display_name: string, extra: Partial<CreateEndpoint> = {}) => {
+          const e = Endpoint.create({ display_name, personal: false, ...extra }, { id: ids.uuid(), owner, now, subscriptionId: null, setupKey: ids.uuid() });
+          await uow.repositories.endpoints.insert(e);
+          return e;
+        };
+        const role = (endpoint: Endpoint, role: EndpointRole) => uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: endpoint.id, role, principal_type: 'identity', principal_id: bob.id, created_at: now });
+        const bobs = [await make(bob, 'Ocean buoy', { public: true }), await make(bob, 'Buoy archive', { description: 'ocean floor' })];
+        await role(bobs[1], 'administrator');
+        const monitored = await make(alice, 'Ocean gliders');
+        await role(monitored, 'activity_monitor');
+        // a role that does not make an endpoint visible: in the scope, not found
+        const managed = await make(alice, 'Ocean vault');
+        await role(managed, 'access_manager');
+        await make(bob, 'Dune station', { public: true });
+        const asBob = { visibleTo: { principalIds: [bob.id], roles: ['administrator', 'activity_monitor'] as const }, limit: 10 };
+        const scoped = async (criteria: Partial<EndpointCriteria>) =>
+          (await uow.repositories.endpoints.search({ ...asBob, offset: 0, ...criteria } as EndpointCriteria)).map((h) => h.endpoint.displayName);
+        expect(await scoped({ terms: ['ocean'], ownedBy: [bob.id] })).toEqual(['Ocean buoy', 'Buoy archive']);
+        expect(await scoped({ terms: ['ocean'], ownedBy: [bob.id], offset: 1 })).toEqual(['Buoy archive']);
+        const holding = { principalIds: [bob.id], roles: ['administrator', 'activity_monitor', 'access_manager'] as const };
+        expect((await scoped({ terms: ['ocean'], holding })).sort()).toEqual(['Buoy archive', 'Ocean gliders']);
+        expect(await scoped({ terms: ['ocean', 'glid'], holding })).toEqual(['Ocean gliders']);
       }, 60_000);
 
       it('finds a word by every prefix of it, after updates and deletes, however many words share the prefix', async () => {
