@@ -45,7 +45,26 @@ export function rankInMemory(matches: readonly (SearchedText & { id: string })[]
     .slice(search.offset, search.offset + search.limit);
 }
 
-type Reply = { id: number; page: RankedPage } | { id: number; error: string };
+/**
+ * A search expected to find few matches, answered whole on the quick thread: its matches
+ * (`matches`, at most `most`), ranked in memory, then the page's rows by `rows`, which takes the
+ * page's ids as a JSON array, its last parameter. None when the matches are more than `most`.
+ */
+export interface FewSearch {
+  matches: string;
+  matchParams: unknown[];
+  most: number;
+  terms: string[];
+  offset: number;
+  limit: number;
+  rows: string;
+  rowsParams: unknown[];
+}
+
+export type FewAnswer<Row> = { page: RankedPage; rows: Row[] } | null;
+
+type Job = { id: number; search: RankedSearch } | { id: number; few: FewSearch };
+type Reply = { id: number; page: RankedPage } | { id: number; answer: FewAnswer<unknown> } | { id: number; error: string };
 
 /**
  * A thread with its own connection to an SQLite file, for the searches that rank thousands of
@@ -55,7 +74,7 @@ type Reply = { id: number; page: RankedPage } | { id: number; error: string };
  */
 export class SearchThread {
   private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: (page: RankedPage) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (answer: never) => void; reject: (error: Error) => void }>();
   private lastId = 0;
   private failure: Error | null = null;
 
@@ -67,7 +86,7 @@ export class SearchThread {
       this.pending.delete(reply.id);
       if (this.pending.size === 0) this.worker.unref();
       if ('error' in reply) waiting?.reject(new Error(reply.error));
-      else waiting?.resolve(reply.page);
+      else waiting?.resolve(('page' in reply ? reply.page : reply.answer) as never);
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`the search thread exited (code ${code})`)));
@@ -79,13 +98,22 @@ export class SearchThread {
   }
 
   rank(search: RankedSearch): Promise<RankedPage> {
+    return this.send((id) => ({ id, search }));
+  }
+
+  /** A search of few matches, whole (see FewSearch). */
+  few<Row>(few: FewSearch): Promise<FewAnswer<Row>> {
+    return this.send((id) => ({ id, few }));
+  }
+
+  private send<T>(job: (id: number) => Job): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     const id = ++this.lastId;
     // a search waiting here keeps the process alive, as one on the main thread would
     if (this.pending.size === 0) this.worker.ref();
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, search });
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (answer: never) => void, reject });
+      this.worker.postMessage(job(id));
     });
   }
 
@@ -111,14 +139,29 @@ const threads = new WeakMap<DataSource, SearchThread | null>();
  * for an in-memory database (no other connection can open it) or before the build.
  */
 export function searchThreadOf(dataSource: DataSource): SearchThread | null {
-  let thread = threads.get(dataSource);
+  return threadOf(threads, dataSource);
+}
+
+function threadOf(started: WeakMap<DataSource, SearchThread | null>, dataSource: DataSource): SearchThread | null {
+  let thread = started.get(dataSource);
   if (thread === undefined) {
     const file = dataSource.options.database as string;
     thread = dataSource.options.type === 'better-sqlite3' && file !== ':memory:' && existsSync(THREAD_SCRIPT) ? new SearchThread(file) : null;
-    threads.set(dataSource, thread);
+    started.set(dataSource, thread);
     if (thread) beforeDestroy(dataSource, thread.close.bind(thread));
   }
   return thread?.running ? thread : null;
+}
+
+const quickThreads = new WeakMap<DataSource, SearchThread | null>();
+
+/**
+ * The quick search thread of an SQLite file database: searches expected to find few matches, whole
+ * (FewSearch), so that their statements leave the event loop as Postgres's do, and never wait
+ * behind a search of many matches on the other thread.
+ */
+export function quickSearchThreadOf(dataSource: DataSource): SearchThread | null {
+  return threadOf(quickThreads, dataSource);
 }
 
 /** The thread's side: each search on its own connection, one at a time. */
@@ -133,8 +176,18 @@ function serve(file: string): void {
     if (!statement) statements.set(sql, (statement = db.prepare(sql)));
     return statement.all(...params);
   };
-  parentPort!.on('message', ({ id, search }: { id: number; search: RankedSearch }) => {
+  parentPort!.on('message', (job: Job) => {
+    const { id } = job;
     try {
+      if ('few' in job) {
+        const { few } = job;
+        const matches = all(few.matches, [...few.matchParams, few.most + 1]) as (SearchedText & { id: string })[];
+        if (matches.length > few.most) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
+        const page = rankInMemory(matches, few)!;
+        const rows = page.length === 0 ? [] : all(few.rows, [...few.rowsParams, JSON.stringify(page.map((p) => p.id))]);
+        return parentPort!.postMessage({ id, answer: { page, rows } } satisfies Reply);
+      }
+      const { search } = job;
       const matches = all(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]) as (SearchedText & { id: string })[];
       const page = rankInMemory(matches, search) ?? (all(search.page, search.pageParams) as RankedPage);
       parentPort!.postMessage({ id, page } satisfies Reply);

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { readCacheOf } from './readCache';
-import { searchThreadOf, type SearchThread } from './searchThread';
+import { quickSearchThreadOf, searchThreadOf, type SearchThread } from './searchThread';
 
 interface Statement {
   all(...params: unknown[]): unknown[];
@@ -118,6 +118,11 @@ export class Sql {
   /** SQLite: the search thread, where a read may leave this connection (a file, no transaction open here). */
   searchThread(): SearchThread | null {
     return this.sqliteHandle() ? searchThreadOf(this.manager.connection) : null;
+  }
+
+  /** SQLite: the quick search thread, for searches of few matches (as searchThread). */
+  quickSearchThread(): SearchThread | null {
+    return this.sqliteHandle() ? quickSearchThreadOf(this.manager.connection) : null;
   }
 
   /** node-postgres's pool when a read may bypass TypeORM (Postgres, no transaction open here). */

@@ -89,6 +89,15 @@ function groupWithRoles(rows: readonly EndpointRow[]): EndpointWithRoles[] {
   return [...byId.values()];
 }
 
+/** The hits of a ranked page from rows of endpoints with roles (in any order; others ignored). */
+function inPageOrder(page: RankedPage, rows: readonly EndpointRow[]): SearchHit[] {
+  const byId = new Map(groupWithRoles(rows).map((hit) => [hit.endpoint.id, hit]));
+  return page.flatMap((p) => {
+    const hit = byId.get(p.id);
+    return hit ? [{ ...hit, rank: p.rank }] : [];
+  });
+}
+
 export class TypeormEndpointRepository implements EndpointRepository {
   private readonly sql: Sql;
 
@@ -207,12 +216,11 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const page = `SELECT ${id} AS id, ${rank} AS rank FROM ${from}${filter} ORDER BY ${order} LIMIT ? OFFSET ?`;
     const pageParams = [...leadingParams, ...params, criteria.limit, criteria.offset];
     if (this.sql.postgres) return this.pageWithRows(prelude, page, pageParams, criteria);
-    // SQLite: the page (its matches ranked in memory where they are few), then its rows
-    const hits =
-      criteria.terms.length > 0
-        ? await this.rankedPage({ matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from}${filter} LIMIT ?`, matchParams: [...leadingParams, ...params], page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit }, manyMatches)
-        : await this.sql.rows<{ id: string; rank: number }>(page, pageParams);
-    return this.withRows(hits, criteria.visibleTo.principalIds);
+    // SQLite: the page (its matches ranked in memory where they are few), with its rows
+    const { principalIds } = criteria.visibleTo;
+    if (criteria.terms.length === 0) return this.withRows(await this.sql.rows<{ id: string; rank: number }>(page, pageParams), principalIds);
+    const search: RankedSearch = { matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from}${filter} LIMIT ?`, matchParams: [...leadingParams, ...params], page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit };
+    return this.rankedHits(search, manyMatches, principalIds);
   }
 
   /**
@@ -269,35 +277,49 @@ export class TypeormEndpointRepository implements EndpointRepository {
       `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.id IN (${this.sql.list(hits)})`,
       [...principalIds, ...hits.map((p) => p.id)],
     );
-    const byId = new Map(groupWithRoles(rows).map((hit) => [hit.endpoint.id, hit]));
-    return hits.flatMap((p) => {
-      const hit = byId.get(p.id);
-      return hit ? [{ ...hit, rank: p.rank }] : [];
-    });
+    return inPageOrder(hits, rows);
   }
 
   /**
    * SQLite: the matches found unranked and ranked by their text, or by bm25 when they are many
-   * (rankInMemory). A search of more than a few matches is left to the search thread, so that the
-   * event loop goes on serving other requests meanwhile: one with a term that is still a prefix of
-   * many words at once, any other once its first matches are more than FEW_MATCHES.
+   * (rankInMemory), off the event loop where the threads run. A search with a term that is still a
+   * prefix of many words goes to the search thread at once; any other to the quick thread first,
+   * which answers it whole (its page's rows too) when it finds at most FEW_MATCHES matches, as most
+   * do, and else leaves it to the search thread: searches of many matches never hold up the event
+   * loop or the searches of few.
    */
-  private async rankedPage(search: RankedSearch, manyMatches: boolean): Promise<RankedPage> {
+  private async rankedHits(search: RankedSearch, manyMatches: boolean, principalIds: readonly string[]): Promise<SearchHit[]> {
     const thread = this.sql.searchThread();
     if (thread) {
       if (!manyMatches) {
-        const few = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, FEW_MATCHES + 1]);
-        if (few.length <= FEW_MATCHES) return rankInMemory(few, search)!;
+        const few = await this.fewMatches(search, principalIds);
+        if (few !== null) return few;
       }
       try {
-        return await thread.rank({ ...search, matchParams: this.sql.bind(search.matchParams), pageParams: this.sql.bind(search.pageParams) });
+        return await this.withRows(await thread.rank({ ...search, matchParams: this.sql.bind(search.matchParams), pageParams: this.sql.bind(search.pageParams) }), principalIds);
       } catch (error) {
         // a thread that stopped leaves its searches to the main thread; a failed search fails
         if (thread.running) throw error;
       }
     }
     const matches = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]);
-    return rankInMemory(matches, search) ?? (await this.sql.rows<{ id: string; rank: number }>(search.page, search.pageParams));
+    return this.withRows(rankInMemory(matches, search) ?? (await this.sql.rows<{ id: string; rank: number }>(search.page, search.pageParams)), principalIds);
+  }
+
+  /** SQLite: the page of a search of at most FEW_MATCHES matches with its rows (null if more), on the quick thread where it runs. */
+  private async fewMatches(search: RankedSearch, principalIds: readonly string[]): Promise<SearchHit[] | null> {
+    const quick = this.sql.quickSearchThread();
+    if (quick) {
+      const rows = `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.id IN (SELECT value FROM json_each(?))`;
+      try {
+        const answer = await quick.few<EndpointRow>({ ...search, matchParams: this.sql.bind(search.matchParams), most: FEW_MATCHES, rows, rowsParams: [...principalIds] });
+        return answer && inPageOrder(answer.page, answer.rows);
+      } catch (error) {
+        if (quick.running) throw error;
+      }
+    }
+    const few = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, FEW_MATCHES + 1]);
+    return few.length <= FEW_MATCHES ? this.withRows(rankInMemory(few, search)!, principalIds) : null;
   }
 
   async listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EndpointCriteria } from '@xfer/core';
+import type { EndpointCriteria, SearchHit } from '@xfer/core';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../dataSource';
-import { searchThreadOf } from '../searchThread';
+import { quickSearchThreadOf, searchThreadOf } from '../searchThread';
 import { seedDatabase } from '../seed';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
 
-describe('searches of many matches on an SQLite file', () => {
+describe('searches on an SQLite file', () => {
   let directory: string;
   let dataSource: DataSource;
 
@@ -38,10 +38,15 @@ describe('searches of many matches on an SQLite file', () => {
     expect(finished.slice(1).sort()).toEqual(['common: 26', 'many: 26']);
   });
 
-  it('are answered on the main thread once the search thread has stopped', async () => {
-    const before = await search(['storage', '1']);
+  it('are answered on the main thread once the search threads have stopped', async () => {
+    const ranked = (hits: SearchHit[]) => hits.map((hit) => [hit.endpoint.id, hit.rank, hit.assignments.length]);
+    const cases = [['storage', '1'], ['storage', '2047'], ['storage']];
+    const before = await Promise.all(cases.map(search));
     await searchThreadOf(dataSource)!.close();
     expect(searchThreadOf(dataSource)).toBeNull();
-    expect((await search(['storage', '1'])).map((hit) => [hit.endpoint.id, hit.rank])).toEqual(before.map((hit) => [hit.endpoint.id, hit.rank]));
+    for (const [i, terms] of cases.entries()) expect(ranked(await search(terms))).toEqual(ranked(before[i]));
+    await quickSearchThreadOf(dataSource)!.close();
+    expect(quickSearchThreadOf(dataSource)).toBeNull();
+    for (const [i, terms] of cases.entries()) expect(ranked(await search(terms))).toEqual(ranked(before[i]));
   });
 });
