@@ -67,10 +67,11 @@ type Job = { id: number; search: RankedSearch } | { id: number; few: FewSearch }
 type Reply = { id: number; page: RankedPage } | { id: number; answer: FewAnswer<unknown> } | { id: number; error: string };
 
 /**
- * A thread with its own connection to an SQLite file, for the searches that rank thousands of
- * matches: on the one event loop, each held up every other request for as long as it took
- * ("storage 543" at 1,000,000 endpoints: 15-20 ms; "storage 54": 120 ms; "storage": 1.8 s). It
- * sees what is committed, as the main connection does outside a transaction.
+ * A thread with its own connection to an SQLite file, for searches. There are two: one ranks the
+ * searches of thousands of matches (on the one event loop, each held up every other request for
+ * as long as it took: "storage 543" at 1,000,000 endpoints 15-20 ms, "storage 54" 120 ms,
+ * "storage" 1.8 s); the quick one answers those of few. It sees what is committed, as the main
+ * connection does outside a transaction.
  */
 export class SearchThread {
   private readonly worker: Worker;

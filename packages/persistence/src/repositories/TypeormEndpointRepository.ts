@@ -57,7 +57,7 @@ const ENDPOINT_COLUMNS = Object.keys(EndpointSchema.options.columns);
 const UPDATED_COLUMNS = ENDPOINT_COLUMNS.filter((c) => c !== 'id');
 const INSERT_ENDPOINT = insertSql('endpoints', ENDPOINT_COLUMNS);
 const UPDATE_ENDPOINT = `UPDATE endpoints SET ${UPDATED_COLUMNS.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ? AND version = ?`;
-/** SQLite: a search of at most this many matches is ranked on the main thread (most find one or two). */
+/** SQLite: a search of at most this many matches is answered whole on the quick thread (most find one or two). */
 const FEW_MATCHES = 100;
 /** A scope of at most this many endpoints drives a search whose text matches more (narrowScope); SQLite ranks them in memory. */
 const SCOPE_DRIVEN_UP_TO = RANKED_IN_MEMORY_UP_TO;
