@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { Endpoint, newIdentity } from '@xfer/core';
 import { openDatabase } from '../dataSource';
 import { MIGRATIONS } from '../migrations';
 import { typeormRepositories } from '../TypeormUnitOfWork';
@@ -55,6 +57,33 @@ describe.each(testBackends())('migrations on $name', (backend) => {
     } finally {
       await dataSource.destroy();
       await database.drop();
+    }
+  });
+});
+
+describe('the SQLite search index', () => {
+  it('is written again when an endpoint changes its searched text, not on every update', async () => {
+    const dataSource = await openDatabase('sqlite::memory:');
+    try {
+      const now = new Date('2026-01-01T00:00:00Z');
+      const owner = newIdentity({ id: randomUUID(), username: 'alice@example.org', name: 'Alice', email: null, now });
+      const endpoint = Endpoint.create({ display_name: 'Ocean storage', personal: false, servers: [{ hostname: 'a.example.org' }] }, { id: randomUUID(), owner, now, subscriptionId: null, setupKey: randomUUID() });
+      const repositories = typeormRepositories(dataSource.manager);
+      await repositories.endpoints.insert(endpoint);
+      // FTS5 adds index segments (rows of endpoint_search_data) as it is written
+      const written = async () => ((await dataSource.query('SELECT count(*) AS n FROM endpoint_search_data')) as { n: number }[])[0].n;
+      const afterInsert = await written();
+      endpoint.update({ public: true });
+      endpoint.addServer({ hostname: 'b.example.org' });
+      await repositories.endpoints.update(endpoint);
+      expect(await written()).toBe(afterInsert);
+      endpoint.update({ description: 'tide gauges' });
+      await repositories.endpoints.update(endpoint);
+      expect(await written()).toBeGreaterThan(afterInsert);
+      const found = await repositories.endpoints.search({ terms: ['tide'], visibleTo: { principalIds: [owner.id], roles: ['administrator'] }, offset: 0, limit: 10 });
+      expect(found.map((hit) => hit.endpoint.id)).toEqual([endpoint.id]);
+    } finally {
+      await dataSource.destroy();
     }
   });
 });
