@@ -181,8 +181,10 @@ export class TypeormEndpointRepository implements EndpointRepository {
         const expanded = await expandForFts5(this.sql, criteria.terms);
         if (matchesNothing(expanded)) return [];
         const query = fts5Query(expanded);
-        const scope = await this.narrowScope(criteria, { sql: 'SELECT rowid FROM endpoint_search WHERE endpoint_search MATCH ?', params: [query] });
-        manyMatches = scope !== null || expanded.some((e) => 'prefix' in e);
+        const prefixed = expanded.some((e) => 'prefix' in e);
+        // a prefix of many words is taken to match many: counting would merge all their entries here, on the event loop
+        const scope = await this.narrowScope(criteria, prefixed ? 'many' : { sql: 'SELECT rowid FROM endpoint_search WHERE endpoint_search MATCH ?', params: [query] });
+        manyMatches = scope !== null || prefixed;
         // in a narrow scope, each of its endpoints' search rows by rowid (CROSS JOIN: in that order).
         // Its matches are at most SCOPE_DRIVEN_UP_TO, so ranked in memory: never by bm25, which
         // counts each term's documents again for every row of such a join.
@@ -229,11 +231,11 @@ export class TypeormEndpointRepository implements EndpointRepository {
    * more: the search then checks the text of each endpoint in scope, instead of finding every match
    * of a common word to keep the few in scope ("genomics" in my-endpoints at 1,000,000 endpoints:
    * 0.5-0.9 s on SQLite and 0.9-3.9 s on Postgres before, 35-120 ms after). `text` selects the
-   * text's matches.
+   * text's matches, or is `many` where they are taken to be more without counting them.
    */
   private async narrowScope(
     criteria: EndpointCriteria,
-    text: { sql: string; params: unknown[] },
+    text: { sql: string; params: unknown[] } | 'many',
   ): Promise<{ sql: string; params: unknown[] } | null> {
     const list = (values: readonly unknown[]) => this.sql.list(values);
     const { ownedBy, holding } = criteria;
@@ -243,9 +245,10 @@ export class TypeormEndpointRepository implements EndpointRepository {
         ? { sql: `SELECT DISTINCT h.endpoint_id AS id FROM role_assignments h WHERE h.principal_id IN (${list(holding.principalIds)}) AND h.role IN (${list(holding.roles)})`, params: [...holding.principalIds, ...holding.roles] }
         : null;
     if (scope === null) return null;
+    const matches = text === 'many' ? { sql: '?', params: [] } : { sql: `(SELECT count(*) FROM (${text.sql} LIMIT ?) t)`, params: text.params };
     const [counted] = await this.sql.rows<{ text: number | string; scope: number | string }>(
-      `SELECT (SELECT count(*) FROM (${text.sql} LIMIT ?) t) AS text, (SELECT count(*) FROM (${scope.sql} LIMIT ?) c) AS scope`,
-      [...text.params, SCOPE_DRIVEN_UP_TO + 1, ...scope.params, SCOPE_DRIVEN_UP_TO + 1],
+      `SELECT ${matches.sql} AS text, (SELECT count(*) FROM (${scope.sql} LIMIT ?) c) AS scope`,
+      [...matches.params, SCOPE_DRIVEN_UP_TO + 1, ...scope.params, SCOPE_DRIVEN_UP_TO + 1],
     );
     return Number(counted.text) > SCOPE_DRIVEN_UP_TO && Number(counted.scope) <= SCOPE_DRIVEN_UP_TO ? scope : null;
   }

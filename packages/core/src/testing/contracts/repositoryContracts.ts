@@ -285,6 +285,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const managed = await make(alice, 'Ocean vault');
         await role(managed, 'access_manager');
         await make(bob, 'Dune station', { public: true });
+        await make(bob, 'Tide gauge 17', { public: true });
         const asBob = { visibleTo: { principalIds: [bob.id], roles: ['administrator', 'activity_monitor'] as const }, limit: 10 };
         const scoped = async (criteria: Partial<EndpointCriteria>) =>
           (await uow.repositories.endpoints.search({ ...asBob, offset: 0, ...criteria } as EndpointCriteria)).map((h) => h.endpoint.displayName);
@@ -293,6 +294,8 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const holding = { principalIds: [bob.id], roles: ['administrator', 'activity_monitor', 'access_manager'] as const };
         expect((await scoped({ terms: ['ocean'], holding })).sort()).toEqual(['Buoy archive', 'Ocean gliders']);
         expect(await scoped({ terms: ['ocean', 'glid'], holding })).toEqual(['Ocean gliders']);
+        // "1" begins hundreds of words (alice's numbers): a prefix, in bob's scope
+        expect(await scoped({ terms: ['1'], ownedBy: [bob.id] })).toEqual(['Tide gauge 17']);
       }, 60_000);
 
       it('finds a word by every prefix of it, after updates and deletes, however many words share the prefix', async () => {
