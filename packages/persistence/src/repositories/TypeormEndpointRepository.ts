@@ -273,13 +273,15 @@ export class TypeormEndpointRepository implements EndpointRepository {
     return groupWithRoles(rows.map(({ search_rank: _rank, ...row }) => row)).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));
   }
 
+  /** SQLite: the endpoints of a page with the caller's roles; its last parameter is the page's ids as a JSON array. */
+  private pageRows(principalIds: readonly string[]): string {
+    return `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.id IN (SELECT value FROM json_each(?))`;
+  }
+
   /** SQLite: a page's endpoints with the caller's roles, in the page's order. */
   private async withRows(hits: RankedPage, principalIds: readonly string[]): Promise<SearchHit[]> {
     if (hits.length === 0) return [];
-    const rows = await this.sql.rows<EndpointRow>(
-      `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.id IN (${this.sql.list(hits)})`,
-      [...principalIds, ...hits.map((p) => p.id)],
-    );
+    const rows = await this.sql.rows<EndpointRow>(this.pageRows(principalIds), [...principalIds, JSON.stringify(hits.map((p) => p.id))]);
     return inPageOrder(hits, rows);
   }
 
@@ -313,9 +315,8 @@ export class TypeormEndpointRepository implements EndpointRepository {
   private async fewMatches(search: RankedSearch, principalIds: readonly string[]): Promise<SearchHit[] | null> {
     const quick = this.sql.quickSearchThread();
     if (quick) {
-      const rows = `${SELECT_WITH_ROLES} FROM endpoints e LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)}) WHERE e.id IN (SELECT value FROM json_each(?))`;
       try {
-        const answer = await quick.few<EndpointRow>({ ...search, matchParams: this.sql.bind(search.matchParams), most: FEW_MATCHES, rows, rowsParams: [...principalIds] });
+        const answer = await quick.few<EndpointRow>({ ...search, matchParams: this.sql.bind(search.matchParams), most: FEW_MATCHES, rows: this.pageRows(principalIds), rowsParams: [...principalIds] });
         return answer && inPageOrder(answer.page, answer.rows);
       } catch (error) {
         if (quick.running) throw error;
