@@ -61,29 +61,41 @@ describe.each(testBackends())('migrations on $name', (backend) => {
   });
 });
 
-describe('the SQLite search index', () => {
-  it('is written again when an endpoint changes its searched text, not on every update', async () => {
-    const dataSource = await openDatabase('sqlite::memory:');
+describe.each(testBackends())('the search index on $name', (backend) => {
+  it('is written again when an endpoint changes its searched text or turns public, not on every update', async () => {
+    const database = await backend.create();
+    const dataSource = await openDatabase(database.url);
     try {
       const now = new Date('2026-01-01T00:00:00Z');
       const owner = newIdentity({ id: randomUUID(), username: 'alice@example.org', name: 'Alice', email: null, now });
       const endpoint = Endpoint.create({ display_name: 'Ocean storage', personal: false, servers: [{ hostname: 'a.example.org' }] }, { id: randomUUID(), owner, now, subscriptionId: null, setupKey: randomUUID() });
       const repositories = typeormRepositories(dataSource.manager);
       await repositories.endpoints.insert(endpoint);
-      // FTS5 adds index segments (rows of endpoint_search_data) as it is written
-      const written = async () => ((await dataSource.query('SELECT count(*) AS n FROM endpoint_search_data')) as { n: number }[])[0].n;
+      // SQLite: FTS5 adds index segments (rows of endpoint_search_data) as it is written;
+      // Postgres: each write of the search row makes a new row version (its xmin)
+      const written = async () =>
+        backend.name === 'sqlite'
+          ? ((await dataSource.query('SELECT count(*) AS n FROM endpoint_search_data')) as { n: number }[])[0].n
+          : ((await dataSource.query('SELECT xmin::text AS n FROM endpoint_search WHERE endpoint_id = $1', [endpoint.id])) as { n: string }[])[0].n;
+      const search = (terms: string[], principalId: string) => repositories.endpoints.search({ terms, visibleTo: { principalIds: [principalId], roles: ['administrator'] }, offset: 0, limit: 10 });
       const afterInsert = await written();
-      endpoint.update({ public: true });
       endpoint.addServer({ hostname: 'b.example.org' });
+      endpoint.update({ force_encryption: true });
       await repositories.endpoints.update(endpoint);
       expect(await written()).toBe(afterInsert);
+      // someone else finds it once it is public (Postgres keeps the flag in the search row)
+      expect(await search(['ocean'], randomUUID())).toEqual([]);
+      endpoint.update({ public: true });
+      await repositories.endpoints.update(endpoint);
+      expect((await search(['ocean'], randomUUID())).map((hit) => hit.endpoint.id)).toEqual([endpoint.id]);
+      const beforeText = await written();
       endpoint.update({ description: 'tide gauges' });
       await repositories.endpoints.update(endpoint);
-      expect(await written()).toBeGreaterThan(afterInsert);
-      const found = await repositories.endpoints.search({ terms: ['tide'], visibleTo: { principalIds: [owner.id], roles: ['administrator'] }, offset: 0, limit: 10 });
-      expect(found.map((hit) => hit.endpoint.id)).toEqual([endpoint.id]);
+      expect(await written()).not.toBe(beforeText);
+      expect((await search(['tide'], owner.id)).map((hit) => hit.endpoint.id)).toEqual([endpoint.id]);
     } finally {
       await dataSource.destroy();
+      await database.drop();
     }
   });
 });
