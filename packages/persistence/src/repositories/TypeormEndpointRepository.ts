@@ -64,7 +64,20 @@ const SCOPE_DRIVEN_UP_TO = RANKED_IN_MEMORY_UP_TO;
 
 const SELECT_WITH_ROLES = `SELECT e.*, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
 
-type EndpointRow = EndpointRecord & { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
+type RoleColumns = { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
+type EndpointRow = EndpointRecord & RoleColumns;
+
+/**
+ * Postgres: the endpoint as one JSON column beside the role's. node-postgres builds a template row
+ * for every result from its column list (about 25 us for SELECT e.*'s 37 columns, a tenth of a
+ * search's own CPU); the endpoint's values come back alike (JSON true/false, numbers, strings).
+ */
+const SELECT_JSON_WITH_ROLES = `SELECT row_to_json(e) AS e, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
+type PostgresRow = RoleColumns & { e: EndpointRecord };
+
+function fromPostgresRow({ e, r_id, r_role, r_principal_type, r_principal_id, r_created_at }: PostgresRow): EndpointRow {
+  return { ...e, r_id, r_role, r_principal_type, r_principal_id, r_created_at };
+}
 
 /** Rows of endpoints LEFT JOINed with role assignments: one entry per endpoint, in row order. */
 function groupWithRoles(rows: readonly EndpointRow[]): EndpointWithRoles[] {
@@ -261,16 +274,16 @@ export class TypeormEndpointRepository implements EndpointRepository {
   private async pageWithRows(prelude: string, page: string, pageParams: unknown[], criteria: EndpointCriteria): Promise<SearchHit[]> {
     const { principalIds } = criteria.visibleTo;
     const order = criteria.terms.length > 0 ? 'page.rank DESC, page.id' : 'e.created_at, e.id';
-    const rows = await this.sql.rows<EndpointRow & { search_rank: number | string }>(
+    const rows = await this.sql.rows<PostgresRow & { search_rank: number | string }>(
       `WITH ${prelude}page AS MATERIALIZED (${page})
-       ${SELECT_WITH_ROLES}, page.rank AS search_rank
+       ${SELECT_JSON_WITH_ROLES}, page.rank AS search_rank
        FROM page CROSS JOIN LATERAL (SELECT * FROM endpoints x WHERE x.id = page.id) e
        LEFT JOIN LATERAL (SELECT * FROM role_assignments y WHERE y.endpoint_id = e.id AND y.principal_id IN (${this.sql.list(principalIds)})) r ON true
        ORDER BY ${order}`,
       [...pageParams, ...principalIds],
     );
-    const ranks = new Map(rows.map((row) => [row.id, Number(row.search_rank)]));
-    return groupWithRoles(rows.map(({ search_rank: _rank, ...row }) => row)).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));
+    const ranks = new Map(rows.map((row) => [row.e.id, Number(row.search_rank)]));
+    return groupWithRoles(rows.map(fromPostgresRow)).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));
   }
 
   /** SQLite: the endpoints of a page with the caller's roles; its last parameter is the page's ids as a JSON array. */
