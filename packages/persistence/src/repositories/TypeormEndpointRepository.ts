@@ -75,23 +75,26 @@ type EndpointRow = EndpointRecord & RoleColumns;
 const SELECT_JSON_WITH_ROLES = `SELECT row_to_json(e) AS e, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
 type PostgresRow = RoleColumns & { e: EndpointRecord };
 
-function fromPostgresRow({ e, r_id, r_role, r_principal_type, r_principal_id, r_created_at }: PostgresRow): EndpointRow {
-  return { ...e, r_id, r_role, r_principal_type, r_principal_id, r_created_at };
-}
-
 /** Rows of endpoints LEFT JOINed with role assignments: one entry per endpoint, in row order. */
 function groupWithRoles(rows: readonly EndpointRow[]): EndpointWithRoles[] {
+  return groupRows(rows, ({ r_id: _i, r_role: _r, r_principal_type: _t, r_principal_id: _p, r_created_at: _c, ...record }) => record);
+}
+
+/** groupWithRoles for rows whose endpoint is their own JSON column: the record as it came. */
+function groupJsonWithRoles(rows: readonly PostgresRow[]): EndpointWithRoles[] {
+  return groupRows(rows, (row) => row.e);
+}
+
+function groupRows<Row extends RoleColumns>(rows: readonly Row[], recordOf: (row: Row) => EndpointRecord): EndpointWithRoles[] {
   const byId = new Map<string, EndpointWithRoles>();
   for (const row of rows) {
-    let entry = byId.get(row.id);
-    if (!entry) {
-      const { r_id: _i, r_role: _r, r_principal_type: _t, r_principal_id: _p, r_created_at: _c, ...record } = row;
-      byId.set(row.id, (entry = { endpoint: endpointFromRecord(record), assignments: [] }));
-    }
+    const record = recordOf(row);
+    let entry = byId.get(record.id);
+    if (!entry) byId.set(record.id, (entry = { endpoint: endpointFromRecord(record), assignments: [] }));
     if (row.r_id !== null) {
       entry.assignments.push({
         id: row.r_id,
-        endpoint_id: row.id,
+        endpoint_id: record.id,
         role: row.r_role as EndpointRole,
         principal_type: row.r_principal_type as PrincipalType,
         principal_id: row.r_principal_id!,
@@ -283,7 +286,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
       [...pageParams, ...principalIds],
     );
     const ranks = new Map(rows.map((row) => [row.e.id, Number(row.search_rank)]));
-    return groupWithRoles(rows.map(fromPostgresRow)).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));
+    return groupJsonWithRoles(rows).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));
   }
 
   /** SQLite: the endpoints of a page with the caller's roles; its last parameter is the page's ids as a JSON array. */
