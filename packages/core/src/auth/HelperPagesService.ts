@@ -101,12 +101,9 @@ export class HelperPagesService {
   /** The signed-in user of a session cookie, or null when there is no live session. */
   async signedIn(secret: string | undefined): Promise<SignedIn | null> {
     if (!secret) return null;
-    const { sessions, identities } = this.uow.repositories;
-    const session = await sessions.findByHash(hashSessionSecret(secret));
-    if (!session || session.expires_at.getTime() <= this.clock.now().getTime()) return null;
-    const identity = await identities.findById(session.identity_id);
-    if (!identity) return null;
-    return { identity, set: await identities.listSet(identity.set_id), authenticatedAt: session.created_at };
+    const holder = await this.uow.repositories.sessions.findHolder(hashSessionSecret(secret));
+    if (!holder || holder.session.expires_at.getTime() <= this.clock.now().getTime()) return null;
+    return { identity: holder.identity, set: holder.set, authenticatedAt: holder.session.created_at };
   }
 
   /** Ends the session of the cookie; true when there was one. */

@@ -20,6 +20,11 @@ import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
 
 /** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
+
+/** The identities of one set, its primary first (as the adapters order them). */
+function identitySetIn(store: Store, setId: string): IdentityState[] {
+  return sortIdentitySet([...store.identities.values()].filter((i) => i.set_id === setId), setId);
+}
 interface Store {
   endpoints: Map<string, EndpointState>;
   tombstones: Map<string, Tombstone>;
@@ -277,7 +282,7 @@ class InMemoryIdentityRepository implements IdentityRepository {
     return i ? clone(i) : null;
   }
   async listSet(setId: string) {
-    return sortIdentitySet([...this.store().identities.values()].filter((i) => i.set_id === setId), setId).map(clone);
+    return identitySetIn(this.store(), setId).map(clone);
   }
   async update(identities: readonly IdentityState[]) {
     for (const i of identities) if (this.store().identities.has(i.id)) this.store().identities.set(i.id, clone(i));
@@ -337,7 +342,7 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
     const token = this.store().tokens.get(hash);
     const identity = token && this.store().identities.get(token.identity_id);
     if (!token || !identity) return null;
-    const set = sortIdentitySet([...this.store().identities.values()].filter((i) => i.set_id === identity.set_id), identity.set_id);
+    const set = identitySetIn(this.store(), identity.set_id);
     const ids = new Set(set.map((i) => i.id));
     const groupIds = [...new Set([...this.store().groupMembers].filter((m) => ids.has(m.split('/')[1])).map((m) => m.split('/')[0]))].sort();
     return { token: clone(token), identity: clone(identity), set: set.map(clone), groupIds };
@@ -490,6 +495,13 @@ class InMemorySessionRepository implements SessionRepository {
   async findByHash(hash: string) {
     const s = this.store().sessions.get(hash);
     return s ? clone(s) : null;
+  }
+  async findHolder(hash: string) {
+    const session = this.store().sessions.get(hash);
+    const identity = session && this.store().identities.get(session.identity_id);
+    if (!session || !identity) return null;
+    const set = identitySetIn(this.store(), identity.set_id);
+    return { session: clone(session), identity: clone(identity), set: set.map(clone) };
   }
   async delete(hash: string) {
     this.store().sessions.delete(hash);

@@ -37,7 +37,7 @@ import {
   type ScopeRecord,
 } from '../records/schemas';
 import { Sql } from '../sql';
-import { scopesFromText } from './TypeormIdentityRepositories';
+import { scopesFromText, TypeormIdentityRepository } from './TypeormIdentityRepositories';
 import { bool, fromTime, fromTimeOrNull, purgeBefore, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const clientFromRecord = (r: ClientRecord): ClientState => ({
@@ -151,9 +151,18 @@ export class TypeormSessionRepository implements SessionRepository {
     await this.manager.insert(SessionSchema, { ...session, created_at: toTime(session.created_at), expires_at: toTime(session.expires_at) });
   }
   async findByHash(hash: string) {
-    // every signed-in page: a prepared read, no query building
     const [r] = await this.sql.rows<SessionRecord>('SELECT * FROM sessions WHERE id_hash = ?', [hash]);
     return r ? { ...r, created_at: fromTime(r.created_at), expires_at: fromTime(r.expires_at) } : null;
+  }
+  async findHolder(hash: string) {
+    // every signed-in page: remembered until anything changes (migration SessionNotifications
+    // tells other instances of a session that ended), so a page reads nothing on a repeat
+    return this.sql.cached(`session ${hash}`, async () => {
+      const session = await this.findByHash(hash);
+      const identities = new TypeormIdentityRepository(this.manager);
+      const identity = session && (await identities.findById(session.identity_id));
+      return session && identity ? { session, identity, set: await identities.listSet(identity.set_id) } : null;
+    });
   }
   async delete(hash: string) {
     await this.manager.delete(SessionSchema, { id_hash: hash });

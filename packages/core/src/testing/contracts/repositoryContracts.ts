@@ -531,6 +531,24 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.refreshTokens.revokeIssuedForCode(hashToken('code'), later)).toEqual([]);
       });
 
+      it('reads a session with its identity and the identity set, until the session ends', async () => {
+        const alice = await identity('alice');
+        const work = await identity('alice@work.example.org');
+        await uow.repositories.identities.update([{ ...work, set_id: alice.set_id, linked_at: now }]);
+        const session = { id_hash: hashToken('browser'), identity_id: work.id, created_at: now, expires_at: new Date(now.getTime() + 1000) };
+        await uow.repositories.sessions.add(session);
+        const holder = await uow.repositories.sessions.findHolder(session.id_hash);
+        expect(holder?.session).toEqual(session);
+        expect(holder?.identity.id).toBe(work.id);
+        expect(holder?.set.map((i) => i.username)).toEqual(['alice', 'alice@work.example.org']);
+        // read again after a write: never what was remembered before it
+        await uow.repositories.sessions.delete(session.id_hash);
+        expect(await uow.repositories.sessions.findHolder(session.id_hash)).toBeNull();
+        await uow.repositories.sessions.add({ ...session, id_hash: hashToken('orphan'), identity_id: ids.uuid() });
+        expect(await uow.repositories.sessions.findHolder(hashToken('orphan'))).toBeNull();
+        expect(await uow.repositories.sessions.findHolder(hashToken('nope'))).toBeNull();
+      });
+
       it('stores and deletes sessions by hash', async () => {
         const session = { id_hash: hashToken('cookie'), identity_id: ids.uuid(), created_at: now, expires_at: new Date(now.getTime() + 1000) };
         await uow.repositories.sessions.add(session);
