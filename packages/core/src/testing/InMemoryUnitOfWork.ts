@@ -21,10 +21,6 @@ import type { SubscriptionRepository, SubscriptionState } from '../subscription/
 
 /** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
 
-/** The identities of one set, its primary first (as the adapters order them). */
-function identitySetIn(store: Store, setId: string): IdentityState[] {
-  return sortIdentitySet([...store.identities.values()].filter((i) => i.set_id === setId), setId);
-}
 interface Store {
   endpoints: Map<string, EndpointState>;
   tombstones: Map<string, Tombstone>;
@@ -45,6 +41,10 @@ interface Store {
   signInFailures: { key_hash: string; at: Date }[];
   signingKeys: Map<string, SigningKeyState>;
   maintenance: Maintenance | null;
+}
+/** The identities of one set, its primary first (as the adapters order them). */
+function identitySetIn(store: Store, setId: string): IdentityState[] {
+  return sortIdentitySet([...store.identities.values()].filter((i) => i.set_id === setId), setId);
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
