@@ -20,7 +20,6 @@ import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
 
 /** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
-
 interface Store {
   endpoints: Map<string, EndpointState>;
   tombstones: Map<string, Tombstone>;
@@ -42,6 +41,7 @@ interface Store {
   signingKeys: Map<string, SigningKeyState>;
   maintenance: Maintenance | null;
 }
+
 /** The identities of one set, its primary first (as the adapters order them). */
 function identitySetIn(store: Store, setId: string): IdentityState[] {
   return sortIdentitySet([...store.identities.values()].filter((i) => i.set_id === setId), setId);

@@ -62,7 +62,9 @@ const FEW_MATCHES = 100;
 /** A scope of at most this many endpoints drives a search whose text matches more (narrowScope); SQLite ranks them in memory. */
 const SCOPE_DRIVEN_UP_TO = RANKED_IN_MEMORY_UP_TO;
 
-const SELECT_WITH_ROLES = `SELECT e.*, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
+/** The caller's role assignment beside an endpoint `e` (LEFT JOINed as `r`). */
+const ROLE_COLUMNS = 'r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at';
+const SELECT_WITH_ROLES = `SELECT e.*, ${ROLE_COLUMNS}`;
 
 type RoleColumns = { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
 type EndpointRow = EndpointRecord & RoleColumns;
@@ -73,7 +75,7 @@ type EndpointRow = EndpointRecord & RoleColumns;
  * columns, 15 us for these 8); the endpoint's values come back alike (JSON true/false, numbers,
  * strings).
  */
-const SELECT_JSON_WITH_ROLES = `SELECT row_to_json(e) AS e, r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at`;
+const SELECT_JSON_WITH_ROLES = `SELECT row_to_json(e) AS e, ${ROLE_COLUMNS}`;
 type PostgresRow = RoleColumns & { e: EndpointRecord };
 
 /** Rows of endpoints LEFT JOINed with role assignments: one entry per endpoint, in row order. */
