@@ -1,6 +1,6 @@
 import type { Repositories, UnitOfWork } from '@xfer/core';
 import type { DataSource, EntityManager } from 'typeorm';
-import { readCacheOf } from './readCache';
+import { afterWrite } from './afterWrite';
 import { TypeormAccessTokenRepository, TypeormGroupRepository, TypeormIdentityRepository } from './repositories/TypeormIdentityRepositories';
 import {
   TypeormAuthorizationCodeRepository,
@@ -56,7 +56,7 @@ export class TypeormUnitOfWork implements UnitOfWork {
   }
 
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-    const run = () => this.dataSource.transaction((manager) => work(typeormRepositories(manager))).finally(() => readCacheOf(this.dataSource)?.changed());
+    const run = () => this.dataSource.transaction((manager) => work(typeormRepositories(manager))).finally(() => afterWrite(this.dataSource));
     if (!this.serialize) return run();
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => undefined);

@@ -4,6 +4,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ConfigError } from './ConfigError';
 import { MIGRATIONS } from './migrations';
 import { attachReadCache } from './readCache';
+import { attachSearchIndexUpkeep } from './searchIndexUpkeep';
 import { ALL_SCHEMAS } from './records/schemas';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
@@ -51,7 +52,8 @@ export function dataSourceOptions(url: string, options: { createDirectory?: bool
 }
 
 /**
- * Opens the database, applies pending migrations and sets up the read cache (readCache.ts). A database that cannot be reached, found or
+ * Opens the database, applies pending migrations and sets up the read cache (readCache.ts) and, on
+ * SQLite, the search index's upkeep (searchIndexUpkeep.ts). A database that cannot be reached, found or
  * created throws DatabaseUrlError saying why and what to check.
  */
 export async function openDatabase(url: string, options: { migrate?: boolean; readCache?: boolean } = {}): Promise<DataSource> {
@@ -64,6 +66,7 @@ export async function openDatabase(url: string, options: { migrate?: boolean; re
   }
   if (options.migrate ?? true) await dataSource.runMigrations({ transaction: 'each' });
   if (options.readCache ?? true) await attachReadCache(dataSource);
+  await attachSearchIndexUpkeep(dataSource);
   return dataSource;
 }
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { afterWrite } from './afterWrite';
 import { readCacheOf } from './readCache';
 import { quickSearchThreadOf, searchThreadOf, type SearchThread } from './searchThread';
 
@@ -110,7 +111,7 @@ export class Sql {
       const result = await runner.query(this.dialect(sql), this.bind(params), true);
       return result.affected ?? 0;
     } finally {
-      if (own) readCacheOf(this.manager.connection)?.changed();
+      if (own) afterWrite(this.manager.connection);
       if (own && this.postgres) await own.release();
     }
   }
