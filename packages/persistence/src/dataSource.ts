@@ -5,6 +5,7 @@ import { ConfigError } from './ConfigError';
 import { MIGRATIONS } from './migrations';
 import { attachReadCache } from './readCache';
 import { attachSearchIndexUpkeep } from './searchIndexUpkeep';
+import { attachWalCheckpoints } from './walCheckpoints';
 import { ALL_SCHEMAS } from './records/schemas';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
@@ -53,7 +54,8 @@ export function dataSourceOptions(url: string, options: { createDirectory?: bool
 
 /**
  * Opens the database, applies pending migrations and sets up the read cache (readCache.ts) and, on
- * SQLite, the search index's upkeep (searchIndexUpkeep.ts). A database that cannot be reached, found or
+ * SQLite, the search index's upkeep (searchIndexUpkeep.ts) and the WAL's checkpoints off the
+ * event loop (walCheckpoints.ts). A database that cannot be reached, found or
  * created throws DatabaseUrlError saying why and what to check.
  */
 export async function openDatabase(url: string, options: { migrate?: boolean; readCache?: boolean } = {}): Promise<DataSource> {
@@ -67,6 +69,7 @@ export async function openDatabase(url: string, options: { migrate?: boolean; re
   if (options.migrate ?? true) await dataSource.runMigrations({ transaction: 'each' });
   if (options.readCache ?? true) await attachReadCache(dataSource);
   await attachSearchIndexUpkeep(dataSource);
+  attachWalCheckpoints(dataSource);
   return dataSource;
 }
 
