@@ -7,21 +7,29 @@ import { beforeDestroy } from './beforeDestroy';
 
 interface SqliteHandle {
   pragma(sql: string): unknown;
+  readonly inTransaction: boolean;
+  readonly open: boolean;
 }
+
+/** What a PASSIVE checkpoint reports: the WAL's frames, and how many of them are in the database file. */
+type Checkpointed = { asked: boolean; log: number; checkpointed: number };
 
 /** SQLite's own: a commit that takes the WAL past this many pages checkpoints it. */
 const AUTOCHECKPOINT_PAGES = 1000;
 /** Checkpoints start at most this often: a run of writes is copied in batches, not one sync per commit. */
 const CHECKPOINT_INTERVAL_MS = 200;
 /**
- * A WAL of this many pages is checkpointed whole (FULL: new writers wait while it copies what came
- * in meanwhile), so that the next writer starts it again from the beginning and truncates the file
- * to this size (`journal_size_limit`). PASSIVE checkpoints alone never catch up with writers that
- * keep appending: under the bench's creates the WAL grew to 758 MB in 10 s. Not RESTART, which
- * also waits for readers while it holds writers back: the main connection reads in a transaction
- * before it writes, and each would wait for the other until a busy timeout.
+ * A WAL of this many pages is copied to its end by the main connection, so that the next write
+ * starts it again from the beginning and truncates the file to this size (`journal_size_limit`).
+ * The thread's checkpoints alone never reach the end while writers keep appending (under the
+ * bench's creates the WAL grew to 758 MB in 10 s).
  */
 export const RESET_WAL_PAGES = 10_000;
+/**
+ * The main connection copies the rest of a long WAL itself when the thread left at most this many
+ * pages (16 MB: a few milliseconds); more, and the thread goes on first.
+ */
+const FINISHED_BY_MAIN_UP_TO = 500;
 /** The thread checkpoints this often unasked (a checkpoint with nothing to copy costs microseconds). */
 const UNASKED_CHECKPOINT_MS = 1000;
 /** SQLite's default page size, which xfer keeps. */
@@ -32,10 +40,14 @@ const PAGE_SIZE = 4096;
  * the database file and syncs it, on the connection that committed: the event loop's. At
  * 1,000,000 endpoints that stalled every request for 267-762 ms every few hundred creates (a
  * create writes about 30 pages: its row, its indexes, its search entry and words, its owner's
- * role). A thread with a connection of its own checkpoints instead, after writes: PASSIVE, so it
- * never waits for or blocks a reader or a writer, then whole when the WAL is long (RESET_WAL_PAGES).
- * While it runs, the main connection checkpoints nothing itself; if it stops, the main connection
- * does again.
+ * role). A thread with a connection of its own checkpoints instead, after writes and every second:
+ * PASSIVE, so it never waits for or blocks a reader or a writer. When the WAL is long and the
+ * thread has copied nearly all of it, the main connection copies the rest between transactions,
+ * where no write of this process can come in meanwhile, so that the next write starts the WAL
+ * again. Never FULL or RESTART: they hold writers back while they copy, and one that started right
+ * after a large transaction (the seed's optimize) held them for longer than their busy timeout.
+ * While the thread runs, the main connection checkpoints nothing else itself; if it stops, the
+ * main connection does again, as SQLite does by default.
  */
 export class WalCheckpoints {
   private readonly worker: Worker;
@@ -46,12 +58,13 @@ export class WalCheckpoints {
   private again = false;
   private lastStarted = 0;
   private stopped = false;
+  private finishTimer: NodeJS.Timeout | null = null;
   private idle: (() => void)[] = [];
 
   constructor(file: string, private readonly handle: SqliteHandle) {
     this.worker = new Worker(CHECKPOINT_SCRIPT, { workerData: { checkpointDatabase: file } });
     this.worker.unref();
-    this.worker.on('message', () => this.finished());
+    this.worker.on('message', (result: Checkpointed) => this.finished(result));
     this.worker.on('error', () => this.stop());
     this.exited = new Promise((resolve) => this.worker.once('exit', resolve)).finally(() => this.stop());
     handle.pragma('wal_autocheckpoint = 0');
@@ -79,7 +92,7 @@ export class WalCheckpoints {
 
   /** Resolves once no checkpoint is under way or asked for (tests). */
   settled(): Promise<void> {
-    return this.running ? new Promise((resolve) => this.idle.push(resolve)) : Promise.resolve();
+    return this.running || this.finishTimer ? new Promise((resolve) => this.idle.push(resolve)) : Promise.resolve();
   }
 
   /** Stops the thread once its checkpoint, if any, is done; it closes its connection first. */
@@ -91,13 +104,39 @@ export class WalCheckpoints {
     await this.exited;
   }
 
-  private finished(): void {
-    this.running = false;
-    if (this.again && !this.stopped) {
+  private finished({ asked, log, checkpointed }: Checkpointed): void {
+    if (asked) this.running = false;
+    if (log >= RESET_WAL_PAGES && !this.stopped) {
+      if (log - checkpointed <= FINISHED_BY_MAIN_UP_TO) this.finish();
+      // the thread fell behind the writers: it copies again at once, not after the interval
+      else if (!this.running) {
+        this.lastStarted = 0;
+        this.again = true;
+      }
+    }
+    if (this.again && !this.running && !this.stopped) {
       this.again = false;
       return this.written();
     }
-    for (const resolve of this.idle.splice(0)) resolve();
+    if (!this.running && !this.finishTimer) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** The main connection copies the rest of the WAL, once no transaction of its own is open. */
+  private finish(): void {
+    this.finishTimer = null;
+    if (this.stopped || !this.handle.open) return;
+    // a transaction is open on the one connection (TypeORM's spans awaits): a checkpoint there fails
+    if (this.handle.inTransaction) {
+      this.finishTimer = setTimeout(() => this.finish(), 5);
+      this.finishTimer.unref();
+      return;
+    }
+    try {
+      this.handle.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // busy (another process checkpoints): the thread's next report tries again
+    }
+    if (!this.running) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** The thread is gone: the main connection checkpoints again, as SQLite does by default. */
@@ -105,6 +144,8 @@ export class WalCheckpoints {
     if (this.stopped) return;
     this.stopped = true;
     this.running = false;
+    if (this.finishTimer) clearTimeout(this.finishTimer);
+    this.finishTimer = null;
     try {
       this.handle.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     } catch {
@@ -140,7 +181,7 @@ export function attachWalCheckpoints(dataSource: DataSource): void {
 }
 
 /**
- * The thread's side: a checkpoint per message, answered when done, and one every
+ * The thread's side: a PASSIVE checkpoint per message, answered with its result, and one every
  * UNASKED_CHECKPOINT_MS in any case, for the writes that end nowhere near afterWrite (the seed's
  * batches, migrations, another process's writes): with wal_autocheckpoint at 0, nothing else copies
  * them (seeding 100,000 endpoints grew the WAL to 7.5 GB). `close` ends it.
@@ -149,25 +190,24 @@ function serve(file: string): void {
   const db = new Database(file, { fileMustExist: true });
   // as the main connection: the WAL is synced before a checkpoint, the database file after it
   db.pragma('synchronous = NORMAL');
-  // a reset waits for the writer of the moment to commit (and new writers wait for it)
-  db.pragma('busy_timeout = 5000');
-  const checkpoint = () => {
+  const checkpoint = (asked: boolean) => {
+    let result: Checkpointed = { asked, log: 0, checkpointed: 0 };
     try {
-      const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
-      if (log >= RESET_WAL_PAGES) db.pragma('wal_checkpoint(FULL)');
+      const [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+      result = { asked, log, checkpointed };
     } catch {
       // busy (another process checkpoints): the next write or tick asks again
     }
+    parentPort!.postMessage(result);
   };
-  const unasked = setInterval(checkpoint, UNASKED_CHECKPOINT_MS);
+  const unasked = setInterval(() => checkpoint(false), UNASKED_CHECKPOINT_MS);
   parentPort!.on('message', (message: 'checkpoint' | 'close') => {
     if (message === 'close') {
       clearInterval(unasked);
       db.close();
       return parentPort!.close();
     }
-    checkpoint();
-    parentPort!.postMessage('done');
+    checkpoint(true);
   });
 }
 
