@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ConfigError } from './ConfigError';
 import { MIGRATIONS } from './migrations';
+import { dropStat4Samples } from './plannerStatistics';
 import { attachReadCache } from './readCache';
 import { attachSearchIndexUpkeep } from './searchIndexUpkeep';
 import { attachWalCheckpoints } from './walCheckpoints';
@@ -53,7 +54,8 @@ export function dataSourceOptions(url: string, options: { createDirectory?: bool
 }
 
 /**
- * Opens the database, applies pending migrations and sets up the read cache (readCache.ts) and, on
+ * Opens the database, applies pending migrations (and on SQLite drops STAT4's samples, see
+ * plannerStatistics.ts) and sets up the read cache (readCache.ts) and, on
  * SQLite, the search index's upkeep (searchIndexUpkeep.ts) and the WAL's checkpoints off the
  * event loop (walCheckpoints.ts). A database that cannot be reached, found or
  * created throws DatabaseUrlError saying why and what to check.
@@ -66,7 +68,10 @@ export async function openDatabase(url: string, options: { migrate?: boolean; re
   } catch (error) {
     throw openingError(url, error);
   }
-  if (options.migrate ?? true) await dataSource.runMigrations({ transaction: 'each' });
+  if (options.migrate ?? true) {
+    await dataSource.runMigrations({ transaction: 'each' });
+    await dropStat4Samples(dataSource);
+  }
   if (options.readCache ?? true) await attachReadCache(dataSource);
   await attachSearchIndexUpkeep(dataSource);
   attachWalCheckpoints(dataSource);

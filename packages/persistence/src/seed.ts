@@ -10,6 +10,7 @@ import {
 import type { DataSource } from 'typeorm';
 import { EndpointSchema, IdentitySchema, RoleAssignmentSchema, type EndpointRecord } from './records/schemas';
 import { endpointToRecord } from './repositories/TypeormEndpointRepository';
+import { analyze } from './plannerStatistics';
 import { insertSql } from './sql';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
 
@@ -163,7 +164,7 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
   }
   await flush();
   // fresh statistics, so both planners pick the indexes for the bulk-loaded tables
-  await dataSource.query('ANALYZE');
+  await analyze(dataSource);
   // a bulk load leaves FTS5 with many index segments, each read by every search: merge them into one
   // (a two-term search at 1,000 endpoints took a third of the time after it; Postgres's GIN index
   // takes writes straight in, see the SearchTerms migration)
