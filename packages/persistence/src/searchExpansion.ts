@@ -82,16 +82,42 @@ export async function expandForFts5(sql: Sql, terms: readonly string[]): Promise
   return expanded;
 }
 
-async function expandTermForFts5(sql: Sql, term: string): Promise<ExpandedTerm> {
+/** The vocabulary's words that begin with a stem (parameters: vocabularyParams), at most one past MAX_EXPANSION. */
+export const VOCABULARY_SQL = 'SELECT term FROM endpoint_search_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?';
+
+function vocabularyParams(stem: string): unknown[] {
+  return [stem, after(stem), MAX_EXPANSION + 1];
+}
+
+/** A term's single stem by FTS5's tokenizer, or null when it has none or several. */
+function stemOf(term: string): string | null {
   tokenizer ??= new Fts5Tokenizer();
   const stems = tokenizer.tokens(term);
-  if (stems.length !== 1) return asExpanded(term, null);
-  const words = (
-    await sql.rows<{ term: string }>('SELECT term FROM endpoint_search_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?', [stems[0], after(stems[0]), MAX_EXPANSION + 1])
-  ).map((r) => r.term);
+  return stems.length === 1 ? stems[0] : null;
+}
+
+/** A term as the words its stem begins (VOCABULARY_SQL's), or still a prefix. */
+function fromWords(term: string, words: string[]): ExpandedTerm {
   // beyond the limit the words are not checked: the term stays a prefix anyway
   const usable = words.length <= MAX_EXPANSION && words.every((w) => tokenizer!.standsForItself(w));
   return asExpanded(term, usable ? words : null);
+}
+
+async function expandTermForFts5(sql: Sql, term: string): Promise<ExpandedTerm> {
+  const stem = stemOf(term);
+  if (stem === null) return asExpanded(term, null);
+  return fromWords(term, (await sql.rows<{ term: string }>(VOCABULARY_SQL, vocabularyParams(stem))).map((r) => r.term));
+}
+
+/**
+ * expandForFts5 where the vocabulary is read synchronously (`words`: VOCABULARY_SQL's words for its
+ * parameters), as the quick search thread reads it; nothing remembered.
+ */
+export function expandForFts5Now(terms: readonly string[], words: (params: unknown[]) => string[]): ExpandedTerm[] {
+  return terms.map((term) => {
+    const stem = stemOf(term);
+    return stem === null ? asExpanded(term, null) : fromWords(term, words(vocabularyParams(stem)));
+  });
 }
 
 /** An FTS5 MATCH expression: every term (AND), each its words (OR) or a prefix. */

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { searchRank, SEARCHED_FIELDS, type SearchedText } from '@xfer/core';
 import type { DataSource } from 'typeorm';
 import { beforeDestroy } from './beforeDestroy';
+import { expandForFts5Now, fts5Query, matchesNothing, VOCABULARY_SQL } from './searchExpansion';
 
 /** At most this many matches SQLite ranks by their text (rankInMemory); more, with bm25. */
 export const RANKED_IN_MEMORY_UP_TO = 2000;
@@ -49,10 +50,14 @@ export function rankInMemory(matches: readonly (SearchedText & { id: string })[]
  * A search expected to find few matches, answered whole on the quick thread: its matches
  * (`matches`, at most `most`), ranked in memory, then the page's rows by `rows`, which takes the
  * page's ids as a JSON array, its last parameter. None when the matches are more than `most`.
+ * With `expandAt`, the thread works out the FTS5 query of `terms` itself (expandForFts5Now) into
+ * that parameter of `matches`, so that the event loop reads no vocabulary; none either when a term
+ * stays a prefix (it may match thousands), and an empty page when one has no word at all.
  */
 export interface FewSearch {
   matches: string;
   matchParams: unknown[];
+  expandAt?: number;
   most: number;
   terms: string[];
   offset: number;
@@ -182,7 +187,14 @@ function serve(file: string): void {
     try {
       if ('few' in job) {
         const { few } = job;
-        const matches = all(few.matches, [...few.matchParams, few.most + 1]) as (SearchedText & { id: string })[];
+        const matchParams = [...few.matchParams];
+        if (few.expandAt !== undefined) {
+          const expanded = expandForFts5Now(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term));
+          if (matchesNothing(expanded)) return parentPort!.postMessage({ id, answer: { page: [], rows: [] } } satisfies Reply);
+          if (expanded.some((e) => 'prefix' in e)) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
+          matchParams[few.expandAt] = fts5Query(expanded);
+        }
+        const matches = all(few.matches, [...matchParams, few.most + 1]) as (SearchedText & { id: string })[];
         if (matches.length > few.most) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
         const page = rankInMemory(matches, few)!;
         const rows = page.length === 0 ? [] : all(few.rows, [...few.rowsParams, JSON.stringify(page.map((p) => p.id))]);

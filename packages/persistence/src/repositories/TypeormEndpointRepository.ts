@@ -59,6 +59,10 @@ const INSERT_ENDPOINT = insertSql('endpoints', ENDPOINT_COLUMNS);
 const UPDATE_ENDPOINT = `UPDATE endpoints SET ${UPDATED_COLUMNS.map((c) => `"${c}" = ?`).join(', ')} WHERE id = ? AND version = ?`;
 /** SQLite: a search of at most this many matches is answered whole on the quick thread (most find one or two). */
 const FEW_MATCHES = 100;
+/** SQLite: bm25 with the column weights (lower is better, so negated). */
+const BM25_RANK = '-bm25(endpoint_search, 10, 4, 1, 2, 2, 4, 2)';
+/** SQLite: the MATCH expression until it is worked out (never run: matches nothing if it were). */
+const UNEXPANDED = '""';
 /** A scope of at most this many endpoints drives a search whose text matches more (narrowScope); SQLite ranks them in memory. */
 const SCOPE_DRIVEN_UP_TO = RANKED_IN_MEMORY_UP_TO;
 
@@ -174,6 +178,8 @@ export class TypeormEndpointRepository implements EndpointRepository {
     let visibilityChecked = false;
     // SQLite: some term is still a prefix, so its matches may be thousands
     let manyMatches = false;
+    // SQLite: the MATCH expression's parameter (of matches and page) when the quick thread works it out
+    let unexpandedAt: number | undefined;
     // Postgres: the common table expressions before the page's (each ending in a comma)
     let prelude = '';
     // the parameters before the WHERE clause's: Postgres's common table expressions, SQLite's scope
@@ -195,6 +201,12 @@ export class TypeormEndpointRepository implements EndpointRepository {
         visibilityChecked = true;
         from = 'm JOIN endpoints e ON e.id = m.endpoint_id';
         rank = 'm.rank';
+      } else if (!criteria.ownedBy && !criteria.holding && this.sql.quickSearchThread()) {
+        // no scope to narrow to: the quick thread expands the terms itself, with the search
+        from = `endpoint_search s JOIN endpoints e ON e.rowid = s.rowid`;
+        rank = BM25_RANK;
+        unexpandedAt = leadingParams.length + params.length;
+        cond('endpoint_search MATCH ?', UNEXPANDED);
       } else {
         // FTS5 on porter-stemmed tokens, each term its words or a prefix; bm25 with the column weights (lower is better)
         const expanded = await expandForFts5(this.sql, criteria.terms);
@@ -210,7 +222,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
         from = scope ? `(${scope.sql}) sc CROSS JOIN endpoints e CROSS JOIN endpoint_search s` : `endpoint_search s JOIN endpoints e ON e.rowid = s.rowid`;
         leadingParams.push(...(scope?.params ?? []));
         if (scope) cond('e.id = sc.id AND s.rowid = e.rowid');
-        rank = `-bm25(endpoint_search, 10, 4, 1, 2, 2, 4, 2)`;
+        rank = BM25_RANK;
         cond('endpoint_search MATCH ?', query);
       }
     }
@@ -241,7 +253,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const { principalIds } = criteria.visibleTo;
     if (criteria.terms.length === 0) return this.withRows(await this.sql.rows<{ id: string; rank: number }>(page, pageParams), principalIds);
     const search: RankedSearch = { matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from}${filter} LIMIT ?`, matchParams: [...leadingParams, ...params], page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit };
-    return this.rankedHits(search, manyMatches, principalIds);
+    return this.rankedHits(search, manyMatches, principalIds, unexpandedAt);
   }
 
   /**
@@ -310,15 +322,24 @@ export class TypeormEndpointRepository implements EndpointRepository {
    * prefix of many words goes to the search thread at once; any other to the quick thread first,
    * which answers it whole (its page's rows too) when it finds at most FEW_MATCHES matches, as most
    * do, and else leaves it to the search thread: searches of many matches never hold up the event
-   * loop or the searches of few.
+   * loop or the searches of few. With `unexpandedAt`, the quick thread also works out the MATCH
+   * expression (that parameter); where it does not answer, it is worked out here.
    */
-  private async rankedHits(search: RankedSearch, manyMatches: boolean, principalIds: readonly string[]): Promise<SearchHit[]> {
+  private async rankedHits(search: RankedSearch, manyMatches: boolean, principalIds: readonly string[], unexpandedAt?: number): Promise<SearchHit[]> {
     const thread = this.sql.searchThread();
+    if (thread && !manyMatches) {
+      const few = await this.fewMatches(search, principalIds, unexpandedAt);
+      if (few !== null) return few;
+    }
+    if (unexpandedAt !== undefined) {
+      // the quick thread found a prefix, or more than a few matches: the query is worked out here
+      const expanded = await expandForFts5(this.sql, search.terms);
+      if (matchesNothing(expanded)) return [];
+      const query = fts5Query(expanded);
+      const withQuery = (params: unknown[]) => params.map((p, i) => (i === unexpandedAt ? query : p));
+      search = { ...search, matchParams: withQuery(search.matchParams), pageParams: withQuery(search.pageParams) };
+    }
     if (thread) {
-      if (!manyMatches) {
-        const few = await this.fewMatches(search, principalIds);
-        if (few !== null) return few;
-      }
       try {
         return await this.withRows(await thread.rank({ ...search, matchParams: this.sql.bind(search.matchParams), pageParams: this.sql.bind(search.pageParams) }), principalIds);
       } catch (error) {
@@ -330,17 +351,29 @@ export class TypeormEndpointRepository implements EndpointRepository {
     return this.withRows(rankInMemory(matches, search) ?? (await this.sql.rows<{ id: string; rank: number }>(search.page, search.pageParams)), principalIds);
   }
 
-  /** SQLite: the page of a search of at most FEW_MATCHES matches with its rows (null if more), on the quick thread where it runs. */
-  private async fewMatches(search: RankedSearch, principalIds: readonly string[]): Promise<SearchHit[] | null> {
+  /**
+   * SQLite: the page of a search of at most FEW_MATCHES matches with its rows (null if more), on the
+   * quick thread where it runs; `unexpandedAt`: the MATCH parameter that the thread works out (null
+   * where it cannot run: the query is then worked out on the event loop).
+   */
+  private async fewMatches(search: RankedSearch, principalIds: readonly string[], unexpandedAt?: number): Promise<SearchHit[] | null> {
     const quick = this.sql.quickSearchThread();
     if (quick) {
       try {
-        const answer = await quick.few<EndpointRow>({ ...search, matchParams: this.sql.bind(search.matchParams), most: FEW_MATCHES, rows: this.pageRows(principalIds), rowsParams: [...principalIds] });
+        const answer = await quick.few<EndpointRow>({
+          ...search,
+          matchParams: this.sql.bind(search.matchParams),
+          ...(unexpandedAt !== undefined ? { expandAt: unexpandedAt } : {}),
+          most: FEW_MATCHES,
+          rows: this.pageRows(principalIds),
+          rowsParams: [...principalIds],
+        });
         return answer && inPageOrder(answer.page, answer.rows);
       } catch (error) {
         if (quick.running) throw error;
       }
     }
+    if (unexpandedAt !== undefined) return null;
     const few = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, FEW_MATCHES + 1]);
     return few.length <= FEW_MATCHES ? this.withRows(rankInMemory(few, search)!, principalIds) : null;
   }
