@@ -120,10 +120,18 @@ export function expandForFts5Now(terms: readonly string[], words: (params: unkno
   });
 }
 
-/** An FTS5 MATCH expression: every term (AND), each its words (OR) or a prefix. */
-export function fts5Query(expanded: readonly ExpandedTerm[]): string {
+/**
+ * The FTS5 MATCH expression of expanded terms (every term AND, each its words OR or a prefix), and
+ * whether some term stays a prefix (it may match thousands); null when a term has no word at all,
+ * so nothing matches.
+ */
+export function fts5Match(expanded: readonly ExpandedTerm[]): { query: string; prefixed: boolean } | null {
+  if (expanded.some((e) => !('prefix' in e) && e.words.length === 0)) return null;
   const quoted = (s: string) => `"${s.replace(/"/g, '""')}"`;
-  return expanded.map((e) => ('prefix' in e ? `${quoted(e.term)}*` : `(${e.words.map(quoted).join(' OR ')})`)).join(' AND ');
+  return {
+    query: expanded.map((e) => ('prefix' in e ? `${quoted(e.term)}*` : `(${e.words.map(quoted).join(' OR ')})`)).join(' AND '),
+    prefixed: expanded.some((e) => 'prefix' in e),
+  };
 }
 
 /**
@@ -149,9 +157,4 @@ export function tsqueryOfTerms(terms: readonly string[]): { sql: string; params:
            CROSS JOIN LATERAL (SELECT count(*) AS count, string_agg(${literal}, ' | ') AS alternatives
                                FROM (SELECT t.term FROM endpoint_search_terms t WHERE t.term >= v.stem AND t.term < v.stem || chr(1114111) ORDER BY t.term LIMIT ?) w) w) x`;
   return { sql, params: [MAX_EXPANSION, MAX_EXPANSION, terms, MAX_EXPANSION + 1] };
-}
-
-/** Whether some term has no word at all: then nothing matches. */
-export function matchesNothing(expanded: readonly ExpandedTerm[]): boolean {
-  return expanded.some((e) => !('prefix' in e) && e.words.length === 0);
 }

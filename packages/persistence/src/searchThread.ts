@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { searchRank, SEARCHED_FIELDS, type SearchedText } from '@xfer/core';
 import type { DataSource } from 'typeorm';
 import { beforeDestroy } from './beforeDestroy';
-import { expandForFts5Now, fts5Query, matchesNothing, VOCABULARY_SQL } from './searchExpansion';
+import { expandForFts5Now, fts5Match, VOCABULARY_SQL } from './searchExpansion';
 
 /** At most this many matches SQLite ranks by their text (rankInMemory); more, with bm25. */
 export const RANKED_IN_MEMORY_UP_TO = 2000;
@@ -189,10 +189,10 @@ function serve(file: string): void {
         const { few } = job;
         const matchParams = [...few.matchParams];
         if (few.expandAt !== undefined) {
-          const expanded = expandForFts5Now(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term));
-          if (matchesNothing(expanded)) return parentPort!.postMessage({ id, answer: { page: [], rows: [] } } satisfies Reply);
-          if (expanded.some((e) => 'prefix' in e)) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
-          matchParams[few.expandAt] = fts5Query(expanded);
+          const match = fts5Match(expandForFts5Now(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term)));
+          if (match === null) return parentPort!.postMessage({ id, answer: { page: [], rows: [] } } satisfies Reply);
+          if (match.prefixed) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
+          matchParams[few.expandAt] = match.query;
         }
         const matches = all(few.matches, [...matchParams, few.most + 1]) as (SearchedText & { id: string })[];
         if (matches.length > few.most) return parentPort!.postMessage({ id, answer: null } satisfies Reply);

@@ -110,9 +110,11 @@ export class WalCheckpoints {
   private finished({ asked, log, checkpointed }: Checkpointed): void {
     if (asked) this.running = false;
     if (log >= RESET_WAL_PAGES && !this.stopped) {
-      if (log - checkpointed <= FINISHED_BY_MAIN_UP_TO) this.finish();
+      const nearlyCopied = log - checkpointed <= FINISHED_BY_MAIN_UP_TO;
+      // a finish may already wait for a transaction of the main connection to end
+      if (nearlyCopied && !this.finishTimer) this.finish();
       // the thread fell behind the writers: it copies again at once, not after the interval
-      else if (!this.running) {
+      if (!nearlyCopied && !this.running) {
         this.lastStarted = 0;
         this.again = true;
       }

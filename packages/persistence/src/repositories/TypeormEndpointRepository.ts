@@ -20,7 +20,7 @@ import {
 } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { EndpointSchema, TombstoneSchema, type EndpointRecord } from '../records/schemas';
-import { expandForFts5, fts5Query, matchesNothing, tsqueryOfTerms } from '../searchExpansion';
+import { expandForFts5, fts5Match, tsqueryOfTerms } from '../searchExpansion';
 import { RANKED_IN_MEMORY_UP_TO, rankInMemory, type RankedPage, type RankedSearch, SEARCHED_COLUMNS } from '../searchThread';
 import { insertSql, Sql } from '../sql';
 import { bool, boolOrNull, fromTime, toTime, uniqueViolation } from './mapping';
@@ -209,10 +209,9 @@ export class TypeormEndpointRepository implements EndpointRepository {
         cond('endpoint_search MATCH ?', UNEXPANDED);
       } else {
         // FTS5 on porter-stemmed tokens, each term its words or a prefix; bm25 with the column weights (lower is better)
-        const expanded = await expandForFts5(this.sql, criteria.terms);
-        if (matchesNothing(expanded)) return [];
-        const query = fts5Query(expanded);
-        const prefixed = expanded.some((e) => 'prefix' in e);
+        const match = fts5Match(await expandForFts5(this.sql, criteria.terms));
+        if (match === null) return [];
+        const { query, prefixed } = match;
         // a prefix of many words is taken to match many: counting would merge all their entries here, on the event loop
         const scope = await this.narrowScope(criteria, prefixed ? 'many' : { sql: 'SELECT rowid FROM endpoint_search WHERE endpoint_search MATCH ?', params: [query] });
         manyMatches = scope !== null || prefixed;
@@ -333,10 +332,9 @@ export class TypeormEndpointRepository implements EndpointRepository {
     }
     if (unexpandedAt !== undefined) {
       // the quick thread found a prefix, or more than a few matches: the query is worked out here
-      const expanded = await expandForFts5(this.sql, search.terms);
-      if (matchesNothing(expanded)) return [];
-      const query = fts5Query(expanded);
-      const withQuery = (params: unknown[]) => params.map((p, i) => (i === unexpandedAt ? query : p));
+      const match = fts5Match(await expandForFts5(this.sql, search.terms));
+      if (match === null) return [];
+      const withQuery = (params: unknown[]) => params.map((p, i) => (i === unexpandedAt ? match.query : p));
       search = { ...search, matchParams: withQuery(search.matchParams), pageParams: withQuery(search.pageParams) };
     }
     if (thread) {
