@@ -328,6 +328,18 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await names('tag1')).toEqual(['Lot 1', ...Array.from({ length: 10 }, (_, i) => `Lot 1${i}`)].sort());
         expect(await names('tag1', 'lot')).toHaveLength(11);
         expect(await names('tag69', 'agree')).toEqual([]);
+        // such a prefix among endpoints that are not public: only those alice holds a role on that lets her see them
+        const bob = await identity('bob');
+        const bobs = async (display_name: string, role?: EndpointRole) => {
+          const e = Endpoint.create({ display_name, keywords: 'tag99', personal: false }, { id: ids.uuid(), owner: bob, now, subscriptionId: null, setupKey: ids.uuid() });
+          await uow.repositories.endpoints.insert(e);
+          if (role) await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: e.id, role, principal_type: 'identity', principal_id: alice.id, created_at: now });
+        };
+        await bobs('Private vault');
+        await bobs('Administered vault', 'administrator');
+        await bobs('Managed vault', 'access_manager');
+        expect(await names('tag')).toHaveLength(71);
+        expect(await names('tag', 'vault')).toEqual(['Administered vault']);
       }, 60_000);
 
       it('reads a token with its identity, the identity set and their groups', async () => {
