@@ -3,6 +3,8 @@ import { commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
 
 export interface ApiConfig {
   databaseUrl: string;
+  /** Postgres connections of each process (DATABASE_POOL_SIZE); undefined: the default. */
+  databasePoolSize: number | undefined;
   apiPort: number;
   host: string;
   logLevel: string;

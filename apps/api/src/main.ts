@@ -14,7 +14,7 @@ import { createApp } from './http/app';
 runMain(async () => {
   const config = apiConfig();
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers, config.databaseUrl);
-  const dataSource = await openDatabase(config.databaseUrl, { migrate: cluster.isPrimary });
+  const dataSource = await openDatabase(config.databaseUrl, { migrate: cluster.isPrimary, poolSize: config.databasePoolSize });
   const server = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
   if (cluster.isPrimary) console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);
   closeGracefully([server], () => dataSource.destroy(), { log: cluster.isPrimary ? console.log : undefined });

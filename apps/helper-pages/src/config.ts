@@ -2,6 +2,8 @@ import { booleanFromEnv, commonConfig, ConfigError, portFromEnv, secondsFromEnv 
 
 export interface HelperPagesConfig {
   databaseUrl: string;
+  /** Postgres connections of each process (DATABASE_POOL_SIZE); undefined: the default. */
+  databasePoolSize: number | undefined;
   authPort: number;
   host: string;
   logLevel: string;

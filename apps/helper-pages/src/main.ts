@@ -10,7 +10,7 @@ import { prepareSigningKeys } from './oauth/startup';
 /** `npm run start:auth`: the helper pages alone. */
 runMain(async () => {
   const config = helperPagesConfig();
-  const dataSource = await openDatabase(config.databaseUrl);
+  const dataSource = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
   const container = buildHelperPagesContainer(dataSource, config);
   await prepareSigningKeys(container, config, console.error);
   const server = await listen(createApp(container, config), config.authPort, config.host, 'AUTH_PORT');

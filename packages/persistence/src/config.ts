@@ -11,12 +11,17 @@ export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessE
   return value;
 }
 
-/** A whole number of seconds from `min` to `max`; `fallback` when unset or empty. */
-export function secondsFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv, { min = 1, max }: { min?: number; max: number }): number {
+/** A whole number from `min` to `max` (`what` it counts, for the message); `fallback` when unset or empty. */
+function wholeNumberFromEnv<T>(name: string, fallback: T, env: NodeJS.ProcessEnv, { min, max, what }: { min: number; max: number; what: string }): number | T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}='${raw}' must be a number of seconds from ${min} to ${max}`);
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}='${raw}' must be a number of ${what} from ${min} to ${max}`);
   return Number(raw);
+}
+
+/** A whole number of seconds from `min` to `max`; `fallback` when unset or empty. */
+export function secondsFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv, { min = 1, max }: { min?: number; max: number }): number {
+  return wholeNumberFromEnv(name, fallback, env, { min, max, what: 'seconds' });
 }
 
 export function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
@@ -29,7 +34,7 @@ export function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Settings both apps share, checked up front so a bad value stops the start with its name. */
-export function commonConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; host: string; logLevel: string } {
+export function commonConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; databasePoolSize: number | undefined; host: string; logLevel: string } {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   try {
     dataSourceOptions(databaseUrl, { createDirectory: false });
@@ -41,5 +46,7 @@ export function commonConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; hos
   if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new ConfigError(`HOST='${host}' is not an address to listen on`);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL='${logLevel}' must be one of ${LOG_LEVELS.join(', ')}`);
-  return { databaseUrl, host, logLevel };
+  // Postgres only: connections each process keeps (unset: defaultPoolSize)
+  const databasePoolSize = wholeNumberFromEnv('DATABASE_POOL_SIZE', undefined, env, { min: 1, max: 100, what: 'connections' });
+  return { databaseUrl, databasePoolSize, host, logLevel };
 }

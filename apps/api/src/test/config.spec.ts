@@ -4,6 +4,7 @@ describe('configuration from the environment', () => {
   it('has defaults for everything', () => {
     expect(apiConfig({})).toEqual({
       databaseUrl: 'sqlite:./data/xfer.sqlite',
+      databasePoolSize: undefined,
       host: '127.0.0.1',
       logLevel: 'info',
       apiPort: 8080,
@@ -28,8 +29,15 @@ describe('configuration from the environment', () => {
     [{ API_WORKERS: '0' }, "API_WORKERS='0'"],
     [{ API_WORKERS: 'all' }, "API_WORKERS='all'"],
     [{ API_WORKERS: '65' }, "API_WORKERS='65'"],
+    [{ DATABASE_POOL_SIZE: '0' }, "DATABASE_POOL_SIZE='0'"],
+    [{ DATABASE_POOL_SIZE: 'many' }, "DATABASE_POOL_SIZE='many'"],
+    [{ DATABASE_POOL_SIZE: '101' }, "DATABASE_POOL_SIZE='101'"],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => apiConfig(env)).toThrow(name);
+  });
+
+  it('reads the number of Postgres connections', () => {
+    expect(apiConfig({ DATABASE_POOL_SIZE: '3' }).databasePoolSize).toBe(3);
   });
 
   it('reads the introspection settings', () => {
