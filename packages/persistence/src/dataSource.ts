@@ -16,19 +16,20 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
 export class DatabaseUrlError extends ConfigError {}
 
 /**
- * `sqlite:<path>` (embedded, the default), `sqlite::memory:` (tests) or `postgres://...`.
- */
-/**
  * Postgres connections a process keeps when DATABASE_POOL_SIZE is unset: twice its machine's cores,
  * from 4 to 10. One event loop keeps no more statements busy than that, and where Postgres shares
  * the machine each further backend costs CPU: every backend maps the shared buffers' pages anew.
- * At 1,000,000 endpoints on two cores, Postgres's CPU per search, measured against the load
- * generator's: 10 connections 7.4-7.9, 4 connections 5.4-6.5, 2 connections 4.4-5.1.
+ * At 1,000,000 endpoints on two cores, Postgres's CPU per search as a multiple of the load
+ * generator's per request (this machine's speed drifts): 10 connections 7.4-7.9, 4 connections
+ * 5.4-6.5, 2 connections 4.4-5.1.
  */
 export function defaultPoolSize(cores = availableParallelism()): number {
   return Math.min(10, Math.max(4, 2 * cores));
 }
 
+/**
+ * `sqlite:<path>` (embedded, the default), `sqlite::memory:` (tests) or `postgres://...`.
+ */
 export function dataSourceOptions(url: string, options: { createDirectory?: boolean; poolSize?: number } = {}): DataSourceOptions {
   const common = { entities: ALL_SCHEMAS, migrations: MIGRATIONS, synchronize: false, logging: false } as const;
   if (url.startsWith('sqlite:')) {
