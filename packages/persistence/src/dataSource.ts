@@ -5,6 +5,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ConfigError } from './ConfigError';
 import { MIGRATIONS } from './migrations';
 import { dropStat4Samples } from './plannerStatistics';
+import { attachPipelinedReads } from './pipelinedReads';
 import { attachReadCache } from './readCache';
 import { attachSearchIndexUpkeep } from './searchIndexUpkeep';
 import { attachWalCheckpoints } from './walCheckpoints';
@@ -68,7 +69,8 @@ export function dataSourceOptions(url: string, options: { createDirectory?: bool
 
 /**
  * Opens the database, applies pending migrations (and on SQLite drops STAT4's samples, see
- * plannerStatistics.ts) and sets up the read cache (readCache.ts) and, on
+ * plannerStatistics.ts) and sets up the read cache (readCache.ts), on Postgres the pipelined
+ * reads (pipelinedReads.ts) and, on
  * SQLite, the search index's upkeep (searchIndexUpkeep.ts) and the WAL's checkpoints off the
  * event loop (walCheckpoints.ts). A database that cannot be reached, found or
  * created throws DatabaseUrlError saying why and what to check.
@@ -85,6 +87,7 @@ export async function openDatabase(url: string, options: { migrate?: boolean; re
     await dataSource.runMigrations({ transaction: 'each' });
     await dropStat4Samples(dataSource);
   }
+  attachPipelinedReads(dataSource);
   if (options.readCache ?? true) await attachReadCache(dataSource);
   await attachSearchIndexUpkeep(dataSource);
   attachWalCheckpoints(dataSource);

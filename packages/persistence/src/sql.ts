@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { afterWrite } from './afterWrite';
+import { pipelinedReadsOf } from './pipelinedReads';
 import { readCacheOf } from './readCache';
 import { quickSearchThreadOf, searchThreadOf, type SearchThread } from './searchThread';
 
@@ -126,10 +127,10 @@ export class Sql {
     return this.sqliteHandle() ? quickSearchThreadOf(this.manager.connection) : null;
   }
 
-  /** node-postgres's pool when a read may bypass TypeORM (Postgres, no transaction open here). */
+  /** The pipelined reads, else node-postgres's pool, when a read may bypass TypeORM (Postgres, no transaction open here). */
   private postgresPool(): PgPool | null {
     if (!this.postgres || this.manager.queryRunner) return null;
-    return (this.manager.connection.driver as unknown as { master?: PgPool }).master ?? null;
+    return pipelinedReadsOf(this.manager.connection) ?? (this.manager.connection.driver as unknown as { master?: PgPool }).master ?? null;
   }
 
   /** The better-sqlite3 handle when a statement may bypass TypeORM (SQLite, no transaction open here). */
