@@ -46,6 +46,9 @@ export function rankInMemory(matches: readonly (SearchedText & { id: string })[]
     .slice(search.offset, search.offset + search.limit);
 }
 
+/** The page's rows: `rows` takes the page's ids as a JSON array, its last parameter. */
+export type PageRows = { rows: string; rowsParams: unknown[] };
+
 /**
  * A search expected to find few matches, answered whole on the quick thread: its matches
  * (`matches`, at most `most`), ranked in memory, then the page's rows by `rows`, which takes the
@@ -54,7 +57,7 @@ export function rankInMemory(matches: readonly (SearchedText & { id: string })[]
  * that parameter of `matches`, so that the event loop reads no vocabulary; none either when a term
  * stays a prefix (it may match thousands), and an empty page when one has no word at all.
  */
-export interface FewSearch {
+export interface FewSearch extends PageRows {
   matches: string;
   matchParams: unknown[];
   expandAt?: number;
@@ -62,14 +65,15 @@ export interface FewSearch {
   terms: string[];
   offset: number;
   limit: number;
-  rows: string;
-  rowsParams: unknown[];
 }
 
-export type FewAnswer<Row> = { page: RankedPage; rows: Row[] } | null;
+/** A ranked page with its rows, read by the thread: on the event loop, 25 rows at 100,000 endpoints took 0.8 ms. */
+export type PageWithRows<Row> = { page: RankedPage; rows: Row[] };
 
-type Job = { id: number; search: RankedSearch } | { id: number; few: FewSearch };
-type Reply = { id: number; page: RankedPage } | { id: number; answer: FewAnswer<unknown> } | { id: number; error: string };
+export type FewAnswer<Row> = PageWithRows<Row> | null;
+
+type Job = { id: number; search: RankedSearch & PageRows } | { id: number; few: FewSearch };
+type Reply = { id: number; answer: FewAnswer<unknown> } | { id: number; error: string };
 
 /**
  * A thread with its own connection to an SQLite file, for searches. There are two: one ranks the
@@ -92,7 +96,7 @@ export class SearchThread {
       this.pending.delete(reply.id);
       if (this.pending.size === 0) this.worker.unref();
       if ('error' in reply) waiting?.reject(new Error(reply.error));
-      else waiting?.resolve(('page' in reply ? reply.page : reply.answer) as never);
+      else waiting?.resolve(reply.answer as never);
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`the search thread exited (code ${code})`)));
@@ -103,7 +107,8 @@ export class SearchThread {
     return this.failure === null;
   }
 
-  rank(search: RankedSearch): Promise<RankedPage> {
+  /** A search of many matches: its page, and the page's rows. */
+  rank<Row>(search: RankedSearch & PageRows): Promise<PageWithRows<Row>> {
     return this.send((id) => ({ id, search }));
   }
 
@@ -182,6 +187,10 @@ function serve(file: string): void {
     if (!statement) statements.set(sql, (statement = db.prepare(sql)));
     return statement.all(...params);
   };
+  const withRows = (page: RankedPage, { rows, rowsParams }: PageRows): PageWithRows<unknown> => ({
+    page,
+    rows: page.length === 0 ? [] : all(rows, [...rowsParams, JSON.stringify(page.map((p) => p.id))]),
+  });
   parentPort!.on('message', (job: Job) => {
     const { id } = job;
     try {
@@ -196,14 +205,12 @@ function serve(file: string): void {
         }
         const matches = all(few.matches, [...matchParams, few.most + 1]) as (SearchedText & { id: string })[];
         if (matches.length > few.most) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
-        const page = rankInMemory(matches, few)!;
-        const rows = page.length === 0 ? [] : all(few.rows, [...few.rowsParams, JSON.stringify(page.map((p) => p.id))]);
-        return parentPort!.postMessage({ id, answer: { page, rows } } satisfies Reply);
+        return parentPort!.postMessage({ id, answer: withRows(rankInMemory(matches, few)!, few) } satisfies Reply);
       }
       const { search } = job;
       const matches = all(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]) as (SearchedText & { id: string })[];
       const page = rankInMemory(matches, search) ?? (all(search.page, search.pageParams) as RankedPage);
-      parentPort!.postMessage({ id, page } satisfies Reply);
+      parentPort!.postMessage({ id, answer: withRows(page, search) } satisfies Reply);
     } catch (error) {
       parentPort!.postMessage({ id, error: (error as Error).message } satisfies Reply);
     }

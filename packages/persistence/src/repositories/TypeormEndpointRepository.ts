@@ -345,7 +345,14 @@ export class TypeormEndpointRepository implements EndpointRepository {
     }
     if (thread) {
       try {
-        return await this.withRows(await thread.rank({ ...search, matchParams: this.sql.bind(search.matchParams), pageParams: this.sql.bind(search.pageParams) }), principalIds);
+        const { page, rows } = await thread.rank<EndpointRow>({
+          ...search,
+          matchParams: this.sql.bind(search.matchParams),
+          pageParams: this.sql.bind(search.pageParams),
+          rows: this.pageRows(principalIds),
+          rowsParams: [...principalIds],
+        });
+        return inPageOrder(page, rows);
       } catch (error) {
         // a thread that stopped leaves its searches to the main thread; a failed search fails
         if (thread.running) throw error;
