@@ -89,12 +89,13 @@ export function pipelinedReadsOf(dataSource: DataSource): PipelinedReads | null 
 }
 
 /**
- * Connections of a process's pipelined reads, beside its pool. One connection's reads wait behind
- * each other: a slow one (a search of a very common prefix) holds up those written after it, so
- * two, and each read goes to the one with fewer under way (with one, p90 was 28-36 ms against
- * 24-34 ms with two, in alternated runs of the search load).
+ * Connections of a process's pipelined reads, beside its pool. One: each more backend costs
+ * Postgres CPU on a machine it shares (at 1,000,000 endpoints on two cores, 32 searches at a time,
+ * alternated runs: Postgres's CPU per search a fifth lower with one than with two, p99 55-68 ms
+ * against 64-96). Reads on one connection wait behind each other, so a read that may take long
+ * goes to the pool instead (Sql.rows, `slow`).
  */
-export const PIPELINED_READ_CONNECTIONS = 2;
+export const PIPELINED_READ_CONNECTIONS = 1;
 
 /** Sets up the pipelined reads of an open Postgres DataSource, on its pool's settings; they close with it. */
 export function attachPipelinedReads(dataSource: DataSource): void {

@@ -12,6 +12,15 @@ import type { Sql } from './sql';
 /** More words than this and a term stays a prefix (its posting lists are then small, or it is too short to help). */
 export const MAX_EXPANSION = 64;
 
+/**
+ * Whether some term is so short that it is a prefix of much of the vocabulary, so that its search
+ * may take long. At 1,000,000 endpoints, one request at a time on Postgres: "storage" and a number
+ * of six digits 5 ms, of three 13-31 ms, of two 45-80 ms, of one 330-370 ms.
+ */
+export function hasShortTerm(terms: readonly string[]): boolean {
+  return terms.some((term) => term.length <= 3);
+}
+
 /** What a search term became: `words` (exact, none means nothing matches), or still a prefix. */
 export type ExpandedTerm = { term: string; words: string[] } | { term: string; prefix: true };
 

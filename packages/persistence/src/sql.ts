@@ -67,7 +67,11 @@ export class Sql {
     return this.postgres ? numbered(sql) : sql;
   }
 
-  async rows<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  /**
+   * Runs a read. `slow`: a read that may take long (a search of a very short term). On Postgres it
+   * goes to the pool: on the pipelined connection every read written after it would wait for it.
+   */
+  async rows<T>(sql: string, params: readonly unknown[] = [], options: { slow?: boolean } = {}): Promise<T[]> {
     const handle = this.sqliteHandle();
     if (handle) {
       let cache = statementCaches.get(handle);
@@ -76,7 +80,7 @@ export class Sql {
       if (!statement) cache.set(sql, (statement = handle.prepare(sql)));
       return statement.all(...this.bind(params)) as T[];
     }
-    const pool = this.postgresPool();
+    const pool = this.postgresPool(options.slow ?? false);
     if (pool) {
       const values = this.bind(params);
       try {
@@ -127,10 +131,11 @@ export class Sql {
     return this.sqliteHandle() ? quickSearchThreadOf(this.manager.connection) : null;
   }
 
-  /** The pipelined reads, else node-postgres's pool, when a read may bypass TypeORM (Postgres, no transaction open here). */
-  private postgresPool(): PgPool | null {
+  /** The pipelined reads (unless `slow`), else node-postgres's pool, when a read may bypass TypeORM (Postgres, no transaction open here). */
+  private postgresPool(slow: boolean): PgPool | null {
     if (!this.postgres || this.manager.queryRunner) return null;
-    return pipelinedReadsOf(this.manager.connection) ?? (this.manager.connection.driver as unknown as { master?: PgPool }).master ?? null;
+    const pool = (this.manager.connection.driver as unknown as { master?: PgPool }).master ?? null;
+    return (slow ? null : pipelinedReadsOf(this.manager.connection)) ?? pool;
   }
 
   /** The better-sqlite3 handle when a statement may bypass TypeORM (SQLite, no transaction open here). */

@@ -20,7 +20,7 @@ import {
 } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { EndpointSchema, TombstoneSchema, type EndpointRecord } from '../records/schemas';
-import { expandForFts5, fts5Match, tsqueryOfTerms } from '../searchExpansion';
+import { expandForFts5, fts5Match, hasShortTerm, tsqueryOfTerms } from '../searchExpansion';
 import { RANKED_IN_MEMORY_UP_TO, rankInMemory, type RankedPage, type RankedSearch, SEARCHED_COLUMNS } from '../searchThread';
 import { insertSql, Sql } from '../sql';
 import { bool, boolOrNull, fromTime, toTime, uniqueViolation } from './mapping';
@@ -285,14 +285,16 @@ export class TypeormEndpointRepository implements EndpointRepository {
     const [counted] = await this.sql.rows<{ text: number | string; scope: number | string }>(
       `SELECT ${matches.sql} AS text, (SELECT count(*) FROM (${scope.sql} LIMIT ?) c) AS scope`,
       [...matches.params, SCOPE_DRIVEN_UP_TO + 1, ...scope.params, SCOPE_DRIVEN_UP_TO + 1],
+      { slow: hasShortTerm(criteria.terms) },
     );
     return Number(counted.text) > SCOPE_DRIVEN_UP_TO && Number(counted.scope) <= SCOPE_DRIVEN_UP_TO ? scope : null;
   }
 
   /**
    * Postgres: the page and its endpoints with the caller's roles in one statement, so one round
-   * trip per search. Each page row's endpoint and roles are looked up by key (LATERAL), never joined
-   * by a plan made for an unknown number of page rows.
+   * trip per search (on the pool where a short term may make it long). Each page row's endpoint and
+   * roles are looked up by key (LATERAL), never joined by a plan made for an unknown number of page
+   * rows.
    */
   private async pageWithRows(prelude: string, page: string, pageParams: unknown[], criteria: EndpointCriteria): Promise<SearchHit[]> {
     const { principalIds } = criteria.visibleTo;
@@ -304,6 +306,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
        LEFT JOIN LATERAL (SELECT * FROM role_assignments y WHERE y.endpoint_id = e.id AND y.principal_id IN (${this.sql.list(principalIds)})) r ON true
        ORDER BY ${order}`,
       [...pageParams, ...principalIds],
+      { slow: hasShortTerm(criteria.terms) },
     );
     const ranks = new Map(rows.map((row) => [row.e.id, Number(row.search_rank)]));
     return groupJsonWithRoles(rows).map((hit) => ({ ...hit, rank: ranks.get(hit.endpoint.id)! }));

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../dataSource';
 import { PIPELINED_READ_CONNECTIONS } from '../pipelinedReads';
+import { TypeormEndpointRepository } from '../repositories/TypeormEndpointRepository';
 import { Sql } from '../sql';
 import { freshPostgresDatabase, testPostgresUrl } from '../testing';
 
@@ -31,6 +32,26 @@ describe('pipelined reads on Postgres', () => {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, n) => read(n)));
     expect(answers.map((rows) => rows.map((row) => row.n))).toEqual(Array.from({ length: 40 }, (_, n) => [n]));
     expect(new Set(answers.map(([row]) => row.pid)).size).toBe(PIPELINED_READ_CONNECTIONS);
+  });
+
+  /** Runs the reads at once; the labels in the order their answers came. */
+  const answerOrder = async (reads: Record<string, Promise<unknown>>) => {
+    const order: string[] = [];
+    await Promise.all(Object.entries(reads).map(([label, answer]) => answer.then(() => order.push(label))));
+    return order;
+  };
+
+  postgresIt('sends a slow read to the pool: a read written after it on the pipelined connection is answered first', async () => {
+    await read(0);
+    expect(await answerOrder({ slow: sql.rows('SELECT pg_sleep(0.5)', [], { slow: true }), quick: read(1) })).toEqual(['quick', 'slow']);
+  });
+
+  postgresIt('runs a search of a very short term on the pool, and one of a longer term behind the pipelined reads', async () => {
+    const repository = new TypeormEndpointRepository(dataSource.manager);
+    const search = (term: string) => repository.search({ terms: [term], visibleTo: { principalIds: ['a-caller'], roles: ['administrator'] }, offset: 0, limit: 10 });
+    await read(0);
+    // the pipelined connection is busy for half a second
+    expect(await answerOrder({ pipelined: sql.rows('SELECT pg_sleep(0.5)'), short: search('st'), longer: search('stor') })).toEqual(['short', 'pipelined', 'longer']);
   });
 
   postgresIt('fails a read that fails, and answers the reads written before and after it', async () => {
