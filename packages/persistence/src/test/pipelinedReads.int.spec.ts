@@ -43,15 +43,15 @@ describe('pipelined reads on Postgres', () => {
 
   postgresIt('sends a slow read to the pool: a read written after it on the pipelined connection is answered first', async () => {
     await read(0);
-    expect(await answerOrder({ slow: sql.rows('SELECT pg_sleep(0.5)', [], { slow: true }), quick: read(1) })).toEqual(['quick', 'slow']);
+    expect(await answerOrder({ slow: sql.rows('SELECT pg_sleep(1)', [], { slow: true }), quick: read(1) })).toEqual(['quick', 'slow']);
   });
 
   postgresIt('runs a search of a very short term on the pool, and one of a longer term behind the pipelined reads', async () => {
     const repository = new TypeormEndpointRepository(dataSource.manager);
     const search = (term: string) => repository.search({ terms: [term], visibleTo: { principalIds: ['a-caller'], roles: ['administrator'] }, offset: 0, limit: 10 });
     await read(0);
-    // the pipelined connection is busy for half a second
-    expect(await answerOrder({ pipelined: sql.rows('SELECT pg_sleep(0.5)'), short: search('st'), longer: search('stor') })).toEqual(['short', 'pipelined', 'longer']);
+    // the pipelined connection is busy for a second
+    expect(await answerOrder({ pipelined: sql.rows('SELECT pg_sleep(1)'), short: search('st'), longer: search('stor') })).toEqual(['short', 'pipelined', 'longer']);
   });
 
   postgresIt('fails a read that fails, and answers the reads written before and after it', async () => {
