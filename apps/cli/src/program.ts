@@ -257,7 +257,7 @@ export function buildProgram(io: Io): Command {
     .command('issue <username>')
     .description('issue a new access token; prints it (only its hash is stored)')
     .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)', positiveInteger)
-    .option('--scope <name>', 'the scope it carries (default: the transfer API scope)')
+    .option('--scope <names>', 'the scopes it carries, space-separated, all of one resource server (default: the transfer API scope)')
     .action(async (username: string, o: { expiresIn?: number; scope?: string }) =>
       run(async (s) => {
         const issued = await s.admin.issueToken(username, o.expiresIn ?? null, o.scope);

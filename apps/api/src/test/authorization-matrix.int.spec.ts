@@ -47,7 +47,7 @@ const OPERATIONS: Operation[] = [
   { name: 'get endpoint', needs: 'view', success: 200, call: (a, tk, t) => a.as(tk).get(`/endpoint/${t.endpointId}`) },
   {
     name: 'create shared endpoint on it',
-    needs: 'view',
+    needs: 'administrator',
     success: 201,
     call: (a, tk, t) =>
       a.as(tk).post('/shared_endpoint', { DATA_TYPE: 'shared_endpoint', display_name: `share ${Math.random()}`, host_endpoint: t.endpointId, host_path: '/~/' }),

@@ -13,7 +13,7 @@ describe.each(BACKENDS)('identities API on $name', (backend) => {
     }
     await pages.admin.linkIdentities('alice@example.org', 'alice@orcid.example.org');
     // what the hosted service's CLI holds: a token with only the auth scopes
-    token = (await pages.admin.issueToken('alice@example.org', null, 'urn:globus:auth:scope:auth.globus.org:view_identity_set')).token;
+    token = (await pages.admin.issueToken('alice@example.org', null, 'openid profile email urn:globus:auth:scope:auth.globus.org:view_identity_set')).token;
   });
   afterEach(() => pages.close());
 

@@ -38,6 +38,20 @@ describe('access rule values', () => {
     expect(() => checkExpiration('x'.repeat(50), now)).toThrow(`Invalid expiration_date '${'x'.repeat(40)}': a date or an ISO datetime`);
   });
 
+  it('refuses dates no calendar has and instants past year 9999, and applies the offset (security review two, finding 9)', () => {
+    for (const bad of ['2027-02-30', '2027-02-29', '2027-04-31', '2027-02-30T00:00:00Z', '2027-06-31T12:00:00+02:00', '2027-01-01T24:00:00Z', '2027-01-01T10:60:00Z', '2027-01-01T10:00:60Z', '2027-01-01T10:00:00+24:00', '2027-00-10']) {
+      expect(() => checkExpiration(bad, now)).toThrow(`Invalid expiration_date '${bad}'`);
+    }
+    for (const late of ['9999-12-31T23:59:59-14:00', '9999-12-31T12:00:00-12:00']) expect(() => checkExpiration(late, now)).toThrow(/up to year 9999/);
+    expect(checkExpiration('2028-02-29', now)).toEqual(new Date('2028-02-29T00:00:00.000Z'));
+    expect(checkExpiration('2400-02-29T00:00:00Z', now)).toEqual(new Date('2400-02-29T00:00:00.000Z'));
+    expect(() => checkExpiration('2100-02-29', now)).toThrow(/Invalid expiration_date/);
+    expect(checkExpiration('9999-12-31T23:59:59Z', now)).toEqual(new Date('9999-12-31T23:59:59.000Z'));
+    expect(checkExpiration('9999-12-31T23:59:59+14:00', now)).toEqual(new Date('9999-12-31T09:59:59.000Z'));
+    expect(checkExpiration('2027-01-01T01:30:00.250+01:30', now)).toEqual(new Date('2027-01-01T00:00:00.250Z'));
+    expect(checkExpiration('2027-01-01T05:00', now)).toEqual(new Date('2027-01-01T05:00:00.000Z'));
+  });
+
   it('is live until its expiry, forever without one', () => {
     expect(isAccessRuleLive({ expiration_date: null }, now)).toBe(true);
     expect(isAccessRuleLive({ expiration_date: new Date(now.getTime() + 1) }, now)).toBe(true);
@@ -142,7 +156,7 @@ describe('AccessRuleService', () => {
       'identity',
       'identity',
     ]);
-    await expect(rules().add(alice, share, { principal_type: 'anonymous', principal: '', path: '/all', permissions: 'rw' })).rejects.toThrow(
+    await expect(rules().add(alice, share, { principal_type: 'anonymous', principal: '', path: '/all', permissions: 'r' })).rejects.toThrow(
       "An access rule for this principal and path '/all/' exists already",
     );
   });

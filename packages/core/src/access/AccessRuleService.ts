@@ -1,12 +1,12 @@
 import type { Principal } from '../auth/Principal';
 import type { Endpoint } from '../endpoint/Endpoint';
-import { loadEndpoint } from '../endpoint/loadEndpoint';
-import { isOwnerAdministrator, type EndpointRole } from '../role/Role';
+import { hostRolesOf, loadEndpoint } from '../endpoint/loadEndpoint';
+import { canManageAccessRules, isOwnerAdministrator, oversees, type EndpointRole } from '../role/Role';
 import { AccessRuleNotFoundError, BadRequestError, ExistsError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { checkExpiration, checkPermissions, MAX_ACCESS_RULES, newAccessRule, type AccessRuleState, type NewAccessRule } from './AccessRule';
+import { checkExpiration, checkPermissionsFor, MAX_ACCESS_RULES, newAccessRule, type AccessRuleState, type NewAccessRule } from './AccessRule';
 
 export type AccessRuleRepositories = RepositoriesOf<'endpoints' | 'roles' | 'accessRules' | 'identities' | 'groups'>;
 type Repos = AccessRuleRepositories['repositories'];
@@ -78,7 +78,7 @@ export class AccessRuleService {
       const now = this.clock.now();
       const changed: AccessRuleState = {
         ...rule,
-        ...(patch.permissions !== undefined && { permissions: checkPermissions(patch.permissions) }),
+        ...(patch.permissions !== undefined && { permissions: checkPermissionsFor(rule.principal_type, patch.permissions) }),
         ...(patch.expiration_date !== undefined && { expiration_date: patch.expiration_date === null ? null : checkExpiration(patch.expiration_date, now) }),
       };
       await repos.accessRules.update(changed);
@@ -92,14 +92,16 @@ export class AccessRuleService {
     });
   }
 
-  /** The share, for a caller who is its administrator or access manager. */
+  /**
+   * The share, for a caller who is its administrator or access manager; to read its rules, an
+   * administrator of its host also (they oversee every share of their host).
+   */
   private async share(repos: Repos, caller: Principal, xid: string, forUpdate: boolean): Promise<Endpoint> {
     const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false, forUpdate });
     if (endpoint.kind !== 'shared') throw new BadRequestError(`Endpoint '${endpoint.id}' is not a shared endpoint: only shares have access rules`);
-    if (!roles.includes('administrator') && !roles.includes('access_manager')) {
-      throw new PermissionDeniedError(`You need the 'administrator' or 'access_manager' role on endpoint '${endpoint.id}' to manage its access rules`);
-    }
-    return endpoint;
+    if (canManageAccessRules(roles)) return endpoint;
+    if (!forUpdate && oversees((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) return endpoint;
+    throw new PermissionDeniedError(`You need the 'administrator' or 'access_manager' role on endpoint '${endpoint.id}' to manage its access rules`);
   }
 
   private async rule(repos: Repos, share: Endpoint, ruleId: string): Promise<AccessRuleState> {

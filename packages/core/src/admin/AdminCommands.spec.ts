@@ -45,7 +45,11 @@ describe('AdminService: operator commands', () => {
       const hour = await admin().issueToken('alice', 3600, 'urn:globus:auth:scope:storage.example.org:all');
       expect(hour.expires_at!.getTime() - world.clock.now().getTime()).toBe(3_600_000);
       expect((await repos().accessTokens.findByHash(hashToken(hour.token)))?.resource_server).toBe('storage.example.org');
-      await expect(admin().issueToken('alice', null, 'not a scope')).rejects.toThrow(BadRequestError);
+      await expect(admin().issueToken('alice', null, 'not$a$scope')).rejects.toThrow(BadRequestError);
+      await expect(admin().issueToken('alice', null, ' ')).rejects.toThrow('A token needs a scope');
+      await expect(admin().issueToken('alice', null, 'openid urn:globus:auth:scope:transfer.api.globus.org:all')).rejects.toThrow(/of one resource server/);
+      const signIn = await admin().issueToken('alice', null, 'openid  email openid');
+      expect((await repos().accessTokens.findByHash(hashToken(signIn.token)))).toMatchObject({ scopes: ['openid', 'email'], resource_server: 'auth.globus.org' });
       await expect(admin().issueToken('nobody')).rejects.toThrow(ResourceNotFoundError);
     });
 

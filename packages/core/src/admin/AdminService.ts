@@ -76,6 +76,11 @@ export class AdminService {
   async issueToken(username: string, lifetimeSeconds: number | null = null, scope: string = TRANSFER_SCOPE): Promise<IssuedToken> {
     return this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
+      // several scopes, space-separated as in OAuth 2.0, all of one resource server (a token is for one)
+      const scopes = [...new Set(scope.split(' ').filter(Boolean).map(checkScopeName))];
+      if (scopes.length === 0) throw new BadRequestError('A token needs a scope');
+      const servers = new Set(scopes.map(resourceServerOf));
+      if (servers.size > 1) throw new BadRequestError(`The scopes of one token must be of one resource server, not ${[...servers].join(' and ')}`);
       const token = newTokenSecret();
       const now = this.clock.now();
       const expires_at = lifetimeSeconds === null ? null : new Date(now.getTime() + lifetimeSeconds * 1000);
@@ -86,8 +91,8 @@ export class AdminService {
         expires_at,
         revoked_at: null,
         client_id: null,
-        scopes: [checkScopeName(scope)],
-        resource_server: resourceServerOf(scope),
+        scopes,
+        resource_server: resourceServerOf(scopes[0]),
         refresh_token_hash: null,
       });
       return { token, identity_id: identity.id, expires_at };

@@ -14,7 +14,7 @@ describe('IdentityDirectory', () => {
     await admin.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: 'alice@work.example.org' });
     await admin.linkIdentities('alice', 'alice@work.example.org');
     await admin.addIdentity({ username: 'bob', name: 'Bob', email: 'bob@example.org' });
-    alice = await directory().caller((await admin.issueToken('alice')).token);
+    alice = await directory().caller((await admin.issueToken('alice', null, 'openid email')).token);
   });
 
   it('knows the caller by a live token, with the identities of its set', async () => {
@@ -40,6 +40,14 @@ describe('IdentityDirectory', () => {
       ['alice', 'alice@example.org'],
     ]);
     expect(await directory().lookup(alice, { usernames: [] })).toEqual([]);
+  });
+
+  it('shows no e-mail address to a token without the email scope, not even its own', async () => {
+    const transferOnly = await directory().caller((await world.services.admin.issueToken('alice')).token);
+    expect(transferOnly.mayReadEmail).toBe(false);
+    const found = await directory().lookup(transferOnly, { usernames: ['alice', 'alice@work.example.org', 'bob'] });
+    expect(found.map((i) => i.email)).toEqual([null, null, null]);
+    expect((await directory().get(transferOnly, transferOnly.identity.id)).email).toBeNull();
   });
 
   it('takes usernames or ids, not both and not neither, at most 100 distinct', async () => {

@@ -6,18 +6,26 @@ import { identityDocument, newIdentity, type IdentityState } from './Identity';
 
 export type IdentityDirectoryRepositories = RepositoriesOf<'accessTokens' | 'identities'>;
 
-/** Who asks: the identity a live token was issued to, with its set (whose e-mail addresses it may see). */
+/**
+ * Who asks: the identity a live token was issued to, with its set (whose e-mail addresses it may
+ * see when the token was granted the `email` scope).
+ */
 export interface DirectoryCaller {
   identity: IdentityState;
   setIds: ReadonlySet<string>;
+  /** Whether the token carries the `email` scope: without it no address is shown, the caller's own included. */
+  mayReadEmail: boolean;
 }
+
+/** The OpenID Connect scope that lets a token read e-mail addresses. */
+export const EMAIL_SCOPE = 'email';
 
 export const MAX_IDENTITY_LOOKUP = 100;
 
 /**
  * The identities API (catalogue features 5): clients resolve usernames and ids, as the hosted
  * service's AuthClient.get_identities does. Any live token of this service may ask; e-mail
- * addresses are shown only for the caller's own identity set.
+ * addresses are shown only for the caller's own identity set, and only to a token with the `email` scope.
  */
 export class IdentityDirectory {
   constructor(
@@ -30,7 +38,7 @@ export class IdentityDirectory {
     const live = token ? await findLiveToken(this.uow.repositories, token, this.clock.now()) : null;
     if (!live) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     const set = await this.uow.repositories.identities.listSet(live.identity.set_id);
-    return { identity: live.identity, setIds: new Set(set.map((i) => i.id)) };
+    return { identity: live.identity, setIds: new Set(set.map((i) => i.id)), mayReadEmail: live.token.scopes.includes(EMAIL_SCOPE) };
   }
 
   /** Identities by usernames or by ids (one of the two, at most 100); unknown ones are left out. `provision` makes unknown usernames. */
@@ -62,6 +70,6 @@ export class IdentityDirectory {
   }
 
   private document(caller: DirectoryCaller, identity: IdentityState) {
-    return { ...identityDocument(identity), email: caller.setIds.has(identity.id) ? identity.email : null };
+    return { ...identityDocument(identity), email: caller.mayReadEmail && caller.setIds.has(identity.id) ? identity.email : null };
   }
 }

@@ -1,6 +1,6 @@
 import type { IdentityState } from '../auth/Identity';
 import { shortUsername } from '../auth/Identity';
-import { BadRequestError, LimitExceededError, ServerNotFoundError } from '../shared/errors';
+import { BadRequestError, LimitExceededError, PermissionDeniedError, ServerNotFoundError } from '../shared/errors';
 import { checkEmail, checkHttpUrl, checkText, jsonEqual, parseHttpUrl, type TextRule } from '../shared/text';
 import { checkLocation } from './location';
 import {
@@ -387,8 +387,13 @@ export class Endpoint {
     if (!host.canHostShares) {
       throw new BadRequestError(`Endpoint '${host.id}' is ${KIND_WORDS[host.kind]} and cannot host shared endpoints`);
     }
+    // Sharing a host is its administrators' decision (security review two, finding 5): anyone else
+    // could otherwise give the world write access to any path of a public host.
+    if (!ctx.callerIsHostAdministrator) {
+      throw new PermissionDeniedError(`You need the 'administrator' role on endpoint '${host.id}' to share it`);
+    }
     const managed = host.subscriptionId !== null;
-    if (!managed && !(host.kind === 'personal' && ctx.callerIsHostAdministrator)) {
+    if (!managed && host.kind !== 'personal') {
       throw new BadRequestError(
         `Endpoint '${host.id}' is not managed: sharing requires a host endpoint with a subscription`,
       );

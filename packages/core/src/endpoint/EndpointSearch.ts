@@ -53,14 +53,15 @@ export const DEFAULT_SEARCH_LIMIT = 25;
 export const MAX_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_WINDOW = 1000;
 const VIEWER_ROLES: EndpointRole[] = ['administrator', 'activity_monitor'];
-const ENTITY_KINDS: Record<string, { kinds: EndpointKind[]; hostKind?: EndpointKind } | null> = {
-  GCP_mapped_collection: { kinds: ['personal'] },
-  GCP_guest_collection: { kinds: ['shared'], hostKind: 'personal' },
-  GCSv5_endpoint: null,
-  GCSv5_mapped_collection: null,
-  GCSv5_guest_collection: null,
-  GCSv5_host: null,
-};
+/** A Map, not an object: a name such as `toString` or `__proto__` must not find an inherited member. */
+const ENTITY_KINDS = new Map<string, { kinds: EndpointKind[]; hostKind?: EndpointKind } | null>([
+  ['GCP_mapped_collection', { kinds: ['personal'] }],
+  ['GCP_guest_collection', { kinds: ['shared'], hostKind: 'personal' }],
+  ['GCSv5_endpoint', null],
+  ['GCSv5_mapped_collection', null],
+  ['GCSv5_guest_collection', null],
+  ['GCSv5_host', null],
+]);
 
 /** The searched fields and their weights: display_name counts most (catalogue features 1). */
 export const SEARCHED_FIELDS = [
@@ -124,9 +125,9 @@ export function searchCriteria(caller: Principal, request: EndpointSearchRequest
   }
   let entity: { kinds: EndpointKind[]; hostKind?: EndpointKind } | null | undefined;
   if (request.entityType !== undefined) {
-    if (!(request.entityType in ENTITY_KINDS)) throw new BadRequestError(`Invalid filter_entity_type '${request.entityType.slice(0, 40)}'`);
+    entity = ENTITY_KINDS.get(request.entityType);
+    if (entity === undefined) throw new BadRequestError(`Invalid filter_entity_type '${request.entityType.slice(0, 40)}': one of ${[...ENTITY_KINDS.keys()].join(', ')}`);
     if (request.nonFunctional !== undefined) throw new BadRequestError('filter_entity_type cannot be used with filter_non_functional');
-    entity = ENTITY_KINDS[request.entityType];
   }
   if (scope === 'recently-used' || scope === 'in-use' || entity === null) return { criteria: null, offset, limit };
 

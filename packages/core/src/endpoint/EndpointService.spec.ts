@@ -128,9 +128,22 @@ describe('EndpointService', () => {
 
     it('lets a personal-client host administrator share without a subscription', async () => {
       const { id: laptop } = await endpoints().createEndpoint(alice, { display_name: 'Laptop', personal: true });
-      await expect(endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint_id: laptop, host_path: '/' })).resolves.toBeDefined();
+      const { id: share } = await endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint_id: laptop, host_path: '/' });
+      expect((await endpoints().getEndpoint(alice, share)).endpoint.hostEndpointId).toBe(laptop);
       await world.services.admin.grantRole(laptop, 'activity_monitor', 'bob');
-      await expect(endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint_id: laptop, host_path: '/' })).rejects.toThrow(/not managed/);
+      await expect(endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint_id: laptop, host_path: '/' })).rejects.toThrow(PermissionDeniedError);
+    });
+
+    it("refuses a share of a public managed host to whoever is not the host's administrator", async () => {
+      const host = await managedHost(alice, { public: true });
+      await expect(endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint_id: host, host_path: '/' })).rejects.toThrow(
+        new PermissionDeniedError(`You need the 'administrator' role on endpoint '${host}' to share it`),
+      );
+      await world.services.admin.grantRole(host, 'administrator', 'bob');
+      const { id } = await endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint_id: host, host_path: '/b/' });
+      expect((await endpoints().getEndpoint(alice, id)).hostPathVisible).toBe(true);
+      await endpoints().deleteEndpoint(alice, id);
+      await expect(endpoints().getEndpoint(bob, id)).rejects.toThrow(/deleted/);
     });
 
     it('hides host_path from callers without administrator on the share or activity_monitor on the host', async () => {

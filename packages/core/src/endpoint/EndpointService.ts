@@ -1,7 +1,7 @@
 import { checkUsername } from '../auth/Identity';
 import type { Principal } from '../auth/Principal';
 import { pauseRuleAffects, type PauseRuleState } from '../pause-rule/PauseRule';
-import { canViewEndpoint, checkRoleGrant, effectiveRoles, isOwnerAdministrator, type EndpointRole, type RoleAssignmentState, type RoleGrant } from '../role/Role';
+import { canManageAccessRules, canViewEndpoint, checkRoleGrant, effectiveRoles, isOwnerAdministrator, oversees, type EndpointRole, type RoleAssignmentState, type RoleGrant } from '../role/Role';
 import {
   BadRequestError,
   ConcurrentModificationError,
@@ -15,7 +15,7 @@ import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
 import type { ShareCursor } from './EndpointRepository';
 import { MAX_SEARCH_WINDOW, searchCriteria, visibleHits, type EndpointSearchRequest } from './EndpointSearch';
-import { loadEndpoint, type LoadedEndpoint as Loaded, type LoadOptions } from './loadEndpoint';
+import { hostRolesOf, loadEndpoint, type LoadedEndpoint as Loaded, type LoadOptions } from './loadEndpoint';
 import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
 
@@ -118,7 +118,8 @@ export class EndpointService {
   async deleteEndpoint(caller: Principal, xid: string): Promise<void> {
     await this.uow.transaction(async (repos) => {
       const { endpoint, roles } = await this.load(repos, caller, xid, BY_ID_OR_NAME_FOR_UPDATE);
-      this.assertAdministrator(endpoint, roles);
+      // a share may also be deleted by its host's administrators
+      if (!roles.includes('administrator') && !oversees((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) this.assertAdministrator(endpoint, roles);
       await repos.roles.deleteForEndpoint(endpoint.id);
       await repos.accessRules.deleteForEndpoint(endpoint.id);
       await repos.pauseRules.deleteForEndpoint(endpoint.id);
@@ -230,7 +231,7 @@ export class EndpointService {
     const hosts = new Map<string, Promise<{ host: Endpoint | null; hostRoles: EndpointRole[] }>>();
     const hostOf = (id: string) => {
       // Stryker disable next-line ConditionalExpression: reading a host again gives the same host
-      if (!hosts.has(id)) hosts.set(id, this.hostWithRoles(repos, caller, id));
+      if (!hosts.has(id)) hosts.set(id, hostRolesOf(repos, caller, id));
       return hosts.get(id)!;
     };
     const results: { view: EndpointView; rank: number }[] = [];
@@ -345,15 +346,9 @@ export class EndpointService {
 
   /** What the caller may see of the endpoint: for a share, this reads its host with the caller's roles on it. */
   private async view(repos: Repos, caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointView> {
-    const { host, hostRoles } = endpoint.hostEndpointId === null ? { host: null, hostRoles: [] } : await this.hostWithRoles(repos, caller, endpoint.hostEndpointId);
+    const { host, hostRoles } = await hostRolesOf(repos, caller, endpoint.hostEndpointId);
     const hostVisible = host !== null && canViewEndpoint(host.isPublic, hostRoles);
     return viewOf(endpoint, roles, host, hostVisible, hostRoles);
-  }
-
-  /** A share's host with the caller's roles on it (null when the host is gone). */
-  private async hostWithRoles(repos: Repos, caller: Principal, hostId: string): Promise<{ host: Endpoint | null; hostRoles: EndpointRole[] }> {
-    const found = await repos.endpoints.findWithRolesOf({ id: hostId }, caller.principalIds);
-    return found ? { host: found.endpoint, hostRoles: effectiveRoles(found.endpoint, caller, found.assignments) } : { host: null, hostRoles: [] };
   }
 
   private assertCanView(endpoint: Endpoint, roles: EndpointRole[]): void {
@@ -410,8 +405,9 @@ function viewOf(
   hostVisible: boolean,
   hostRoles: readonly EndpointRole[],
 ): EndpointView {
+  const shared = endpoint.kind === 'shared';
   // Stryker disable next-line ConditionalExpression: only a share has a host
-  const hostPathVisible = endpoint.kind === 'shared' && host !== null && (roles.includes('administrator') || hostRoles.includes('activity_monitor'));
+  const hostPathVisible = shared && host !== null && (roles.includes('administrator') || oversees(hostRoles) || hostRoles.includes('activity_monitor'));
   const setupKeyVisible = roles.includes('administrator');
-  return { endpoint, roles, host, hostVisible, hostRoles, hostPathVisible, setupKeyVisible };
+  return { endpoint, roles, host, hostVisible, hostRoles, hostPathVisible, aclEditable: shared && canManageAccessRules(roles), setupKeyVisible };
 }

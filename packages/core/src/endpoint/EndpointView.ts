@@ -14,8 +14,10 @@ export interface EndpointView {
   hostVisible: boolean;
   /** The caller's effective roles on the host. */
   hostRoles: readonly EndpointRole[];
-  /** A share's path on its host is shown to the share's administrators and the host's activity monitors. */
+  /** A share's path on its host is shown to the share's administrators and the host's administrators and activity monitors. */
   hostPathVisible: boolean;
+  /** The caller may manage the share's access rules (acl_editable): false on any other kind. */
+  aclEditable: boolean;
   /** A personal endpoint's setup key finishes its installation: only its administrators may see it. */
   setupKeyVisible: boolean;
 }

@@ -39,3 +39,10 @@ export async function loadEndpoint(repos: { endpoints: EndpointRepository }, cal
   }
   return { endpoint: found.endpoint, roles: effectiveRoles(found.endpoint, caller, found.assignments) };
 }
+
+/** A share's host (by its id) with the caller's effective roles on it; none when there is no host id or the host is gone. */
+export async function hostRolesOf(repos: { endpoints: EndpointRepository }, caller: Principal, hostId: string | null): Promise<{ host: Endpoint | null; hostRoles: EndpointRole[] }> {
+  if (hostId === null) return { host: null, hostRoles: [] };
+  const found = await repos.endpoints.findWithRolesOf({ id: hostId }, caller.principalIds);
+  return found ? { host: found.endpoint, hostRoles: effectiveRoles(found.endpoint, caller, found.assignments) } : { host: null, hostRoles: [] };
+}

@@ -49,6 +49,19 @@ export function canViewEndpoint(isPublic: boolean, roles: readonly EndpointRole[
   return isPublic || roles.includes('administrator') || roles.includes('activity_monitor');
 }
 
+/** Who manages a share's access rules: its administrators (the owner among them) and access managers. */
+export function canManageAccessRules(roles: readonly EndpointRole[]): boolean {
+  return roles.includes('administrator') || roles.includes('access_manager');
+}
+
+/**
+ * A host's administrators oversee the shares of their host, whoever made them: they see each
+ * share's host_path and access rules, and may delete it.
+ */
+export function oversees(hostRoles: readonly EndpointRole[]): boolean {
+  return hostRoles.includes('administrator');
+}
+
 /** What a grant names: the role and who receives it. */
 export interface RoleGrant {
   role: string;

@@ -21,7 +21,7 @@ async function created(body: unknown): Promise<Endpoint> {
 }
 
 function ownerView(endpoint: Endpoint): EndpointView {
-  return { endpoint, roles: ['administrator'], host: null, hostVisible: false, hostRoles: [], hostPathVisible: false, setupKeyVisible: true };
+  return { endpoint, roles: ['administrator'], host: null, hostVisible: false, hostRoles: [], hostPathVisible: false, aclEditable: false, setupKeyVisible: true };
 }
 
 async function patched(endpoint: Endpoint, body: unknown): Promise<void> {

@@ -123,7 +123,7 @@ export function endpointDocument(view: EndpointView) {
     s3_url: s.s3_url,
     s3_owner_activated: s.kind === 'object_store' ? false : null,
     acl_available: shared,
-    acl_editable: view.roles.includes('access_manager'),
+    acl_editable: view.aclEditable,
     in_use: false,
     my_effective_roles: [...view.roles],
     vcp_connected: s.vcp_connected,
