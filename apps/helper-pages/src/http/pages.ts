@@ -184,10 +184,20 @@ export function helperPageRoutes(
     const params = authorizeParams((name) => query(req, name));
     const checked = await checkedRequest(res, params);
     if (!checked) return;
+    // OpenID Connect's prompt=none: answer the client at once, never show a page
+    const prompts = (query(req, 'prompt') ?? '').split(' ').filter(Boolean);
+    const silent = prompts.includes('none');
+    const backToClient = (code: 'login_required' | 'consent_required' | 'invalid_request', message: string) =>
+      res.redirect(302, protocolErrorRedirect(new OAuthProtocolError(code, message), checked.redirectUri, params.state));
+    if (silent && prompts.length > 1) return backToClient('invalid_request', 'prompt=none cannot be combined with other prompt values');
     const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
-    if (!user || mustSignInAgain(req, user)) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
+    if (!user || mustSignInAgain(req, user)) {
+      if (silent) return backToClient('login_required', 'The user is not signed in');
+      return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
+    }
     const pending = await authorizationServer.scopesToConsent(user, checked.client, checked.scopes);
     if (pending.length === 0) return sendProtocolResult(res, await protocol.authorize(params, user, true));
+    if (silent) return backToClient('consent_required', 'The user has not consented to every scope asked for');
     allowFormRedirectTo(res, checked.redirectUri);
     const context = {
       title: 'Allow access',

@@ -28,6 +28,6 @@ export function discoveryDocument(issuer: string, scopes: readonly string[], alg
       'identity_provider', 'identity_provider_display_name', 'last_authentication', 'identity_set',
     ],
     code_challenge_methods_supported: ['S256'],
-    prompt_values_supported: ['login'],
+    prompt_values_supported: ['none', 'login'],
   };
 }

@@ -24,7 +24,9 @@ export class OAuthProtocolError extends DomainError {
       | 'invalid_scope'
       | 'unauthorized_client'
       | 'unsupported_response_type'
-      | 'access_denied',
+      | 'access_denied'
+      | 'login_required'
+      | 'consent_required',
     message: string,
   ) {
     super(message);
