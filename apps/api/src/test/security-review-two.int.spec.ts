@@ -102,4 +102,19 @@ describe.each(BACKENDS)('security review two, API, on $name', (backend) => {
     await api.as(alice).post(`/endpoint/${share}/role`, { principal_type: 'identity', principal: bobId, role: 'access_manager' });
     expect((await api.as(bob).get(`/endpoint/${share}`)).body.acl_editable).toBe(true);
   });
+
+  it('finding 8: an over-long location or proxy hostname is a 400 JSON document naming the field on create and update, on every database', async () => {
+    const location = `1.${'0'.repeat(40)},2.${'0'.repeat(40)}`;
+    const hostname = `${'h'.repeat(63)}.${'i'.repeat(63)}.${'j'.repeat(63)}.${'k'.repeat(61)}:2811`;
+    for (const [field, value] of [['location', location], ['myproxy_server', hostname], ['oauth_server', hostname]]) {
+      const created = await api.as(alice).post('/endpoint', { display_name: `Long ${field}`, [field]: value });
+      expect({ field, status: created.status, type: created.type }).toEqual({ field, status: 400, type: 'application/json' });
+      expect(created.body.message).toContain(field);
+    }
+    const id = (await api.as(alice).post('/endpoint', { display_name: 'Short' })).body.id as string;
+    const updated = await api.as(alice).put(`/endpoint/${id}`, { location });
+    expect(updated.status).toBe(400);
+    expect(updated.body.message).toContain('location');
+    expect((await api.as(alice).put(`/endpoint/${id}`, { location: '45.5,-73.5' })).status).toBe(200);
+  });
 });

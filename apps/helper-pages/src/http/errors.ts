@@ -6,7 +6,7 @@ import {
   NotFoundError,
   OAuthProtocolError,
   PermissionDeniedError,
-  TooManySignInAttemptsError,
+  TooManyRequestsError,
 } from '@xfer/core';
 import type { NextFunction, Request, Response } from 'express';
 import type nunjucks from 'nunjucks';
@@ -30,7 +30,7 @@ const ANSWERS: ReadonlyArray<[abstract new (...args: never[]) => DomainError, Er
   [ConsentRequiredError, { status: 403, title: 'Not allowed', oauthError: 'insufficient_scope', wwwAuthenticate: 'Bearer error="insufficient_scope", scope="openid"' }],
   [PermissionDeniedError, { status: 403, title: 'Not allowed', oauthError: 'access_denied' }],
   [NotFoundError, { status: 404, title: 'Not found', oauthError: 'invalid_request' }],
-  [TooManySignInAttemptsError, { status: 429, title: 'Too many sign-in attempts', oauthError: 'invalid_request' }],
+  [TooManyRequestsError, { status: 429, title: 'Too many attempts', oauthError: 'invalid_request' }],
 ];
 const FALLBACK: ErrorAnswer = { status: 400, title: 'Bad request', oauthError: 'invalid_request' };
 
@@ -50,7 +50,7 @@ function unreadableRequestStatus(error: unknown): number | null {
  * A protocol error of the authorization endpoint goes back to the client's registered redirect URI,
  * with the state: the one place the redirect is built (RFC 6749 4.1.2.1).
  */
-export function protocolErrorRedirect(error: OAuthProtocolError, redirectUri: string, state: string | undefined): string {
+export function protocolErrorRedirect(error: Pick<OAuthProtocolError, 'message'> & { code: string }, redirectUri: string, state: string | undefined): string {
   const back = new URL(redirectUri);
   back.searchParams.set('error', error.code);
   back.searchParams.set('error_description', error.message);
@@ -58,8 +58,8 @@ export function protocolErrorRedirect(error: OAuthProtocolError, redirectUri: st
   return back.href;
 }
 
-/** Errors on the OAuth endpoints: the protocol's JSON. Anything else goes on to the pages' handler. */
-export function protocolErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+/** Errors on the OAuth endpoints: the protocol's JSON, whatever the error. */
+export function protocolErrorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
   res.set('Cache-Control', 'no-store');
   if (error instanceof DomainError) {
     const answer = answerTo(error);
@@ -68,24 +68,35 @@ export function protocolErrorHandler(error: unknown, _req: Request, res: Respons
     return;
   }
   const status = unreadableRequestStatus(error);
-  if (status === null) return next(error);
-  res.status(status).json({ error: 'invalid_request', error_description: 'The request body could not be read' });
+  if (status !== null) {
+    res.status(status).json({ error: 'invalid_request', error_description: 'The request body could not be read' });
+    return;
+  }
+  // a fault of ours: the protocol's JSON still (RFC 6749 5.2 server_error), never a page
+  logRequestError(res, error);
+  res.status(500).json({ error: 'server_error', error_description: `An internal error occurred (request ${requestIdOf(res)})` });
 }
 
 /** Errors on the JSON API (/v2/api): the error document of compat-notes, from the same table. */
-export function apiErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
+export function apiErrorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   res.set('Cache-Control', 'no-store');
   const document = (status: number, code: string, message: string) =>
     res.status(status).json({ code, message, request_id: requestIdOf(res), resource: req.originalUrl.split('?')[0] });
   if (error instanceof DomainError) {
     const answer = answerTo(error);
     if (answer.status === 401) res.set('WWW-Authenticate', 'Bearer realm="xfer"');
+    if (error instanceof TooManyRequestsError) res.set('Retry-After', String(error.retryAfterSeconds));
     document(answer.status, error.code, error.message);
     return;
   }
   const status = unreadableRequestStatus(error);
-  if (status === null) return next(error);
-  document(status, 'BadRequest', 'The request could not be read');
+  if (status !== null) {
+    document(status, 'BadRequest', 'The request could not be read');
+    return;
+  }
+  // a fault of ours: the error document still, never an HTML page or a stack
+  logRequestError(res, error);
+  document(500, 'InternalError', 'An internal error occurred');
 }
 
 /** Errors on the pages: an HTML page with the answer's status and title. */
@@ -100,7 +111,7 @@ export function errorPages(views: nunjucks.Environment) {
     errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
       if (error instanceof DomainError) {
         const { status, title } = answerTo(error);
-        if (error instanceof TooManySignInAttemptsError) res.set('Retry-After', String(error.retryAfterSeconds));
+        if (error instanceof TooManyRequestsError) res.set('Retry-After', String(error.retryAfterSeconds));
         render(res, status, title, error.message);
         return;
       }

@@ -188,7 +188,7 @@ export function helperPageRoutes(
     const prompts = (query(req, 'prompt') ?? '').split(' ').filter(Boolean);
     const silent = prompts.includes('none');
     const backToClient = (code: 'login_required' | 'consent_required' | 'invalid_request', message: string) =>
-      res.redirect(302, protocolErrorRedirect(new OAuthProtocolError(code, message), checked.redirectUri, params.state));
+      res.redirect(302, protocolErrorRedirect({ code, message }, checked.redirectUri, params.state));
     if (silent && prompts.length > 1) return backToClient('invalid_request', 'prompt=none cannot be combined with other prompt values');
     const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
     if (!user || mustSignInAgain(req, user)) {

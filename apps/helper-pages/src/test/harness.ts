@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TestWorld } from '@xfer/core/testing';
 import { openDatabase, TOKENS } from '@xfer/persistence';
 import { testBackends, type TestBackend, type TestDatabase } from '@xfer/persistence/testing';
@@ -49,3 +52,10 @@ export async function startPages(
 }
 
 export type Pages = Awaited<ReturnType<typeof startPages>>;
+
+/** One database two app instances can open: a file for SQLite, a fresh database on Postgres. */
+export async function sharedDatabase(backend: TestBackend): Promise<TestDatabase> {
+  if (backend.name === 'postgres') return backend.create();
+  const dir = mkdtempSync(join(tmpdir(), 'xfer-shared-'));
+  return { url: `sqlite:${join(dir, 'xfer.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,6 +1,6 @@
-import { TRANSFER_SCOPE } from '@xfer/core';
+import { BadRequestError, PROVISION_LIMIT, TRANSFER_SCOPE } from '@xfer/core';
 import supertest from 'supertest';
-import { BACKENDS, startPages, type Pages } from './harness';
+import { BACKENDS, sharedDatabase, startPages, type Pages } from './harness';
 import { CALLBACK, locationOf, oauthFlow, pkce } from './oauthFlow';
 
 const VIEW_IDENTITY_SET = 'urn:globus:auth:scope:auth.globus.org:view_identity_set';
@@ -53,5 +53,71 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
     const granted = await silently(alice);
     expect(granted.get('error')).toBeNull();
     expect(granted.get('code')).toEqual(expect.any(String));
+  });
+
+  describe('finding 2: identity provisioning', () => {
+    it("never takes a client's username: the client's own grant keeps working, and the operator cannot add one either", async () => {
+      await pages.admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints');
+      const added = await pages.admin.addClient({ display_name: 'Robot', redirect_uris: [CALLBACK], public_client: false });
+      const bob = (await pages.admin.issueToken((await pages.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+      for (const spelling of [`${added.client.id}@clients.auth.globus.org`, `${added.client.id.toUpperCase()}@Clients.Auth.Globus.org`]) {
+        const res = await identities(bob, `?usernames=${spelling}&provision=true`);
+        expect(res.status).toBe(200);
+        expect(res.body.identities).toEqual([]);
+      }
+      const grant = await pages.http.post('/v2/oauth2/token').type('form').auth(added.client.id, added.secret!).send({ grant_type: 'client_credentials', scope: TRANSFER_SCOPE });
+      expect(grant.status).toBe(200);
+      const robot = (await identities(bob, `?usernames=${added.client.id}@clients.auth.globus.org`)).body.identities;
+      expect(robot).toEqual([expect.objectContaining({ id: added.client.id, identity_type: 'client' })]);
+      await expect(pages.admin.addIdentity({ username: 'someone@clients.auth.globus.org' })).rejects.toThrow(BadRequestError);
+    });
+
+    it('compares usernames without regard to case: lookup, provisioning and the operator resolve to the one identity', async () => {
+      const bob = (await pages.admin.issueToken((await pages.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+      const made = await identities(bob, '?usernames=Carol@Example.org,carol@example.org&provision=true');
+      expect(made.body.identities).toEqual([expect.objectContaining({ username: 'Carol@Example.org', status: 'unused' })]);
+      const again = await identities(bob, '?usernames=CAROL@EXAMPLE.ORG&provision=true');
+      expect(again.body.identities.map((i: { id: string }) => i.id)).toEqual([made.body.identities[0].id]);
+      expect((await identities(bob, '?usernames=carol@example.org')).body.identities[0].username).toBe('Carol@Example.org');
+      await expect(pages.admin.addIdentity({ username: 'carol@example.ORG' })).rejects.toThrow(/already exists/);
+      expect((await pages.admin.issueToken('carol@example.org')).identity_id).toBe(made.body.identities[0].id);
+    });
+
+    it(`provisions at most ${PROVISION_LIMIT.identities} identities per caller in a window, counted across instances (429 with Retry-After)`, async () => {
+      const database = await sharedDatabase(backend);
+      const first = await startPages(backend, {}, {}, database);
+      const second = await startPages(backend, {}, {}, database);
+      try {
+        const bob = (await first.admin.issueToken((await first.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+        const carol = (await first.admin.issueToken((await first.admin.addIdentity({ username: 'carol@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+        const names = (from: number, count: number) => Array.from({ length: count }, (_, i) => `user${from + i}@example.org`).join(',');
+        const ask = (pagesApp: Pages, token: string, query: string) => pagesApp.http.get(`/v2/api/identities${query}`).set('Authorization', `Bearer ${token}`);
+        expect((await ask(first, bob, `?usernames=${names(0, PROVISION_LIMIT.identities)}&provision=true`)).body.identities).toHaveLength(PROVISION_LIMIT.identities);
+        const over = await ask(second, bob, `?usernames=${names(1000, 1)}&provision=true`);
+        expect(over.status).toBe(429);
+        expect(over.body.code).toBe('TooManyRequests');
+        expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+        expect((await ask(second, bob, `?usernames=${names(1000, 1)}`)).body.identities).toEqual([]);
+        // looking up what exists is not provisioning, and another caller has a count of its own
+        expect((await ask(second, bob, `?usernames=${names(0, 3)}&provision=true`)).status).toBe(200);
+        expect((await ask(second, carol, `?usernames=${names(1000, 1)}&provision=true`)).body.identities).toHaveLength(1);
+      } finally {
+        await first.close();
+        await second.close();
+        await database.drop();
+      }
+    });
+  });
+
+  it('finding 8: an over-long username on the identities route is a 400 JSON document naming the field, on every database', async () => {
+    const bob = (await pages.admin.issueToken((await pages.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+    // 257 characters that the username pattern alone allows (64 before the @, a domain of 192)
+    const long = `${'a'.repeat(64)}@${'b'.repeat(188)}.org`;
+    for (const query of [`?usernames=${long}`, `?usernames=${long}&provision=true`]) {
+      const res = await identities(bob, query);
+      expect({ query, status: res.status, type: res.type }).toEqual({ query, status: 400, type: 'application/json' });
+      expect(res.body.message).toContain('usernames');
+    }
+    await expect(pages.admin.addIdentity({ username: long })).rejects.toThrow(/at most 255 characters/);
   });
 });

@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { hashSessionSecret } from '@xfer/core';
-import type { TestBackend, TestDatabase } from '@xfer/persistence/testing';
 import supertest from 'supertest';
-import { BACKENDS, PASSWORD, startPages, type Pages } from './harness';
+import { BACKENDS, PASSWORD, sharedDatabase, startPages, type Pages } from './harness';
 
 const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
@@ -18,13 +14,6 @@ async function browser(app: Pages['app'], address?: string) {
     return (address ? post.set('X-Forwarded-For', address) : post).send({ _csrf: csrf, username, password });
   };
   return { agent, attempt };
-}
-
-/** One database two app instances can open: a file for SQLite, a fresh database on Postgres. */
-async function sharedDatabase(backend: TestBackend): Promise<TestDatabase> {
-  if (backend.name === 'postgres') return backend.create();
-  const dir = mkdtempSync(join(tmpdir(), 'xfer-shared-'));
-  return { url: `sqlite:${join(dir, 'xfer.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 describe.each(BACKENDS)('auth app security on $name', (backend) => {

@@ -5,7 +5,7 @@ import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
 import { checkResourceServer, checkScopeDescription, checkScopeName, resourceServerOf } from '../auth/Scope';
 import { checkGroupName } from '../auth/Group';
 import { ConsentSet, type ConsentState } from '../auth/Consent';
-import { IdentitySet, newIdentity, type IdentityState } from '../auth/Identity';
+import { CLIENTS_DOMAIN, IdentitySet, isClientUsername, newIdentity, type IdentityState } from '../auth/Identity';
 import { Endpoint } from '../endpoint/Endpoint';
 import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rule/PauseRule';
 import { ENDPOINT_ROLES, type EndpointRole, type PrincipalType } from '../role/Role';
@@ -38,6 +38,7 @@ export class AdminService {
       if (await repos.identities.findByUsername(input.username)) {
         throw new ConflictError(`Identity '${input.username}' already exists`);
       }
+      if (isClientUsername(input.username)) throw new BadRequestError(`Invalid username '${input.username}': the domain ${CLIENTS_DOMAIN} is reserved for clients' own identities`);
       const identity = newIdentity({ ...input, id: this.ids.uuid(), now: this.clock.now() });
       await repos.identities.add(identity);
       return identity;

@@ -6,7 +6,7 @@ import { findLiveToken, hashToken, newTokenSecret, type AccessTokenState } from 
 import { findNamedClient, type ClientState } from './Client';
 import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
-import { identityDocument, newIdentity, type IdentityState } from './Identity';
+import { CLIENTS_DOMAIN, identityDocument, newIdentity, type IdentityState } from './Identity';
 import { identitySetClaim, profileClaims, VIEW_IDENTITY_SET_SCOPE } from './IdToken';
 import type { ScopeState } from './Scope';
 import { ConsentSet } from './Consent';
@@ -24,9 +24,7 @@ export class OAuthProtocolError extends DomainError {
       | 'invalid_scope'
       | 'unauthorized_client'
       | 'unsupported_response_type'
-      | 'access_denied'
-      | 'login_required'
-      | 'consent_required',
+      | 'access_denied',
     message: string,
   ) {
     super(message);
@@ -94,7 +92,7 @@ export function parseScopeParameter(scope: string | undefined): string[] {
 
 
 /** The username a client's own identity has, as the hosted service names it. */
-export const clientUsername = (clientId: string) => `${clientId}@clients.auth.globus.org`;
+export const clientUsername = (clientId: string) => `${clientId}@${CLIENTS_DOMAIN}`;
 
 /**
  * The authorization service's use cases behind OAuth 2.0 (RFC 6749, 7009, 7636, 7662): the protocol

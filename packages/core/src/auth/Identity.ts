@@ -29,7 +29,19 @@ export interface IdentityState {
 
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}(@[A-Za-z0-9](?:[A-Za-z0-9.-]{0,190}[A-Za-z0-9])?)?$/;
 
+/** The domain of clients' own identities (`<client id>@clients.auth.globus.org`), as on the hosted service. */
+export const CLIENTS_DOMAIN = 'clients.auth.globus.org';
+
+/** Usernames of the clients' domain belong to clients: no person's identity may take one. */
+export function isClientUsername(username: string): boolean {
+  return username.toLowerCase().endsWith(`@${CLIENTS_DOMAIN}`);
+}
+
+/** The longest username stored (the identities' and endpoints' owner_string columns hold 255). */
+export const MAX_USERNAME = 255;
+
 export function checkUsername(username: string): string {
+  if (username.length > MAX_USERNAME) throw new BadRequestError(`Invalid username '${username.slice(0, 40)}...': at most ${MAX_USERNAME} characters`);
   if (!USERNAME.test(username)) {
     throw new BadRequestError(
       `Invalid username '${username}': letters, digits and . _ + - , optionally followed by @domain`,
@@ -156,6 +168,7 @@ export class IdentitySet {
 export interface IdentityRepository {
   add(identity: IdentityState): Promise<void>;
   findById(id: string): Promise<IdentityState | null>;
+  /** Without regard to case: `Alice` and `alice` are one username. */
   findByUsername(username: string): Promise<IdentityState | null>;
   /** Every identity of the set, the primary first, then by link time. */
   listSet(setId: string): Promise<IdentityState[]>;

@@ -1,10 +1,11 @@
-import { AuthenticationFailedError, BadRequestError, ResourceNotFoundError } from '../shared/errors';
+import { AuthenticationFailedError, BadRequestError, ResourceNotFoundError, TooManyRequestsError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { findLiveToken } from './AccessToken';
-import { identityDocument, newIdentity, type IdentityState } from './Identity';
+import { findLiveToken, hashToken } from './AccessToken';
+import { identityDocument, isClientUsername, MAX_USERNAME, newIdentity, type IdentityState } from './Identity';
+import { DEFAULT_SIGN_IN_THROTTLE } from './SignInThrottle';
 
-export type IdentityDirectoryRepositories = RepositoriesOf<'accessTokens' | 'identities'>;
+export type IdentityDirectoryRepositories = RepositoriesOf<'accessTokens' | 'identities' | 'signInFailures'>;
 
 /**
  * Who asks: the identity a live token was issued to, with its set (whose e-mail addresses it may
@@ -21,6 +22,13 @@ export interface DirectoryCaller {
 export const EMAIL_SCOPE = 'email';
 
 export const MAX_IDENTITY_LOOKUP = 100;
+
+/**
+ * Identities one caller (one identity set) may provision per window: enough for a portal adding a
+ * class of students, not a flood. Counted in the database, where every instance sees the count;
+ * the window is the sign-in throttle's, whose housekeeping forgets older counts.
+ */
+export const PROVISION_LIMIT = { identities: 100, windowSeconds: DEFAULT_SIGN_IN_THROTTLE.windowSeconds };
 
 /**
  * The identities API (catalogue features 5): clients resolve usernames and ids, as the hosted
@@ -41,21 +49,37 @@ export class IdentityDirectory {
     return { identity: live.identity, setIds: new Set(set.map((i) => i.id)), mayReadEmail: live.token.scopes.includes(EMAIL_SCOPE) };
   }
 
-  /** Identities by usernames or by ids (one of the two, at most 100); unknown ones are left out. `provision` makes unknown usernames. */
+  /**
+   * Identities by usernames or by ids (one of the two, at most 100); unknown ones are left out.
+   * Usernames compare without regard to case. `provision` makes unknown usernames, at most
+   * PROVISION_LIMIT per caller, never in the clients' domain (a client's identity is made by its
+   * own first grant, with the client's id).
+   */
   async lookup(caller: DirectoryCaller, query: { usernames?: string[]; ids?: string[]; provision?: boolean }) {
     const { usernames, ids } = query;
     if ((usernames === undefined) === (ids === undefined)) throw new BadRequestError('Give either usernames or ids, not both and not neither');
-    const keys = [...new Set(usernames ?? ids ?? [])];
+    const keys = distinct(usernames ?? ids ?? [], usernames ? (k) => k.toLowerCase() : (k) => k);
     if (keys.length > MAX_IDENTITY_LOOKUP) throw new BadRequestError(`At most ${MAX_IDENTITY_LOOKUP} usernames or ids at a time`);
     if (query.provision && usernames === undefined) throw new BadRequestError('provision goes with usernames');
+    const tooLong = usernames && keys.find((k) => k.length > MAX_USERNAME);
+    if (tooLong) throw new BadRequestError(`Invalid usernames: '${tooLong.slice(0, 40)}...' is longer than ${MAX_USERNAME} characters`);
     const found: IdentityState[] = [];
     await this.uow.transaction(async (repos) => {
+      const now = this.clock.now();
+      const counter = hashToken(`provision:${caller.identity.set_id}`);
+      let allowed: number | null = null;
       for (const key of keys) {
         const identity = usernames ? await repos.identities.findByUsername(key) : await repos.identities.findById(key.toLowerCase());
         if (identity) found.push(identity);
-        else if (query.provision) {
-          const made: IdentityState = { ...newIdentity({ id: this.ids.uuid(), username: key, now: this.clock.now() }), status: 'unused' };
+        else if (query.provision && !isClientUsername(key)) {
+          allowed ??= PROVISION_LIMIT.identities - (await repos.signInFailures.countSince(counter, new Date(now.getTime() - PROVISION_LIMIT.windowSeconds * 1000)));
+          if (allowed <= 0) {
+            throw new TooManyRequestsError(`You may provision at most ${PROVISION_LIMIT.identities} identities in ${PROVISION_LIMIT.windowSeconds / 60} minutes`, PROVISION_LIMIT.windowSeconds);
+          }
+          const made: IdentityState = { ...newIdentity({ id: this.ids.uuid(), username: key, now }), status: 'unused' };
           await repos.identities.add(made);
+          await repos.signInFailures.add([counter], now);
+          allowed--;
           found.push(made);
         }
       }
@@ -72,4 +96,10 @@ export class IdentityDirectory {
   private document(caller: DirectoryCaller, identity: IdentityState) {
     return { ...identityDocument(identity), email: caller.mayReadEmail && caller.setIds.has(identity.id) ? identity.email : null };
   }
+}
+
+/** The values in order, the first of each `key` kept. */
+function distinct(values: readonly string[], key: (value: string) => string): string[] {
+  const seen = new Set<string>();
+  return values.filter((v) => !seen.has(key(v)) && seen.add(key(v)));
 }

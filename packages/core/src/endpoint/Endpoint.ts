@@ -153,7 +153,8 @@ const nullable =
   (field, value) => (value === null || value === '' ? null : check(field, value));
 const asIs: Normalizer<boolean> = (_field, value) => value;
 const hostAndPort = (field: string, value: string): string => {
-  if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/.test(value)) {
+  // 255: the column's length, a hostname of 253 with a short port
+  if (value.length > 255 || !/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/.test(value)) {
     throw new BadRequestError(`Invalid ${field}: '${value}' is not a hostname[:port]`);
   }
   return value;

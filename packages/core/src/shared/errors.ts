@@ -84,15 +84,20 @@ export class LimitExceededError extends DomainError {
   readonly code = 'LimitExceeded';
 }
 
-/** Too many failed sign-ins from this address or on this account: try again later. */
-export class TooManySignInAttemptsError extends DomainError {
-  readonly code = 'TooManyAttempts';
+/** The caller asked for more than its share in a while (a rate limit): try again after `retryAfterSeconds`. */
+export class TooManyRequestsError extends DomainError {
+  readonly code: string = 'TooManyRequests';
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
   ) {
     super(message);
   }
+}
+
+/** Too many failed sign-ins from this address or on this account: try again later. */
+export class TooManySignInAttemptsError extends TooManyRequestsError {
+  override readonly code = 'TooManyAttempts';
 }
 
 /** Another writer changed the aggregate first; the use case retries on fresh state. */

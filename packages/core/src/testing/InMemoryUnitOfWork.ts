@@ -268,7 +268,7 @@ class InMemorySubscriptionRepository implements SubscriptionRepository {
 class InMemoryIdentityRepository implements IdentityRepository {
   constructor(private readonly store: () => Store) {}
   async add(identity: IdentityState) {
-    if ([...this.store().identities.values()].some((i) => i.username === identity.username)) {
+    if ([...this.store().identities.values()].some((i) => i.username.toLowerCase() === identity.username.toLowerCase())) {
       throw new ConflictError(`Identity '${identity.username}' already exists`);
     }
     this.store().identities.set(identity.id, clone(identity));
@@ -278,7 +278,7 @@ class InMemoryIdentityRepository implements IdentityRepository {
     return i ? clone(i) : null;
   }
   async findByUsername(username: string) {
-    const i = [...this.store().identities.values()].find((x) => x.username === username);
+    const i = [...this.store().identities.values()].find((x) => x.username.toLowerCase() === username.toLowerCase());
     return i ? clone(i) : null;
   }
   async listSet(setId: string) {

@@ -48,8 +48,9 @@ export class TypeormIdentityRepository implements IdentityRepository {
     return r ? identityFromRecord(r) : null;
   }
 
+  /** Without regard to case, by the index on lower(username). */
   async findByUsername(username: string) {
-    const r = await this.manager.findOneBy(IdentitySchema, { username });
+    const [r] = await this.sql.rows<IdentityRecord>('SELECT * FROM identities WHERE lower(username) = lower(?)', [username]);
     return r ? identityFromRecord(r) : null;
   }
 

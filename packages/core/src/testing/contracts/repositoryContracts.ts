@@ -415,6 +415,14 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect((await uow.repositories.identities.listSet(alice.id)).map((i) => i.username)).toEqual(['alice', 'alice@work.example.org', 'carol']);
       });
 
+      it('finds and keeps usernames without regard to case, as stored (security review two, finding 2)', async () => {
+        const carol = await identity('Carol@Example.org');
+        expect((await uow.repositories.identities.findByUsername('carol@example.org'))?.id).toBe(carol.id);
+        expect((await uow.repositories.identities.findByUsername('CAROL@EXAMPLE.ORG'))?.username).toBe('Carol@Example.org');
+        await expect(identity('carol@example.org')).rejects.toThrow(ConflictError);
+        expect(await uow.repositories.identities.findByUsername('carol@example.or')).toBeNull();
+      });
+
       it('resolves group memberships and access tokens by hash', async () => {
         const alice = await identity('alice');
         const groupId = ids.uuid();
