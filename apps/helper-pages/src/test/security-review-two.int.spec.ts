@@ -120,4 +120,44 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
     }
     await expect(pages.admin.addIdentity({ username: long })).rejects.toThrow(/at most 255 characters/);
   });
+
+  it("finding 4: rescinding a consent revokes the dependent tokens a resource server got through it, online and offline, on every instance", async () => {
+    const database = await sharedDatabase(backend);
+    const first = await startPages(backend, {}, {}, database);
+    const second = await startPages(backend, {}, {}, database);
+    try {
+      const { admin } = first;
+      const dataAccess = 'urn:xfer:scope:storage.example.org:data_access';
+      await admin.addScope(dataAccess, 'Read and write files on your lab storage');
+      await admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints', { dependsOn: [dataAccess] });
+      const app = (await admin.addClient({ display_name: 'Native App', redirect_uris: [CALLBACK] })).client;
+      const rs = await admin.addClient({ display_name: 'Transfer service', public_client: false, resource_server: 'transfer.api.globus.org' });
+      const rsAuth: [string, string] = [rs.client.id, rs.secret!];
+      await first.userWithPassword('alice');
+      const alice = await first.signedInAgent('alice');
+      const flow = oauthFlow(() => first);
+      const { verifier, challenge } = pkce();
+      const code = await flow.codeFor(alice, app.id, { scope: TRANSFER_SCOPE, code_challenge: challenge, code_challenge_method: 'S256' });
+      const user = (await flow.token({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: app.id, code_verifier: verifier })).body;
+      const dependent = (extra: Record<string, string>) => flow.token({ grant_type: 'urn:globus:auth:grant_type:dependent_token', token: user.access_token, ...extra }, rsAuth);
+      const online = (await dependent({})).body[0];
+      const offline = (await dependent({ access_type: 'offline' })).body[0];
+      const refreshed = (await flow.token({ grant_type: 'refresh_token', refresh_token: offline.refresh_token }, rsAuth)).body;
+      const active = async (token: string) =>
+        (await second.http.post('/v2/oauth2/token/introspect').auth(...rsAuth).type('form').send({ token })).body.active as boolean;
+      for (const token of [online.access_token, offline.access_token, refreshed.access_token]) expect(await active(token)).toBe(true);
+
+      const page = await alice.get('/v2/web/consents');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1];
+      expect((await alice.post('/v2/web/consents/rescind').type('form').send({ _csrf: csrf, client_id: app.id })).status).toBe(303);
+
+      for (const token of [user.access_token, online.access_token, offline.access_token, refreshed.access_token]) expect(await active(token)).toBe(false);
+      const again = await second.http.post('/v2/oauth2/token').type('form').auth(...rsAuth).send({ grant_type: 'refresh_token', refresh_token: offline.refresh_token });
+      expect(again.body.error).toBe('invalid_grant');
+    } finally {
+      await first.close();
+      await second.close();
+      await database.drop();
+    }
+  });
 });

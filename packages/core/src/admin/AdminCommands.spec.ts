@@ -81,7 +81,7 @@ describe('AdminService: operator commands', () => {
       await expect(admin().revokeToken('0'.repeat(16))).rejects.toThrow(/No such token/);
       const alice = (await repos().identities.findByUsername('alice'))!;
       for (const suffix of ['1', '2']) {
-        await repos().accessTokens.add({ token_hash: `abcdef0123${suffix}`.padEnd(64, '0'), identity_id: alice.id, created_at: world.clock.now(), expires_at: null, revoked_at: null, client_id: null, scopes: ['s'], resource_server: 'r', refresh_token_hash: null });
+        await repos().accessTokens.add({ token_hash: `abcdef0123${suffix}`.padEnd(64, '0'), identity_id: alice.id, created_at: world.clock.now(), expires_at: null, revoked_at: null, client_id: null, scopes: ['s'], resource_server: 'r', refresh_token_hash: null, consent_client_id: null });
       }
       await expect(admin().revokeToken('abcdef0123')).rejects.toThrow(/ambiguous/);
       await expect(admin().revokeToken('abcdef01231')).resolves.toBe('abcdef0123100000');

@@ -95,6 +95,7 @@ export class AdminService {
         scopes,
         resource_server: resourceServerOf(scopes[0]),
         refresh_token_hash: null,
+        consent_client_id: null,
       });
       return { token, identity_id: identity.id, expires_at };
     });

@@ -16,6 +16,11 @@ export interface AccessTokenState {
   resource_server: string;
   /** The refresh token it was issued with or from: revoking that revokes this too (RFC 7009 2.1). */
   refresh_token_hash: string | null;
+  /**
+   * The client the user consented to when that is not `client_id`: a dependent token, obtained by
+   * a resource server from that client's token. Rescinding that client's consent revokes it too.
+   */
+  consent_client_id: string | null;
 }
 
 export function hashToken(token: string): string {
@@ -64,7 +69,7 @@ export interface AccessTokenRepository {
   findByHashPrefix(prefix: string): Promise<AccessTokenState[]>;
   listForIdentity(identityId: string): Promise<AccessTokenState[]>;
   revoke(hash: string, at: Date): Promise<void>;
-  /** Revokes the live tokens of these identities issued to the client; returns how many. */
+  /** Revokes the live tokens of these identities issued to the client or resting on its consent (consent_client_id); returns how many. */
   revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
   /** Revokes the live tokens issued with or from a refresh token. */
   revokeByRefreshToken(refreshTokenHash: string, at: Date): Promise<void>;

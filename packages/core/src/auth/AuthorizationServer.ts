@@ -392,6 +392,7 @@ export class AuthorizationServerService {
         scopes: names,
         resource_server: resourceServer,
         refresh_token_hash: refreshHash,
+        consent_client_id: input.consentClientId,
       });
       issued.push({ access_token: secret, expires_in: lifetime, expires_at: expiresAt, resource_server: resourceServer, scopes: names, refresh_token: refreshSecret });
     }

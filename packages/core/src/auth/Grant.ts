@@ -53,5 +53,6 @@ export interface RefreshTokenRepository {
   /** Revokes the live refresh tokens issued for an authorization code; returns their hashes. */
   revokeIssuedForCode(codeHash: string, at: Date): Promise<string[]>;
   /** Revokes the live refresh tokens of these identities issued to the client; returns how many. */
+  /** Revokes the live refresh tokens of these identities issued to the client or resting on its consent; returns how many. */
   revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
 }

@@ -361,7 +361,7 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
     if (t && t.revoked_at === null) t.revoked_at = at;
   }
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
-    return revokeWhere(this.store().tokens.values(), (t) => t.client_id === clientId && identityIds.includes(t.identity_id), at);
+    return revokeWhere(this.store().tokens.values(), (t) => (t.client_id === clientId || t.consent_client_id === clientId) && identityIds.includes(t.identity_id), at);
   }
   async revokeByRefreshToken(refreshTokenHash: string, at: Date) {
     revokeWhere(this.store().tokens.values(), (t) => t.refresh_token_hash === refreshTokenHash, at);
@@ -422,7 +422,7 @@ class InMemoryRefreshTokenRepository implements RefreshTokenRepository {
     return live.map((t) => t.token_hash);
   }
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
-    return revokeWhere(this.store().refreshTokens.values(), (t) => t.client_id === clientId && identityIds.includes(t.identity_id), at);
+    return revokeWhere(this.store().refreshTokens.values(), (t) => (t.client_id === clientId || t.consent_client_id === clientId) && identityIds.includes(t.identity_id), at);
   }
 }
 

@@ -96,6 +96,7 @@ export const AccessTokenSchema = new EntitySchema<AccessTokenRecord>({
     scopes: text(false),
     resource_server: varchar(256),
     refresh_token_hash: varchar(64, true),
+    consent_client_id: varchar(36, true),
   },
 });
 

@@ -279,7 +279,9 @@ export class TypeormRefreshTokenRepository implements RefreshTokenRepository {
   }
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
     if (identityIds.length === 0) return 0;
-    const result = await this.manager.update(RefreshTokenSchema, { client_id: clientId, identity_id: In([...identityIds]), revoked_at: IsNull() }, { revoked_at: toTime(at) });
-    return result.affected ?? 0;
+    const live = { identity_id: In([...identityIds]), revoked_at: IsNull() };
+    const issued = await this.manager.update(RefreshTokenSchema, { ...live, client_id: clientId }, { revoked_at: toTime(at) });
+    const dependent = await this.manager.update(RefreshTokenSchema, { ...live, consent_client_id: clientId }, { revoked_at: toTime(at) });
+    return (issued.affected ?? 0) + (dependent.affected ?? 0);
   }
 }

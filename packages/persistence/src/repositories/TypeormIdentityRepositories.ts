@@ -128,7 +128,7 @@ const tokenFromRecord = (r: AccessTokenRecord): AccessTokenState => ({
 
 type TokenColumns = { [K in keyof AccessTokenRecord as `t_${K}`]: AccessTokenRecord[K] };
 type HolderRow = IdentityRecord & TokenColumns & { g_group_id: string | null };
-const TOKEN_COLUMNS: (keyof AccessTokenRecord)[] = ['token_hash', 'identity_id', 'created_at', 'expires_at', 'revoked_at', 'client_id', 'scopes', 'resource_server', 'refresh_token_hash'];
+const TOKEN_COLUMNS: (keyof AccessTokenRecord)[] = ['token_hash', 'identity_id', 'created_at', 'expires_at', 'revoked_at', 'client_id', 'scopes', 'resource_server', 'refresh_token_hash', 'consent_client_id'];
 
 export class TypeormAccessTokenRepository implements AccessTokenRepository {
   private readonly sql: Sql;
@@ -197,8 +197,10 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
 
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
     if (identityIds.length === 0) return 0;
-    const result = await this.manager.update(AccessTokenSchema, { client_id: clientId, identity_id: In([...identityIds]), revoked_at: IsNull() }, { revoked_at: toTime(at) });
-    return result.affected ?? 0;
+    const live = { identity_id: In([...identityIds]), revoked_at: IsNull() };
+    const issued = await this.manager.update(AccessTokenSchema, { ...live, client_id: clientId }, { revoked_at: toTime(at) });
+    const dependent = await this.manager.update(AccessTokenSchema, { ...live, consent_client_id: clientId }, { revoked_at: toTime(at) });
+    return (issued.affected ?? 0) + (dependent.affected ?? 0);
   }
 
   async revokeByRefreshToken(refreshTokenHash: string, at: Date) {

@@ -51,6 +51,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'],
         resource_server: 'transfer.api.globus.org',
         refresh_token_hash: null,
+        consent_client_id: null,
         ...extra,
       };
     }
