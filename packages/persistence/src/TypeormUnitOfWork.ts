@@ -56,10 +56,39 @@ export class TypeormUnitOfWork implements UnitOfWork {
   }
 
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-    const run = () => this.dataSource.transaction((manager) => work(typeormRepositories(manager))).finally(() => afterWrite(this.dataSource));
-    if (!this.serialize) return run();
+    if (!this.serialize) return this.dataSource.transaction((manager) => work(typeormRepositories(manager))).finally(() => afterWrite(this.dataSource));
+    const run = () => this.immediate(work).finally(() => afterWrite(this.dataSource));
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * SQLite: a transaction that takes the write lock when it begins (BEGIN IMMEDIATE), where
+   * TypeORM's begins deferred. Another process on the same file (a second API worker, the auth
+   * app) may be writing: a deferred transaction that has read cannot wait for it (SQLite answers
+   * "database is locked" at once, as waiting could deadlock), while BEGIN IMMEDIATE waits its turn
+   * under the busy timeout before reading anything. Only write transactions come here: reads run
+   * outside them.
+   */
+  private async immediate<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.query('BEGIN IMMEDIATE');
+      let result: T;
+      try {
+        result = await work(typeormRepositories(runner.manager));
+      } catch (error) {
+        // SQLite may have rolled back already (on some I/O errors): the work's error is the one to tell
+        await runner.query('ROLLBACK').catch((rollback: unknown) => {
+          if (!/no transaction is active/.test(String(rollback))) throw rollback;
+        });
+        throw error;
+      }
+      await runner.query('COMMIT');
+      return result;
+    } finally {
+      await runner.release();
+    }
   }
 }

@@ -167,6 +167,29 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
     expect(await statusFor(token)).toEqual([401, 401]);
   }, 60_000);
 
+  it('security review two, finding 3: two processes writing one database at once answer no 5xx and keep every acknowledged write', async () => {
+    const [a, b] = [await startApiProcess(databaseUrl), await startApiProcess(databaseUrl)];
+    children.push(a.process, b.process);
+    const ids = await Promise.all(
+      [a, b].map(async (api, n) => ((await (await call(`${api.url}/endpoint`, token, 'POST', { display_name: `Busy ${n}` })).json()) as { id: string }).id),
+    );
+    // 300 requests at once, half on each process: updates that read then write, and creates
+    const requests = Array.from({ length: 300 }, (_, i) => {
+      const api = i % 2 === 0 ? a : b;
+      return i % 3 === 0
+        ? call(`${api.url}/endpoint`, token, 'POST', { display_name: `Made ${i}` }).then(async (res) => ({ i, status: res.status, body: (await res.json()) as { id?: string } }))
+        : call(`${api.url}/endpoint/${ids[i % 2]}`, token, 'PUT', { description: `update ${i}` }).then(async (res) => ({ i, status: res.status, body: (await res.json()) as { id?: string } }));
+    });
+    const answers = await Promise.all(requests);
+    expect(answers.filter((x) => x.status >= 500).map((x) => `${x.i}: ${x.status} ${JSON.stringify(x.body)}`)).toEqual([]);
+    expect(new Set(answers.map((x) => x.status))).toEqual(new Set([200, 201]));
+    const created = answers.flatMap((x) => (x.status === 201 ? [x.body.id!] : []));
+    expect(created).toHaveLength(100);
+    await withServices(databaseUrl, async (_s, uow) => {
+      expect(await uow.repositories.endpoints.findByIds(created)).toHaveLength(100);
+    });
+  }, 90_000);
+
   if (backend.name === 'postgres') {
     it('serves as one service from two processes on one database', async () => {
       const [a, b] = [await startApiProcess(databaseUrl), await startApiProcess(databaseUrl)];
