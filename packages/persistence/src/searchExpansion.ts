@@ -42,6 +42,7 @@ class Fts5Tokenizer {
   private readonly insert: Database.Statement;
   private readonly read: Database.Statement;
   private readonly clear: Database.Statement;
+  private readonly readDistinct: Database.Statement;
   private readonly known = new LRUCache<string, string[]>({ max: 10_000 });
 
   constructor() {
@@ -50,7 +51,16 @@ class Fts5Tokenizer {
              CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab(scratch, instance)`);
     this.insert = db.prepare('INSERT INTO scratch (rowid, text) VALUES (1, ?)');
     this.read = db.prepare('SELECT term FROM scratch_tokens ORDER BY "offset"').pluck();
+    this.readDistinct = db.prepare('SELECT DISTINCT term FROM scratch_tokens').pluck();
     this.clear = db.prepare(`INSERT INTO scratch (scratch) VALUES ('delete-all')`);
+  }
+
+  /** The index's distinct words of a long text (an endpoint's searched fields), not remembered: 0.2 ms for 10 KB. */
+  distinctTokens(text: string): string[] {
+    this.insert.run(text);
+    const tokens = this.readDistinct.all() as string[];
+    this.clear.run();
+    return tokens;
   }
 
   /** The index's words for `text`, in order. */
@@ -127,6 +137,21 @@ export function expandForFts5Now(terms: readonly string[], words: (params: unkno
     const stem = stemOf(term);
     return stem === null ? asExpanded(term, null) : fromWords(term, words(vocabularyParams(stem)));
   });
+}
+
+/**
+ * Whether a text holds every expanded term as FTS5's MATCH would find it: one of a term's words,
+ * or a word that starts with its stem (FTS5 stems a prefix query's term too: "archived"* finds
+ * "archiv"). A search in a narrow scope matches its endpoints' text so, once each, instead of
+ * asking FTS5 once per endpoint: a term that stays a prefix costs FTS5 a walk of every word it
+ * begins for each endpoint asked (tens of milliseconds for one-letter terms).
+ */
+export function textMatcher(expanded: readonly ExpandedTerm[]): (text: string) => boolean {
+  const wanted = expanded.map((e): { prefix: string } | { words: Set<string> } => ('prefix' in e ? { prefix: stemOf(e.term) ?? e.term } : { words: new Set(e.words) }));
+  return (text) => {
+    const tokens = (tokenizer ??= new Fts5Tokenizer()).distinctTokens(text);
+    return wanted.every((w) => ('prefix' in w ? tokens.some((t) => t.startsWith(w.prefix)) : tokens.some((t) => w.words.has(t))));
+  };
 }
 
 /**

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { searchRank, SEARCHED_FIELDS, type SearchedText } from '@xfer/core';
 import type { DataSource } from 'typeorm';
 import { beforeDestroy } from './beforeDestroy';
-import { expandForFts5Now, fts5Match, VOCABULARY_SQL } from './searchExpansion';
+import { expandForFts5Now, fts5Match, textMatcher, VOCABULARY_SQL, type ExpandedTerm } from './searchExpansion';
 
 /** At most this many matches SQLite ranks by their text (rankInMemory); more, with bm25. */
 export const RANKED_IN_MEMORY_UP_TO = 2000;
@@ -28,6 +28,39 @@ export interface RankedSearch {
   terms: string[];
   offset: number;
   limit: number;
+  /**
+   * The terms as expanded, when `matches` reads a narrow scope's endpoints without matching their
+   * text: each endpoint's text is then matched here (textMatcher), a few at a time.
+   */
+  textMatch?: ExpandedTerm[];
+}
+
+/** Endpoints whose text is matched between two looks at the other searches waiting (0.2 ms each for 10 KB of text). */
+const TEXT_MATCHES_PER_STEP = 10;
+
+/**
+ * The matches of a search that still holds every term: all of them without `textMatch`; else
+ * those whose searched text holds every term, found a few at a time, yielding in between so that
+ * the thread can serve other searches meanwhile.
+ */
+export function* matchingText<Row extends SearchedText>(matches: readonly Row[], textMatch: readonly ExpandedTerm[] | undefined): Generator<void, Row[]> {
+  if (!textMatch) return [...matches];
+  const holds = textMatcher(textMatch);
+  const kept: Row[] = [];
+  // a narrow scope holds at most RANKED_IN_MEMORY_UP_TO (one that grew since it was counted: its first), all ranked in memory
+  for (let i = 0; i < matches.length && kept.length < RANKED_IN_MEMORY_UP_TO; i++) {
+    if (holds(SEARCHED_FIELDS.map(([field]) => matches[i][field] ?? '').join('\n'))) kept.push(matches[i]);
+    if ((i + 1) % TEXT_MATCHES_PER_STEP === 0) yield;
+  }
+  return kept;
+}
+
+/** Runs a generator of steps to its end at once (where nothing else waits for the thread). */
+export function runToEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /**
@@ -175,7 +208,15 @@ export function quickSearchThreadOf(dataSource: DataSource): SearchThread | null
   return threadOf(quickThreads, dataSource);
 }
 
-/** The thread's side: each search on its own connection, one at a time. */
+/** How long the thread works on one search before it looks at the others waiting. */
+const SLICE_MS = 3;
+
+/**
+ * The thread's side: searches on its own connection, taken in turns. Each search is a sequence of
+ * steps; the thread works on one for up to SLICE_MS, then puts it behind the others waiting, so a
+ * costly search (the text of a narrow scope's thousand endpoints) never holds up another's answer
+ * for more than a slice, whoever asked first.
+ */
 function serve(file: string): void {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
@@ -191,29 +232,61 @@ function serve(file: string): void {
     page,
     rows: page.length === 0 ? [] : all(rows, [...rowsParams, JSON.stringify(page.map((p) => p.id))]),
   });
-  parentPort!.on('message', (job: Job) => {
-    const { id } = job;
-    try {
-      if ('few' in job) {
-        const { few } = job;
-        const matchParams = [...few.matchParams];
-        if (few.expandAt !== undefined) {
-          const match = fts5Match(expandForFts5Now(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term)));
-          if (match === null) return parentPort!.postMessage({ id, answer: { page: [], rows: [] } } satisfies Reply);
-          if (match.prefixed) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
-          matchParams[few.expandAt] = match.query;
-        }
-        const matches = all(few.matches, [...matchParams, few.most + 1]) as (SearchedText & { id: string })[];
-        if (matches.length > few.most) return parentPort!.postMessage({ id, answer: null } satisfies Reply);
-        return parentPort!.postMessage({ id, answer: withRows(rankInMemory(matches, few)!, few) } satisfies Reply);
+
+  function* answer(job: Job): Generator<void, FewAnswer<unknown>> {
+    if ('few' in job) {
+      const { few } = job;
+      const matchParams = [...few.matchParams];
+      if (few.expandAt !== undefined) {
+        const match = fts5Match(expandForFts5Now(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term)));
+        if (match === null) return { page: [], rows: [] };
+        if (match.prefixed) return null;
+        matchParams[few.expandAt] = match.query;
       }
-      const { search } = job;
-      const matches = all(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]) as (SearchedText & { id: string })[];
-      const page = rankInMemory(matches, search) ?? (all(search.page, search.pageParams) as RankedPage);
-      parentPort!.postMessage({ id, answer: withRows(page, search) } satisfies Reply);
-    } catch (error) {
-      parentPort!.postMessage({ id, error: (error as Error).message } satisfies Reply);
+      const matches = all(few.matches, [...matchParams, few.most + 1]) as (SearchedText & { id: string })[];
+      if (matches.length > few.most) return null;
+      return withRows(rankInMemory(matches, few)!, few);
     }
+    const { search } = job;
+    const read = all(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]) as (SearchedText & { id: string })[];
+    yield;
+    const matches = yield* matchingText(read, search.textMatch);
+    const page = rankInMemory(matches, search) ?? (all(search.page, search.pageParams) as RankedPage);
+    return withRows(page, search);
+  }
+
+  const turns: { id: number; steps: Generator<void, FewAnswer<unknown>> }[] = [];
+  let scheduled = false;
+  const schedule = () => {
+    if (scheduled || turns.length === 0) return;
+    scheduled = true;
+    // setImmediate: the messages that came meanwhile join the turns before the next slice
+    setImmediate(slice);
+  };
+  function slice() {
+    scheduled = false;
+    const turn = turns.shift()!;
+    const until = performance.now() + SLICE_MS;
+    try {
+      for (;;) {
+        const step = turn.steps.next();
+        if (step.done) {
+          parentPort!.postMessage({ id: turn.id, answer: step.value } satisfies Reply);
+          break;
+        }
+        if (performance.now() >= until) {
+          turns.push(turn);
+          break;
+        }
+      }
+    } catch (error) {
+      parentPort!.postMessage({ id: turn.id, error: (error as Error).message } satisfies Reply);
+    }
+    schedule();
+  }
+  parentPort!.on('message', (job: Job) => {
+    turns.push({ id: job.id, steps: answer(job) });
+    schedule();
   });
 }
 

@@ -117,4 +117,20 @@ describe.each(BACKENDS)('security review two, API, on $name', (backend) => {
     expect(updated.body.message).toContain('location');
     expect((await api.as(alice).put(`/endpoint/${id}`, { location: '45.5,-73.5' })).status).toBe(200);
   });
+
+  it('finding 1: a search past the bounds of its cost (too many terms, too many short ones) is a 400 naming filter_fulltext, in every scope', async () => {
+    await api.as(alice).post('/endpoint', { display_name: 'A b c storage', public: true });
+    const twenty = 'a b c d e f g h i j k l m n o p q r s t';
+    const eleven = 'one two three four five six seven eight nine ten eleven';
+    for (const scope of ['all', 'my-endpoints', 'administered-by-me', 'hide-no-permissions', 'shared-with-me']) {
+      for (const text of [twenty, eleven, 'a b 1 storage', 'x'.repeat(65), 'word '.repeat(201)]) {
+        const res = await api.as(alice).get(`/endpoint_search?filter_scope=${scope}&filter_fulltext=${encodeURIComponent(text)}`);
+        expect({ scope, text: text.slice(0, 20), status: res.status, code: res.body.code }).toEqual({ scope, text: text.slice(0, 20), status: 400, code: 'BadRequest' });
+        expect(res.body.message).toContain('filter_fulltext');
+      }
+    }
+    const bounded = await api.as(alice).get(`/endpoint_search?filter_scope=my-endpoints&filter_fulltext=${encodeURIComponent('a b storage')}`);
+    expect(bounded.status).toBe(200);
+    expect(bounded.body.DATA.map((e: { display_name: string }) => e.display_name)).toEqual(['A b c storage']);
+  });
 });

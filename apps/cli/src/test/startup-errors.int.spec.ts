@@ -24,7 +24,11 @@ describe('xfer serve start-up errors', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'xfer-start-'));
     sqlite = `sqlite:${join(dir, 'xfer.sqlite')}`;
-    ports = { api: String(await freePort()), auth: String(await freePort()) };
+    const api = await freePort();
+    // two free ports asked one after the other may be the same one: the second must differ
+    let auth = await freePort();
+    while (auth === api) auth = await freePort();
+    ports = { api: String(api), auth: String(auth) };
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,7 +3,7 @@ import { Endpoint } from './Endpoint';
 import { Principal } from '../auth/Principal';
 import { ENDPOINT_ROLES } from '../role/Role';
 import { BadRequestError } from '../shared/errors';
-import { searchCriteria, searchRank, searchTerms, visibleHits, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_WINDOW, SEARCH_SCOPES } from './EndpointSearch';
+import { searchCriteria, searchRank, searchTerms, visibleHits, DEFAULT_SEARCH_LIMIT, SEARCH_TEXT_LIMITS, MAX_SEARCH_LIMIT, MAX_SEARCH_WINDOW, SEARCH_SCOPES } from './EndpointSearch';
 
 const now = new Date('2026-05-06T07:08:09.000Z');
 const alice = newIdentity({ id: 'a1', username: 'alice', now });
@@ -16,7 +16,8 @@ describe('search terms', () => {
     expect(searchTerms('  Ocean-Storage, ocean!  Été ')).toEqual(['ocean', 'storage', 'été']);
     expect(searchTerms(undefined)).toEqual([]);
     expect(searchTerms('...')).toEqual([]);
-    expect(searchTerms(Array.from({ length: 25 }, (_, i) => `w${i}`).join(' '))).toHaveLength(20);
+    expect(searchTerms(Array.from({ length: 10 }, (_, i) => `word${i}`).join(' '))).toHaveLength(10);
+    expect(searchTerms('ab c storage ab')).toEqual(['ab', 'c', 'storage']);
   });
 });
 
@@ -135,5 +136,17 @@ describe('search details', () => {
       ['open', [], 3],
       ['monitored', ['activity_monitor'], 1],
     ]);
+  });
+
+  it('bounds what one search may ask: a 400 naming filter_fulltext past the limits (security review two, finding 1)', () => {
+    const { characters, terms, termCharacters, shortTerms } = SEARCH_TEXT_LIMITS;
+    expect(() => searchTerms(Array.from({ length: terms + 1 }, (_, i) => `word${i}`).join(' '))).toThrow(`Invalid filter_fulltext: at most ${terms} distinct terms, not ${terms + 1}`);
+    expect(() => searchTerms('a b c')).toThrow('Invalid filter_fulltext: at most 2 terms shorter than 3 characters (a, b, c): each is the prefix of too many words');
+    expect(searchTerms('a b cat')).toHaveLength(shortTerms + 1);
+    expect(() => searchTerms('x'.repeat(termCharacters + 1))).toThrow(/a term of at most 64 characters/);
+    expect(searchTerms('x'.repeat(termCharacters))).toHaveLength(1);
+    expect(() => searchTerms(' '.repeat(characters + 1))).toThrow(`Invalid filter_fulltext: at most ${characters} characters`);
+    expect(() => searchTerms('a b c d e f g h i j k l m n o p q r s t')).toThrow(BadRequestError);
+    for (const fulltext of ['a b c', 'x'.repeat(65)]) expect(() => criteriaOf({ fulltext, scope: 'my-endpoints' })).toThrow(/filter_fulltext/);
   });
 });

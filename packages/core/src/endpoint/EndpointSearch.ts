@@ -102,9 +102,39 @@ function wordsOf(lowerCaseText: string): string[] {
   return lowerCaseText.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
-/** Free text as search terms: punctuation stripped, split on spaces, lower case, at most 20. */
+/**
+ * What one search may ask, so that its cost is bounded whatever its terms (security review two,
+ * finding 1): every term is a prefix of the words it matches, and a short one of a great many.
+ */
+export const SEARCH_TEXT_LIMITS = {
+  /** filter_fulltext's length. */
+  characters: 1000,
+  /** Distinct terms. */
+  terms: 10,
+  /** A term's length: longer than any word worth searching. */
+  termCharacters: 64,
+  /** Terms shorter than `shortBelow` characters, each a prefix of a large part of the vocabulary. */
+  shortTerms: 2,
+  shortBelow: 3,
+} as const;
+
+/**
+ * Free text as search terms: punctuation stripped, split on spaces, lower case, each once; a 400
+ * naming filter_fulltext past SEARCH_TEXT_LIMITS.
+ */
 export function searchTerms(fulltext: string | undefined): string[] {
-  return [...new Set(wordsOf((fulltext ?? '').toLowerCase()))].slice(0, 20);
+  const text = fulltext ?? '';
+  const limits = SEARCH_TEXT_LIMITS;
+  if (text.length > limits.characters) throw new BadRequestError(`Invalid filter_fulltext: at most ${limits.characters} characters`);
+  const terms = [...new Set(wordsOf(text.toLowerCase()))];
+  if (terms.length > limits.terms) throw new BadRequestError(`Invalid filter_fulltext: at most ${limits.terms} distinct terms, not ${terms.length}`);
+  const long = terms.find((t) => t.length > limits.termCharacters);
+  if (long) throw new BadRequestError(`Invalid filter_fulltext: a term of at most ${limits.termCharacters} characters, not '${long.slice(0, 20)}...'`);
+  const short = terms.filter((t) => t.length < limits.shortBelow);
+  if (short.length > limits.shortTerms) {
+    throw new BadRequestError(`Invalid filter_fulltext: at most ${limits.shortTerms} terms shorter than ${limits.shortBelow} characters (${short.join(', ')}): each is the prefix of too many words`);
+  }
+  return terms;
 }
 
 /**

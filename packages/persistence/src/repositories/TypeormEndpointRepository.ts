@@ -20,8 +20,8 @@ import {
 } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { EndpointSchema, TombstoneSchema, type EndpointRecord } from '../records/schemas';
-import { expandForFts5, fts5Match, hasShortTerm, tsqueryOfTerms } from '../searchExpansion';
-import { RANKED_IN_MEMORY_UP_TO, rankInMemory, type RankedPage, type RankedSearch, SEARCHED_COLUMNS } from '../searchThread';
+import { expandForFts5, fts5Match, hasShortTerm, tsqueryOfTerms, type ExpandedTerm } from '../searchExpansion';
+import { matchingText, RANKED_IN_MEMORY_UP_TO, rankInMemory, runToEnd, type RankedPage, type RankedSearch, SEARCHED_COLUMNS } from '../searchThread';
 import { insertSql, Sql } from '../sql';
 import { bool, boolOrNull, fromTime, toTime, uniqueViolation } from './mapping';
 
@@ -180,6 +180,8 @@ export class TypeormEndpointRepository implements EndpointRepository {
     let manyMatches = false;
     // SQLite: the MATCH expression's parameter (of matches and page) when the quick thread works it out
     let unexpandedAt: number | undefined;
+    // SQLite: the expanded terms, where the matches are a narrow scope's endpoints whose text is yet to match
+    let textMatch: ExpandedTerm[] | undefined;
     // Postgres: the common table expressions before the page's (each ending in a comma)
     let prelude = '';
     // the parameters before the WHERE clause's: Postgres's common table expressions, SQLite's scope
@@ -215,20 +217,28 @@ export class TypeormEndpointRepository implements EndpointRepository {
         cond('endpoint_search MATCH ?', UNEXPANDED);
       } else {
         // FTS5 on porter-stemmed tokens, each term its words or a prefix; bm25 with the column weights (lower is better)
-        const match = fts5Match(await expandForFts5(this.sql, criteria.terms));
+        const expanded = await expandForFts5(this.sql, criteria.terms);
+        const match = fts5Match(expanded);
         if (match === null) return [];
         const { query, prefixed } = match;
         // a prefix of many words is taken to match many: counting would merge all their entries here, on the event loop
         const scope = await this.narrowScope(criteria, prefixed ? 'many' : { sql: 'SELECT rowid FROM endpoint_search WHERE endpoint_search MATCH ?', params: [query] });
         manyMatches = scope !== null || prefixed;
-        // in a narrow scope, each of its endpoints' search rows by rowid (CROSS JOIN: in that order).
-        // Its matches are at most SCOPE_DRIVEN_UP_TO, so ranked in memory: never by bm25, which
-        // counts each term's documents again for every row of such a join.
-        from = scope ? `(${scope.sql}) sc CROSS JOIN endpoints e CROSS JOIN endpoint_search s` : `endpoint_search s JOIN endpoints e ON e.rowid = s.rowid`;
-        leadingParams.push(...(scope?.params ?? []));
-        if (scope) cond('e.id = sc.id AND s.rowid = e.rowid');
-        rank = BM25_RANK;
-        cond('endpoint_search MATCH ?', query);
+        if (scope) {
+          // in a narrow scope, its endpoints (CROSS JOIN: in that order), their text matched by the
+          // search thread a few at a time (textMatch), never by FTS5 once per endpoint: a term that
+          // stays a prefix costs FTS5 a walk of every word it begins, for each endpoint asked (a
+          // thousand endpoints and twenty one-letter terms: a minute). At most SCOPE_DRIVEN_UP_TO,
+          // so ranked in memory.
+          from = `(${scope.sql}) sc CROSS JOIN endpoints e`;
+          leadingParams.push(...scope.params);
+          cond('e.id = sc.id');
+          textMatch = expanded;
+        } else {
+          from = `endpoint_search s JOIN endpoints e ON e.rowid = s.rowid`;
+          rank = BM25_RANK;
+          cond('endpoint_search MATCH ?', query);
+        }
       }
     }
     if (!visibilityChecked) cond(`(e.public = ? OR ${holds('v', visibleTo)})`, ...visibilityParams);
@@ -257,7 +267,7 @@ export class TypeormEndpointRepository implements EndpointRepository {
     // SQLite: the page (its matches ranked in memory where they are few), with its rows
     const { principalIds } = criteria.visibleTo;
     if (criteria.terms.length === 0) return this.withRows(await this.sql.rows<{ id: string; rank: number }>(page, pageParams), principalIds);
-    const search: RankedSearch = { matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from}${filter} LIMIT ?`, matchParams: [...leadingParams, ...params], page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit };
+    const search: RankedSearch = { matches: `SELECT e.id AS id, ${SEARCHED_COLUMNS} FROM ${from}${filter} LIMIT ?`, matchParams: [...leadingParams, ...params], page, pageParams, terms: criteria.terms, offset: criteria.offset, limit: criteria.limit, textMatch };
     return this.rankedHits(search, manyMatches, principalIds, unexpandedAt);
   }
 
@@ -361,7 +371,8 @@ export class TypeormEndpointRepository implements EndpointRepository {
         if (thread.running) throw error;
       }
     }
-    const matches = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]);
+    const read = await this.sql.rows<SearchedText & { id: string }>(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]);
+    const matches = runToEnd(matchingText(read, search.textMatch));
     return this.withRows(rankInMemory(matches, search) ?? (await this.sql.rows<{ id: string; rank: number }>(search.page, search.pageParams)), principalIds);
   }
 
