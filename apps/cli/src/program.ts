@@ -8,7 +8,7 @@ import {
   type CoreServices,
 } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
-import { ConfigError, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
+import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DataSource } from 'typeorm';
@@ -202,6 +202,16 @@ export function buildProgram(io: Io): Command {
       return { text: table([['ID', 'NAME', 'TYPE', 'REDIRECT URIS'], ...clients.map((c) => [c.id, c.display_name, c.public_client ? 'public' : 'confidential', c.redirect_uris.join(' ') || '-'])]), json: clients };
     }),
   );
+
+  client
+    .command('remove <client-id>')
+    .description('remove a client (the built-in CLI client too): its tokens are revoked')
+    .action(
+      run(async (s, id: string) => {
+        await s.admin.removeClient(id);
+        return { text: `removed client ${id}`, json: { removed: id } };
+      }),
+    );
 
   const scope = program.command('scope').description('scopes clients ask users to consent to');
   scope
@@ -414,8 +424,14 @@ export function buildProgram(io: Io): Command {
       try {
         const applied = await dataSource.runMigrations({ transaction: 'each' });
         const names = applied.map((m) => m.name);
-        if (program.opts().json) io.out(JSON.stringify({ applied: names }));
-        else io.out(names.length === 0 ? 'database is up to date' : names.map((n) => `applied ${n}`).join('\n'));
+        // the hosted service's standard scopes and the CLI's client, once per database
+        const installed = await coreServicesOf(coreContainer(dataSource)).admin.installStandardCatalogue();
+        if (program.opts().json) io.out(JSON.stringify({ applied: names, installed }));
+        else {
+          const lines = names.map((n) => `applied ${n}`);
+          if (installed.scopes.length + installed.clients.length > 0) lines.push(`installed the standard catalogue: ${installed.scopes.length} scopes, ${installed.clients.length} client(s)`);
+          io.out(lines.length === 0 ? 'database is up to date' : lines.join('\n'));
+        }
       } finally {
         await dataSource.destroy();
       }

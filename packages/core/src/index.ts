@@ -22,6 +22,8 @@ export * from './auth/Grant';
 export * from './auth/AuthorizationServer';
 export * from './auth/IdToken';
 export * from './auth/IdentityDirectory';
+export * from './auth/ClientRegistration';
+export * from './auth/StandardCatalogue';
 export * from './auth/SigningKey';
 export * from './endpoint/Endpoint';
 export * from './endpoint/EndpointView';

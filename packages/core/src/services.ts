@@ -2,6 +2,7 @@ import { AccessRuleService } from './access/AccessRuleService';
 import { AdminService } from './admin/AdminService';
 import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, type AuthenticationOptions } from './auth/AuthenticationService';
 import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type AuthorizationServerOptions } from './auth/AuthorizationServer';
+import { ClientRegistrationService } from './auth/ClientRegistration';
 import { DEFAULT_HELPER_PAGES_OPTIONS, HelperPagesService } from './auth/HelperPagesService';
 import { IdTokenService } from './auth/IdToken';
 import { IdentityDirectory } from './auth/IdentityDirectory';
@@ -20,6 +21,7 @@ export interface CoreServices {
   admin: AdminService;
   helperPages: HelperPagesService;
   authorizationServer: AuthorizationServerService;
+  clientRegistration: ClientRegistrationService;
   maintenance: MaintenanceGate;
   housekeeping: Housekeeping;
   idTokens: IdTokenService;
@@ -57,6 +59,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
       ...options.authorizationServer,
     }),
   admin: ({ uow, clock, ids }) => new AdminService(uow, clock, ids),
+  clientRegistration: ({ uow, clock, ids }) => new ClientRegistrationService(uow, clock, ids),
   helperPages: ({ uow, clock, options }) =>
     new HelperPagesService(uow, clock, {
       ...DEFAULT_HELPER_PAGES_OPTIONS,
@@ -82,6 +85,7 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     authentication: CORE_SERVICE_FACTORIES.authentication(dependencies),
     authorizationServer: CORE_SERVICE_FACTORIES.authorizationServer(dependencies),
     admin: CORE_SERVICE_FACTORIES.admin(dependencies),
+    clientRegistration: CORE_SERVICE_FACTORIES.clientRegistration(dependencies),
     helperPages: CORE_SERVICE_FACTORIES.helperPages(dependencies),
     maintenance: CORE_SERVICE_FACTORIES.maintenance(dependencies),
     housekeeping: CORE_SERVICE_FACTORIES.housekeeping(dependencies),

@@ -1,13 +1,15 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { ResourceNotFoundError } from '@xfer/core';
 import { TOKENS } from '@xfer/persistence';
 import { assignRequestId, createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Container } from 'inversify';
-import { errorPages } from './errors';
+import { clientsApiRoutes } from './clientsApi';
+import { apiErrorHandler, errorPages } from './errors';
 import { identitiesApiRoutes } from './identitiesApi';
 import { helperPageRoutes } from './pages';
 import { OAuthProtocol } from '../oauth/OAuthProtocol';
@@ -68,7 +70,16 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   });
   app.use('/v2/oauth2', oauthRoutes(authorizationServer, protocol));
   app.use(openIdRoutes(authorizationServer, idTokens, issuer));
-  app.use('/v2/api', identitiesApiRoutes(container.get(TOKENS.identityDirectory)));
+  app.use(
+    '/v2/api',
+    identitiesApiRoutes(container.get(TOKENS.identityDirectory)),
+    clientsApiRoutes(container.get(TOKENS.clientRegistration), authorizationServer),
+    // every answer of the JSON API is a JSON document, an unknown route's too
+    (req: express.Request) => {
+      throw new ResourceNotFoundError(`No route ${req.method} ${req.originalUrl.split('?')[0].slice(0, 200)}`);
+    },
+    apiErrorHandler,
+  );
   app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
   // browsers ask for it at the root whatever the page links
   app.get('/favicon.ico', (_req, res) => res.sendFile(join(VIEWS_STATIC_DIR, 'favicon.ico'), { maxAge: '1d' }));

@@ -1,7 +1,6 @@
 import type { IdentityDirectory } from '@xfer/core';
 import { bearerToken, firstValue } from '@xfer/server-kit';
 import { Router, type Request } from 'express';
-import { apiErrorHandler } from './errors';
 
 /** A comma-joined query parameter as a list (repeated parameters count once); undefined when absent. */
 function listParam(req: Request, name: string): string[] | undefined {
@@ -24,6 +23,5 @@ export function identitiesApiRoutes(directory: IdentityDirectory): Router {
     res.set('Cache-Control', 'no-store').json({ identity: await directory.get(caller, req.params.id) });
   });
 
-  router.use(apiErrorHandler);
   return router;
 }

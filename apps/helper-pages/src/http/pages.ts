@@ -3,6 +3,7 @@ import {
   AuthenticationFailedError,
   isUuid,
   OAuthProtocolError,
+  OWN_AUTH_CODE_PAGE,
   safeReturnLink,
   type AuthorizationServerService,
   type CheckedAuthorizationRequest,
@@ -92,9 +93,11 @@ export function helperPageRoutes(
   async function page(req: Request, res: Response, template: string, context: Record<string, unknown>, returnLinkAtTop: boolean) {
     const client = await service.client(query(req, 'client_id'));
     const returnLink = safeReturnLink(client, query(req, 'redirect_uri'), query(req, 'redirect_name'));
-    const brandingCss = client && (client.branding.primary_color || client.branding.background_color) ? `/v2/web/branding/${client.id}.css` : null;
-    res.type('html').send(views.render(template, { ...context, client, returnLink, returnLinkAtTop, brandingCss }));
+    res.type('html').send(views.render(template, { ...context, client, returnLink, returnLinkAtTop, brandingCss: brandingCssOf(client) }));
   }
+
+  /** The style sheet of a client's colours, where it registered any. */
+  const brandingCssOf = (client: ClientState | null) => (client && (client.branding.primary_color || client.branding.background_color) ? `/v2/web/branding/${client.id}.css` : null);
 
   async function requireUser(req: Request, res: Response): Promise<SignedIn | null> {
     const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
@@ -152,13 +155,16 @@ export function helperPageRoutes(
     res.redirect(303, `${back.pathname}${back.search}`);
   });
 
+  /** This service's auth-code page at the address the browser reached it at (a redirect URI clients may register as a path). */
+  const ownAuthCodePage = (req: Request) => `${req.protocol}://${req.get('host')}${OWN_AUTH_CODE_PAGE}`;
+
   /**
    * Checks an authorization request; a protocol error goes back to the client's (registered)
    * redirect URI, an unknown client or unregistered redirect URI becomes an error page.
    */
-  async function checkedRequest(res: Response, params: Record<string, string>): Promise<CheckedAuthorizationRequest | null> {
+  async function checkedRequest(req: Request, res: Response, params: Record<string, string>): Promise<CheckedAuthorizationRequest | null> {
     try {
-      return await authorizationServer.checkAuthorizationRequest(params);
+      return await authorizationServer.checkAuthorizationRequest(params, ownAuthCodePage(req));
     } catch (error) {
       if (!(error instanceof OAuthProtocolError)) throw error;
       res.redirect(302, protocolErrorRedirect(error, params.redirect_uri, params.state));
@@ -182,7 +188,7 @@ export function helperPageRoutes(
 
   router.get('/authorize', async (req, res) => {
     const params = authorizeParams((name) => query(req, name));
-    const checked = await checkedRequest(res, params);
+    const checked = await checkedRequest(req, res, params);
     if (!checked) return;
     // OpenID Connect's prompt=none: answer the client at once, never show a page
     const prompts = (query(req, 'prompt') ?? '').split(' ').filter(Boolean);
@@ -213,7 +219,7 @@ export function helperPageRoutes(
   router.post('/authorize', express.urlencoded({ extended: false, limit: '16kb' }), doubleCsrfProtection, async (req, res) => {
     const fields = formFields(req);
     const params = authorizeParams((name) => fields[name]);
-    const checked = await checkedRequest(res, params);
+    const checked = await checkedRequest(req, res, params);
     if (!checked) return;
     const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
     if (!user) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
@@ -225,12 +231,15 @@ export function helperPageRoutes(
   const renderSignIn = async (req: Request, res: Response, status: number, extra: { next: string } & Record<string, unknown>) => {
     // signing in may end at the client (already consented): let the form's redirects go there
     const next = new URL(extra.next, 'http://localhost');
+    let client: ClientState | null = null;
     if (next.pathname === '/v2/web/authorize') {
-      const checked = await authorizationServer.checkAuthorizationRequest(authorizeParams((name) => next.searchParams.get(name) ?? undefined)).catch(() => null);
+      const checked = await authorizationServer.checkAuthorizationRequest(authorizeParams((name) => next.searchParams.get(name) ?? undefined), ownAuthCodePage(req)).catch(() => null);
       if (checked) allowFormRedirectTo(res, checked.redirectUri);
+      client = checked?.client ?? null;
     }
     const csrfToken = csrfTokenFor(req, res);
-    res.status(status).type('html').send(views.render('login.njk', { title: 'Sign in', csrfToken, ...extra }));
+    // the client that asks, named and in its colours, as on the consent page
+    res.status(status).type('html').send(views.render('login.njk', { title: 'Sign in', csrfToken, client, brandingCss: brandingCssOf(client), ...extra }));
   };
 
   router.get('/login', (req, res) => renderSignIn(req, res, 200, { next: safeNext(query(req, 'next')) }));

@@ -15,6 +15,8 @@ import OAuth2Server, {
 import { answerTo } from '../http/errors';
 import {
   DomainError,
+  isRegisteredRedirect,
+  OWN_AUTH_CODE_PAGE,
   type AuthorizationServerService,
   type ClientState,
   type IdTokenService,
@@ -97,9 +99,13 @@ export class OAuthModel {
     return state && OAuthModel.grantClient(state);
   }
 
-  /** Exact match only (RFC 6749 3.1.2.3 with no partial matching). */
+  /**
+   * Exact match only (RFC 6749 3.1.2.3 with no partial matching). This service's own auth-code
+   * page: the authorization page checked it is this service's, at the address it was reached at.
+   */
   async validateRedirectUri(redirectUri: string, client: GrantClient): Promise<boolean> {
-    return client.state.redirect_uris.includes(redirectUri);
+    const ownPage = URL.canParse(redirectUri) && new URL(redirectUri).pathname === OWN_AUTH_CODE_PAGE ? redirectUri : undefined;
+    return isRegisteredRedirect(client.state, redirectUri, ownPage);
   }
 
   async validateScope(_user: GrantUser, _client: GrantClient, scope?: string[]): Promise<string[]> {

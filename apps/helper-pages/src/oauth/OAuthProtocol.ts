@@ -1,5 +1,5 @@
 import OAuth2Server, { OAuthError, Request, Response, ServerError } from '@node-oauth/oauth2-server';
-import type { AuthorizationServerService, IdTokenService, IssuedAccessToken, SignedIn } from '@xfer/core';
+import { parseScopeParameter, type AuthorizationServerService, type IdTokenService, type IssuedAccessToken, type SignedIn } from '@xfer/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { OAuthModel, tokenDocument, type GrantUser } from './OAuthModel';
 
@@ -16,6 +16,20 @@ export interface ProtocolResult {
   location: string | null;
   /** An unexpected failure behind a server_error answer, for the request log. */
   failure: unknown;
+}
+
+/**
+ * A scope parameter as the library reads it (names split at spaces): the roots of the hosted
+ * grammar's string, whose bracketed dependencies may hold spaces. An unreadable one is left for
+ * the core to refuse.
+ */
+function rootScopes(scope: unknown): { scope?: string } {
+  if (typeof scope !== 'string') return {};
+  try {
+    return { scope: parseScopeParameter(scope).join(' ') };
+  } catch {
+    return { scope };
+  }
 }
 
 /** The token request's `state`, echoed like the hosted service (which says `_default` when none came). */
@@ -52,7 +66,7 @@ export class OAuthProtocol {
    * (`allowed` false: the access_denied redirect).
    */
   async authorize(params: Record<string, string>, user: SignedIn, allowed: boolean): Promise<ProtocolResult> {
-    const request = new Request({ headers: {}, method: 'GET', query: { ...params, allowed: String(allowed) } });
+    const request = new Request({ headers: {}, method: 'GET', query: { ...params, ...rootScopes(params.scope), allowed: String(allowed) } });
     const response = new Response();
     // what the id_token will say of this sign-in travels with the code
     const grantUser: GrantUser = { id: user.identity.id, nonce: params.nonce ?? null, authTime: user.authenticatedAt ?? null };
@@ -61,7 +75,7 @@ export class OAuthProtocol {
 
   /** The token endpoint: a form body and headers as they came. */
   async token(headers: IncomingHttpHeaders, body: Record<string, unknown>): Promise<ProtocolResult> {
-    const request = new Request({ headers: headers as Record<string, string>, method: 'POST', query: {}, body });
+    const request = new Request({ headers: headers as Record<string, string>, method: 'POST', query: {}, body: { ...body, ...rootScopes(body.scope) } });
     const response = new Response();
     const result = await this.run(response, () => this.tokenServer.token(request, response));
     if (result.status === 200) {

@@ -84,6 +84,18 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
     res.set('Cache-Control', 'no-store').json(await service.introspect(client, fields.token, include));
   });
 
+  /** The hosted service's token validation: is this access or refresh token, issued to the calling client, live? */
+  router.post('/token/validate', form, async (req, res) => {
+    const fields = formFields(req);
+    const client = await callingClient(req, fields);
+    if (!client) return invalidClient(res);
+    if (!fields.token) {
+      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
+      return;
+    }
+    res.set('Cache-Control', 'no-store').json(await service.validateToken(client, fields.token));
+  });
+
   router.post('/token/revoke', form, async (req, res) => {
     const fields = formFields(req);
     const client = await callingClient(req, fields);

@@ -339,7 +339,8 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
   describe('auth-code page for native apps', () => {
     it('shows the code to copy, escaped, never cached, and sends no referrer', async () => {
       const res = await pages.http.get('/v2/web/auth-code?code=abc123&state=s');
-      expect(res.text).toContain('<code class="auth-code">abc123</code>');
+      expect(res.text).toContain('<code class="auth-code" id="auth-code">abc123</code>');
+      expect(res.text).toContain('<button type="button" class="copy" data-copy="auth-code" hidden>Copy</button>');
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       const denied = await pages.http.get(`/v2/web/auth-code?error=${encodeURIComponent('<b>access_denied</b>')}`);

@@ -11,12 +11,14 @@ import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rul
 import { ENDPOINT_ROLES, type EndpointRole, type PrincipalType } from '../role/Role';
 import { BadRequestError, ConflictError, EndpointNotFoundError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
+import { isUuid } from '../shared/text';
 import { newMaintenance, type Maintenance } from '../shared/ServiceSettings';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { checkSubscriptionName } from '../subscription/Subscription';
+import { STANDARD_CATALOGUE_VERSION, STANDARD_CLIENTS, STANDARD_SCOPES } from '../auth/StandardCatalogue';
 
 /** The repositories the operator commands use. */
-export type AdminRepositories = RepositoriesOf<'accessRules' | 'accessTokens' | 'clients' | 'consents' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles' | 'scopes' | 'sessions' | 'settings' | 'subscriptions'>;
+export type AdminRepositories = RepositoriesOf<'accessRules' | 'accessTokens' | 'clients' | 'consents' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'refreshTokens' | 'roles' | 'scopes' | 'sessions' | 'settings' | 'subscriptions'>;
 
 export interface IssuedToken {
   token: string;
@@ -182,11 +184,67 @@ export class AdminService {
       public_client: publicClient,
       secret_hash: secret === null ? null : hashToken(secret),
       resource_server: input.resource_server == null ? null : checkResourceServer(input.resource_server),
+      template_id: null,
       created_at: this.clock.now(),
     };
     if (client.resource_server && publicClient) throw new BadRequestError('A resource server must be a confidential client');
     await this.uow.transaction((repos) => repos.clients.add(client));
     return { client, secret };
+  }
+
+  /**
+   * Installs the standard catalogue (the hosted service's scopes and the CLI's template client)
+   * once per version on this database: what an operator removes afterwards stays removed. Returns
+   * what it added.
+   */
+  async installStandardCatalogue(): Promise<{ scopes: string[]; clients: string[] }> {
+    return this.uow.transaction(async (repos) => {
+      const added = { scopes: [] as string[], clients: [] as string[] };
+      if ((await repos.settings.catalogueVersion()) >= STANDARD_CATALOGUE_VERSION) return added;
+      const now = this.clock.now();
+      for (const standard of STANDARD_SCOPES) {
+        if (await repos.scopes.findByName(standard.name)) continue;
+        const dependencies = await Promise.all((standard.dependsOn ?? []).map((name) => repos.scopes.findByName(name)));
+        await repos.scopes.add({
+          id: this.ids.uuid(),
+          name: standard.name,
+          description: standard.description,
+          resource_server: resourceServerOf(standard.name),
+          dependent_scope_ids: dependencies.flatMap((d) => (d ? [d.id] : [])),
+          created_at: now,
+        });
+        added.scopes.push(standard.name);
+      }
+      for (const standard of STANDARD_CLIENTS) {
+        if (await repos.clients.findById(standard.id)) continue;
+        await repos.clients.add({
+          id: standard.id,
+          display_name: standard.display_name,
+          branding: checkBranding({}),
+          redirect_uris: [...standard.redirect_uris],
+          public_client: true,
+          secret_hash: null,
+          resource_server: null,
+          template_id: null,
+          created_at: now,
+        });
+        added.clients.push(standard.id);
+      }
+      await repos.settings.setCatalogueVersion(STANDARD_CATALOGUE_VERSION);
+      return added;
+    });
+  }
+
+  /** Removes a client: its tokens are revoked, and it can sign nobody in any more. */
+  async removeClient(clientId: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const client = isUuid(clientId) ? await repos.clients.findById(clientId.toLowerCase()) : null;
+      if (!client) throw new ResourceNotFoundError(`No such client '${clientId}'`);
+      const now = this.clock.now();
+      await repos.accessTokens.revokeForClient(client.id, now);
+      await repos.refreshTokens.revokeForClient(client.id, now);
+      await repos.clients.delete(client.id);
+    });
   }
 
   /** Adds a scope; `dependsOn` names scopes (added before) the client may use downstream with it. */

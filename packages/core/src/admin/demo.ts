@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
+import { OWN_AUTH_CODE_PAGE } from '../auth/Client';
 import { VIEW_IDENTITY_SET_SCOPE } from '../auth/IdToken';
 import type { CoreServices } from '../services';
 
 export const DEMO_USERNAME = 'alice';
 export const DEMO_LINKED_USERNAME = 'alice@orcid.example.org';
 const PORTAL_URL = 'https://portal.example.org/';
-/** Where native apps that cannot receive a redirect send users: the page shows the code to copy. */
-export const AUTH_CODE_PATH = '/v2/web/auth-code';
 
 /** Scopes of the demo, in words a user understands. */
 export const DEMO_SCOPES = {
@@ -52,17 +51,22 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
     redirect_uris: [PORTAL_URL],
     branding: { primary_color: '#0b5d3b', background_color: '#f3f7f5' },
   });
-  await admin.addScope(DEMO_SCOPES.dataAccess.name, DEMO_SCOPES.dataAccess.description);
-  await admin.addScope(DEMO_SCOPES.profile.name, DEMO_SCOPES.profile.description);
-  await admin.addScope(DEMO_SCOPES.transfer.name, DEMO_SCOPES.transfer.description, { dependsOn: [DEMO_SCOPES.dataAccess.name] });
+  // the standard catalogue (installed at start) has some of these already
+  const installed = new Set((await admin.listScopes()).map((s) => s.name));
+  const addScope = async (name: string, description: string, options?: { dependsOn: string[] }) => {
+    if (!installed.has(name)) await admin.addScope(name, description, options);
+  };
+  await addScope(DEMO_SCOPES.dataAccess.name, DEMO_SCOPES.dataAccess.description);
+  await addScope(DEMO_SCOPES.profile.name, DEMO_SCOPES.profile.description);
+  await addScope(DEMO_SCOPES.transfer.name, DEMO_SCOPES.transfer.description, { dependsOn: [DEMO_SCOPES.dataAccess.name] });
   // what the hosted service's SDK (globus_sdk.UserApp) asks for at every sign-in
-  for (const scope of OPENID_SCOPES) await admin.addScope(scope.name, scope.description);
+  for (const scope of OPENID_SCOPES) await addScope(scope.name, scope.description);
   const transfer = await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.transfer.name);
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.dataAccess.name, transfer);
   await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.profile.name);
 
   // a native app as the hosted service's CLI is one: public (PKCE), shown its code on an auth-code page
-  const { client: nativeApp } = await admin.addClient({ display_name: 'xfer demo native app', redirect_uris: [`${authUrl}${AUTH_CODE_PATH}`] });
+  const { client: nativeApp } = await admin.addClient({ display_name: 'xfer demo native app', redirect_uris: [`${authUrl}${OWN_AUTH_CODE_PAGE}`] });
 
   const query = `client_id=${client.id}&redirect_uri=${encodeURIComponent(PORTAL_URL)}&redirect_name=${encodeURIComponent('Example Research Portal')}`;
   return [
@@ -73,6 +77,6 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
     `  identities: ${authUrl}/v2/web/identities?${query}`,
     `  consents:   ${authUrl}/v2/web/consents?${query}`,
     `  logout:     ${authUrl}/v2/web/logout?${query}`,
-    `OAuth 2.0: demo native app (public client, PKCE) ${nativeApp.id}, redirect URI ${authUrl}${AUTH_CODE_PATH}: see the README's "Sign in with OAuth 2.0"`,
+    `OAuth 2.0: demo native app (public client, PKCE) ${nativeApp.id}, redirect URI ${authUrl}${OWN_AUTH_CODE_PAGE}: see the README's "Sign in with OAuth 2.0"`,
   ];
 }

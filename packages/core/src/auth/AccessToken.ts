@@ -71,6 +71,8 @@ export interface AccessTokenRepository {
   revoke(hash: string, at: Date): Promise<void>;
   /** Revokes the live tokens of these identities issued to the client or resting on its consent (consent_client_id); returns how many. */
   revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
+  /** Revokes every live token issued to the client (it is being removed); returns how many. */
+  revokeForClient(clientId: string, at: Date): Promise<number>;
   /** Revokes the live tokens issued with or from a refresh token. */
   revokeByRefreshToken(refreshTokenHash: string, at: Date): Promise<void>;
   /** Deletes at most `limit` tokens that expired before `before`; returns how many. */

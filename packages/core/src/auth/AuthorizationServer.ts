@@ -2,13 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import { AuthenticationFailedError, BadRequestError, ConsentRequiredError, DomainError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { findLiveToken, hashToken, newTokenSecret, type AccessTokenState } from './AccessToken';
-import { findNamedClient, type ClientState } from './Client';
+import { findLiveToken, hashToken, isTokenUsable, newTokenSecret, type AccessTokenState } from './AccessToken';
+import { findNamedClient, isRegisteredRedirect, type ClientState } from './Client';
 import type { AuthorizationCodeState, RefreshTokenState } from './Grant';
 import type { SignedIn } from './HelperPagesService';
 import { CLIENTS_DOMAIN, identityDocument, newIdentity, type IdentityState } from './Identity';
 import { identitySetClaim, profileClaims, VIEW_IDENTITY_SET_SCOPE } from './IdToken';
-import type { ScopeState } from './Scope';
+import { parseScopeString, type RequestedScope, type ScopeState } from './Scope';
 import { ConsentSet } from './Consent';
 
 /** The repositories the OAuth 2.0 authorization server uses. */
@@ -84,10 +84,25 @@ export interface AuthorizationServerOptions {
 export const DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS = 48 * 60 * 60;
 const MAX_SCOPE_DEPTH = 8;
 
-/** Splits a scope parameter (space separated, RFC 6749 3.3) into distinct names in their order. */
+/**
+ * The distinct root scope names of a scope parameter (space separated, RFC 6749 3.3, in the hosted
+ * service's grammar: dependencies in brackets), in their order; invalid_scope when it cannot be read.
+ */
 export function parseScopeParameter(scope: string | undefined): string[] {
-  // Stryker disable next-line Regex: with filter(Boolean), one separator splits as many do
-  return [...new Set((scope ?? '').split(/\s+/).filter(Boolean))];
+  return [...new Set(requestedScopes(scope).map((s) => s.name))];
+}
+
+function requestedScopes(scope: string | undefined): RequestedScope[] {
+  try {
+    return parseScopeString(scope ?? '');
+  } catch (error) {
+    throw new OAuthProtocolError('invalid_scope', (error as Error).message);
+  }
+}
+
+/** The dependencies a scope string names that it does not mark optional (`*`), at any depth. */
+function requiredDependencies(scopes: readonly RequestedScope[]): string[] {
+  return scopes.flatMap((s) => s.dependencies.filter((d) => !d.optional).flatMap((d) => [d.name, ...requiredDependencies([d])]));
 }
 
 
@@ -128,12 +143,12 @@ export class AuthorizationServerService {
    * UnsafeAuthorizationRequestError when the client may not be redirected to, OAuthProtocolError
    * for what the client is told at its redirect URI.
    */
-  async checkAuthorizationRequest(params: AuthorizationRequestParams): Promise<CheckedAuthorizationRequest> {
+  async checkAuthorizationRequest(params: AuthorizationRequestParams, ownAuthCodePage?: string): Promise<CheckedAuthorizationRequest> {
     const client = await this.client(params.client_id);
     if (!client) throw new UnsafeAuthorizationRequestError('The application that sent you here is not registered with this service (unknown client_id).');
     // Stryker disable next-line StringLiteral: a client registers absolute URLs only, so no other default matches either
     const redirectUri = params.redirect_uri ?? '';
-    if (!client.redirect_uris.includes(redirectUri)) {
+    if (!isRegisteredRedirect(client, redirectUri, ownAuthCodePage)) {
       throw new UnsafeAuthorizationRequestError(
         `The redirect_uri the application sent is not one it registered, so you are not sent back to it.`,
       );
@@ -158,13 +173,18 @@ export class AuthorizationServerService {
   }
 
   private async knownScopes(scope: string | undefined, repos: AuthorizationServerRepositories['repositories'] = this.uow.repositories): Promise<ScopeState[]> {
-    const names = parseScopeParameter(scope);
+    const requested = requestedScopes(scope);
+    const names = [...new Set(requested.map((s) => s.name))];
     if (names.length === 0) throw new OAuthProtocolError('invalid_scope', 'scope is required');
     const scopes: ScopeState[] = [];
     for (const name of names) {
       const found = await repos.scopes.findByName(name);
       if (!found) throw new OAuthProtocolError('invalid_scope', `Unknown scope '${name.slice(0, 200)}'`);
       scopes.push(found);
+    }
+    // a dependency asked for by name must exist; what is consented beneath a scope is its registered dependents
+    for (const name of new Set(requiredDependencies(requested))) {
+      if (!(await repos.scopes.findByName(name))) throw new OAuthProtocolError('invalid_scope', `Unknown scope '${name.slice(0, 200)}'`);
     }
     return scopes;
   }
@@ -506,7 +526,21 @@ export class AuthorizationServerService {
       if (include.includes('identity_set')) document.identity_set = set.map((i) => i.id);
       if (include.includes('identity_set_detail')) document.identity_set_detail = set.map((i) => ({ ...identityDocument(i), sub: i.id }));
     }
+    if (include.includes('session_info')) document.session_info = await this.sessionInfo(found, identity);
     return document;
+  }
+
+  /**
+   * The hosted service's session_info of a token: the identity that signed in for it, and when
+   * (the sign-in its refresh token records; the token's own issue time for a token without one).
+   */
+  private async sessionInfo(token: AccessTokenState, identity: IdentityState): Promise<Record<string, unknown>> {
+    const refresh = token.refresh_token_hash === null ? null : await this.uow.repositories.refreshTokens.findByHash(token.refresh_token_hash);
+    const authTime = refresh?.auth_time ?? token.created_at;
+    return {
+      session_id: refresh?.token_hash.slice(0, 32) ?? token.token_hash.slice(0, 32),
+      authentications: { [identity.id]: { auth_time: Math.floor(authTime.getTime() / 1000), idp: identity.identity_provider, acr: null, amr: null, custom_claims: {} } },
+    };
   }
 
   /**
@@ -550,14 +584,38 @@ export class AuthorizationServerService {
     const now = this.clock.now();
     await this.uow.transaction(async (repos) => {
       const refresh = await repos.refreshTokens.findByHash(hash);
-      if (refresh && refresh.client_id === caller.id) {
+      if (refresh && (await this.speaksFor(repos, caller, refresh.client_id))) {
         await repos.refreshTokens.revoke(hash, now);
         await repos.accessTokens.revokeByRefreshToken(hash, now);
         return;
       }
       const access = await repos.accessTokens.findByHash(hash);
-      if (access && access.client_id === caller.id) await repos.accessTokens.revoke(hash, now);
+      if (access && (await this.speaksFor(repos, caller, access.client_id))) await repos.accessTokens.revoke(hash, now);
     });
+  }
+
+  /**
+   * Whether the caller may act on tokens issued to `clientId`: its own, and those of the clients
+   * made from it (the hosted CLI revokes its users' tokens as its built-in client at logout).
+   */
+  private async speaksFor(repos: AuthorizationServerRepositories['repositories'], caller: ClientState, clientId: string | null): Promise<boolean> {
+    if (clientId === null) return false;
+    if (clientId === caller.id) return true;
+    return (await repos.clients.findById(clientId))?.template_id === caller.id;
+  }
+
+  /**
+   * The hosted service's token validation (POST /v2/oauth2/token/validate): whether an access or
+   * refresh token issued to the calling client is live. Anything else is simply not active.
+   */
+  async validateToken(caller: ClientState, token: string): Promise<{ active: boolean }> {
+    const hash = hashToken(token);
+    const now = this.clock.now();
+    const { refreshTokens, accessTokens } = this.uow.repositories;
+    const refresh = await refreshTokens.findByHash(hash);
+    if (refresh) return { active: refresh.revoked_at === null && refresh.client_id === caller.id };
+    const access = await accessTokens.findByHash(hash);
+    return { active: access !== null && isTokenUsable(access, now) && access.client_id === caller.id };
   }
 
   /** "Rescind" on the consents page: the user's consents for the client go, and every token issued under them. */

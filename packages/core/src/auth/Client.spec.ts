@@ -9,6 +9,7 @@ const client = (redirect_uris: string[]): ClientState => ({
   public_client: true,
   secret_hash: null,
   resource_server: null,
+  template_id: null,
   created_at: new Date(0),
 });
 

@@ -20,7 +20,22 @@ export interface ClientState {
   secret_hash: string | null;
   /** The resource server this client runs, if any: it may introspect tokens issued for it. */
   resource_server: string | null;
+  /** The template client this one was made from (POST /v2/api/clients): that client may revoke this one's tokens. */
+  template_id: string | null;
   created_at: Date;
+}
+
+/**
+ * This service's own auth-code page, as a redirect URI a client may register: the page at this
+ * path of whatever address the service was reached at (the hosted CLI sends its users to
+ * `<auth service>/v2/web/auth-code` and pastes the code shown there).
+ */
+export const OWN_AUTH_CODE_PAGE = '/v2/web/auth-code';
+
+/** Whether `redirectUri` is one the client registered; `ownAuthCodePage`: this service's auth-code page as reached now. */
+export function isRegisteredRedirect(client: Pick<ClientState, 'redirect_uris'>, redirectUri: string, ownAuthCodePage?: string): boolean {
+  if (client.redirect_uris.includes(redirectUri)) return true;
+  return ownAuthCodePage !== undefined && redirectUri === ownAuthCodePage && client.redirect_uris.includes(OWN_AUTH_CODE_PAGE);
 }
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
@@ -49,6 +64,7 @@ export function checkClientDisplayName(name: string): string {
 }
 
 export function checkRedirectUri(uri: string): string {
+  if (uri === OWN_AUTH_CODE_PAGE) return uri;
   checkHttpUrl('redirect_uri', uri, 2048);
   if (new URL(uri).hash) throw new BadRequestError('Invalid redirect_uri: must not have a fragment');
   return uri;
@@ -89,4 +105,5 @@ export interface ClientRepository {
   findById(id: string): Promise<ClientState | null>;
   findByIds(ids: readonly string[]): Promise<ClientState[]>;
   list(): Promise<ClientState[]>;
+  delete(id: string): Promise<void>;
 }

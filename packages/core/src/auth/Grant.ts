@@ -52,7 +52,8 @@ export interface RefreshTokenRepository {
   revoke(hash: string, at: Date): Promise<boolean>;
   /** Revokes the live refresh tokens issued for an authorization code; returns their hashes. */
   revokeIssuedForCode(codeHash: string, at: Date): Promise<string[]>;
-  /** Revokes the live refresh tokens of these identities issued to the client; returns how many. */
   /** Revokes the live refresh tokens of these identities issued to the client or resting on its consent; returns how many. */
   revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date): Promise<number>;
+  /** Revokes every live refresh token issued to the client (it is being removed); returns how many. */
+  revokeForClient(clientId: string, at: Date): Promise<number>;
 }

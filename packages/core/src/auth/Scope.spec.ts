@@ -1,5 +1,5 @@
 import { BadRequestError } from '../shared/errors';
-import { AUTH_RESOURCE_SERVER, checkResourceServer, checkScopeDescription, checkScopeName, resourceServerOf } from './Scope';
+import { AUTH_RESOURCE_SERVER, checkResourceServer, checkScopeDescription, checkScopeName, parseScopeString, resourceServerOf } from './Scope';
 
 describe('scopes', () => {
   it('takes the resource server from a scope name only when the name begins with the pattern', () => {
@@ -31,5 +31,32 @@ describe('scopes', () => {
     expect(checkScopeDescription('é'.repeat(1024))).toHaveLength(1024);
     expect(() => checkScopeDescription('a'.repeat(1025))).toThrow('Invalid description: must be at most 1024 characters');
     expect(() => checkScopeDescription('one\ntwo')).toThrow('Invalid description: must not contain new lines');
+  });
+});
+
+describe('scope strings of the hosted grammar', () => {
+  it('reads names, optional marks and nested dependencies', () => {
+    expect(parseScopeString('openid  https://auth.globus.org/scopes/524230d7-ea86-4a52-8312-86065a9e0417/timer[urn:globus:auth:scope:transfer.api.globus.org:all[*https://auth.globus.org/scopes/c1/data_access]]')).toEqual([
+      { name: 'openid', optional: false, dependencies: [] },
+      {
+        name: 'https://auth.globus.org/scopes/524230d7-ea86-4a52-8312-86065a9e0417/timer',
+        optional: false,
+        dependencies: [{ name: 'urn:globus:auth:scope:transfer.api.globus.org:all', optional: false, dependencies: [{ name: 'https://auth.globus.org/scopes/c1/data_access', optional: true, dependencies: [] }] }],
+      },
+    ]);
+    expect(parseScopeString('a[b c] d')).toEqual([
+      { name: 'a', optional: false, dependencies: [{ name: 'b', optional: false, dependencies: [] }, { name: 'c', optional: false, dependencies: [] }] },
+      { name: 'd', optional: false, dependencies: [] },
+    ]);
+    expect(parseScopeString('  ')).toEqual([]);
+  });
+
+  it('says where a scope string is wrong', () => {
+    expect(() => parseScopeString('a[b')).toThrow('Invalid scope string at character 4: a [ is not closed');
+    expect(() => parseScopeString('a]')).toThrow('a ] closes nothing');
+    expect(() => parseScopeString('a[]')).toThrow("'a' has empty brackets");
+    expect(() => parseScopeString('* a')).toThrow('a scope name is missing');
+    expect(() => parseScopeString(`${'a['.repeat(9)}b${']'.repeat(9)}`)).toThrow('nested deeper than 8');
+    expect(() => parseScopeString('bad$name')).toThrow("Invalid scope name 'bad$name'");
   });
 });

@@ -46,6 +46,58 @@ export function checkScopeDescription(description: string): string {
   return checkText('description', description, { max: 1024, singleLine: true });
 }
 
+/**
+ * One scope of a requested scope string, in the hosted service's grammar: a name, optionally
+ * marked `*` (optional), with the dependencies it asks for in brackets, nested:
+ * `timer[*urn:...:transfer.api.globus.org:all[*data_access]] openid`.
+ */
+export interface RequestedScope {
+  name: string;
+  optional: boolean;
+  dependencies: RequestedScope[];
+}
+
+/** At most this deep a nesting of brackets: deeper than any real request. */
+const MAX_REQUEST_DEPTH = 8;
+
+/** Parses a scope string of the hosted grammar; a BadRequestError names what is wrong. */
+export function parseScopeString(text: string): RequestedScope[] {
+  let at = 0;
+  const fail = (why: string): never => {
+    throw new BadRequestError(`Invalid scope string at character ${at + 1}: ${why}`);
+  };
+  const list = (depth: number, closing: boolean): RequestedScope[] => {
+    const scopes: RequestedScope[] = [];
+    for (;;) {
+      while (at < text.length && /\s/.test(text[at])) at++;
+      if (at >= text.length) {
+        if (closing) fail('a [ is not closed');
+        return scopes;
+      }
+      if (text[at] === ']') {
+        if (!closing) fail('a ] closes nothing');
+        at++;
+        return scopes;
+      }
+      const optional = text[at] === '*';
+      if (optional) at++;
+      const start = at;
+      while (at < text.length && !/[\s[\]*]/.test(text[at])) at++;
+      const name = text.slice(start, at);
+      if (name === '') fail('a scope name is missing');
+      let dependencies: RequestedScope[] = [];
+      if (text[at] === '[') {
+        if (depth >= MAX_REQUEST_DEPTH) fail(`dependencies nested deeper than ${MAX_REQUEST_DEPTH}`);
+        at++;
+        dependencies = list(depth + 1, true);
+        if (dependencies.length === 0) fail(`'${name.slice(0, 100)}' has empty brackets`);
+      }
+      scopes.push({ name: checkScopeName(name), optional, dependencies });
+    }
+  };
+  return list(0, false);
+}
+
 export interface ScopeRepository {
   add(scope: ScopeState): Promise<void>;
   findByName(name: string): Promise<ScopeState | null>;

@@ -18,4 +18,7 @@ export function newMaintenance(message: string | undefined, retryAfterSeconds: n
 export interface ServiceSettingsRepository {
   maintenance(): Promise<Maintenance | null>;
   setMaintenance(maintenance: Maintenance | null): Promise<void>;
+  /** The version of the standard catalogue this database installed; 0 when none. */
+  catalogueVersion(): Promise<number>;
+  setCatalogueVersion(version: number): Promise<void>;
 }

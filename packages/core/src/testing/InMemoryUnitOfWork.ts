@@ -40,6 +40,7 @@ interface Store {
   signInFailures: { key_hash: string; at: Date }[];
   signingKeys: Map<string, SigningKeyState>;
   maintenance: Maintenance | null;
+  catalogueVersion: number;
 }
 
 /** The identities of one set, its primary first (as the adapters order them). */
@@ -363,6 +364,9 @@ class InMemoryAccessTokenRepository implements AccessTokenRepository {
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
     return revokeWhere(this.store().tokens.values(), (t) => (t.client_id === clientId || t.consent_client_id === clientId) && identityIds.includes(t.identity_id), at);
   }
+  async revokeForClient(clientId: string, at: Date) {
+    return revokeWhere(this.store().tokens.values(), (t) => t.client_id === clientId, at);
+  }
   async revokeByRefreshToken(refreshTokenHash: string, at: Date) {
     revokeWhere(this.store().tokens.values(), (t) => t.refresh_token_hash === refreshTokenHash, at);
   }
@@ -424,6 +428,9 @@ class InMemoryRefreshTokenRepository implements RefreshTokenRepository {
   async revokeIssuedTo(identityIds: readonly string[], clientId: string, at: Date) {
     return revokeWhere(this.store().refreshTokens.values(), (t) => (t.client_id === clientId || t.consent_client_id === clientId) && identityIds.includes(t.identity_id), at);
   }
+  async revokeForClient(clientId: string, at: Date) {
+    return revokeWhere(this.store().refreshTokens.values(), (t) => t.client_id === clientId, at);
+  }
 }
 
 class InMemoryClientRepository implements ClientRepository {
@@ -441,6 +448,9 @@ class InMemoryClientRepository implements ClientRepository {
   }
   async list() {
     return [...this.store().clients.values()].sort((a, b) => a.display_name.localeCompare(b.display_name)).map(clone);
+  }
+  async delete(id: string) {
+    this.store().clients.delete(id);
   }
 }
 
@@ -589,6 +599,12 @@ class InMemoryServiceSettingsRepository implements ServiceSettingsRepository {
   async setMaintenance(maintenance: Maintenance | null) {
     this.store().maintenance = maintenance ? clone(maintenance) : null;
   }
+  async catalogueVersion() {
+    return this.store().catalogueVersion;
+  }
+  async setCatalogueVersion(version: number) {
+    this.store().catalogueVersion = version;
+  }
 }
 
 /** The in-memory adapters of every port, with all-or-nothing transactions run one at a time. */
@@ -613,6 +629,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     signInFailures: [],
     signingKeys: new Map(),
     maintenance: null,
+    catalogueVersion: 0,
   };
   private queue: Promise<unknown> = Promise.resolve();
   readonly repositories: Repositories;

@@ -17,6 +17,7 @@ import { SessionNotifications1765065600000 } from './1765065600000-SessionNotifi
 import { SearchIndexMerging1765152000000 } from './1765152000000-SearchIndexMerging';
 import { UsernamesIgnoreCase1765238400000 } from './1765238400000-UsernamesIgnoreCase';
 import { DependentTokenConsent1765324800000 } from './1765324800000-DependentTokenConsent';
+import { ClientTemplates1765411200000 } from './1765411200000-ClientTemplates';
 
 /** Every migration, oldest first: one history for SQLite and Postgres. */
-export const MIGRATIONS = [InitialSchema1763769600000, AuthorizationPages1763856000000, ServiceSettings1763942400000, HolderIndexes1764028800000, RoleHost1764115200000, OAuthServer1764201600000, SignInFailures1764288000000, OpenIdConnect1764374400000, AccessRules1764460800000, EndpointSearch1764547200000, ChangeNotifications1764633600000, SearchTerms1764720000000, SearchVisibility1764806400000, SearchOnTextChanges1764892800000, PostgresSearchOnTextChanges1764979200000, SessionNotifications1765065600000, SearchIndexMerging1765152000000, UsernamesIgnoreCase1765238400000, DependentTokenConsent1765324800000];
+export const MIGRATIONS = [InitialSchema1763769600000, AuthorizationPages1763856000000, ServiceSettings1763942400000, HolderIndexes1764028800000, RoleHost1764115200000, OAuthServer1764201600000, SignInFailures1764288000000, OpenIdConnect1764374400000, AccessRules1764460800000, EndpointSearch1764547200000, ChangeNotifications1764633600000, SearchTerms1764720000000, SearchVisibility1764806400000, SearchOnTextChanges1764892800000, PostgresSearchOnTextChanges1764979200000, SessionNotifications1765065600000, SearchIndexMerging1765152000000, UsernamesIgnoreCase1765238400000, DependentTokenConsent1765324800000, ClientTemplates1765411200000];

@@ -234,6 +234,7 @@ export const ClientSchema = new EntitySchema<ClientRecord>({
     public_client: bool(),
     secret_hash: varchar(64, true),
     resource_server: varchar(256, true),
+    template_id: varchar(36, true),
     created_at: time(),
   },
 });

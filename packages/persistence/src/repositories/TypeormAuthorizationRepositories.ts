@@ -71,6 +71,9 @@ export class TypeormClientRepository implements ClientRepository {
   async list() {
     return (await this.manager.find(ClientSchema, { order: { display_name: 'ASC' } })).map(clientFromRecord);
   }
+  async delete(id: string) {
+    await this.manager.delete(ClientSchema, { id });
+  }
 }
 
 const scopeFromRecord = (r: ScopeRecord): ScopeState => ({ ...r, dependent_scope_ids: JSON.parse(r.dependent_scope_ids), created_at: fromTime(r.created_at) });
@@ -283,5 +286,8 @@ export class TypeormRefreshTokenRepository implements RefreshTokenRepository {
     const issued = await this.manager.update(RefreshTokenSchema, { ...live, client_id: clientId }, { revoked_at: toTime(at) });
     const dependent = await this.manager.update(RefreshTokenSchema, { ...live, consent_client_id: clientId }, { revoked_at: toTime(at) });
     return (issued.affected ?? 0) + (dependent.affected ?? 0);
+  }
+  async revokeForClient(clientId: string, at: Date) {
+    return (await this.manager.update(RefreshTokenSchema, { client_id: clientId, revoked_at: IsNull() }, { revoked_at: toTime(at) })).affected ?? 0;
   }
 }

@@ -203,6 +203,10 @@ export class TypeormAccessTokenRepository implements AccessTokenRepository {
     return (issued.affected ?? 0) + (dependent.affected ?? 0);
   }
 
+  async revokeForClient(clientId: string, at: Date) {
+    return (await this.manager.update(AccessTokenSchema, { client_id: clientId, revoked_at: IsNull() }, { revoked_at: toTime(at) })).affected ?? 0;
+  }
+
   async revokeByRefreshToken(refreshTokenHash: string, at: Date) {
     await this.manager.update(AccessTokenSchema, { refresh_token_hash: refreshTokenHash, revoked_at: IsNull() }, { revoked_at: toTime(at) });
   }

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { SettingSchema } from '../records/schemas';
 
 const MAINTENANCE = 'maintenance';
+const CATALOGUE = 'standard_catalogue_version';
 
 export class TypeormServiceSettingsRepository implements ServiceSettingsRepository {
   constructor(private readonly manager: EntityManager) {}
@@ -20,5 +21,14 @@ export class TypeormServiceSettingsRepository implements ServiceSettingsReposito
       return;
     }
     await this.manager.upsert(SettingSchema, { key: MAINTENANCE, value: JSON.stringify(maintenance) }, ['key']);
+  }
+
+  async catalogueVersion(): Promise<number> {
+    const record = await this.manager.findOneBy(SettingSchema, { key: CATALOGUE });
+    return record ? Number(JSON.parse(record.value)) : 0;
+  }
+
+  async setCatalogueVersion(version: number): Promise<void> {
+    await this.manager.upsert(SettingSchema, { key: CATALOGUE, value: JSON.stringify(version) }, ['key']);
   }
 }

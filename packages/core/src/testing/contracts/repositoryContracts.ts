@@ -460,12 +460,18 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
           public_client: false,
           secret_hash: hashToken('s'),
           resource_server: 'transfer.api.globus.org',
+          template_id: null,
           created_at: now,
         };
         await uow.repositories.clients.add(client);
         expect(await uow.repositories.clients.findById(client.id)).toEqual(client);
         expect(await uow.repositories.clients.findByIds([ids.uuid(), client.id])).toEqual([client]);
         expect((await uow.repositories.clients.list()).map((c) => c.id)).toEqual([client.id]);
+        const instance = { ...client, id: ids.uuid(), display_name: 'Instance', redirect_uris: ['/v2/web/auth-code'], template_id: client.id };
+        await uow.repositories.clients.add(instance);
+        expect(await uow.repositories.clients.findById(instance.id)).toEqual(instance);
+        await uow.repositories.clients.delete(client.id);
+        expect((await uow.repositories.clients.list()).map((c) => c.id)).toEqual([instance.id]);
       });
 
       it('stores scopes with unique names', async () => {
