@@ -1,4 +1,5 @@
 export * from './shared/errors';
+export * from './shared/dates';
 export * from './shared/ports';
 export * from './shared/text';
 export * from './shared/UnitOfWork';
@@ -29,6 +30,7 @@ export * from './endpoint/Endpoint';
 export * from './endpoint/EndpointView';
 export * from './endpoint/EndpointRepository';
 export * from './endpoint/EndpointService';
+export * from './endpoint/EndpointManager';
 export * from './endpoint/network';
 export * from './endpoint/location';
 export * from './endpoint/Server';

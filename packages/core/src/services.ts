@@ -9,6 +9,7 @@ import { IdentityDirectory } from './auth/IdentityDirectory';
 import type { KeyCrypto } from './auth/SigningKey';
 import type { SignInThrottleOptions } from './auth/SignInThrottle';
 import { Housekeeping } from './shared/Housekeeping';
+import { EndpointManagerService } from './endpoint/EndpointManager';
 import { EndpointService } from './endpoint/EndpointService';
 import { MaintenanceGate } from './shared/MaintenanceGate';
 import type { Clock, IdGenerator } from './shared/ports';
@@ -17,6 +18,7 @@ import type { UnitOfWork } from './shared/UnitOfWork';
 /** The use cases of the core over one set of adapters. */
 export interface CoreServices {
   endpoints: EndpointService;
+  endpointManager: EndpointManagerService;
   authentication: AuthenticationService;
   admin: AdminService;
   helperPages: HelperPagesService;
@@ -50,6 +52,7 @@ const DEFAULT_ISSUER = 'http://localhost:8081';
 /** How each service is built: the one place, used by createCoreServices and by the containers' bindings. */
 export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDependencies) => CoreServices[K] } = {
   endpoints: ({ uow, clock, ids }) => new EndpointService(uow, clock, ids),
+  endpointManager: ({ uow, clock, ids }) => new EndpointManagerService(uow, clock, ids),
   authentication: ({ uow, clock, options }) =>
     new AuthenticationService(uow, clock, { ...DEFAULT_AUTHENTICATION_OPTIONS, ...options.authentication }),
   authorizationServer: ({ uow, clock, options }) =>
@@ -82,6 +85,7 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
   const dependencies: CoreDependencies = { uow, clock, ids, options };
   return {
     endpoints: CORE_SERVICE_FACTORIES.endpoints(dependencies),
+    endpointManager: CORE_SERVICE_FACTORIES.endpointManager(dependencies),
     authentication: CORE_SERVICE_FACTORIES.authentication(dependencies),
     authorizationServer: CORE_SERVICE_FACTORIES.authorizationServer(dependencies),
     admin: CORE_SERVICE_FACTORIES.admin(dependencies),

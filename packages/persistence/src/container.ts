@@ -19,6 +19,7 @@ type ServiceTokens = { [K in keyof CoreServices]: ServiceIdentifier<CoreServices
 /** One typed identifier per core service, bound one by one. */
 const SERVICES: ServiceTokens = {
   endpoints: Symbol.for('xfer.EndpointService'),
+  endpointManager: Symbol.for('xfer.EndpointManagerService'),
   authentication: Symbol.for('xfer.AuthenticationService'),
   authorizationServer: Symbol.for('xfer.AuthorizationServerService'),
   admin: Symbol.for('xfer.AdminService'),
@@ -70,6 +71,7 @@ export function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreO
 export function coreServicesOf(container: Container): CoreServices {
   return {
     endpoints: container.get(TOKENS.endpoints),
+    endpointManager: container.get(TOKENS.endpointManager),
     authentication: container.get(TOKENS.authentication),
     authorizationServer: container.get(TOKENS.authorizationServer),
     admin: container.get(TOKENS.admin),

@@ -37,7 +37,7 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
     if (pending) pending.then(() => next(), next);
     else next();
   });
-  app.use(VERSION_PREFIX, authenticate(container.get(TOKENS.authentication)), endpointRoutes(container.get(TOKENS.endpoints), container.get(TOKENS.accessRules), container.get(TOKENS.ReadMemo)));
+  app.use(VERSION_PREFIX, authenticate(container.get(TOKENS.authentication)), endpointRoutes(container.get(TOKENS.endpoints), container.get(TOKENS.accessRules), container.get(TOKENS.endpointManager), container.get(TOKENS.ReadMemo)));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -1,8 +1,9 @@
-import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointService, type EndpointView, type ReadMemo, type ServerState } from '@xfer/core';
+import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointManagerService, type EndpointService, type EndpointView, type ReadMemo, type ServerState } from '@xfer/core';
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
+import { decodePauseRule, decodeSubscriptionChange, pauseRuleDocument } from './v010/endpointManager';
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
 import { encodeShareCursor, searchRequest, sharesPage } from './v010/paging';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, selectFields, serverDocument } from './v010/documents';
@@ -38,7 +39,7 @@ function sendCreated(req: Request, res: Response, message: string, created: Crea
 }
 
 /** The twelve endpoint operations: decode the request, call the use case, render the documents. */
-export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService, memo: ReadMemo): Router {
+export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService, manager: EndpointManagerService, memo: ReadMemo): Router {
   const router = Router();
 
   /**
@@ -86,6 +87,13 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
     const ifUnchanged = sentBack.length > 0 ? (current: EndpointView) => assertSentBackUnchanged(sentBack, current) : undefined;
     await endpoints.updateEndpoint(principalOf(res), req.params.xid, patch, ifUnchanged);
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Endpoint updated successfully' });
+  });
+
+  /** The subscription alone, as the hosted service's SDK sets it (`set_subscription_id`): the update's rules. */
+  router.put('/endpoint/:xid/subscription', async (req, res) => {
+    const subscriptionId = await decodeSubscriptionChange(req.body);
+    await endpoints.updateEndpoint(principalOf(res), req.params.xid, { subscription_id: subscriptionId });
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Endpoint subscription updated successfully' });
   });
 
   router.delete('/endpoint/:xid', async (req, res) => {
@@ -183,6 +191,56 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
   router.delete('/endpoint/:xid/access/:ruleId', async (req, res) => {
     await accessRules.delete(principalOf(res), req.params.xid, req.params.ruleId);
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: `Access rule '${req.params.ruleId}' deleted successfully` });
+  });
+
+  // ---- the endpoint manager, for what xfer has (the SDK's endpoint_manager_*) ----
+  router.get('/endpoint_manager/monitored_endpoints', async (_req, res) => {
+    const views = await manager.monitoredEndpoints(principalOf(res));
+    res.json({ DATA_TYPE: 'endpoint_list', DATA: views.map(endpointDocument), has_next_page: false, offset: 0, limit: views.length });
+  });
+
+  router.get('/endpoint_manager/endpoint/:xid', async (req, res) => {
+    res.json(selectFields(endpointDocument(await manager.endpoint(principalOf(res), req.params.xid)), fieldSelection(req.query.fields)));
+  });
+
+  router.get('/endpoint_manager/endpoint/:xid/hosted_endpoint_list', async (req, res) => {
+    const views = await manager.hostedEndpoints(principalOf(res), req.params.xid);
+    res.json({ DATA_TYPE: 'endpoint_list', DATA: views.map(endpointDocument) });
+  });
+
+  router.get('/endpoint_manager/endpoint/:xid/access_list', async (req, res) => {
+    const { endpointId, rules } = await accessRules.list(principalOf(res), req.params.xid, 'monitor');
+    res.json({ DATA_TYPE: 'access_list', endpoint: endpointId, length: rules.length, DATA: rules.map(accessDocument) });
+  });
+
+  // xfer runs no transfers: no task to list, ever (the caller's own, or as an endpoint manager)
+  for (const path of ['/task_list', '/endpoint_manager/task_list']) {
+    router.get(path, (_req, res) => {
+      res.json({ DATA_TYPE: 'task_list', DATA: [], has_next_page: false, last_key: null, limit: 0 });
+    });
+  }
+
+  router.get('/endpoint_manager/pause_rule_list', async (req, res) => {
+    const filter = typeof req.query.filter_endpoint === 'string' ? req.query.filter_endpoint.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    const rules = await manager.pauseRules(principalOf(res), filter);
+    res.json({ DATA_TYPE: 'pause_rule_list', DATA: rules.map(pauseRuleDocument) });
+  });
+
+  router.post('/endpoint_manager/pause_rule', async (req, res) => {
+    res.json(pauseRuleDocument(await manager.createPauseRule(principalOf(res), await decodePauseRule(req.body))));
+  });
+
+  router.get('/endpoint_manager/pause_rule/:ruleId', async (req, res) => {
+    res.json(pauseRuleDocument(await manager.pauseRule(principalOf(res), req.params.ruleId)));
+  });
+
+  router.put('/endpoint_manager/pause_rule/:ruleId', async (req, res) => {
+    res.json(pauseRuleDocument(await manager.updatePauseRule(principalOf(res), req.params.ruleId, await decodePauseRule(req.body))));
+  });
+
+  router.delete('/endpoint_manager/pause_rule/:ruleId', async (req, res) => {
+    await manager.deletePauseRule(principalOf(res), req.params.ruleId);
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Deleted', message: 'Pause rule deleted successfully' });
   });
 
   router.get('/endpoint/:xid/my_shared_endpoint_list', (req, res) =>

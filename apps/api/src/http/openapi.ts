@@ -55,12 +55,20 @@ const ENDPOINT_FIELD_SCHEMAS: Record<string, object> = {
   preferred_concurrency: nullable('integer'),
   min_parallelism: nullable('integer'),
   preferred_parallelism: nullable('integer'),
+  max_concurrency: { ...nullable('integer'), description: "The hosted service's name of min_concurrency: the same value" },
+  max_parallelism: { ...nullable('integer'), description: "The hosted service's name of min_parallelism: the same value" },
   local_user_info_available: nullable('boolean'),
   https_server: nullable('string'),
   entity_type: { enum: ['GCSv4_host', 'GCSv4_share', 'GCP_mapped_collection'] },
   is_globus_connect: { type: 'boolean' },
   gcp_connected: nullable('boolean'),
   gcp_paused: nullable('boolean'),
+  shareable: { type: 'boolean', description: 'A share of it could be made now: a server or personal endpoint, managed (a personal one also without a subscription)' },
+  non_functional: { type: 'boolean', description: 'A server endpoint without servers' },
+  high_assurance: { const: false },
+  gcs_version: { type: 'null' },
+  gcs_manager_url: { type: 'null' },
+  tlsftp_server: { type: 'null' },
   DATA: { type: 'array', items: ref('Server') },
 };
 
@@ -191,6 +199,53 @@ export const openApiDocument = {
       get: { operationId: 'getEndpointRole', summary: 'One role', responses: { '200': ok('The role document', ref('Role')), ...errors } },
       delete: { operationId: 'deleteEndpointRole', summary: 'Remove a role (administrators; not the owner\'s)', responses: { '200': ok('Deleted', ref('Result')), ...errors } },
     },
+    '/endpoint/{endpoint_xid}/subscription': {
+      parameters: [xid],
+      put: {
+        operationId: 'setSubscription',
+        summary: 'Set the subscription alone (administrators): a subscription id, DEFAULT or null, by the update\'s rules',
+        requestBody: body({ type: 'object', properties: { subscription_id: nullable('string') }, required: ['subscription_id'], additionalProperties: false }),
+        responses: { '200': ok('Updated', ref('Result')), ...errors },
+      },
+    },
+    '/task_list': {
+      get: { operationId: 'taskList', summary: 'Tasks of the caller: always none (xfer runs no transfers)', responses: { '200': ok('No tasks', ref('TaskList')), ...errors } },
+    },
+    '/endpoint_manager/task_list': {
+      get: { operationId: 'endpointManagerTaskList', summary: 'Tasks on monitored endpoints: always none (xfer runs no transfers)', responses: { '200': ok('No tasks', ref('TaskList')), ...errors } },
+    },
+    '/endpoint_manager/monitored_endpoints': {
+      get: { operationId: 'monitoredEndpoints', summary: 'Endpoints the caller holds administrator, activity_manager or activity_monitor on', responses: { '200': ok('Endpoints', ref('MonitoredEndpointList')), ...errors } },
+    },
+    '/endpoint_manager/endpoint/{endpoint_xid}': {
+      parameters: [xid],
+      get: { operationId: 'endpointManagerGetEndpoint', summary: 'An endpoint, to its monitors', responses: { '200': ok('The endpoint document', ref('Endpoint')), ...errors } },
+    },
+    '/endpoint_manager/endpoint/{endpoint_xid}/hosted_endpoint_list': {
+      parameters: [xid],
+      get: { operationId: 'hostedEndpointList', summary: 'Every share of a host, to the host\'s monitors', responses: { '200': ok('Shares', ref('EndpointList')), ...errors } },
+    },
+    '/endpoint_manager/endpoint/{endpoint_xid}/access_list': {
+      parameters: [xid],
+      get: { operationId: 'endpointManagerAclList', summary: 'Access rules of a share, to monitors of the share or its host', responses: { '200': ok('Access rules', ref('AccessList')), ...errors } },
+    },
+    '/endpoint_manager/pause_rule_list': {
+      get: {
+        operationId: 'pauseRuleList',
+        summary: 'Pause rules of the endpoints the caller manages them on (administrators, activity managers)',
+        parameters: [{ name: 'filter_endpoint', in: 'query', required: false, description: 'Comma-separated endpoint ids', schema: { type: 'string' } }],
+        responses: { '200': ok('Pause rules', ref('PauseRuleFullList')), ...errors },
+      },
+    },
+    '/endpoint_manager/pause_rule': {
+      post: { operationId: 'createPauseRule', summary: 'Add a pause rule (administrators, activity managers)', requestBody: body(ref('PauseRuleInput')), responses: { '200': ok('The pause rule', ref('PauseRule')), ...errors } },
+    },
+    '/endpoint_manager/pause_rule/{pause_rule_id}': {
+      parameters: [{ name: 'pause_rule_id', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { operationId: 'getPauseRule', summary: 'One pause rule', responses: { '200': ok('The pause rule', ref('PauseRule')), ...errors } },
+      put: { operationId: 'updatePauseRule', summary: 'Change a pause rule', requestBody: body(ref('PauseRuleInput')), responses: { '200': ok('The pause rule', ref('PauseRule')), ...errors } },
+      delete: { operationId: 'deletePauseRule', summary: 'Delete a pause rule', responses: { '200': ok('Deleted', ref('Result')), ...errors } },
+    },
     '/openapi.json': {
       get: { operationId: 'openApi', summary: 'This document', security: [], responses: { '200': ok('OpenAPI 3.1', { type: 'object' }) } },
     },
@@ -230,6 +285,38 @@ export const openApiDocument = {
           editable: { const: false },
         },
         ['DATA_TYPE', 'id', 'message', 'endpoint_id', 'editable'],
+      ),
+      PauseRule: documented(
+        {
+          DATA_TYPE: { const: 'pause_rule' },
+          id: { type: 'string' },
+          message: { type: 'string' },
+          start_time: nullable('string'),
+          endpoint_id: { type: 'string' },
+          identity_id: nullable('string'),
+          modified_by: { type: 'string' },
+          modified_by_id: { type: 'string' },
+          created_by_host_manager: { type: 'boolean' },
+          editable: { const: true },
+          pause_ls: { type: 'boolean' },
+          pause_mkdir: { type: 'boolean' },
+          pause_rename: { type: 'boolean' },
+          pause_task_delete: { type: 'boolean' },
+          pause_task_transfer_write: { type: 'boolean' },
+          pause_task_transfer_read: { type: 'boolean' },
+        },
+        ['DATA_TYPE', 'id', 'message', 'endpoint_id', 'editable'],
+      ),
+      PauseRuleFullList: documented({ DATA_TYPE: { const: 'pause_rule_list' }, DATA: { type: 'array', items: ref('PauseRule') } }, ['DATA_TYPE', 'DATA']),
+      PauseRuleInput: {
+        type: 'object',
+        description: 'endpoint_id and message on create; the pause_* flags not given pause. The read-only fields of a GET are accepted and ignored.',
+        properties: { DATA_TYPE: { const: 'pause_rule' }, endpoint_id: { type: 'string' }, message: { type: 'string' }, identity_id: nullable('string'), start_time: nullable('string') },
+      },
+      TaskList: documented({ DATA_TYPE: { const: 'task_list' }, DATA: { type: 'array', maxItems: 0 }, has_next_page: { const: false }, last_key: { type: 'null' }, limit: { type: 'integer' } }, ['DATA_TYPE', 'DATA', 'has_next_page']),
+      MonitoredEndpointList: documented(
+        { DATA_TYPE: { const: 'endpoint_list' }, DATA: { type: 'array', items: ref('Endpoint') }, has_next_page: { const: false }, offset: { type: 'integer' }, limit: { type: 'integer' } },
+        ['DATA_TYPE', 'DATA', 'has_next_page'],
       ),
       PauseRuleList: documented({ DATA_TYPE: { const: 'pause_rule_list' }, DATA: { type: 'array', items: ref('PauseRuleLimited') } }, ['DATA_TYPE', 'DATA']),
       EndpointInput: {

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/Principal';
 import type { Endpoint } from '../endpoint/Endpoint';
 import { hostRolesOf, loadEndpoint } from '../endpoint/loadEndpoint';
-import { canManageAccessRules, isOwnerAdministrator, oversees, type EndpointRole } from '../role/Role';
+import { canManageAccessRules, isOwnerAdministrator, MONITOR_ROLES, oversees, type EndpointRole } from '../role/Role';
 import { AccessRuleNotFoundError, BadRequestError, ExistsError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
@@ -34,9 +34,9 @@ export class AccessRuleService {
   ) {}
 
   /** Every rule: the implicit ones (the owner's rw on /, one per administrator or access manager role), then the explicit ones. */
-  async list(caller: Principal, xid: string): Promise<{ endpointId: string; rules: AccessRuleView[] }> {
+  async list(caller: Principal, xid: string, as: 'manager' | 'monitor' = 'manager'): Promise<{ endpointId: string; rules: AccessRuleView[] }> {
     const repos = this.uow.repositories;
-    const share = await this.share(repos, caller, xid, false);
+    const share = as === 'manager' ? await this.share(repos, caller, xid, false) : await this.monitoredShare(repos, caller, xid);
     const implicit: AccessRuleView[] = [this.ownerRule(share)];
     for (const role of await repos.roles.listForEndpoint(share.id)) {
       if ((role.role !== 'administrator' && role.role !== 'access_manager') || isOwnerAdministrator(role, share)) continue;
@@ -102,6 +102,15 @@ export class AccessRuleService {
     if (canManageAccessRules(roles)) return endpoint;
     if (!forUpdate && oversees((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) return endpoint;
     throw new PermissionDeniedError(`You need the 'administrator' or 'access_manager' role on endpoint '${endpoint.id}' to manage its access rules`);
+  }
+
+  /** The share, for a caller who monitors it or its host (the endpoint manager's access_list). */
+  private async monitoredShare(repos: Repos, caller: Principal, xid: string): Promise<Endpoint> {
+    const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    if (endpoint.kind !== 'shared') throw new BadRequestError(`Endpoint '${endpoint.id}' is not a shared endpoint: only shares have access rules`);
+    const monitors = (held: readonly EndpointRole[]) => held.some((r) => MONITOR_ROLES.includes(r));
+    if (monitors(roles) || monitors((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) return endpoint;
+    throw new PermissionDeniedError(`You need the 'administrator', 'activity_manager' or 'activity_monitor' role on endpoint '${endpoint.id}' or its host`);
   }
 
   private async rule(repos: Repos, share: Endpoint, ruleId: string): Promise<AccessRuleState> {

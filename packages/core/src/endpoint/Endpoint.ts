@@ -347,6 +347,14 @@ export class Endpoint {
   get canHostShares(): boolean {
     return this.state.kind === 'server' || this.state.kind === 'personal';
   }
+  /** Whether a share of it could be made now (the hosted `shareable`): it can host shares, and is managed or a personal client. */
+  get shareable(): boolean {
+    return this.canHostShares && (this.state.subscription_id !== null || this.state.kind === 'personal');
+  }
+  /** A server endpoint without servers cannot function (catalogue features 1); every other endpoint can. */
+  get functional(): boolean {
+    return this.state.kind !== 'server' || this.state.servers.length > 0;
+  }
 
   /** Creates a server or personal-client endpoint; the owner is the caller's primary identity. */
   static create(command: CreateEndpoint, ctx: CreateContext): Endpoint {

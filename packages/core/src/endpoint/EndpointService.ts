@@ -398,7 +398,8 @@ export class EndpointService {
   }
 }
 
-function viewOf(
+/** What a caller may see of an endpoint, from their roles on it and on its host. */
+export function viewOf(
   endpoint: Endpoint,
   roles: readonly EndpointRole[],
   host: Endpoint | null,

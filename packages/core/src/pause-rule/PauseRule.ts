@@ -46,5 +46,7 @@ export interface PauseRuleRepository {
   listForEndpoint(endpointId: string): Promise<PauseRuleState[]>;
   deleteForEndpoint(endpointId: string): Promise<void>;
   findById(id: string): Promise<PauseRuleState | null>;
+  /** Writes back a rule's message, identity, start time, flags and who modified it. */
+  update(rule: PauseRuleState): Promise<void>;
   delete(id: string): Promise<void>;
 }

@@ -49,6 +49,11 @@ export function canViewEndpoint(isPublic: boolean, roles: readonly EndpointRole[
   return isPublic || roles.includes('administrator') || roles.includes('activity_monitor');
 }
 
+/** Who the endpoint-manager API serves: an endpoint's administrators, activity managers and activity monitors. */
+export const MONITOR_ROLES: readonly EndpointRole[] = ['administrator', 'activity_manager', 'activity_monitor'];
+/** Who manages an endpoint's pause rules: its administrators and activity managers (as the operator does with `xfer pause-rule`). */
+export const PAUSE_RULE_MANAGERS: readonly EndpointRole[] = ['administrator', 'activity_manager'];
+
 /** Who manages a share's access rules: its administrators (the owner among them) and access managers. */
 export function canManageAccessRules(roles: readonly EndpointRole[]): boolean {
   return roles.includes('administrator') || roles.includes('access_manager');

@@ -232,6 +232,9 @@ class InMemoryPauseRuleRepository implements PauseRuleRepository {
     const r = this.store().pauseRules.get(id);
     return r ? clone(r) : null;
   }
+  async update(rule: PauseRuleState) {
+    if (this.store().pauseRules.has(rule.id)) this.store().pauseRules.set(rule.id, clone(rule));
+  }
   async delete(id: string) {
     this.store().pauseRules.delete(id);
   }

@@ -36,6 +36,11 @@ export class TypeormPauseRuleRepository implements PauseRuleRepository {
     return r ? fromRecord(r) : null;
   }
 
+  async update(rule: PauseRuleState) {
+    const { id, ...fields } = rule;
+    await this.manager.update(PauseRuleSchema, { id }, { ...fields, start_time: toTimeOrNull(rule.start_time) });
+  }
+
   async delete(id: string) {
     await this.manager.delete(PauseRuleSchema, { id });
   }

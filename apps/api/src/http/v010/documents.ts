@@ -134,12 +134,22 @@ export function endpointDocument(view: EndpointView) {
     preferred_concurrency: numbers?.preferred_concurrency ?? null,
     min_parallelism: numbers?.min_parallelism ?? null,
     preferred_parallelism: numbers?.preferred_parallelism ?? null,
+    // the hosted service's names of min_concurrency and min_parallelism (compat: both names, one value)
+    max_concurrency: numbers?.min_concurrency ?? null,
+    max_parallelism: numbers?.min_parallelism ?? null,
     local_user_info_available: shared ? (host?.snapshot.local_user_info_available ?? null) : s.local_user_info_available,
     https_server: s.https_server,
     entity_type: ENTITY_TYPES[s.kind],
     is_globus_connect: personal,
     gcp_connected: s.vcp_connected,
     gcp_paused: s.vcp_paused,
+    // what today's hosted clients print: xfer has no GCSv5 server behind an endpoint
+    shareable: endpoint.shareable,
+    non_functional: !endpoint.functional,
+    high_assurance: false,
+    gcs_version: null,
+    gcs_manager_url: null,
+    tlsftp_server: null,
     DATA: endpoint.servers.map(serverDocument),
   };
 }
@@ -155,8 +165,9 @@ export const ENDPOINT_DOCUMENT_KEYS: readonly string[] = Object.freeze([
   'host_endpoint', 'host_endpoint_id', 'host_endpoint_display_name', 'host_path', 's3_url', 's3_owner_activated',
   'acl_available', 'acl_editable', 'in_use', 'my_effective_roles', 'vcp_connected', 'vcp_paused', 'network_use',
   'location', 'min_concurrency', 'preferred_concurrency', 'min_parallelism', 'preferred_parallelism',
-  'local_user_info_available', 'https_server', 'entity_type', 'is_globus_connect', 'gcp_connected', 'gcp_paused',
-  'DATA',
+  'max_concurrency', 'max_parallelism', 'local_user_info_available', 'https_server', 'entity_type', 'is_globus_connect',
+  'gcp_connected', 'gcp_paused', 'shareable', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url',
+  'tlsftp_server', 'DATA',
 ]);
 
 /**

@@ -75,7 +75,13 @@ const READ_ONLY_ENDPOINT_FIELDS = [
   'id', 'username', 'owner_id', 'expire_time', 'expires_in', 'activated', 'vendor_connect_setup_key',
   'host_endpoint_display_name', 's3_url', 's3_owner_activated', 'acl_available', 'acl_editable', 'in_use',
   'my_effective_roles', 'vcp_connected', 'vcp_paused', 'local_user_info_available', 'entity_type', 'gcp_connected',
-  'gcp_paused',
+  'gcp_paused', 'shareable', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url', 'tlsftp_server',
+] as const;
+
+/** The hosted service's names of two settings (compat: requests take either name, never two values). */
+const CONCURRENCY_ALIASES = [
+  ['max_concurrency', 'min_concurrency'],
+  ['max_parallelism', 'min_parallelism'],
 ] as const;
 
 /** Every key of endpoint, shared-endpoint and update bodies, including the read-only ones of a GET. */
@@ -120,6 +126,8 @@ declareFields(EndpointDocumentDto.prototype, {
   preferred_concurrency: 'integer',
   min_parallelism: 'integer',
   preferred_parallelism: 'integer',
+  max_concurrency: 'integer',
+  max_parallelism: 'integer',
   https_server: 'string',
   ...Object.fromEntries(READ_ONLY_ENDPOINT_FIELDS.map((f) => [f, 'any'])),
 });
@@ -160,6 +168,18 @@ export function checkDataType(body: { DATA_TYPE?: unknown }, expected: string): 
   }
 }
 
+/** The hosted names of the concurrency settings, as the spec's names; both names with different values: 400 naming them. */
+function withConcurrencyAliases(body: EndpointBody): EndpointBody {
+  let resolved = body;
+  for (const [hosted, spec] of CONCURRENCY_ALIASES) {
+    if (resolved[hosted] === undefined) continue;
+    const { [hosted]: value, ...rest } = resolved;
+    if (rest[spec] !== undefined && !jsonEqual(rest[spec], value)) throw new BadRequestError(`${hosted} and ${spec} are one field and disagree: send one of them`);
+    resolved = { ...rest, [spec]: value };
+  }
+  return resolved;
+}
+
 /** `is_globus_connect` is the hosted service's name for `is_vendor_connect` on input (compat-notes). */
 function withVendorConnectAlias(body: EndpointBody): EndpointBody {
   const { is_globus_connect, ...rest } = body;
@@ -192,7 +212,7 @@ function legacyName(body: EndpointBody, username: string): string | null | undef
 
 /** `POST /endpoint`: a server or personal-client endpoint owned by `username`. */
 export async function decodeCreateEndpoint(raw: unknown, username: string): Promise<CreateEndpoint> {
-  const body = withVendorConnectAlias((await parseBody(EndpointDocumentDto, raw)) as EndpointBody);
+  const body = withConcurrencyAliases(withVendorConnectAlias((await parseBody(EndpointDocumentDto, raw)) as EndpointBody));
   if (body.DATA_TYPE === 'shared_endpoint' || HOST_FIELDS.some((f) => body[f] != null)) {
     throw new BadRequestError('Shared endpoints are created with POST /shared_endpoint, not POST /endpoint');
   }
@@ -211,7 +231,7 @@ export async function decodeCreateEndpoint(raw: unknown, username: string): Prom
 
 /** `POST /shared_endpoint`: the host (`host_endpoint` or its alias `host_endpoint_id`) and the path on it. */
 export async function decodeCreateSharedEndpoint(raw: unknown): Promise<CreateSharedEndpoint> {
-  const body = (await parseBody(EndpointDocumentDto, raw)) as EndpointBody;
+  const body = withConcurrencyAliases((await parseBody(EndpointDocumentDto, raw)) as EndpointBody);
   const { host_endpoint: a, host_endpoint_id: b } = body;
   if (a != null && b != null && a !== b) throw new BadRequestError('host_endpoint and host_endpoint_id name different endpoints');
   const host = a ?? b;
@@ -230,7 +250,7 @@ export type SentBack = [field: string, value: unknown][];
 
 /** `PUT /endpoint/<id>`: the patch, and the read-only keys sent back with it. */
 export async function decodeEndpointPatch(raw: unknown): Promise<{ patch: EndpointPatch; sentBack: SentBack }> {
-  const body = (await parseBody(EndpointDocumentDto, raw)) as EndpointBody;
+  const body = withConcurrencyAliases((await parseBody(EndpointDocumentDto, raw)) as EndpointBody);
   checkDataType(body, 'endpoint');
   const patch: EndpointPatch = settingsOf(body);
   if (body.owner_string !== undefined) patch.owner_string = body.owner_string;

@@ -1,0 +1,105 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { transfer } from '@globus/sdk';
+import { BACKENDS, startApi, type Api } from './harness';
+
+/**
+ * What today's hosted SDKs call beyond the twelve operations (issue "Today's clients, unchanged"):
+ * the subscription alone, the endpoint manager, the fields today's CLI prints and the hosted names
+ * of the concurrency fields. Over HTTP, and through the hosted service's JavaScript SDK.
+ */
+describe.each(BACKENDS)("today's SDK calls on $name", (backend) => {
+  let api: Api;
+  let server: Server;
+  let alice: string;
+  let bob: string;
+  let bobId: string;
+  let carol: string;
+  let host: string;
+  beforeEach(async () => {
+    api = await startApi(backend);
+    alice = (await api.world.user('alice')).token;
+    ({ token: bob, id: bobId } = await api.world.user('bob'));
+    carol = (await api.world.user('carol')).token;
+    await api.world.subscriptionFor('alice');
+    host = (await api.as(alice).post('/endpoint', { display_name: 'Host', subscription_id: 'DEFAULT', DATA: [{ hostname: 'h.example.org' }] })).body.id;
+    server = api.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    delete process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER;
+    await api.close();
+  });
+
+  const as = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+
+  it('sets the subscription alone by the update\'s rules: DEFAULT, null, a stranger refused', async () => {
+    const put = (token: string, body: unknown) => api.as(token).put(`/endpoint/${host}/subscription`, body);
+    expect((await put(alice, { subscription_id: null })).body).toMatchObject({ DATA_TYPE: 'result', code: 'Updated' });
+    expect((await api.as(alice).get(`/endpoint/${host}`)).body).toMatchObject({ subscription_id: null, shareable: false });
+    expect((await put(alice, { subscription_id: 'DEFAULT' })).status).toBe(200);
+    expect((await api.as(alice).get(`/endpoint/${host}`)).body).toMatchObject({ subscription_id: expect.any(String), shareable: true });
+    expect((await put(bob, { subscription_id: null })).status).toBe(403);
+    for (const body of [{}, { subscription_id: 5 }, { subscription_id: null, other: 1 }]) expect((await put(alice, body)).status).toBe(400);
+  });
+
+  it("carries the fields today's CLI prints, and takes the hosted names of the concurrency fields", async () => {
+    const document = (await api.as(alice).get(`/endpoint/${host}`)).body;
+    expect(document).toMatchObject({ shareable: true, non_functional: false, high_assurance: false, gcs_version: null, gcs_manager_url: null, tlsftp_server: null });
+    expect(document).toMatchObject({ max_concurrency: document.min_concurrency, max_parallelism: document.min_parallelism });
+    const custom = { network_use: 'custom', max_concurrency: 3, preferred_concurrency: 4, max_parallelism: 5, preferred_parallelism: 6 };
+    expect((await api.as(alice).put(`/endpoint/${host}`, custom)).status).toBe(200);
+    expect((await api.as(alice).get(`/endpoint/${host}`)).body).toMatchObject({ min_concurrency: 3, max_concurrency: 3, min_parallelism: 5, max_parallelism: 5 });
+    const disagree = await api.as(alice).put(`/endpoint/${host}`, { ...custom, min_concurrency: 2 });
+    expect(disagree.status).toBe(400);
+    expect(disagree.body.message).toContain('max_concurrency and min_concurrency');
+    // a full document sent back as it came is accepted
+    const full = (await api.as(alice).get(`/endpoint/${host}`)).body;
+    expect((await api.as(alice).put(`/endpoint/${host}`, full)).status).toBe(200);
+    expect((await api.as(alice).post('/endpoint', { display_name: 'Empty' })).status).toBe(201);
+    expect((await api.as(alice).get('/endpoint_search?filter_fulltext=empty')).body.DATA[0]).toMatchObject({ non_functional: true });
+  });
+
+  it('serves the endpoint manager to monitors, through the SDK, and refuses everyone else', async () => {
+    const share = (await api.as(alice).post('/shared_endpoint', { display_name: 'Share', host_endpoint: host, host_path: '/data/' })).body.id;
+    await api.as(alice).post(`/endpoint/${share}/access`, { principal_type: 'all_authenticated_users', principal: '', path: '/', permissions: 'r' });
+    await api.as(alice).post(`/endpoint/${host}/role`, { principal_type: 'identity', principal: bobId, role: 'activity_monitor' });
+    const manager = transfer.endpointManager;
+    const monitored = await (await manager.endpoint.getMonitoredEndpoints(as(bob))).json();
+    expect(monitored.DATA.map((e: { id: string }) => e.id)).toEqual([host]);
+    expect((await (await manager.endpoint.getMonitoredEndpoints(as(carol))).json()).DATA).toEqual([]);
+    expect((await (await manager.endpoint.get(host, as(bob))).json()).id).toBe(host);
+    expect((await manager.endpoint.get(host, as(carol))).status).toBe(403);
+    const hosted = await (await manager.endpoint.getHostedEndpoints(host, as(bob))).json();
+    expect(hosted.DATA.map((e: { id: string; host_path: string | null }) => [e.id, e.host_path])).toEqual([[share, '/data/']]);
+    const rules = await (await manager.endpoint.getAccessList(share, as(bob))).json();
+    expect(rules.DATA.map((r: { principal_type: string }) => r.principal_type)).toContain('all_authenticated_users');
+    expect((await manager.endpoint.getAccessList(share, as(carol))).status).toBe(403);
+    expect(await (await manager.task.getAll(as(bob))).json()).toMatchObject({ DATA: [], has_next_page: false });
+  });
+
+  it('lets administrators and activity managers manage pause rules, as the operator would; monitors and strangers may not', async () => {
+    const rule = { DATA_TYPE: 'pause_rule' as const, endpoint_id: host, message: 'Disk swap', pause_ls: true, pause_mkdir: true, pause_rename: true, pause_task_delete: true, pause_task_transfer_write: true, pause_task_transfer_read: false };
+    const pause = transfer.endpointManager.pauseRule;
+    const created = await pause.create({ payload: rule, ...as(alice) });
+    expect(created.status).toBe(200);
+    const made = await created.json();
+    expect(made).toMatchObject({ DATA_TYPE: 'pause_rule', endpoint_id: host, message: 'Disk swap', pause_task_transfer_read: false, editable: true, modified_by: 'alice' });
+    expect((await (await pause.getAll(as(alice))).json()).DATA.map((r: { id: string }) => r.id)).toEqual([made.id]);
+    expect((await (await pause.update(made.id, { payload: { message: 'Disk swap, day two' }, ...as(alice) })).json()).message).toBe('Disk swap, day two');
+    // what users see of it
+    expect((await api.as(bob).get(`/endpoint/${host}/my_effective_pause_rule_list`)).status).toBe(403);
+    await api.as(alice).post(`/endpoint/${host}/role`, { principal_type: 'identity', principal: bobId, role: 'activity_monitor' });
+    expect((await pause.create({ payload: rule, ...as(bob) })).status).toBe(403);
+    expect((await pause.get(made.id, as(bob))).status).toBe(403);
+    expect((await pause.remove(made.id, as(carol))).status).toBe(403);
+    expect((await (await pause.getAll(as(carol))).json()).DATA).toEqual([]);
+    for (const bad of [{ ...rule, message: undefined }, { ...rule, endpoint_id: undefined }, { ...rule, identity_id: 'nobody' }, { ...rule, start_time: 'soon' }, { ...rule, surprise: true }]) {
+      expect((await api.as(alice).post('/endpoint_manager/pause_rule', bad)).status).toBe(400);
+    }
+    expect((await pause.remove(made.id, as(alice))).status).toBe(200);
+    expect((await pause.get(made.id, as(alice))).status).toBe(404);
+  });
+});

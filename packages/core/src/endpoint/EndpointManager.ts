@@ -1,0 +1,175 @@
+import type { Principal } from '../auth/Principal';
+import { ALL_PAUSED, checkPauseMessage, type PauseFlags, type PauseRuleState } from '../pause-rule/PauseRule';
+import { canViewEndpoint, effectiveRoles, MONITOR_ROLES, PAUSE_RULE_MANAGERS, type EndpointRole } from '../role/Role';
+import { BadRequestError, PermissionDeniedError, ResourceNotFoundError } from '../shared/errors';
+import type { Clock, IdGenerator } from '../shared/ports';
+import { isUuid } from '../shared/text';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
+import type { Endpoint } from './Endpoint';
+import type { EndpointWithRoles, ShareCursor } from './EndpointRepository';
+import { viewOf } from './EndpointService';
+import type { EndpointView } from './EndpointView';
+import { hostRolesOf, loadEndpoint } from './loadEndpoint';
+
+export type EndpointManagerRepositories = RepositoriesOf<'endpoints' | 'identities' | 'pauseRules'>;
+type Repos = EndpointManagerRepositories['repositories'];
+
+/** At most this many endpoints in one answer of the endpoint manager (monitored endpoints, pause rules). */
+export const MAX_MANAGED_ENDPOINTS = 1000;
+
+/** A new pause rule, or the changes to one: the flags not given pause (as the operator's rules do). */
+export interface PauseRuleInput {
+  endpoint_id?: string;
+  message?: string;
+  identity_id?: string | null;
+  start_time?: Date | null;
+  flags?: Partial<PauseFlags>;
+}
+
+const holds = (roles: readonly EndpointRole[], wanted: readonly EndpointRole[]) => roles.some((r) => wanted.includes(r));
+
+/**
+ * The hosted service's endpoint-manager API for what xfer has (the SDK's `endpoint_manager_*`):
+ * the endpoints a caller monitors, their shares, and their pause rules. xfer runs no transfers,
+ * so there is no task to show.
+ */
+export class EndpointManagerService {
+  constructor(
+    private readonly uow: EndpointManagerRepositories,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Endpoints on which the caller holds a monitoring role, oldest first. */
+  async monitoredEndpoints(caller: Principal): Promise<EndpointView[]> {
+    const held = await this.held(caller, MONITOR_ROLES);
+    return Promise.all(held.map(({ endpoint, roles }) => this.view(caller, endpoint, roles)));
+  }
+
+  /** One endpoint, to those holding a monitoring role on it. */
+  async endpoint(caller: Principal, xid: string): Promise<EndpointView> {
+    const { endpoint, roles } = await this.monitored(this.uow.repositories, caller, xid);
+    return this.view(caller, endpoint, roles);
+  }
+
+  /** Every share of a host, to those holding a monitoring role on the host. */
+  async hostedEndpoints(caller: Principal, xid: string): Promise<EndpointView[]> {
+    const repos = this.uow.repositories;
+    const { endpoint: host, roles: hostRoles } = await this.monitored(repos, caller, xid);
+    if (!host.canHostShares) throw new BadRequestError(`Endpoint '${host.id}' cannot host shared endpoints`);
+    const views: EndpointView[] = [];
+    let after: ShareCursor | null = null;
+    do {
+      const page: EndpointWithRoles[] = await repos.endpoints.listSharesOfHost(host.id, caller.principalIds, { after, limit: MAX_MANAGED_ENDPOINTS });
+      for (const { endpoint: share, assignments } of page) views.push(viewOf(share, effectiveRoles(share, caller, assignments), host, true, hostRoles));
+      const last = page[page.length - 1]?.endpoint;
+      after = page.length === MAX_MANAGED_ENDPOINTS && last ? { createdAt: last.snapshot.created_at, id: last.id } : null;
+    } while (after !== null && views.length < MAX_MANAGED_ENDPOINTS);
+    return views;
+  }
+
+  /** The pause rules of the endpoints the caller manages them on (those of `endpointIds` only, when given). */
+  async pauseRules(caller: Principal, endpointIds?: readonly string[]): Promise<PauseRuleState[]> {
+    const repos = this.uow.repositories;
+    let endpoints: Endpoint[];
+    if (endpointIds) {
+      endpoints = [];
+      for (const id of endpointIds) endpoints.push((await this.managing(repos, caller, id)).endpoint);
+    } else {
+      endpoints = (await this.held(caller, PAUSE_RULE_MANAGERS)).map((h) => h.endpoint);
+    }
+    const rules: PauseRuleState[] = [];
+    for (const endpoint of endpoints) rules.push(...(await repos.pauseRules.listForEndpoint(endpoint.id)));
+    return rules;
+  }
+
+  async pauseRule(caller: Principal, ruleId: string): Promise<PauseRuleState> {
+    return (await this.ruleManagedBy(this.uow.repositories, caller, ruleId)).rule;
+  }
+
+  /** A new pause rule on an endpoint the caller manages pause rules of; checked as the operator's command checks it. */
+  async createPauseRule(caller: Principal, input: PauseRuleInput): Promise<PauseRuleState> {
+    if (typeof input.endpoint_id !== 'string') throw new BadRequestError("Field 'endpoint_id' is required: the endpoint the rule pauses");
+    if (typeof input.message !== 'string') throw new BadRequestError("Field 'message' is required: what users are told");
+    return this.uow.transaction(async (repos) => {
+      const { endpoint } = await this.managing(repos, caller, input.endpoint_id!);
+      const rule: PauseRuleState = {
+        id: this.ids.uuid(),
+        endpoint_id: endpoint.id,
+        message: checkPauseMessage(input.message!),
+        start_time: input.start_time ?? this.clock.now(),
+        identity_id: await this.identityOf(repos, input.identity_id ?? null),
+        ...ALL_PAUSED,
+        ...input.flags,
+        modified_by: caller.primary.username,
+        modified_by_id: caller.primary.id,
+        created_by_host_manager: false,
+      };
+      await repos.pauseRules.add(rule);
+      return rule;
+    });
+  }
+
+  async updatePauseRule(caller: Principal, ruleId: string, patch: PauseRuleInput): Promise<PauseRuleState> {
+    return this.uow.transaction(async (repos) => {
+      const { rule } = await this.ruleManagedBy(repos, caller, ruleId);
+      if (patch.endpoint_id !== undefined && patch.endpoint_id.toLowerCase() !== rule.endpoint_id) throw new BadRequestError("Field 'endpoint_id' of a pause rule cannot change");
+      const changed: PauseRuleState = {
+        ...rule,
+        ...(patch.message !== undefined && { message: checkPauseMessage(patch.message) }),
+        ...(patch.identity_id !== undefined && { identity_id: await this.identityOf(repos, patch.identity_id) }),
+        ...(patch.start_time !== undefined && { start_time: patch.start_time }),
+        ...patch.flags,
+        modified_by: caller.primary.username,
+        modified_by_id: caller.primary.id,
+      };
+      await repos.pauseRules.update(changed);
+      return changed;
+    });
+  }
+
+  async deletePauseRule(caller: Principal, ruleId: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const { rule } = await this.ruleManagedBy(repos, caller, ruleId);
+      await repos.pauseRules.delete(rule.id);
+    });
+  }
+
+  /** Endpoints on which the caller holds one of `roles`, at most MAX_MANAGED_ENDPOINTS. */
+  private async held(caller: Principal, roles: readonly EndpointRole[]): Promise<{ endpoint: Endpoint; roles: EndpointRole[] }[]> {
+    const { principalIds } = caller;
+    const hits = await this.uow.repositories.endpoints.search({ terms: [], visibleTo: { principalIds, roles: MONITOR_ROLES }, holding: { principalIds, roles }, offset: 0, limit: MAX_MANAGED_ENDPOINTS });
+    return hits.map((hit) => ({ endpoint: hit.endpoint, roles: effectiveRoles(hit.endpoint, caller, hit.assignments) })).filter((h) => holds(h.roles, roles));
+  }
+
+  private async view(caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointView> {
+    const { host, hostRoles } = await hostRolesOf(this.uow.repositories, caller, endpoint.hostEndpointId);
+    return viewOf(endpoint, roles, host, host !== null && canViewEndpoint(host.isPublic, hostRoles), hostRoles);
+  }
+
+  private async monitored(repos: Repos, caller: Principal, xid: string) {
+    const loaded = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    if (!holds(loaded.roles, MONITOR_ROLES)) throw new PermissionDeniedError(`You need the 'administrator', 'activity_manager' or 'activity_monitor' role on endpoint '${loaded.endpoint.id}'`);
+    return loaded;
+  }
+
+  private async managing(repos: Repos, caller: Principal, xid: string) {
+    const loaded = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    if (!holds(loaded.roles, PAUSE_RULE_MANAGERS)) throw new PermissionDeniedError(`You need the 'administrator' or 'activity_manager' role on endpoint '${loaded.endpoint.id}' to manage its pause rules`);
+    return loaded;
+  }
+
+  private async ruleManagedBy(repos: Repos, caller: Principal, ruleId: string): Promise<{ rule: PauseRuleState }> {
+    const rule = isUuid(ruleId) ? await repos.pauseRules.findById(ruleId.toLowerCase()) : null;
+    if (!rule) throw new ResourceNotFoundError(`No such pause rule '${ruleId}'`);
+    await this.managing(repos, caller, rule.endpoint_id);
+    return { rule };
+  }
+
+  private async identityOf(repos: Repos, id: string | null): Promise<string | null> {
+    if (id === null) return null;
+    const identity = isUuid(id) ? await repos.identities.findById(id.toLowerCase()) : null;
+    if (!identity) throw new BadRequestError(`Invalid identity_id: no identity '${id}'`);
+    return identity.id;
+  }
+}
