@@ -18,6 +18,34 @@ export function identitiesApiRoutes(directory: IdentityDirectory): Router {
     res.set('Cache-Control', 'no-store').json({ identities });
   });
 
+  router.get('/identities/:id/consents', async (req, res) => {
+    const caller = await directory.caller(bearerToken(req.get('authorization')));
+    const consents = await directory.consentsOf(caller, req.params.id);
+    res.set('Cache-Control', 'no-store').json({
+      consents: consents.map((c) => ({
+        id: c.id,
+        client: c.client_id,
+        scope: c.scope_id,
+        scope_name: c.scope_name,
+        effective_identity: c.identity_id,
+        dependency_path: c.dependency_path,
+        created: c.created.toISOString(),
+        updated: c.updated.toISOString(),
+        // the hosted SDK parses it as a date: a consent never used yet says when it was given
+        last_used: (c.last_used ?? c.created).toISOString(),
+        status: c.status,
+        allows_refresh: true,
+        auto_approved: false,
+        atomically_revocable: false,
+      })),
+    });
+  });
+
+  router.get('/identity_providers', async (req, res) => {
+    await directory.caller(bearerToken(req.get('authorization')));
+    res.set('Cache-Control', 'no-store').json({ identity_providers: directory.identityProviders({ domains: listParam(req, 'domains'), ids: listParam(req, 'ids') }) });
+  });
+
   router.get('/identities/:id', async (req, res) => {
     const caller = await directory.caller(bearerToken(req.get('authorization')));
     res.set('Cache-Control', 'no-store').json({ identity: await directory.get(caller, req.params.id) });

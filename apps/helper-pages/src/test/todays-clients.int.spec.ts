@@ -153,4 +153,23 @@ describe.each(BACKENDS)("today's CLI against the authorization service on $name"
       expect({ path, status: res.status, type: res.type }).toEqual({ path, status: 404, type: 'application/json' });
     }
   });
+
+  it("lists the caller's consents as the SDK's to_forest() reads them, and the identity providers", async () => {
+    const cli = await templatedClient();
+    const tokens = await login(cli);
+    const authToken = [tokens, ...tokens.other_tokens].find((t) => t.resource_server === 'auth.globus.org')!.access_token;
+    const get = (path: string) => pages.http.get(`/v2/api${path}`).set('Authorization', `Bearer ${authToken}`);
+    const { consents } = (await get(`/identities/${aliceId}/consents`)).body as { consents: { id: number; scope_name: string; dependency_path: number[]; client: string; last_used: string }[] };
+    const timer = consents.find((c) => c.scope_name === TIMER_SCOPE)!;
+    const below = consents.find((c) => c.dependency_path.length === 2 && c.dependency_path[0] === timer.id)!;
+    expect(below.scope_name).toBe(TRANSFER_SCOPE);
+    expect(consents.every((c) => c.client === cli.id && !Number.isNaN(Date.parse(c.last_used)))).toBe(true);
+    const bob = await pages.admin.addIdentity({ username: 'bob@example.org' });
+    expect((await get(`/identities/${bob.id}/consents`)).status).toBe(403);
+    const providers = (await get('/identity_providers?domains=example.org')).body.identity_providers;
+    expect(providers).toEqual([expect.objectContaining({ name: 'xfer local accounts', domains: ['example.org'], status: 'active' })]);
+    expect((await get(`/identity_providers?ids=${providers[0].id}`)).body.identity_providers).toHaveLength(1);
+    expect((await get('/identity_providers?ids=11111111-2222-4333-8444-555555555555')).body.identity_providers).toEqual([]);
+    expect((await pages.http.get('/v2/api/identity_providers')).status).toBe(401);
+  });
 });

@@ -1,11 +1,12 @@
-import { AuthenticationFailedError, BadRequestError, ResourceNotFoundError, TooManyRequestsError } from '../shared/errors';
+import { AuthenticationFailedError, BadRequestError, PermissionDeniedError, ResourceNotFoundError, TooManyRequestsError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { findLiveToken, hashToken } from './AccessToken';
-import { identityDocument, isClientUsername, MAX_USERNAME, newIdentity, type IdentityState } from './Identity';
+import type { ConsentState } from './Consent';
+import { identityDocument, isClientUsername, LOCAL_IDENTITY_PROVIDER, MAX_USERNAME, newIdentity, type IdentityState } from './Identity';
 import { DEFAULT_SIGN_IN_THROTTLE } from './SignInThrottle';
 
-export type IdentityDirectoryRepositories = RepositoriesOf<'accessTokens' | 'identities' | 'signInFailures'>;
+export type IdentityDirectoryRepositories = RepositoriesOf<'accessTokens' | 'consents' | 'identities' | 'scopes' | 'signInFailures'>;
 
 /**
  * Who asks: the identity a live token was issued to, with its set (whose e-mail addresses it may
@@ -85,6 +86,29 @@ export class IdentityDirectory {
       }
     });
     return found.map((i) => this.document(caller, i));
+  }
+
+  /**
+   * The consents of one of the caller's own identities, each with its scope's name: the hosted
+   * SDK's get_consents (its to_forest() builds the tree from dependency_path). Another's: 403.
+   */
+  async consentsOf(caller: DirectoryCaller, identityId: string): Promise<(ConsentState & { scope_name: string })[]> {
+    const id = identityId.toLowerCase();
+    if (!caller.setIds.has(id)) throw new PermissionDeniedError("Only the consents of your own identities can be listed");
+    const consents = await this.uow.repositories.consents.listForIdentities([id]);
+    const scopes = new Map((await this.uow.repositories.scopes.findByIds([...new Set(consents.map((c) => c.scope_id))])).map((s) => [s.id, s.name]));
+    return consents.map((c) => ({ ...c, scope_name: scopes.get(c.scope_id) ?? c.scope_id }));
+  }
+
+  /**
+   * The identity providers (the hosted get_identity_providers): this service's own, which signs in
+   * usernames of every domain; `domains` and `ids` filter as the hosted API does.
+   */
+  identityProviders(query: { domains?: string[]; ids?: string[] }) {
+    if (query.domains !== undefined && query.ids !== undefined) throw new BadRequestError('Give either domains or ids, not both');
+    const provider = { id: LOCAL_IDENTITY_PROVIDER.id, name: LOCAL_IDENTITY_PROVIDER.displayName, short_name: 'xfer', alternative_names: [] as string[], status: 'active', domains: query.domains ?? [] };
+    if (query.ids !== undefined && !query.ids.map((i) => i.toLowerCase()).includes(provider.id)) return [];
+    return [provider];
   }
 
   async get(caller: DirectoryCaller, id: string) {
