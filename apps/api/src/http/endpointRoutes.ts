@@ -3,10 +3,10 @@ import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
-import { decodePauseRule, decodeSubscriptionChange, pauseRuleDocument } from './v010/endpointManager';
+import { decodePauseRule, decodeSubscriptionChange } from './v010/endpointManager';
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
 import { encodeShareCursor, searchRequest, sharesPage } from './v010/paging';
-import { endpointDocument, fieldSelection, limitedPauseRuleDocument, selectFields, serverDocument } from './v010/documents';
+import { endpointDocument, fieldSelection, limitedPauseRuleDocument, pauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
   assertSentBackUnchanged,
   assertServerSentBackUnchanged,

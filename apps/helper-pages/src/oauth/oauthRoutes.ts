@@ -71,43 +71,41 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
     return fields.client_id ? service.authenticateClient(fields.client_id, fields.client_secret) : null;
   }
 
-  router.post('/token/introspect', form, async (req, res) => {
-    const fields = formFields(req);
-    const client = await callingClient(req, fields);
-    // RFC 7662 2.1: only authenticated (confidential) clients may ask
-    if (!client || client.public_client) return invalidClient(res);
-    if (!fields.token) {
-      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
-      return;
-    }
-    const include = (fields.include ?? '').split(',').map((s) => s.trim());
-    res.set('Cache-Control', 'no-store').json(await service.introspect(client, fields.token, include));
-  });
+  /**
+   * An endpoint about one token, for an authenticated client (`confidentialOnly`: not a public
+   * one), in the protocol's JSON: the answer of `answer`, or why there is none.
+   */
+  const aboutToken = (confidentialOnly: boolean, answer: (client: ClientState, token: string, fields: Record<string, string | undefined>) => Promise<unknown>) =>
+    async (req: Request, res: Response) => {
+      const fields = formFields(req);
+      const client = await callingClient(req, fields);
+      if (!client || (confidentialOnly && client.public_client)) return invalidClient(res);
+      if (!fields.token) {
+        res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
+        return;
+      }
+      res.set('Cache-Control', 'no-store').json(await answer(client, fields.token, fields));
+    };
+
+  // RFC 7662 2.1: only authenticated (confidential) clients may ask
+  router.post(
+    '/token/introspect',
+    form,
+    aboutToken(true, (client, token, fields) => service.introspect(client, token, (fields.include ?? '').split(',').map((s) => s.trim()))),
+  );
 
   /** The hosted service's token validation: is this access or refresh token, issued to the calling client, live? */
-  router.post('/token/validate', form, async (req, res) => {
-    const fields = formFields(req);
-    const client = await callingClient(req, fields);
-    if (!client) return invalidClient(res);
-    if (!fields.token) {
-      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
-      return;
-    }
-    res.set('Cache-Control', 'no-store').json(await service.validateToken(client, fields.token));
-  });
+  router.post('/token/validate', form, aboutToken(false, (client, token) => service.validateToken(client, token)));
 
-  router.post('/token/revoke', form, async (req, res) => {
-    const fields = formFields(req);
-    const client = await callingClient(req, fields);
-    if (!client) return invalidClient(res);
-    if (!fields.token) {
-      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
-      return;
-    }
-    // RFC 7009 2.2: the same answer whether or not the token was known
-    await service.revokeToken(client, fields.token);
-    res.set('Cache-Control', 'no-store').json({});
-  });
+  // RFC 7009 2.2: the same answer whether or not the token was known
+  router.post(
+    '/token/revoke',
+    form,
+    aboutToken(false, async (client, token) => {
+      await service.revokeToken(client, token);
+      return {};
+    }),
+  );
 
   /** OpenID Connect userinfo (GET or POST with the bearer token), as the hosted service's SDK calls it. */
   const userInfo = async (req: Request, res: Response) => {

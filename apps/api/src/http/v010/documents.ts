@@ -197,9 +197,10 @@ export function formatTransferTime(date: Date): string {
 }
 
 /** `pause_rule_limited`: the rule as the affected user sees it, administrator-only fields removed. */
-export function limitedPauseRuleDocument(rule: PauseRuleState) {
+/** A pause rule as its managers see it (the endpoint manager's `pause_rule`, every field). */
+export function pauseRuleDocument(rule: PauseRuleState) {
   return {
-    DATA_TYPE: 'pause_rule_limited' as const,
+    DATA_TYPE: 'pause_rule' as const,
     id: rule.id,
     message: rule.message,
     start_time: rule.start_time ? formatTransferTime(rule.start_time) : null,
@@ -211,6 +212,15 @@ export function limitedPauseRuleDocument(rule: PauseRuleState) {
     pause_task_delete: rule.pause_task_delete,
     pause_task_transfer_write: rule.pause_task_transfer_write,
     pause_task_transfer_read: rule.pause_task_transfer_read,
-    editable: false,
+    modified_by: rule.modified_by,
+    modified_by_id: rule.modified_by_id,
+    created_by_host_manager: rule.created_by_host_manager,
+    editable: true,
   };
+}
+
+/** The rule as an affected user sees it (`pause_rule_limited`): without the administrator-only fields, not editable. */
+export function limitedPauseRuleDocument(rule: PauseRuleState) {
+  const { modified_by: _by, modified_by_id: _byId, created_by_host_manager: _host, ...shown } = pauseRuleDocument(rule);
+  return { ...shown, DATA_TYPE: 'pause_rule_limited' as const, editable: false };
 }

@@ -1,27 +1,9 @@
-import { BadRequestError, parseIsoInstant, type PauseRuleInput, type PauseRuleState } from '@xfer/core';
+import { BadRequestError, parseIsoInstant, type PauseRuleInput } from '@xfer/core';
 import { Allow, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
-import { formatTransferTime } from './documents';
 import { checkDataType } from './requests';
 import { parseBody } from './validation';
 
 const FLAGS = ['pause_ls', 'pause_mkdir', 'pause_rename', 'pause_task_delete', 'pause_task_transfer_write', 'pause_task_transfer_read'] as const;
-
-/** A pause rule as its managers see it (the endpoint manager's `pause_rule`, every field). */
-export function pauseRuleDocument(rule: PauseRuleState) {
-  return {
-    DATA_TYPE: 'pause_rule' as const,
-    id: rule.id,
-    message: rule.message,
-    start_time: rule.start_time ? formatTransferTime(rule.start_time) : null,
-    endpoint_id: rule.endpoint_id,
-    identity_id: rule.identity_id,
-    modified_by: rule.modified_by,
-    modified_by_id: rule.modified_by_id,
-    created_by_host_manager: rule.created_by_host_manager,
-    editable: true,
-    ...Object.fromEntries(FLAGS.map((f) => [f, rule[f]])),
-  };
-}
 
 /** The body of a pause rule to create or change: its fields; the read-only ones of a GET are accepted and ignored. */
 class PauseRuleDto {
