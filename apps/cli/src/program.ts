@@ -293,9 +293,10 @@ export function buildProgram(io: Io): Command {
     .command('add <name>')
     .description('add a subscription; prints its id')
     .option('--member <username|group>', 'an identity or group that may use it (repeatable)', collect, [])
-    .action(async (name: string, o: { member: string[] }) =>
+    .option('--admin <username|group>', 'an identity or group that administers it: verifies its endpoints (repeatable)', collect, [])
+    .action(async (name: string, o: { member: string[]; admin: string[] }) =>
       run(async (s) => {
-        const id = await s.admin.addSubscription(name, o.member);
+        const id = await s.admin.addSubscription(name, o.member, o.admin);
         return { text: id, json: { id, name } };
       })(),
     );
@@ -303,6 +304,12 @@ export function buildProgram(io: Io): Command {
     run(async (s, name: string, member: string) => {
       await s.admin.addSubscriptionMember(name, member);
       return { text: `added ${member} to ${name}`, json: { subscription: name, member } };
+    }),
+  );
+  subscription.command('add-admin <subscription> <username|group>').description('let an identity or group administer a subscription (verify its endpoints)').action(
+    run(async (s, name: string, administrator: string) => {
+      await s.admin.addSubscriptionAdministrator(name, administrator);
+      return { text: `${administrator} administers ${name}`, json: { subscription: name, administrator } };
     }),
   );
   subscription.command('list').description('list subscriptions').action(

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
-import { decodePauseRule, decodeSubscriptionChange } from './v010/endpointManager';
+import { decodePauseRule, decodeSubscriptionAdminVerified, decodeSubscriptionChange } from './v010/endpointManager';
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
 import { encodeShareCursor, searchRequest, sharesPage } from './v010/paging';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, pauseRuleDocument, selectFields, serverDocument } from './v010/documents';
@@ -94,6 +94,11 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
     const subscriptionId = await decodeSubscriptionChange(req.body);
     await endpoints.updateEndpoint(principalOf(res), req.params.xid, { subscription_id: subscriptionId });
     sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Endpoint subscription updated successfully' });
+  });
+
+  router.put('/endpoint/:xid/subscription_admin_verified', async (req, res) => {
+    await endpoints.setSubscriptionAdminVerified(principalOf(res), req.params.xid, await decodeSubscriptionAdminVerified(req.body));
+    sendResult(req, res, 200, { DATA_TYPE: 'result', code: 'Updated', message: 'Endpoint subscription verification updated successfully' });
   });
 
   router.delete('/endpoint/:xid', async (req, res) => {

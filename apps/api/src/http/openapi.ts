@@ -64,6 +64,7 @@ const ENDPOINT_FIELD_SCHEMAS: Record<string, object> = {
   gcp_connected: nullable('boolean'),
   gcp_paused: nullable('boolean'),
   shareable: { type: 'boolean', description: 'A share of it could be made now: a server or personal endpoint, managed (a personal one also without a subscription)' },
+  subscription_admin_verified: { type: 'boolean', description: 'An administrator of its subscription verified it; cleared when the subscription changes' },
   non_functional: { type: 'boolean', description: 'A server endpoint without servers' },
   high_assurance: { const: false },
   gcs_version: { type: 'null' },
@@ -205,6 +206,15 @@ export const openApiDocument = {
         operationId: 'setSubscription',
         summary: 'Set the subscription alone (administrators): a subscription id, DEFAULT or null, by the update\'s rules',
         requestBody: body({ type: 'object', properties: { subscription_id: nullable('string') }, required: ['subscription_id'], additionalProperties: false }),
+        responses: { '200': ok('Updated', ref('Result')), ...errors },
+      },
+    },
+    '/endpoint/{endpoint_xid}/subscription_admin_verified': {
+      parameters: [xid],
+      put: {
+        operationId: 'setSubscriptionAdminVerified',
+        summary: "true by an administrator of the endpoint's subscription; false also by the endpoint's administrators; 400 without a subscription",
+        requestBody: body({ type: 'object', properties: { subscription_admin_verified: { type: 'boolean' } }, required: ['subscription_admin_verified'], additionalProperties: false }),
         responses: { '200': ok('Updated', ref('Result')), ...errors },
       },
     },

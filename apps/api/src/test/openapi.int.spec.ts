@@ -15,7 +15,7 @@ describe('the OpenAPI document', () => {
         ...['addEndpointRole', 'deleteEndpointRole', 'endpointRoleList', 'getEndpointRole', 'sharedEndpointList'],
         ...['addEndpointAclRule', 'deleteEndpointAclRule', 'endpointAclList', 'getEndpointAclRule', 'updateEndpointAclRule', 'endpointSearch'],
         // what today's SDK calls beyond them
-        ...['setSubscription', 'taskList', 'endpointManagerTaskList', 'monitoredEndpoints', 'endpointManagerGetEndpoint', 'hostedEndpointList', 'endpointManagerAclList'],
+        ...['setSubscription', 'setSubscriptionAdminVerified', 'taskList', 'endpointManagerTaskList', 'monitoredEndpoints', 'endpointManagerGetEndpoint', 'hostedEndpointList', 'endpointManagerAclList'],
         ...['pauseRuleList', 'createPauseRule', 'getPauseRule', 'updatePauseRule', 'deletePauseRule'],
       ].sort(),
     );

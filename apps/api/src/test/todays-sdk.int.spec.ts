@@ -45,6 +45,31 @@ describe.each(BACKENDS)("today's SDK calls on $name", (backend) => {
     for (const body of [{}, { subscription_id: 5 }, { subscription_id: null, other: 1 }]) expect((await put(alice, body)).status).toBe(400);
   });
 
+  it("lets only the subscription's administrators verify an endpoint; its administrators may clear it; none without a subscription", async () => {
+    const verify = (token: string, value: boolean) => api.as(token).put(`/endpoint/${host}/subscription_admin_verified`, { subscription_admin_verified: value });
+    const verified = async () => (await api.as(alice).get(`/endpoint/${host}`)).body.subscription_admin_verified;
+    expect(await verified()).toBe(false);
+    // alice administers the endpoint, not its subscription
+    expect((await verify(alice, true)).status).toBe(403);
+    await api.world.services.admin.addSubscriptionAdministrator('alice-subscription', 'bob');
+    expect((await verify(carol, true)).status).toBe(403);
+    expect((await verify(bob, true)).status).toBe(403);
+    await api.as(alice).put(`/endpoint/${host}`, { public: true });
+    expect((await verify(bob, true)).body).toMatchObject({ code: 'Updated' });
+    expect(await verified()).toBe(true);
+    expect((await verify(carol, false)).status).toBe(403);
+    expect((await verify(alice, false)).status).toBe(200);
+    expect(await verified()).toBe(false);
+    await verify(bob, true);
+    // a change of subscription clears it; without one there is nothing to verify
+    await api.as(alice).put(`/endpoint/${host}/subscription`, { subscription_id: null });
+    expect(await verified()).toBe(false);
+    const none = await verify(bob, true);
+    expect(none.status).toBe(400);
+    expect(none.body.message).toContain('no subscription');
+    expect((await api.as(alice).put(`/endpoint/${host}/subscription_admin_verified`, { subscription_admin_verified: 'yes' })).status).toBe(400);
+  });
+
   it("carries the fields today's CLI prints, and takes the hosted names of the concurrency fields", async () => {
     const document = (await api.as(alice).get(`/endpoint/${host}`)).body;
     expect(document).toMatchObject({ shareable: true, non_functional: false, high_assurance: false, gcs_version: null, gcs_manager_url: null, tlsftp_server: null });

@@ -103,16 +103,29 @@ export class AdminService {
     });
   }
 
-  /** A subscription whose members (usernames or group names) may attach endpoints to it. */
-  async addSubscription(name: string, members: readonly string[]): Promise<string> {
+  /**
+   * A subscription whose members (usernames or group names) may attach endpoints to it; its
+   * administrators (usernames or group names) verify them (subscription_admin_verified).
+   */
+  async addSubscription(name: string, members: readonly string[], administrators: readonly string[] = []): Promise<string> {
     return this.uow.transaction(async (repos) => {
       checkSubscriptionName(name);
       if (await repos.subscriptions.findByName(name)) throw new ConflictError(`Subscription '${name}' already exists`);
       const memberIds: string[] = [];
       for (const member of members) memberIds.push((await this.principal(repos, member)).id);
+      const administratorIds: string[] = [];
+      for (const administrator of administrators) administratorIds.push((await this.principal(repos, administrator)).id);
       const id = this.ids.uuid();
-      await repos.subscriptions.add({ id, name, member_ids: memberIds, created_at: this.clock.now() });
+      await repos.subscriptions.add({ id, name, member_ids: memberIds, administrator_ids: administratorIds, created_at: this.clock.now() });
       return id;
+    });
+  }
+
+  /** Makes a user or group (by name) an administrator of a subscription (by name or id). */
+  async addSubscriptionAdministrator(subscription: string, administrator: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const found = await this.subscription(repos, subscription);
+      await repos.subscriptions.addAdministrator(found.id, (await this.principal(repos, administrator)).id);
     });
   }
 
@@ -387,10 +400,16 @@ export class AdminService {
 
   async addSubscriptionMember(subscription: string, member: string): Promise<void> {
     await this.uow.transaction(async (repos) => {
-      const s = (await repos.subscriptions.findByName(subscription)) ?? (await repos.subscriptions.findById(subscription));
-      if (!s) throw new ResourceNotFoundError(`No such subscription '${subscription}'`);
+      const s = await this.subscription(repos, subscription);
       await repos.subscriptions.addMember(s.id, (await this.principal(repos, member)).id);
     });
+  }
+
+  /** A subscription by name or id. */
+  private async subscription(repos: AdminRepositories['repositories'], subscription: string) {
+    const s = (await repos.subscriptions.findByName(subscription)) ?? (await repos.subscriptions.findById(subscription));
+    if (!s) throw new ResourceNotFoundError(`No such subscription '${subscription}'`);
+    return s;
   }
 
   async listSubscriptions() {

@@ -43,7 +43,7 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
   await admin.linkIdentities(DEMO_USERNAME, DEMO_LINKED_USERNAME);
   const password = randomBytes(9).toString('base64url');
   await admin.setPassword(DEMO_USERNAME, password);
-  const subscription = await admin.addSubscription('Demo subscription', [DEMO_USERNAME]);
+  const subscription = await admin.addSubscription('Demo subscription', [DEMO_USERNAME], [DEMO_USERNAME]);
   const { token } = await admin.issueToken(DEMO_USERNAME);
 
   const { client } = await admin.addClient({

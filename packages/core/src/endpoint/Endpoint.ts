@@ -63,6 +63,8 @@ export interface EndpointState {
   custom_network: NetworkSettings | null;
   location: string | null;
   local_user_info_available: boolean | null;
+  /** An administrator of the endpoint's subscription verified it (the hosted subscription_admin_verified); cleared with the subscription. */
+  subscription_admin_verified: boolean;
   https_server: string | null;
   servers: ServerState[];
   next_server_id: number;
@@ -351,6 +353,23 @@ export class Endpoint {
   get shareable(): boolean {
     return this.canHostShares && (this.state.subscription_id !== null || this.state.kind === 'personal');
   }
+  /**
+   * Marks the endpoint verified (or not) by its subscription's administrators: `true` only by one
+   * of them (`bySubscriptionAdministrator`), `false` also by the endpoint's own administrators
+   * (checked by the use case); an endpoint without a subscription has nothing to verify.
+   */
+  setSubscriptionAdminVerified(verified: boolean, by: { subscriptionAdministrator: boolean; endpointAdministrator: boolean }): void {
+    if (this.state.subscription_id === null) throw new BadRequestError(`Endpoint '${this.id}' has no subscription: there is nothing to verify`);
+    if (verified ? !by.subscriptionAdministrator : !by.subscriptionAdministrator && !by.endpointAdministrator) {
+      throw new PermissionDeniedError(
+        verified
+          ? `Only an administrator of subscription '${this.state.subscription_id}' may verify endpoint '${this.id}'`
+          : `You need the 'administrator' role on endpoint '${this.id}' or on its subscription to clear its verification`,
+      );
+    }
+    this.state.subscription_admin_verified = verified;
+  }
+
   /** A server endpoint without servers cannot function (catalogue features 1); every other endpoint can. */
   get functional(): boolean {
     return this.state.kind !== 'server' || this.state.servers.length > 0;
@@ -478,6 +497,8 @@ export class Endpoint {
   private setSubscription(subscriptionId: string | null): void {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: an unmanaged endpoint's network use is normal already (only managed ones change it)
     const wasManaged = this.state.subscription_id !== null;
+    // a verification is of one subscription's administrators: another subscription, or none, has not given it
+    if (subscriptionId !== this.state.subscription_id) this.state.subscription_admin_verified = false;
     this.state.subscription_id = subscriptionId;
     // Stryker disable next-line ConditionalExpression: kinds without network use (shares) have no subscription to lose
     if (wasManaged && subscriptionId === null && this.state.network_use !== null) {
@@ -659,6 +680,7 @@ function emptyState(id: string, kind: EndpointKind, now: Date, owner: IdentitySt
     custom_network: null,
     location: null,
     local_user_info_available: null,
+    subscription_admin_verified: false,
     https_server: null,
     servers: [],
     next_server_id: 1,

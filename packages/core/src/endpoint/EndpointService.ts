@@ -114,6 +114,28 @@ export class EndpointService {
     });
   }
 
+  /**
+   * The hosted subscription_admin_verified: `true` by an administrator of the endpoint's
+   * subscription, `false` also by the endpoint's administrators (Endpoint decides).
+   */
+  async setSubscriptionAdminVerified(caller: Principal, xid: string, verified: boolean): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.uow.transaction(async (repos) => {
+          const { endpoint, roles } = await this.load(repos, caller, xid, BY_ID_FOR_UPDATE);
+          this.assertCanView(endpoint, roles);
+          const subscription = endpoint.subscriptionId === null ? null : await repos.subscriptions.findById(endpoint.subscriptionId);
+          const subscriptionAdministrator = subscription !== null && subscription.administrator_ids.some((id) => caller.principalIds.includes(id));
+          endpoint.setSubscriptionAdminVerified(verified, { subscriptionAdministrator, endpointAdministrator: roles.includes('administrator') });
+          await repos.endpoints.update(endpoint);
+        });
+        return;
+      } catch (error) {
+        if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
   /** 5. Delete endpoint: administrators only; servers, roles and pause rules go with it, a tombstone stays. */
   async deleteEndpoint(caller: Principal, xid: string): Promise<void> {
     await this.uow.transaction(async (repos) => {

@@ -1,7 +1,7 @@
 import { BadRequestError } from '../shared/errors';
 import { checkSubscriptionName, resolveSubscriptionId, type SubscriptionState } from './Subscription';
 
-const subscription = (id: string): SubscriptionState => ({ id, name: `s-${id}`, member_ids: [], created_at: new Date(0) });
+const subscription = (id: string): SubscriptionState => ({ id, name: `s-${id}`, member_ids: [], administrator_ids: [], created_at: new Date(0) });
 const A = subscription('0f8fad5b-d9cb-469f-a165-70867728950e');
 const B = subscription('0a8fad5b-d9cb-469f-a165-70867728950e');
 

@@ -6,6 +6,8 @@ export interface SubscriptionState {
   name: string;
   /** Identity or group ids whose members may attach endpoints to this subscription. */
   member_ids: string[];
+  /** Identity or group ids that administer the subscription: they verify its endpoints (subscription_admin_verified). */
+  administrator_ids: string[];
   created_at: Date;
 }
 
@@ -44,5 +46,6 @@ export interface SubscriptionRepository {
   /** Subscriptions any of these identity or group ids is a member of. */
   listForMembers(memberIds: readonly string[]): Promise<SubscriptionState[]>;
   addMember(subscriptionId: string, memberId: string): Promise<void>;
+  addAdministrator(subscriptionId: string, principalId: string): Promise<void>;
   list(): Promise<SubscriptionState[]>;
 }

@@ -264,6 +264,10 @@ class InMemorySubscriptionRepository implements SubscriptionRepository {
     const s = this.store().subscriptions.get(subscriptionId);
     if (s && !s.member_ids.includes(memberId)) s.member_ids.push(memberId);
   }
+  async addAdministrator(subscriptionId: string, principalId: string) {
+    const s = this.store().subscriptions.get(subscriptionId);
+    if (s && !s.administrator_ids.includes(principalId)) s.administrator_ids.push(principalId);
+  }
   async list() {
     return [...this.store().subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name)).map(clone);
   }

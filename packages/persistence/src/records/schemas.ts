@@ -101,7 +101,7 @@ export const AccessTokenSchema = new EntitySchema<AccessTokenRecord>({
 });
 
 /** Members live in their own table. */
-export type SubscriptionRecord = RowOf<Omit<SubscriptionState, 'member_ids'>>;
+export type SubscriptionRecord = RowOf<Omit<SubscriptionState, 'member_ids' | 'administrator_ids'>>;
 export const SubscriptionSchema = new EntitySchema<SubscriptionRecord>({
   name: 'subscriptions',
   columns: { id: id(), name: varchar(256), created_at: time() },
@@ -114,6 +114,15 @@ export interface SubscriptionMemberRecord {
 export const SubscriptionMemberSchema = new EntitySchema<SubscriptionMemberRecord>({
   name: 'subscription_members',
   columns: { subscription_id: id(), member_id: id() },
+});
+
+export interface SubscriptionAdministratorRecord {
+  subscription_id: string;
+  principal_id: string;
+}
+export const SubscriptionAdministratorSchema = new EntitySchema<SubscriptionAdministratorRecord>({
+  name: 'subscription_administrators',
+  columns: { subscription_id: id(), principal_id: id() },
 });
 
 export type EndpointRecord = RowOf<EndpointState, 'custom_network' | 'servers'>;
@@ -154,6 +163,7 @@ export const EndpointSchema = new EntitySchema<EndpointRecord>({
     custom_network: text(),
     location: varchar(64, true),
     local_user_info_available: bool(true),
+    subscription_admin_verified: bool(),
     https_server: text(),
     servers: text(false),
     next_server_id: int(),
@@ -217,6 +227,7 @@ export const ALL_SCHEMAS: EntitySchema<any>[] = [
   AccessTokenSchema,
   SubscriptionSchema,
   SubscriptionMemberSchema,
+  SubscriptionAdministratorSchema,
   EndpointSchema,
   TombstoneSchema,
   RoleAssignmentSchema,

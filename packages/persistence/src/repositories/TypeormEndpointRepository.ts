@@ -46,6 +46,7 @@ export function endpointFromRecord(r: EndpointRecord): Endpoint {
     vcp_connected: boolOrNull(r.vcp_connected),
     vcp_paused: boolOrNull(r.vcp_paused),
     local_user_info_available: boolOrNull(r.local_user_info_available),
+    subscription_admin_verified: bool(r.subscription_admin_verified),
     network_use: r.network_use as NetworkUse | null,
     custom_network: r.custom_network === null ? null : JSON.parse(r.custom_network),
     servers: (JSON.parse(r.servers) as EndpointState['servers']).map((s) => ({ ...s, scheme: s.scheme as ServerScheme })),

@@ -1,17 +1,23 @@
 import type { SubscriptionRepository, SubscriptionState } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
-import { SubscriptionMemberSchema, SubscriptionSchema, type SubscriptionRecord } from '../records/schemas';
+import { SubscriptionAdministratorSchema, SubscriptionMemberSchema, SubscriptionSchema, type SubscriptionRecord } from '../records/schemas';
 import { fromTime, toTime } from './mapping';
 
 export class TypeormSubscriptionRepository implements SubscriptionRepository {
   constructor(private readonly manager: EntityManager) {}
 
   async add(subscription: SubscriptionState) {
-    const { member_ids, ...record } = subscription;
+    const { member_ids, administrator_ids, ...record } = subscription;
     await this.manager.insert(SubscriptionSchema, { ...record, created_at: toTime(record.created_at) });
     for (const member_id of new Set(member_ids)) {
       await this.manager.insert(SubscriptionMemberSchema, { subscription_id: subscription.id, member_id });
     }
+    for (const principal_id of new Set(administrator_ids)) await this.addAdministrator(subscription.id, principal_id);
+  }
+
+  async addAdministrator(subscriptionId: string, principalId: string) {
+    const exists = await this.manager.findOneBy(SubscriptionAdministratorSchema, { subscription_id: subscriptionId, principal_id: principalId });
+    if (!exists) await this.manager.insert(SubscriptionAdministratorSchema, { subscription_id: subscriptionId, principal_id: principalId });
   }
 
   async findById(id: string) {
@@ -42,11 +48,14 @@ export class TypeormSubscriptionRepository implements SubscriptionRepository {
 
   private async withMembers(records: SubscriptionRecord[]): Promise<SubscriptionState[]> {
     if (records.length === 0) return [];
-    const links = await this.manager.findBy(SubscriptionMemberSchema, { subscription_id: In(records.map((r) => r.id)) });
+    const ids = In(records.map((r) => r.id));
+    const links = await this.manager.findBy(SubscriptionMemberSchema, { subscription_id: ids });
+    const administrators = await this.manager.findBy(SubscriptionAdministratorSchema, { subscription_id: ids });
     return records.map((r) => ({
       ...r,
       created_at: fromTime(r.created_at),
       member_ids: links.filter((l) => l.subscription_id === r.id).map((l) => l.member_id),
+      administrator_ids: administrators.filter((a) => a.subscription_id === r.id).map((a) => a.principal_id),
     }));
   }
 }

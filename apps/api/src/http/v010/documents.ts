@@ -145,6 +145,7 @@ export function endpointDocument(view: EndpointView) {
     gcp_paused: s.vcp_paused,
     // what today's hosted clients print: xfer has no GCSv5 server behind an endpoint
     shareable: endpoint.shareable,
+    subscription_admin_verified: s.subscription_admin_verified,
     non_functional: !endpoint.functional,
     high_assurance: false,
     gcs_version: null,
@@ -166,7 +167,7 @@ export const ENDPOINT_DOCUMENT_KEYS: readonly string[] = Object.freeze([
   'acl_available', 'acl_editable', 'in_use', 'my_effective_roles', 'vcp_connected', 'vcp_paused', 'network_use',
   'location', 'min_concurrency', 'preferred_concurrency', 'min_parallelism', 'preferred_parallelism',
   'max_concurrency', 'max_parallelism', 'local_user_info_available', 'https_server', 'entity_type', 'is_globus_connect',
-  'gcp_connected', 'gcp_paused', 'shareable', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url',
+  'gcp_connected', 'gcp_paused', 'shareable', 'subscription_admin_verified', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url',
   'tlsftp_server', 'DATA',
 ]);
 

@@ -44,6 +44,16 @@ export async function decodePauseRule(raw: unknown): Promise<PauseRuleInput> {
   return input;
 }
 
+/** `PUT /endpoint/<id>/subscription_admin_verified`: `{"subscription_admin_verified": true | false}`. */
+class VerifiedDto {
+  @IsOptional() @IsString() DATA_TYPE?: string;
+  @IsBoolean() subscription_admin_verified!: boolean;
+}
+
+export async function decodeSubscriptionAdminVerified(raw: unknown): Promise<boolean> {
+  return (await parseBody(VerifiedDto, raw)).subscription_admin_verified as boolean;
+}
+
 /** `PUT /endpoint/<id>/subscription`: `{"subscription_id": <id> | "DEFAULT" | null}`. */
 class SubscriptionDto {
   @IsOptional() @IsString() DATA_TYPE?: string;

@@ -75,7 +75,7 @@ const READ_ONLY_ENDPOINT_FIELDS = [
   'id', 'username', 'owner_id', 'expire_time', 'expires_in', 'activated', 'vendor_connect_setup_key',
   'host_endpoint_display_name', 's3_url', 's3_owner_activated', 'acl_available', 'acl_editable', 'in_use',
   'my_effective_roles', 'vcp_connected', 'vcp_paused', 'local_user_info_available', 'entity_type', 'gcp_connected',
-  'gcp_paused', 'shareable', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url', 'tlsftp_server',
+  'gcp_paused', 'shareable', 'subscription_admin_verified', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url', 'tlsftp_server',
 ] as const;
 
 /** The hosted service's names of two settings (compat: requests take either name, never two values). */

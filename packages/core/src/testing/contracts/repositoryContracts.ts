@@ -441,12 +441,16 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
 
       it('lists the subscriptions of any of the given members', async () => {
         const [a, b, member, group] = [ids.uuid(), ids.uuid(), ids.uuid(), ids.uuid()];
-        await uow.repositories.subscriptions.add({ id: a, name: 'A', member_ids: [member], created_at: now });
-        await uow.repositories.subscriptions.add({ id: b, name: 'B', member_ids: [group], created_at: now });
+        await uow.repositories.subscriptions.add({ id: a, name: 'A', member_ids: [member], administrator_ids: [], created_at: now });
+        await uow.repositories.subscriptions.add({ id: b, name: 'B', member_ids: [group], administrator_ids: [member], created_at: now });
         expect((await uow.repositories.subscriptions.listForMembers([member, group])).map((s) => s.id)).toEqual([a, b]);
         expect((await uow.repositories.subscriptions.listForMembers([member])).map((s) => s.name)).toEqual(['A']);
         await uow.repositories.subscriptions.addMember(b, member);
         expect((await uow.repositories.subscriptions.findByName('B'))?.member_ids.sort()).toEqual([group, member].sort());
+        expect((await uow.repositories.subscriptions.findById(b))?.administrator_ids).toEqual([member]);
+        await uow.repositories.subscriptions.addAdministrator(a, group);
+        await uow.repositories.subscriptions.addAdministrator(a, group);
+        expect((await uow.repositories.subscriptions.findByName('A'))?.administrator_ids).toEqual([group]);
       });
     });
 
@@ -710,8 +714,8 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.pauseRules.findById(rule.id)).toEqual(rule);
         await uow.repositories.pauseRules.delete(rule.id);
         expect(await uow.repositories.pauseRules.findById(rule.id)).toBeNull();
-        await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'B sub', member_ids: [], created_at: now });
-        await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'A sub', member_ids: [], created_at: now });
+        await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'B sub', member_ids: [], administrator_ids: [], created_at: now });
+        await uow.repositories.subscriptions.add({ id: ids.uuid(), name: 'A sub', member_ids: [], administrator_ids: [], created_at: now });
         expect((await uow.repositories.subscriptions.list()).map((x) => x.name)).toEqual(['A sub', 'B sub']);
         await uow.repositories.scopes.add(scopeOf('z:scope'));
         await uow.repositories.scopes.add(scopeOf('a:scope'));
