@@ -1,4 +1,6 @@
 import { CLI_TEMPLATE_CLIENT, FLOWS_SCOPE, STANDARD_SCOPES, TIMER_SCOPE, TRANSFER_SCOPE, VIEW_IDENTITY_SET_SCOPE } from '@xfer/core';
+import type { AddressInfo } from 'node:net';
+import { auth } from '@globus/sdk';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import supertest from 'supertest';
 import { BACKENDS, PASSWORD, startPages, type Pages } from './harness';
@@ -171,5 +173,28 @@ describe.each(BACKENDS)("today's CLI against the authorization service on $name"
     expect((await get(`/identity_providers?ids=${providers[0].id}`)).body.identity_providers).toHaveLength(1);
     expect((await get('/identity_providers?ids=11111111-2222-4333-8444-555555555555')).body.identity_providers).toEqual([]);
     expect((await pages.http.get('/v2/api/identity_providers')).status).toBe(401);
+  });
+
+  it('answers the same steps through the hosted service\'s JavaScript SDK: validate, userinfo, identities, consents, revoke', async () => {
+    const cli = await templatedClient();
+    const tokens = await login(cli);
+    const authToken = [tokens, ...tokens.other_tokens].find((t) => t.resource_server === 'auth.globus.org')!;
+    const server = pages.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    process.env.GLOBUS_SDK_SERVICE_URL_AUTH = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const basic = { Authorization: `Basic ${Buffer.from(`${cli.id}:${cli.secret}`).toString('base64')}` };
+      const bearer = { Authorization: `Bearer ${authToken.access_token}` };
+      expect(await (await auth.oauth2.token.validate({ payload: { token: tokens.refresh_token, client_id: cli.id }, headers: basic })).json()).toEqual({ active: true });
+      expect(await (await auth.oauth2.userinfo({ headers: bearer } as unknown as Parameters<typeof auth.oauth2.userinfo>[0])).json()).toMatchObject({ sub: aliceId });
+      expect((await (await auth.identities.getAll({ query: { ids: aliceId }, headers: bearer })).json()).identities[0].username).toBe('alice@example.org');
+      const consents = (await (await auth.identities.consents.getAll(aliceId, { headers: bearer })).json()).consents as { scope_name: string }[];
+      expect(consents.map((c) => c.scope_name)).toEqual(expect.arrayContaining([TIMER_SCOPE, FLOWS_SCOPE]));
+      expect((await auth.oauth2.token.revoke({ payload: { token: tokens.refresh_token, client_id: CLI_TEMPLATE_CLIENT.id } })).status).toBe(200);
+      expect(await (await auth.oauth2.token.validate({ payload: { token: tokens.refresh_token, client_id: cli.id }, headers: basic })).json()).toEqual({ active: false });
+    } finally {
+      delete process.env.GLOBUS_SDK_SERVICE_URL_AUTH;
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
