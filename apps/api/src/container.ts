@@ -1,4 +1,4 @@
-import type { Clock, IdGenerator } from '@xfer/core';
+import type { Clock, IdGenerator, UnitOfWork } from '@xfer/core';
 import { coreContainer } from '@xfer/persistence';
 import type { Container } from 'inversify';
 import type { DataSource } from 'typeorm';
@@ -11,12 +11,12 @@ import type { ApiConfig } from './config';
  */
 export function buildApiContainer(
   dataSource: DataSource,
-  options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope'>> & { clock?: Clock; ids?: IdGenerator } = {},
+  options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope'>> & { clock?: Clock; ids?: IdGenerator; uow?: UnitOfWork } = {},
 ): Container {
   const settings = options.introspection;
   const authentication = {
     introspector: settings ? new HttpTokenIntrospector(settings.url, settings.clientId, settings.clientSecret) : null,
     ...(options.requiredScope !== undefined && { requiredScope: options.requiredScope }),
   };
-  return coreContainer(dataSource, { authentication, clock: options.clock, ids: options.ids });
+  return coreContainer(dataSource, { authentication, clock: options.clock, ids: options.ids, uow: options.uow });
 }

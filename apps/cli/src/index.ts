@@ -1,1 +1,1 @@
-export { run, buildProgram, USAGE_ERROR, type Io } from './program';
+export { run, buildProgram, bothApps, USAGE_ERROR, type Io } from './program';

@@ -8,7 +8,7 @@ import {
   type CoreServices,
 } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
-import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
+import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DataSource } from 'typeorm';
@@ -468,11 +468,11 @@ export function buildProgram(io: Io): Command {
       }
       const url = databaseUrl();
       const dataSource = await openDatabase(url);
-      const pagesContainer = buildHelperPagesContainer(dataSource, pagesConfig);
+      const { apiContainer, pagesContainer } = bothApps(dataSource, config, pagesConfig);
       await prepareSigningKeys(pagesContainer, pagesConfig, io.err);
       const servers: Server[] = [];
       try {
-        servers.push(await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT'));
+        servers.push(await listen(createApp(apiContainer, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT'));
         servers.push(await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort, config.host, 'AUTH_PORT'));
       } catch (error) {
         // a failed start leaves nothing open behind it, so the process can exit with the error
@@ -500,6 +500,15 @@ export function buildProgram(io: Io): Command {
     });
 
   return program;
+}
+
+/**
+ * The composition of both apps in one process on one database: one unit of work between them (on
+ * SQLite it queues the one connection's transactions; two would interleave theirs).
+ */
+export function bothApps(dataSource: DataSource, config: Parameters<typeof buildApiContainer>[1], pagesConfig: Parameters<typeof buildHelperPagesContainer>[1]) {
+  const uow = new TypeormUnitOfWork(dataSource);
+  return { apiContainer: buildApiContainer(dataSource, { ...config, uow }), pagesContainer: buildHelperPagesContainer(dataSource, { ...pagesConfig, uow }) };
 }
 
 /** Runs the command line; returns the exit code instead of exiting, so tests can call it. */

@@ -42,11 +42,15 @@ export const TOKENS = {
   ...SERVICES,
 } as const;
 
-/** The TypeORM adapters over an open DataSource. */
-export function persistenceModule(dataSource: DataSource): ContainerModule {
+/**
+ * The TypeORM adapters over an open DataSource. `uow`: the one unit of work of that DataSource in
+ * this process, where several containers share it (on SQLite it queues the one connection's
+ * transactions: two of them would interleave theirs).
+ */
+export function persistenceModule(dataSource: DataSource, uow: UnitOfWork = new TypeormUnitOfWork(dataSource)): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.DataSource).toConstantValue(dataSource);
-    bind(TOKENS.UnitOfWork).toConstantValue(new TypeormUnitOfWork(dataSource));
+    bind(TOKENS.UnitOfWork).toConstantValue(uow);
     bind(TOKENS.ReadMemo).toConstantValue(readMemoOf(dataSource));
   });
 }
@@ -86,8 +90,8 @@ export function coreServicesOf(container: Container): CoreServices {
 }
 
 /** A container of the TypeORM adapters and the core services: what each app's composition root starts from. */
-export function coreContainer(dataSource: DataSource, options: Parameters<typeof coreModule>[0] = {}): Container {
+export function coreContainer(dataSource: DataSource, options: Parameters<typeof coreModule>[0] & { uow?: UnitOfWork } = {}): Container {
   const container = new Container();
-  container.loadSync(persistenceModule(dataSource), coreModule(options));
+  container.loadSync(persistenceModule(dataSource, options.uow), coreModule(options));
   return container;
 }
