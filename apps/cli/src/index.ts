@@ -1,1 +1,2 @@
-export { run, buildProgram, bothApps, USAGE_ERROR, type Io } from './program';
+export { run, buildProgram, USAGE_ERROR, type Io } from './program';
+export { bothApps } from './bothApps';

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import 'reflect-metadata';
-import { apiConfig, buildApiContainer, createApp } from '@xfer/api';
+import { apiConfig, createApp } from '@xfer/api';
 import {
   bootstrapDemo,
   checkPassword,
@@ -8,11 +8,13 @@ import {
   type CoreServices,
 } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
-import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DataSource } from 'typeorm';
 import { seedDatabase } from './seed';
+import { StandIn } from './standIn';
+import { bothApps } from './bothApps';
 
 /** Exit code for bad arguments and refused operations. */
 export const USAGE_ERROR = 2;
@@ -457,10 +459,28 @@ export function buildProgram(io: Io): Command {
 
   // ---- serving ----
   program
+    .command('env')
+    .description('print the export lines that point the hosted service\'s SDKs and CLI at an xfer')
+    .requiredOption('--url <url>', 'the base URL of the xfer stand-in (or of its auth app, when the apps have a port each)')
+    .action((o: { url: string }) => io.out(clientEnvironment(o.url).join('\n')));
+
+  program
     .command('serve')
     .description('serve the API (API_PORT, default 8080) and the helper pages (AUTH_PORT, default 8081)')
     .option('--demo', 'on first start, create the demo identity alice with demo data, and print how to use it')
-    .action(async (options: { demo?: boolean }) => {
+    .option('--ephemeral', 'a stand-in for tests: both apps on one port, a throwaway in-memory database, control routes under /_xfer/')
+    .option('--seed <file>', 'with --ephemeral: a JSON or YAML seed file of identities, tokens, endpoints...')
+    .option('--port <n>', 'with --ephemeral: the port (0: a free one)', (v) => {
+      if (!/^\d{1,5}$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('must be a port from 0 to 65535');
+      return Number(v);
+    })
+    .option('--exit-on-stdin-close', 'with --ephemeral: stop when standard input closes (the harness that started it ended)')
+    .option('--print-env', 'with --ephemeral: print the export lines for the SDKs and CLI on stderr')
+    .action(async (options: { demo?: boolean; ephemeral?: boolean; seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean }) => {
+      if (options.ephemeral) return serveStandIn(options);
+      if (options.seed !== undefined || options.port !== undefined || options.exitOnStdinClose || options.printEnv) {
+        throw new ConfigError('--seed, --port, --exit-on-stdin-close and --print-env go with --ephemeral');
+      }
       const config = apiConfig(io.env);
       const pagesConfig = helperPagesConfig(io.env);
       if (config.apiPort === pagesConfig.authPort && config.apiPort !== 0) {
@@ -499,16 +519,36 @@ export function buildProgram(io: Io): Command {
       await new Promise(() => undefined);
     });
 
+  /** `serve --ephemeral`: the one line with the URL on stdout once it answers; stops on a signal or when stdin closes. */
+  async function serveStandIn(options: { seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean }) {
+    const host = io.env.HOST ?? '127.0.0.1';
+    const standIn = await StandIn.start({ port: options.port ?? 8080, host, seedFile: options.seed, env: io.env, log: io.err });
+    if (options.printEnv) for (const line of clientEnvironment(standIn.url)) io.err(line);
+    io.out(standIn.url);
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = () => {
+        if (stopping) return;
+        stopping = true;
+        // standard input, when watched, would keep the process alive after a signal
+        if (options.exitOnStdinClose) process.stdin.destroy();
+        standIn.close().then(resolve, resolve);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      if (options.exitOnStdinClose) {
+        process.stdin.on('end', stop).on('close', stop).resume();
+      }
+    });
+  }
+
   return program;
 }
 
-/**
- * The composition of both apps in one process on one database: one unit of work between them (on
- * SQLite it queues the one connection's transactions; two would interleave theirs).
- */
-export function bothApps(dataSource: DataSource, config: Parameters<typeof buildApiContainer>[1], pagesConfig: Parameters<typeof buildHelperPagesContainer>[1]) {
-  const uow = new TypeormUnitOfWork(dataSource);
-  return { apiContainer: buildApiContainer(dataSource, { ...config, uow }), pagesContainer: buildHelperPagesContainer(dataSource, { ...pagesConfig, uow }) };
+/** The environment that points the hosted service's SDKs (Python, JavaScript) and CLI at an xfer. */
+export function clientEnvironment(url: string): string[] {
+  const base = `${url.replace(/\/+$/, '')}/`;
+  return [`export GLOBUS_SDK_SERVICE_URL_TRANSFER=${base}`, `export GLOBUS_SDK_SERVICE_URL_AUTH=${base}`, 'export GLOBUS_SDK_ENVIRONMENT=production'];
 }
 
 /** Runs the command line; returns the exit code instead of exiting, so tests can call it. */

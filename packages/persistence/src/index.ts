@@ -4,3 +4,4 @@ export { MIGRATIONS } from './migrations';
 export { TOKENS, persistenceModule, coreModule, coreServicesOf, coreContainer } from './container';
 export { ConfigError, portFromEnv, booleanFromEnv, secondsFromEnv, commonConfig } from './config';
 export { seedDatabase, type SeedOptions, type SeedResult } from './seed';
+export { snapshotTables, restoreTables, type TableSnapshot } from './tableSnapshot';

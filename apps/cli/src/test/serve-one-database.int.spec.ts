@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { openDatabase, TOKENS } from '@xfer/persistence';
-import { bothApps } from '../program';
+import { bothApps } from '../bothApps';
 
 /** `xfer serve` (what `npm start` runs): both apps in one process, on one SQLite database. */
 describe('xfer serve, both apps on one SQLite database', () => {

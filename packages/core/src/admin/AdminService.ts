@@ -76,7 +76,11 @@ export class AdminService {
   }
 
   /** A token an operator hands out (no client, no consent): by default for the transfer API's scope. */
-  async issueToken(username: string, lifetimeSeconds: number | null = null, scope: string = TRANSFER_SCOPE): Promise<IssuedToken> {
+  /**
+   * Issues an access token for an identity; `value`: the token's secret as given (a test stand-in's
+   * seed, so tests can hard-code it), else a new random one.
+   */
+  async issueToken(username: string, lifetimeSeconds: number | null = null, scope: string = TRANSFER_SCOPE, value?: string): Promise<IssuedToken> {
     return this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
       // several scopes, space-separated as in OAuth 2.0, all of one resource server (a token is for one)
@@ -84,7 +88,8 @@ export class AdminService {
       if (scopes.length === 0) throw new BadRequestError('A token needs a scope');
       const servers = new Set(scopes.map(resourceServerOf));
       if (servers.size > 1) throw new BadRequestError(`The scopes of one token must be of one resource server, not ${[...servers].join(' and ')}`);
-      const token = newTokenSecret();
+      if (value !== undefined && !/^[\x21-\x7e]{8,512}$/.test(value)) throw new BadRequestError('Invalid token value: 8 to 512 printable ASCII characters without spaces');
+      const token = value ?? newTokenSecret();
       const now = this.clock.now();
       const expires_at = lifetimeSeconds === null ? null : new Date(now.getTime() + lifetimeSeconds * 1000);
       await repos.accessTokens.add({
@@ -186,9 +191,14 @@ export class AdminService {
     branding?: Partial<ClientBranding>;
     public_client?: boolean;
     resource_server?: string | null;
+    /** A confidential client's secret as given (a test stand-in's seed), else a new random one. */
+    secret?: string;
   }): Promise<{ client: ClientState; secret: string | null }> {
     const publicClient = input.public_client ?? true;
-    const secret = publicClient ? null : newTokenSecret();
+    if (input.secret !== undefined && (publicClient || !/^[\x21-\x7e]{8,512}$/.test(input.secret))) {
+      throw new BadRequestError('Invalid secret: a confidential client\'s, 8 to 512 printable ASCII characters without spaces');
+    }
+    const secret = publicClient ? null : (input.secret ?? newTokenSecret());
     const client: ClientState = {
       id: this.ids.uuid(),
       display_name: checkClientDisplayName(input.display_name),

@@ -1,0 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { decodeCreateEndpoint, decodeCreateSharedEndpoint } from '@xfer/api';
+import { DomainError, type CoreServices, type Principal } from '@xfer/core';
+import { ConfigError } from '@xfer/persistence';
+import { parse as parseYaml } from 'yaml';
+
+/** A seed file that cannot be loaded: the message names the file, the object and the field. */
+export class SeedError extends ConfigError {}
+
+type Entry = Record<string, unknown>;
+
+/** The keys each kind of object may have (anything else is a mistake worth naming). */
+const KEYS = {
+  identities: ['username', 'name', 'email', 'organization', 'password', 'linked'],
+  groups: ['name', 'members'],
+  subscriptions: ['name', 'members', 'admins'],
+  clients: ['id', 'name', 'secret', 'redirect_uris', 'confidential', 'resource_server'],
+  tokens: ['identity', 'client', 'value', 'scopes', 'expires_in'],
+  pause_rules: ['endpoint', 'message', 'identity'],
+} as const;
+const ENDPOINT_KEYS = ['id', 'owner', 'servers', 'roles', 'shares'];
+const SECTIONS = ['identities', 'groups', 'subscriptions', 'clients', 'tokens', 'endpoints', 'pause_rules'] as const;
+
+/**
+ * A stand-in's seed: JSON or YAML naming identities, groups, subscriptions, clients, tokens (with
+ * fixed values), endpoints (their v0.10 fields, owner, servers, roles, shares with access rules)
+ * and pause rules, which refer to each other by name. Applied through the core's use cases, so
+ * every rule holds; `nextId` lets an object keep the id the seed gives it.
+ */
+export class SeedFile {
+  private constructor(
+    private readonly file: string,
+    private readonly content: Record<string, Entry[]>,
+  ) {}
+
+  static read(file: string): SeedFile {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new SeedError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+    } catch (error) {
+      throw new SeedError(`${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SeedError(`${file}: the seed must be an object of lists (${SECTIONS.join(', ')})`);
+    for (const [section, list] of Object.entries(parsed)) {
+      if (!(SECTIONS as readonly string[]).includes(section)) throw new SeedError(`${file}: unknown list '${section}' (known: ${SECTIONS.join(', ')})`);
+      if (!Array.isArray(list) || list.some((e) => e === null || typeof e !== 'object' || Array.isArray(e))) throw new SeedError(`${file}: '${section}' must be a list of objects`);
+    }
+    return new SeedFile(file, parsed as Record<string, Entry[]>);
+  }
+
+  /** Creates every object, in the order their references need; `nextId` makes the next id the services take. */
+  async apply(services: CoreServices, nextId: (id: string) => void): Promise<number> {
+    const { admin } = services;
+    let count = 0;
+    const each = async (section: (typeof SECTIONS)[number], work: (entry: Entry, at: (field: string) => string) => Promise<void>) => {
+      for (const [index, entry] of (this.content[section] ?? []).entries()) {
+        const label = typeof entry.username === 'string' ? entry.username : typeof entry.name === 'string' ? entry.name : typeof entry.display_name === 'string' ? entry.display_name : undefined;
+        const where = `${this.file}: ${section}[${index}]${label ? ` (${label})` : ''}`;
+        const allowed: readonly string[] | null = section === 'endpoints' ? null : KEYS[section];
+        for (const key of Object.keys(entry)) if (allowed && !allowed.includes(key)) throw new SeedError(`${where}: unknown field '${key}' (known: ${allowed.join(', ')})`);
+        try {
+          await work(entry, (field) => `${where}: ${field}`);
+          count++;
+        } catch (error) {
+          if (error instanceof SeedError) throw error;
+          if (error instanceof DomainError) throw new SeedError(`${where}: ${error.message}`);
+          throw error;
+        }
+      }
+    };
+    const text = (entry: Entry, field: string, at: (field: string) => string, required = true): string | undefined => {
+      const value = entry[field];
+      if (value === undefined && !required) return undefined;
+      if (typeof value !== 'string') throw new SeedError(`${at(field)}: ${required ? 'required, ' : ''}a string`);
+      return value;
+    };
+    const names = (entry: Entry, field: string, at: (field: string) => string): string[] => {
+      const value = entry[field] ?? [];
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new SeedError(`${at(field)}: a list of names`);
+      return value as string[];
+    };
+
+    await each('identities', async (entry, at) => {
+      const username = text(entry, 'username', at)!;
+      await admin.addIdentity({ username, name: text(entry, 'name', at, false) ?? null, email: text(entry, 'email', at, false) ?? null, organization: text(entry, 'organization', at, false) ?? null });
+      const password = text(entry, 'password', at, false);
+      if (password !== undefined) await admin.setPassword(username, password);
+    });
+    await each('identities', async (entry, at) => {
+      for (const other of names(entry, 'linked', at)) await admin.linkIdentities(entry.username as string, other);
+    });
+    await each('groups', async (entry, at) => {
+      const name = text(entry, 'name', at)!;
+      await admin.addGroup(name);
+      for (const member of names(entry, 'members', at)) await admin.addGroupMember(name, member);
+    });
+    await each('subscriptions', async (entry, at) => {
+      await admin.addSubscription(text(entry, 'name', at)!, names(entry, 'members', at), names(entry, 'admins', at));
+    });
+    const clients = new Map<string, string>();
+    await each('clients', async (entry, at) => {
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
+      const redirectUris = names(entry, 'redirect_uris', at);
+      const { client } = await admin.addClient({
+        display_name: text(entry, 'name', at)!,
+        redirect_uris: redirectUris,
+        public_client: entry.confidential !== true,
+        resource_server: text(entry, 'resource_server', at, false) ?? null,
+        secret: text(entry, 'secret', at, false),
+      });
+      clients.set(client.display_name, client.id);
+      clients.set(client.id, client.id);
+    });
+    await each('tokens', async (entry, at) => {
+      const scopes = names(entry, 'scopes', at);
+      const identity = text(entry, 'identity', at, false);
+      const client = text(entry, 'client', at, false);
+      if ((identity === undefined) === (client === undefined)) throw new SeedError(`${at('identity')}: give either identity (a username) or client (a client's name or id)`);
+      let username = identity;
+      if (client !== undefined) {
+        const clientId = clients.get(client) ?? client;
+        const state = await services.authorizationServer.client(clientId);
+        if (!state) throw new SeedError(`${at('client')}: no client '${client}' in the seed`);
+        username = (await services.authorizationServer.clientIdentity(state)).username;
+      }
+      const expiresIn = entry.expires_in;
+      if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isInteger(expiresIn) || expiresIn <= 0)) throw new SeedError(`${at('expires_in')}: a number of seconds`);
+      await admin.issueToken(username!, (expiresIn as number | undefined) ?? null, scopes.length > 0 ? scopes.join(' ') : undefined, text(entry, 'value', at, false));
+    });
+    const ownerOf = async (entry: Entry, at: (field: string) => string): Promise<Principal> => {
+      const owner = text(entry, 'owner', at)!;
+      const identity = await services.authentication.identityByUsername(owner);
+      if (!identity) throw new SeedError(`${at('owner')}: no identity '${owner}' in the seed`);
+      return services.authentication.principalOf(identity.id);
+    };
+    const principalId = async (name: string, at: string): Promise<string> => {
+      const identity = await services.authentication.identityByUsername(name);
+      if (identity) return identity.id;
+      const group = (await admin.listGroups()).find((g) => g.name === name);
+      if (group) return group.id;
+      throw new SeedError(`${at}: no identity or group '${name}' in the seed`);
+    };
+    await each('endpoints', async (entry, at) => {
+      const owner = await ownerOf(entry, at);
+      const fields = Object.fromEntries(Object.entries(entry).filter(([key]) => !ENDPOINT_KEYS.includes(key)));
+      const servers = entry.servers;
+      if (servers !== undefined && !Array.isArray(servers)) throw new SeedError(`${at('servers')}: a list of server documents`);
+      const command = await decodeCreateEndpoint({ ...fields, ...(servers !== undefined && { DATA: servers }) }, owner.primary.username);
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
+      const { id: endpointId } = await services.endpoints.createEndpoint(owner, command);
+      const roles = entry.roles ?? [];
+      if (!Array.isArray(roles)) throw new SeedError(`${at('roles')}: a list of {principal, role}`);
+      for (const [i, role] of (roles as Entry[]).entries()) {
+        if (typeof role?.principal !== 'string' || typeof role.role !== 'string') throw new SeedError(`${at(`roles[${i}]`)}: {principal: a username or group name, role}`);
+        await admin.grantRole(endpointId, role.role, role.principal);
+      }
+      const shares = entry.shares ?? [];
+      if (!Array.isArray(shares)) throw new SeedError(`${at('shares')}: a list of shared endpoints`);
+      for (const [i, share] of (shares as Entry[]).entries()) {
+        const { access, id: shareId, ...shareFields } = share;
+        if (typeof shareId === 'string') nextId(shareId.toLowerCase());
+        const made = await services.endpoints.createSharedEndpoint(owner, await decodeCreateSharedEndpoint({ ...shareFields, host_endpoint: endpointId }));
+        for (const [j, rule] of ((access ?? []) as Entry[]).entries()) {
+          const where = at(`shares[${i}].access[${j}]`);
+          const type = rule?.principal_type;
+          const principal = type === 'identity' || type === 'group' ? await principalId(String(rule.principal), where) : '';
+          await services.accessRules.add(owner, made.id, { ...(rule as Entry), principal_type: String(type), principal } as Parameters<CoreServices['accessRules']['add']>[2]);
+        }
+      }
+    });
+    await each('pause_rules', async (entry, at) => {
+      await admin.addPauseRule(text(entry, 'endpoint', at)!, { message: text(entry, 'message', at)!, identity: text(entry, 'identity', at, false) ?? null });
+    });
+    return count;
+  }
+}

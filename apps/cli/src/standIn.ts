@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { apiConfig, createApp as createApiApp } from '@xfer/api';
+import { createCoreServices, randomIdGenerator, systemClock, type IdGenerator } from '@xfer/core';
+import { createApp as createPagesApp, helperPagesConfig, prepareSigningKeys } from '@xfer/helper-pages';
+import { openDatabase, restoreTables, snapshotTables, TOKENS, type TableSnapshot } from '@xfer/persistence';
+import { createLogger } from '@xfer/server-kit';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { DataSource } from 'typeorm';
+import { bothApps } from './bothApps';
+import { SeedFile } from './seedFile';
+
+/** One request as the journal keeps it. */
+export interface JournalEntry {
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+  status: number;
+  identity_id: string | null;
+  time: string;
+}
+
+/** An injected fault: the next `count` requests of a method and path prefix answer `status`, or wait `delay_ms` first. */
+interface Fault {
+  id: string;
+  method: string;
+  path: string;
+  status: number | null;
+  retry_after: number | null;
+  delay_ms: number | null;
+  count: number;
+}
+
+/** At most this many requests in the journal: the oldest go first. */
+const JOURNAL_LIMIT = 10_000;
+
+/** What the hosted services answer a fault with: their error document, code by status. */
+function faultCode(status: number): string {
+  if (status === 503) return 'ServiceUnavailable';
+  if (status === 429) return 'ClientError.TooManyRequests';
+  if (status >= 500) return 'InternalError';
+  return `ClientError.${status}`;
+}
+
+/**
+ * The local stand-in for tests (`xfer serve --ephemeral`): both apps on one port over a throwaway
+ * in-memory SQLite database, seeded from a file, with control routes under /_xfer/ to reset it
+ * to the seed, read the request journal and inject faults.
+ */
+export class StandIn {
+  private readonly journal: JournalEntry[] = [];
+  private faults: Fault[] = [];
+
+  private constructor(
+    private readonly dataSource: DataSource,
+    private readonly server: Server,
+    private readonly seeded: TableSnapshot,
+    readonly url: string,
+  ) {}
+
+  static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {
+    const seed = options.seedFile ? SeedFile.read(options.seedFile) : null;
+    const dataSource = await openDatabase('sqlite::memory:');
+    try {
+      const config = apiConfig(options.env);
+      const pagesConfig = helperPagesConfig(options.env);
+      const { apiContainer, pagesContainer } = bothApps(dataSource, config, pagesConfig);
+      await prepareSigningKeys(pagesContainer, { signingKeySecret: pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process' }, () => undefined);
+      if (seed) {
+        // the seed's own ids: the next id the seeding services take, where the seed gives one
+        const wanted: string[] = [];
+        const ids: IdGenerator = { uuid: () => wanted.shift() ?? randomIdGenerator.uuid() };
+        const services = createCoreServices(pagesContainer.get(TOKENS.UnitOfWork), systemClock, ids);
+        const count = await seed.apply(services, (id) => wanted.push(id));
+        options.log(`seeded ${count} objects from ${options.seedFile}`);
+      }
+      const seeded = await snapshotTables(dataSource);
+      const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
+      const app = express();
+      const server = app.listen(options.port, options.host);
+      await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+      const url = `http://${options.host}:${(server.address() as AddressInfo).port}`;
+      const standIn = new StandIn(dataSource, server, seeded, url);
+      app.use(standIn.journalRequests());
+      app.use('/_xfer', standIn.controlRoutes());
+      app.use(standIn.injectFaults());
+      const api = createApiApp(apiContainer, { bodyLimit: config.bodyLimit, logger });
+      const pages = createPagesApp(pagesContainer, { ...pagesConfig, issuer: url, logger });
+      app.use((req, res, next) => (req.path.startsWith('/v0.10/') || req.path === '/v0.10' ? api(req, res, next) : pages(req, res, next)));
+      return standIn;
+    } catch (error) {
+      await dataSource.destroy();
+      throw error;
+    }
+  }
+
+  /** Back to the seed: every table as it was after seeding; the journal and the faults cleared. */
+  async reset(): Promise<void> {
+    await restoreTables(this.dataSource, this.seeded);
+    this.journal.length = 0;
+    this.faults = [];
+  }
+
+  /** Stops answering (idle keep-alive connections of a test's HTTP client closed at once) and drops the database. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await closed;
+    await this.dataSource.destroy();
+  }
+
+  private journalRequests() {
+    return (req: Request, res: Response, next: NextFunction) => {
+      if (req.path.startsWith('/_xfer/')) return next();
+      res.once('finish', () => {
+        this.journal.push({
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          query: { ...req.query },
+          status: res.statusCode,
+          identity_id: (res.locals.identityId as string | undefined) ?? null,
+          time: new Date().toISOString(),
+        });
+        if (this.journal.length > JOURNAL_LIMIT) this.journal.splice(0, this.journal.length - JOURNAL_LIMIT);
+      });
+      next();
+    };
+  }
+
+  private injectFaults() {
+    return (req: Request, res: Response, next: NextFunction) => {
+      const fault = this.faults.find((f) => (f.method === '*' || f.method === req.method) && req.path.startsWith(f.path));
+      if (!fault) return next();
+      if (--fault.count <= 0) this.faults = this.faults.filter((f) => f !== fault);
+      const answer = () => {
+        if (fault.status === null) return next();
+        if (fault.retry_after !== null) res.set('Retry-After', String(fault.retry_after));
+        res.status(fault.status).json({ code: faultCode(fault.status), message: `Injected fault ${fault.id}`, request_id: randomUUID().slice(0, 9), resource: req.path.replace(/^\/v0\.10/, '') });
+      };
+      if (fault.delay_ms !== null) setTimeout(answer, fault.delay_ms);
+      else answer();
+    };
+  }
+
+  private controlRoutes() {
+    const router = express.Router();
+    router.use(express.json({ limit: '16kb' }));
+    router.get('/health', (_req, res) => res.json({ status: 'ok', url: this.url }));
+    router.post('/reset', async (_req, res) => {
+      const started = performance.now();
+      await this.reset();
+      res.json({ reset: true, duration_ms: Math.round((performance.now() - started) * 10) / 10 });
+    });
+    router.get('/requests', (req, res) => {
+      const path = typeof req.query.path === 'string' ? req.query.path : null;
+      res.json({ requests: path === null ? this.journal : this.journal.filter((r) => r.path.startsWith(path)) });
+    });
+    router.get('/faults', (_req, res) => res.json({ faults: this.faults }));
+    router.post('/faults', (req, res) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const bad = (why: string) => res.status(400).json({ code: 'BadRequest', message: why, request_id: randomUUID().slice(0, 9), resource: '/_xfer/faults' });
+      const unknown = Object.keys(body).filter((k) => !['method', 'path', 'status', 'count', 'retry_after', 'delay_ms'].includes(k));
+      if (unknown.length > 0) return bad(`Unknown fields: ${unknown.join(', ')}`);
+      const method = typeof body.method === 'string' ? body.method.toUpperCase() : '*';
+      if (typeof body.path !== 'string' || !body.path.startsWith('/')) return bad("Field 'path' is required: a path prefix such as /v0.10/endpoint/");
+      const integer = (name: string, min: number, max: number): number | null | undefined => {
+        const value = body[name];
+        if (value === undefined || value === null) return null;
+        return Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? (value as number) : undefined;
+      };
+      const status = integer('status', 400, 599);
+      const count = integer('count', 1, 1_000_000);
+      const retryAfter = integer('retry_after', 0, 86_400);
+      const delay = integer('delay_ms', 1, 600_000);
+      if (status === undefined) return bad("Invalid 'status': an HTTP status from 400 to 599");
+      if (count === undefined) return bad("Invalid 'count': how many requests, at least 1");
+      if (retryAfter === undefined) return bad("Invalid 'retry_after': seconds, 0 to 86400");
+      if (delay === undefined) return bad("Invalid 'delay_ms': milliseconds, 1 to 600000");
+      if (status === null && delay === null) return bad("Give 'status' (an answer) or 'delay_ms' (a delay), or both");
+      const fault: Fault = { id: randomUUID(), method, path: body.path, status, retry_after: retryAfter, delay_ms: delay, count: count ?? 1 };
+      this.faults.push(fault);
+      res.status(201).json(fault);
+    });
+    router.delete('/faults', (_req, res) => {
+      this.faults = [];
+      res.json({ faults: [] });
+    });
+    router.use((req, res) => res.status(404).json({ code: 'ClientError.NotFound', message: `No control route ${req.method} ${req.path}`, request_id: randomUUID().slice(0, 9), resource: req.originalUrl }));
+    return router;
+  }
+}

@@ -1,0 +1,154 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { transfer } from '@globus/sdk';
+import { freePort } from '@xfer/server-kit';
+
+const BIN = join(__dirname, '..', '..', 'bin', 'xfer.js');
+const LAB = '2f7c5d4e-1b8a-4c3d-9e6f-0a1b2c3d4e5f';
+const SEED = {
+  identities: [{ username: 'alice@example.org', name: 'Alice', password: 'pw-for-alice' }, { username: 'bob@example.org' }],
+  subscriptions: [{ name: 'Lab', members: ['alice@example.org'] }],
+  tokens: [
+    { identity: 'alice@example.org', value: 'alice-token', scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'] },
+    { identity: 'bob@example.org', value: 'bob-token-1' },
+  ],
+  endpoints: [
+    {
+      id: LAB,
+      owner: 'alice@example.org',
+      display_name: 'Lab DTN',
+      subscription_id: 'DEFAULT',
+      servers: [{ hostname: 'dtn.example.org' }],
+      roles: [{ principal: 'bob@example.org', role: 'activity_monitor' }],
+      shares: [{ display_name: 'Results', host_path: '/results/', access: [{ principal_type: 'identity', principal: 'bob@example.org', path: '/', permissions: 'r' }] }],
+    },
+  ],
+};
+
+/** `xfer serve --ephemeral`: the stand-in a test suite starts, seeds, resets and injects faults into. */
+describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let url: string;
+
+  /** Starts the stand-in; resolves with the one line it prints once it answers. */
+  async function start(args: string[]): Promise<string> {
+    child = spawn(process.execPath, [BIN, 'serve', '--ephemeral', '--port', '0', ...args], { cwd: dir, env: { ...process.env, HOST: '127.0.0.1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    return line;
+  }
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'xfer-stand-in-'));
+    writeFileSync(join(dir, 'seed.json'), JSON.stringify(SEED));
+    url = await start(['--seed', 'seed.json', '--exit-on-stdin-close']);
+    process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `${url}/`;
+  });
+  afterEach(async () => {
+    delete process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER;
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const as = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+  const control = (path: string, init?: RequestInit) => fetch(`${url}/_xfer${path}`, init);
+  const post = (path: string, body: unknown) => control(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('prints one line with its URL, serves both APIs on it with the seed loaded, and leaves no file behind when stdin closes', async () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const lab = await (await transfer.endpoint.get(LAB, as('alice-token'))).json();
+    expect(lab).toMatchObject({ display_name: 'Lab DTN', subscription_id: expect.any(String), DATA: [expect.objectContaining({ hostname: 'dtn.example.org' })] });
+    const shared = await (await transfer.endpointSearch({ query: { filter_scope: 'shared-with-me' }, ...as('bob-token-1') })).json();
+    expect(shared.DATA.map((e: { display_name: string }) => e.display_name)).toEqual(['Results']);
+    expect((await fetch(`${url}/.well-known/openid-configuration`)).status).toBe(200);
+    expect((await fetch(`${url}/v0.10/nowhere`, as('alice-token'))).headers.get('content-type')).toContain('application/json');
+    expect((await control('/health')).status).toBe(200);
+    child.stdin!.end();
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    expect(readdirSync(dir)).toEqual(['seed.json']);
+  });
+
+  it('goes back to the seed on reset, and keeps a journal of requests until then', async () => {
+    await fetch(`${url}/v0.10/endpoint`, { method: 'POST', headers: { ...as('alice-token').headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ display_name: 'Made in a test' }) });
+    await transfer.endpoint.get(LAB, as('bob-token-1'));
+    const journal = (await (await control('/requests')).json()).requests as { method: string; path: string; status: number; identity_id: string | null }[];
+    expect(journal.map((r) => [r.method, r.path, r.status])).toEqual([
+      ['POST', '/v0.10/endpoint', 201],
+      ['GET', `/v0.10/endpoint/${LAB}`, 200],
+    ]);
+    expect(journal.every((r) => typeof r.identity_id === 'string')).toBe(true);
+    expect(((await (await control(`/requests?path=/v0.10/endpoint/${LAB}`)).json()).requests as unknown[]).length).toBe(1);
+    const reset = await (await post('/reset', {})).json();
+    expect(reset).toMatchObject({ reset: true, duration_ms: expect.any(Number) });
+    const mine = await (await transfer.endpointSearch({ query: { filter_scope: 'my-endpoints' }, ...as('alice-token') })).json();
+    expect(mine.DATA.map((e: { display_name: string }) => e.display_name).sort()).toEqual(['Lab DTN', 'Results']);
+    expect(((await (await control('/requests')).json()).requests as unknown[]).length).toBe(1);
+  });
+
+  it('answers the next requests of a method and path with an injected fault, or delays them, until cleared', async () => {
+    const fault = await post('/faults', { method: 'GET', path: '/v0.10/endpoint/', status: 503, count: 2, retry_after: 1 });
+    expect(fault.status).toBe(201);
+    for (let i = 0; i < 2; i++) {
+      const res = await transfer.endpoint.get(LAB, as('alice-token'));
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(await res.json()).toMatchObject({ code: 'ServiceUnavailable', request_id: expect.any(String), resource: `/endpoint/${LAB}` });
+    }
+    expect((await transfer.endpoint.get(LAB, as('alice-token'))).status).toBe(200);
+    await post('/faults', { method: 'GET', path: '/v0.10/endpoint/', delay_ms: 300, count: 5 });
+    const started = Date.now();
+    expect((await transfer.endpoint.get(LAB, as('alice-token'))).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(((await (await control('/faults')).json()).faults as { count: number }[])[0].count).toBe(4);
+    await control('/faults', { method: 'DELETE' });
+    expect((await (await control('/faults')).json()).faults).toEqual([]);
+    for (const bad of [{ path: 'no-slash', status: 503 }, { path: '/x', status: 200 }, { path: '/x' }, { path: '/x', status: 503, extra: 1 }]) expect((await post('/faults', bad)).status).toBe(400);
+  });
+
+  it('names the file, the object and the field of a seed it cannot load, and exits 2', async () => {
+    const run = (seed: unknown) =>
+      new Promise<{ code: number; err: string }>((resolve) => {
+        writeFileSync(join(dir, 'bad.json'), typeof seed === 'string' ? seed : JSON.stringify(seed));
+        execFile(process.execPath, [BIN, 'serve', '--ephemeral', '--port', '0', '--seed', 'bad.json'], { cwd: dir }, (error, _out, err) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, err: err.trim() }));
+      });
+    expect(await run('{ not json')).toMatchObject({ code: 2, err: expect.stringMatching(/^xfer: bad\.json: not valid JSON/) });
+    expect(await run({ people: [] })).toMatchObject({ code: 2, err: expect.stringContaining("bad.json: unknown list 'people'") });
+    expect(await run({ identities: [{ username: 'a@example.org', nickname: 'A' }] })).toMatchObject({ code: 2, err: expect.stringContaining("bad.json: identities[0] (a@example.org): unknown field 'nickname'") });
+    expect(await run({ endpoints: [{ owner: 'nobody@example.org', display_name: 'X' }] })).toMatchObject({ code: 2, err: expect.stringContaining("bad.json: endpoints[0] (X): owner: no identity 'nobody@example.org'") });
+    expect(await run({ identities: [{ username: 'a@example.org' }], endpoints: [{ owner: 'a@example.org', display_name: 'X', location: 'nowhere' }] })).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/bad\.json: endpoints\[0\] \(X\): Invalid location 'nowhere'/),
+    });
+  });
+
+  it('serves no control routes without --ephemeral', async () => {
+    const api = await freePort();
+    let auth = await freePort();
+    while (auth === api) auth = await freePort();
+    const plain = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'plain.sqlite')}`, HOST: '127.0.0.1', API_PORT: String(api), AUTH_PORT: String(auth) }, stdio: 'ignore' });
+    try {
+      for (let tries = 0; ; tries++) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${auth}/healthz`)).ok) break;
+        } catch {
+          if (tries > 200) throw new Error('xfer serve did not start');
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      for (const port of [api, auth]) {
+        expect((await fetch(`http://127.0.0.1:${port}/_xfer/health`)).status).toBe(404);
+        expect((await fetch(`http://127.0.0.1:${port}/_xfer/reset`, { method: 'POST' })).status).toBe(404);
+      }
+    } finally {
+      plain.kill('SIGKILL');
+    }
+  });
+});
