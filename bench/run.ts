@@ -294,6 +294,49 @@ async function worstScopedSearch(backend: string, size: number, apiUrl: string, 
   ];
 }
 
+/**
+ * The stand-in for tests (`xfer serve --ephemeral`) with a seed of 100 objects: from the command's
+ * start to the first answer (its URL line, then GET /_xfer/health), and the reset back to the seed
+ * as the stand-in times it, over rounds after some writes.
+ */
+async function measureStandIn(work: string): Promise<Row[]> {
+  const seed = {
+    identities: Array.from({ length: 20 }, (_, i) => ({ username: `user${i}@example.org`, password: `password-${i}` })),
+    tokens: Array.from({ length: 20 }, (_, i) => ({ identity: `user${i}@example.org`, value: `token-of-user-${i}` })),
+    endpoints: Array.from({ length: 60 }, (_, i) => ({ owner: `user${i % 20}@example.org`, display_name: `Endpoint ${i}`, public: i % 2 === 0, servers: [{ hostname: `dtn${i}.example.org` }] })),
+  };
+  const file = join(work, 'stand-in-seed.json');
+  writeFileSync(file, JSON.stringify(seed));
+  const rounds = 5;
+  const starts: number[] = [];
+  const resets: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const started = performance.now();
+    const child = spawn(process.execPath, [join(ROOT, 'apps/cli/bin/xfer.js'), 'serve', '--ephemeral', '--port', '0', '--seed', file], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]);
+      });
+      child.once('exit', () => reject(new Error('the stand-in exited before it answered')));
+    });
+    await fetch(`${url}/_xfer/health`);
+    starts.push(performance.now() - started);
+    for (let i = 0; i < 10; i++) {
+      await fetch(`${url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: 'Bearer token-of-user-1', 'content-type': 'application/json' }, body: JSON.stringify({ display_name: `after ${i}` }) });
+      resets.push(((await (await fetch(`${url}/_xfer/reset`, { method: 'POST' })).json()) as { duration_ms: number }).duration_ms);
+    }
+    child.kill('SIGTERM');
+  }
+  const row = (scenario: string, values: number[]): Row => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] * 10) / 10;
+    return { backend: 'sqlite (in memory)', size: 100, scenario, requests_per_second: 0, p50_ms: at(0.5), p99_ms: at(0.99), errors: 0, non_2xx: 0, ratio_to_baseline: null, peak_rss_mb: null };
+  };
+  return [row(`stand-in: cold start to first answer (seed of 100 objects, ${rounds} starts)`, starts), row(`stand-in: POST /_xfer/reset (seed of 100 objects, ${resets.length} resets)`, resets)];
+}
+
 /** The floor (bench/floor.js) on this database, answering the host's document as the API renders it. */
 async function measureFloor(backend: string, size: number, databaseUrl: string, apiUrl: string, auth: Record<string, string>, hostId: string): Promise<Row> {
   const document = await (await fetch(`${apiUrl}/endpoint/${hostId}`, { headers: auth })).text();
@@ -436,6 +479,10 @@ function targets(rows: Row[]): string[] {
       if (beside) check(beside.p99_ms < 1000, `${backend} at ${size.toLocaleString('en')}: other users' two-term search beside it p99 ${beside.p99_ms} ms (target < 1 s)`);
     }
     const rules = find(backend, largest, 'GET access_list (1,000 rules), one connection');
+    const coldStart = find(backend, 100, 'stand-in: cold start');
+    if (coldStart) check(coldStart.p50_ms < 1000, `the stand-in's cold start to first answer p50 ${coldStart.p50_ms} ms (goal < 1 s)`);
+    const reset = find(backend, 100, 'stand-in: POST /_xfer/reset');
+    if (reset) check(reset.p99_ms < 50, `the stand-in's reset of a 100-object seed p99 ${reset.p99_ms} ms (target: well under 50 ms)`);
     if (rules) check(rules.p99_ms < 20, `${backend}: access_list of 1,000 rules, one request at a time, p99 ${rules.p99_ms} ms (target: lists in < 20 ms)`);
     for (const size of sizes) {
       const shares = find(backend, size, 'GET my_shared_endpoint_list');
@@ -538,6 +585,17 @@ async function main(): Promise<void> {
   } finally {
     stopPostgres();
     rmSync(work, { recursive: true, force: true });
+  }
+  if (!ONLY || ONLY.some((o) => 'stand-in'.includes(o))) {
+    const work2 = mkdtempSync(join(tmpdir(), 'xfer-bench-stand-in-'));
+    try {
+      for (const row of await measureStandIn(work2)) {
+        console.error(`${row.scenario}: p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms`);
+        rows.push(row);
+      }
+    } finally {
+      rmSync(work2, { recursive: true, force: true });
+    }
   }
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench-results', 'results.json'), JSON.stringify({ started_at: startedAt, duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, baselines, rows }, null, 2));

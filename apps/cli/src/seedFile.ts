@@ -86,12 +86,19 @@ export class SeedFile {
       return value as string[];
     };
 
+    // passwords are hashed (scrypt, on libuv's threads) side by side: the seed's slowest part
+    const passwords: Promise<Error | null>[] = [];
     await each('identities', async (entry, at) => {
       const username = text(entry, 'username', at)!;
       await admin.addIdentity({ username, name: text(entry, 'name', at, false) ?? null, email: text(entry, 'email', at, false) ?? null, organization: text(entry, 'organization', at, false) ?? null });
       const password = text(entry, 'password', at, false);
-      if (password !== undefined) await admin.setPassword(username, password);
+      if (password !== undefined) {
+        const where = at('password');
+        passwords.push(admin.setPassword(username, password).then(() => null, (error: Error) => (error instanceof DomainError ? new SeedError(`${where}: ${error.message}`) : error)));
+      }
     });
+    const failed = (await Promise.all(passwords)).find((error) => error !== null);
+    if (failed) throw failed;
     await each('identities', async (entry, at) => {
       for (const other of names(entry, 'linked', at)) await admin.linkIdentities(entry.username as string, other);
     });
