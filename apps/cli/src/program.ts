@@ -493,7 +493,7 @@ export function buildProgram(io: Io): Command {
       const servers: Server[] = [];
       try {
         servers.push(await listen(createApp(apiContainer, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT'));
-        servers.push(await listen(createHelperPagesApp(pagesContainer, pagesConfig), pagesConfig.authPort, config.host, 'AUTH_PORT'));
+        servers.push(await listen(createHelperPagesApp(pagesContainer, { ...pagesConfig, apiUrl: `http://${config.host}:${config.apiPort}` }), pagesConfig.authPort, config.host, 'AUTH_PORT'));
       } catch (error) {
         // a failed start leaves nothing open behind it, so the process can exit with the error
         for (const server of servers) server.close();

@@ -38,6 +38,10 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
     else next();
   });
   app.use(VERSION_PREFIX, authenticate(container.get(TOKENS.authentication)), endpointRoutes(container.get(TOKENS.endpoints), container.get(TOKENS.accessRules), container.get(TOKENS.endpointManager), container.get(TOKENS.ReadMemo)));
+  // what someone who types the API's address sees: where things are
+  app.get('/', (_req, res) => {
+    res.json({ service: 'xfer endpoint management API', api: `${VERSION_PREFIX}/`, openapi: `${VERSION_PREFIX}/openapi.json` });
+  });
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

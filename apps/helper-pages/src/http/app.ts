@@ -27,6 +27,8 @@ export interface HelperPagesOptions {
   codeLifetimeSeconds?: number;
   /** This service's public address (AUTH_PUBLIC_URL): the discovery document's issuer. */
   issuer?: string;
+  /** Where the API answers, for the landing page's links (none: the same origin, as in the stand-in). */
+  apiUrl?: string;
 }
 
 /** The authorization service's browser helper pages (area A). Does not listen. */
@@ -87,8 +89,11 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
     '/v2/web',
     helperPageRoutes(container.get(TOKENS.helperPages), authorizationServer, protocol, views, {
       csrfSecret: options.csrfSecret ?? randomBytes(32).toString('hex'),
+      apiUrl: options.apiUrl,
     }),
   );
+  // the root too: what someone who types the address sees
+  app.get('/', (_req, res) => res.redirect(302, '/v2/web/'));
   const { notFound, errorHandler } = errorPages(views);
   app.use(notFound);
   app.use(errorHandler);

@@ -27,6 +27,8 @@ const DEFAULT_NEXT = '/v2/web/identities';
 
 interface RouteOptions {
   csrfSecret: string;
+  /** Where the API answers (the landing page links its OpenAPI document); none: this origin. */
+  apiUrl?: string;
 }
 
 /** The first value of a query parameter; repeated parameters count once. */
@@ -104,6 +106,11 @@ export function helperPageRoutes(
     if (!user) res.redirect(303, `/v2/web/login?next=${encodeURIComponent(req.originalUrl)}`);
     return user;
   }
+
+  // a small landing page: what this is, and where to go
+  router.get('/', async (req, res) => {
+    await page(req, res, 'landing.njk', { title: 'xfer', apiUrl: options.apiUrl ?? '' }, false);
+  });
 
   router.get('/logout', async (req, res) => {
     const hadSession = await service.logout(req.cookies?.[SESSION_COOKIE]);
@@ -270,8 +277,9 @@ export function helperPageRoutes(
   router.get('/auth-code', (req, res) => {
     const code = query(req, 'code');
     const error = query(req, 'error');
+    const errorDescription = query(req, 'error_description');
     res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
-    res.type('html').send(views.render('auth-code.njk', { title: 'Authorization code', code: code?.slice(0, 256), error: error?.slice(0, 64) }));
+    res.type('html').send(views.render('auth-code.njk', { title: 'Authorization code', code: code?.slice(0, 256), error: error?.slice(0, 64), errorDescription: errorDescription?.slice(0, 300) }));
   });
 
   router.get('/branding/:clientId.css', async (req, res) => {

@@ -122,12 +122,14 @@ describe('AdminService: operator commands', () => {
       await expect(admin().grantRole('00000000-0000-4000-8000-0000000000ff', 'administrator', 'bob')).rejects.toThrow(EndpointNotFoundError);
       await expect(admin().grantRole(endpointId, 'administrator', 'nobody')).rejects.toThrow(ResourceNotFoundError);
       const toBob = await admin().grantRole(endpointId.toUpperCase(), 'activity_monitor', 'bob');
-      const toLab = await admin().grantRole(endpointId, 'access_manager', 'lab');
+      // the API's rule of kinds: access_manager only on shares (the operator may still grant on endpoints that are not managed)
+      await expect(admin().grantRole(endpointId, 'access_manager', 'lab')).rejects.toThrow("The role 'access_manager' exists only on shared endpoints");
+      const toLab = await admin().grantRole(endpointId, 'activity_manager', 'lab');
       const roles = await admin().listRoles(endpointId);
       expect(roles.map((r) => [r.role, r.principal_type, r.principal])).toEqual([
         ['administrator', 'identity', 'alice'],
         ['activity_monitor', 'identity', 'bob'],
-        ['access_manager', 'group', 'lab'],
+        ['activity_manager', 'group', 'lab'],
       ]);
       expect(roles.map((r) => r.id)).toEqual([expect.any(String), toBob, toLab]);
       await admin().revokeRole(toBob);

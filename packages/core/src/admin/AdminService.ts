@@ -140,6 +140,9 @@ export class AdminService {
     }
     return this.uow.transaction(async (repos) => {
       const endpoint = await this.endpoint(repos, endpointId);
+      // the API's rule of kinds holds here too; the operator may still grant on endpoints that are
+      // not managed, and grant activity_manager (who manages pause rules)
+      if (role === 'access_manager' && endpoint.kind !== 'shared') throw new BadRequestError("The role 'access_manager' exists only on shared endpoints, which have access rules");
       const target = await this.principal(repos, principal);
       const id = this.ids.uuid();
       await repos.roles.add({

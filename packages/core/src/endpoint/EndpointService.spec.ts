@@ -210,7 +210,8 @@ describe('EndpointService', () => {
   });
 
   describe('who may do what (spec 4.2)', () => {
-    const ROLES = ['administrator', 'access_manager', 'activity_manager', 'activity_monitor'] as const;
+    // on a host: access_manager exists only on shares
+    const ROLES = ['administrator', 'activity_manager', 'activity_monitor'] as const;
     const attempts = (caller: Principal, id: string) => ({
       view: () => endpoints().getEndpoint(caller, id),
       listServers: () => endpoints().listServers(caller, id),
@@ -262,7 +263,7 @@ describe('EndpointService', () => {
       await world.services.admin.addGroup('stewards');
       await world.services.admin.addGroupMember('stewards', 'bob');
       await world.services.admin.grantRole(id, 'administrator', 'stewards');
-      await world.services.admin.grantRole(id, 'access_manager', 'bob');
+      await world.services.admin.grantRole(id, 'activity_manager', 'bob');
       await world.services.admin.grantRole(id, 'activity_monitor', 'bob');
       const steward = await world.principal('bob');
       await expect(endpoints().updateEndpoint(steward, id, { owner_string: 'bob' })).rejects.toThrow(/through an identity role/);
@@ -296,7 +297,7 @@ describe('EndpointService', () => {
 
     it('reports a deleted endpoint as EndpointDeleted and an unknown one as EndpointNotFound', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Gone', servers: [{ hostname: 'a.example.org' }] });
-      await world.services.admin.grantRole(id, 'access_manager', 'bob');
+      await world.services.admin.grantRole(id, 'activity_manager', 'bob');
       await world.services.admin.addPauseRule(id, { message: 'paused' });
       await endpoints().deleteEndpoint(alice, id);
       await expect(endpoints().getEndpoint(alice, id)).rejects.toThrow(EndpointDeletedError);
