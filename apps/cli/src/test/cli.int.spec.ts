@@ -166,11 +166,13 @@ describe('xfer admin command', () => {
       const carol = await s.authentication.principalOf((await u.repositories.identities.findByUsername('carol'))!.id);
       return (await s.endpoints.createEndpoint(carol, { display_name: 'E', subscription_id: sub.id })).id;
     });
-    const role = await json('role', 'grant', endpointId, 'access_manager', 'lab');
-    expect((await xfer('role', 'grant', endpointId, 'access_manager', 'lab')).err).toContain('already exists');
+    // the API's rule of kinds holds for the operator too: access_manager only on shares
+    expect((await xfer('role', 'grant', endpointId, 'access_manager', 'lab')).err).toContain("The role 'access_manager' exists only on shared endpoints");
+    const role = await json('role', 'grant', endpointId, 'activity_manager', 'lab');
+    expect((await xfer('role', 'grant', endpointId, 'activity_manager', 'lab')).err).toContain('already exists');
     expect((await xfer('role', 'grant', endpointId, 'superuser', 'lab')).err).toContain("Invalid role 'superuser'");
     expect((await xfer('role', 'grant', '11111111-2222-4333-8444-555555555555', 'administrator', 'carol')).err).toContain('No such endpoint');
-    expect((await json('role', 'list', endpointId)).map((r: { role: string; principal: string }) => `${r.role}:${r.principal}`).sort()).toEqual(['access_manager:lab', 'administrator:carol']);
+    expect((await json('role', 'list', endpointId)).map((r: { role: string; principal: string }) => `${r.role}:${r.principal}`).sort()).toEqual(['activity_manager:lab', 'administrator:carol']);
     expect((await xfer('role', 'revoke', role.id)).code).toBe(0);
     expect(await json('role', 'list', endpointId)).toHaveLength(1);
     const rule = await json('pause-rule', 'add', endpointId, '--message', 'Disk swap', '--identity', 'carol');
