@@ -54,7 +54,7 @@ describe('createCoreServices', () => {
     expect((await services.housekeeping.purgeExpired()).signInFailures).toBe(0);
     clock.advance(2);
     expect((await services.housekeeping.purgeExpired()).signInFailures).toBe(4); // each failure counts under the account and the address
-    await expect(services.helperPages.signIn('alice', 'correct horse battery', { address: '192.0.2.1' })).resolves.toBeDefined();
+    await expect(services.helperPages.signIn('alice', 'correct horse battery', { address: '192.0.2.1' })).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
   });
 
   it('keeps the default throttle (10 per address, 15 minutes) when given none', async () => {

@@ -171,7 +171,7 @@ describe('AdminService: operator commands', () => {
       await admin().setPassword('alice', 'second password here');
       expect(await world.services.helperPages.signedIn(secret)).toBeNull();
       await expect(world.services.helperPages.signIn('alice', 'first password here')).rejects.toThrow();
-      await expect(world.services.helperPages.signIn('alice', 'second password here')).resolves.toBeDefined();
+      await expect(world.services.helperPages.signIn('alice', 'second password here')).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
       await expect(admin().setPassword('nobody', 'a password here')).rejects.toThrow(ResourceNotFoundError);
     });
 

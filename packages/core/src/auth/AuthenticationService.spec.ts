@@ -35,7 +35,7 @@ describe('AuthenticationService', () => {
     await expect(authenticate(revoked.token)).rejects.toThrow(/revoked/);
     const short = await world.services.admin.issueToken('alice', 60);
     world.clock.advance(59);
-    await expect(authenticate(short.token)).resolves.toBeDefined();
+    await expect(authenticate(short.token)).resolves.toMatchObject({ primary: expect.objectContaining({ username: 'alice' }) });
     world.clock.advance(1);
     await expect(authenticate(short.token)).rejects.toThrow(/expired/);
   });

@@ -30,18 +30,18 @@ describe('signing in to the helper pages', () => {
     const refused = await pages().signIn('alice', PASSWORD, { address: '192.0.2.1' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(TooManySignInAttemptsError);
     expect((refused as Error).message).toContain('15 minutes');
-    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.2' })).resolves.toBeDefined();
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.2' })).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
     world.clock.advance(DEFAULT_SIGN_IN_THROTTLE.windowSeconds - 1);
     await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.1' })).rejects.toThrow(TooManySignInAttemptsError);
     world.clock.advance(2);
-    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.1' })).resolves.toBeDefined();
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.1' })).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
   });
 
   it('lets 9 failures from an address pass, and counts nothing without an address but the account', async () => {
     for (let i = 0; i < DEFAULT_SIGN_IN_THROTTLE.attemptsPerAddress - 1; i++) await wrong('alice', '192.0.2.9');
-    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.9' })).resolves.toBeDefined();
+    await expect(pages().signIn('alice', PASSWORD, { address: '192.0.2.9' })).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
     for (let i = 0; i < 20; i++) await pages().signIn('alice', 'wrong').catch(() => undefined);
-    await expect(pages().signIn('alice', PASSWORD)).resolves.toBeDefined();
+    await expect(pages().signIn('alice', PASSWORD)).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
   });
 
   it('refuses an account after 50 failures from anywhere, until the window passes; a success clears its count', async () => {
@@ -53,12 +53,12 @@ describe('signing in to the helper pages', () => {
     };
     await fail(limit - 2);
     await wrong('alice', '198.51.100.1');
-    await expect(pages().signIn('alice', PASSWORD, { address: '203.0.113.1' })).resolves.toBeDefined();
+    await expect(pages().signIn('alice', PASSWORD, { address: '203.0.113.1' })).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
     await fail(limit - 1);
     await wrong('ALICE', '198.51.100.2');
     expect(await pages().signIn('alice', PASSWORD, { address: '203.0.113.2' }).catch((e: unknown) => e)).toBeInstanceOf(TooManySignInAttemptsError);
     world.clock.advance(DEFAULT_SIGN_IN_THROTTLE.windowSeconds + 1);
-    await expect(pages().signIn('alice', PASSWORD, { address: '203.0.113.2' })).resolves.toBeDefined();
+    await expect(pages().signIn('alice', PASSWORD, { address: '203.0.113.2' })).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
   });
 
   it('records a failure without an address under the account alone', async () => {

@@ -48,13 +48,13 @@ describe('EndpointService', () => {
     it('refuses a second endpoint with the same display_name by the same owner, naming it', async () => {
       await endpoints().createEndpoint(alice, { display_name: 'Twin' });
       await expect(endpoints().createEndpoint(alice, { display_name: 'Twin' })).rejects.toThrow(/display_name 'Twin'/);
-      await expect(endpoints().createEndpoint(bob, { display_name: 'Twin' })).resolves.toBeDefined();
+      await expect(endpoints().createEndpoint(bob, { display_name: 'Twin' })).resolves.toMatchObject({ id: expect.any(String), canonical_name: expect.stringMatching(/^bob#/) });
     });
 
     it('keeps nothing of a create that failed', async () => {
       await expect(endpoints().createEndpoint(alice, { display_name: 'X', servers: [{ hostname: 'ok.example.org' }, { hostname: 'bad host' }] })).rejects.toThrow(BadRequestError);
       // the name is still free: nothing of the failed create was stored
-      await expect(endpoints().createEndpoint(alice, { display_name: 'X' })).resolves.toBeDefined();
+      await expect(endpoints().createEndpoint(alice, { display_name: 'X' })).resolves.toMatchObject({ id: expect.any(String) });
     });
   });
 
@@ -336,7 +336,7 @@ describe('EndpointService', () => {
       expect(error).toBeInstanceOf(ConsentRequiredError);
       expect((error as ConsentRequiredError).requiredScopes).toEqual([TRANSFER_SCOPE]);
       const anyScope = new AuthenticationService(world.uow, world.clock, { ...DEFAULT_AUTHENTICATION_OPTIONS, requiredScope: null });
-      await expect(anyScope.authenticate(token)).resolves.toBeDefined();
+      await expect(anyScope.authenticate(token)).resolves.toMatchObject({ primary: expect.objectContaining({ username: 'alice' }) });
     });
 
     it('refuses missing, unknown, expired tokens', async () => {
@@ -344,7 +344,7 @@ describe('EndpointService', () => {
       await expect(auth.authenticate(undefined)).rejects.toThrow(AuthenticationFailedError);
       await expect(auth.authenticate('xfer_unknown')).rejects.toThrow(AuthenticationFailedError);
       const { token } = await world.services.admin.issueToken('alice', 60);
-      await expect(auth.authenticate(token)).resolves.toBeDefined();
+      await expect(auth.authenticate(token)).resolves.toMatchObject({ primary: expect.objectContaining({ username: 'alice' }) });
       world.clock.advance(61);
       await expect(auth.authenticate(token)).rejects.toThrow(/expired/);
     });
