@@ -8,12 +8,15 @@ import {
   type CoreServices,
 } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
-import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase } from '@xfer/persistence';
+import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DataSource } from 'typeorm';
 import { seedDatabase } from './seed';
 import { StandIn } from './standIn';
+import { exportSeed } from './exportSeed';
+import { writeFileSync } from 'node:fs';
+import { stringify as stringifyYaml } from 'yaml';
 import { bothApps } from './bothApps';
 
 /** Exit code for bad arguments and refused operations. */
@@ -459,6 +462,15 @@ export function buildProgram(io: Io): Command {
 
   // ---- serving ----
   program
+    .command('export <file>')
+    .description('write the database\'s state in the seed format of serve --ephemeral (JSON, or YAML for .yaml/.yml)')
+    .action(async (file: string) => {
+      const seed = await withServices((services, dataSource) => exportSeed(services, new TypeormUnitOfWork(dataSource).repositories));
+      writeFileSync(file, /\.ya?ml$/i.test(file) ? stringifyYaml(seed) : `${JSON.stringify(seed, null, 2)}\n`);
+      io.out(program.opts().json ? JSON.stringify({ file, objects: Object.values(seed).reduce((n, list) => n + list.length, 0) }) : `wrote ${file}`);
+    });
+
+  program
     .command('env')
     .description('print the export lines that point the hosted service\'s SDKs and CLI at an xfer')
     .requiredOption('--url <url>', 'the base URL of the xfer stand-in (or of its auth app, when the apps have a port each)')
@@ -476,10 +488,11 @@ export function buildProgram(io: Io): Command {
     })
     .option('--exit-on-stdin-close', 'with --ephemeral: stop when standard input closes (the harness that started it ended)')
     .option('--print-env', 'with --ephemeral: print the export lines for the SDKs and CLI on stderr')
-    .action(async (options: { demo?: boolean; ephemeral?: boolean; seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean }) => {
+    .option('--export-on-exit <file>', 'with --ephemeral: write the state in the seed format when it stops')
+    .action(async (options: { demo?: boolean; ephemeral?: boolean; seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean; exportOnExit?: string }) => {
       if (options.ephemeral) return serveStandIn(options);
-      if (options.seed !== undefined || options.port !== undefined || options.exitOnStdinClose || options.printEnv) {
-        throw new ConfigError('--seed, --port, --exit-on-stdin-close and --print-env go with --ephemeral');
+      if (options.seed !== undefined || options.port !== undefined || options.exitOnStdinClose || options.printEnv || options.exportOnExit !== undefined) {
+        throw new ConfigError('--seed, --port, --exit-on-stdin-close, --print-env and --export-on-exit go with --ephemeral');
       }
       const config = apiConfig(io.env);
       const pagesConfig = helperPagesConfig(io.env);
@@ -520,7 +533,7 @@ export function buildProgram(io: Io): Command {
     });
 
   /** `serve --ephemeral`: the one line with the URL on stdout once it answers; stops on a signal or when stdin closes. */
-  async function serveStandIn(options: { seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean }) {
+  async function serveStandIn(options: { seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean; exportOnExit?: string }) {
     const host = io.env.HOST ?? '127.0.0.1';
     const standIn = await StandIn.start({ port: options.port ?? 8080, host, seedFile: options.seed, env: io.env, log: io.err });
     if (options.printEnv) for (const line of clientEnvironment(standIn.url)) io.err(line);
@@ -532,7 +545,8 @@ export function buildProgram(io: Io): Command {
         stopping = true;
         // standard input, when watched, would keep the process alive after a signal
         if (options.exitOnStdinClose) process.stdin.destroy();
-        standIn.close().then(resolve, resolve);
+        const exported = options.exportOnExit === undefined ? Promise.resolve() : standIn.exportTo(options.exportOnExit).catch((error: Error) => io.err(`xfer: the export failed: ${error.message}`));
+        exported.then(() => standIn.close()).then(resolve, resolve);
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -11,11 +11,11 @@ type Entry = Record<string, unknown>;
 
 /** The keys each kind of object may have (anything else is a mistake worth naming). */
 const KEYS = {
-  identities: ['username', 'name', 'email', 'organization', 'password', 'linked'],
-  groups: ['name', 'members'],
-  subscriptions: ['name', 'members', 'admins'],
-  clients: ['id', 'name', 'secret', 'redirect_uris', 'confidential', 'resource_server'],
-  tokens: ['identity', 'client', 'value', 'scopes', 'expires_in'],
+  identities: ['id', 'username', 'name', 'email', 'organization', 'password', 'password_hash', 'linked'],
+  groups: ['id', 'name', 'members'],
+  subscriptions: ['id', 'name', 'members', 'admins'],
+  clients: ['id', 'name', 'secret', 'secret_hash', 'redirect_uris', 'confidential', 'resource_server'],
+  tokens: ['identity', 'client', 'value', 'value_hash', 'scopes', 'expires_in', 'expires_at'],
   pause_rules: ['endpoint', 'message', 'identity'],
 } as const;
 const ENDPOINT_KEYS = ['id', 'owner', 'servers', 'roles', 'shares'];
@@ -90,7 +90,11 @@ export class SeedFile {
     const passwords: Promise<Error | null>[] = [];
     await each('identities', async (entry, at) => {
       const username = text(entry, 'username', at)!;
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
       await admin.addIdentity({ username, name: text(entry, 'name', at, false) ?? null, email: text(entry, 'email', at, false) ?? null, organization: text(entry, 'organization', at, false) ?? null });
+      const passwordHash = text(entry, 'password_hash', at, false);
+      if (passwordHash !== undefined) await admin.setPasswordHash(username, passwordHash);
       const password = text(entry, 'password', at, false);
       if (password !== undefined) {
         const where = at('password');
@@ -104,10 +108,14 @@ export class SeedFile {
     });
     await each('groups', async (entry, at) => {
       const name = text(entry, 'name', at)!;
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
       await admin.addGroup(name);
       for (const member of names(entry, 'members', at)) await admin.addGroupMember(name, member);
     });
     await each('subscriptions', async (entry, at) => {
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
       await admin.addSubscription(text(entry, 'name', at)!, names(entry, 'members', at), names(entry, 'admins', at));
     });
     const clients = new Map<string, string>();
@@ -121,6 +129,7 @@ export class SeedFile {
         public_client: entry.confidential !== true,
         resource_server: text(entry, 'resource_server', at, false) ?? null,
         secret: text(entry, 'secret', at, false),
+        secret_hash: text(entry, 'secret_hash', at, false),
       });
       clients.set(client.display_name, client.id);
       clients.set(client.id, client.id);
@@ -139,6 +148,14 @@ export class SeedFile {
       }
       const expiresIn = entry.expires_in;
       if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isInteger(expiresIn) || expiresIn <= 0)) throw new SeedError(`${at('expires_in')}: a number of seconds`);
+      const valueHash = text(entry, 'value_hash', at, false);
+      if (valueHash !== undefined) {
+        const expiresAt = text(entry, 'expires_at', at, false);
+        const at2 = expiresAt === undefined ? null : new Date(expiresAt);
+        if (at2 !== null && Number.isNaN(at2.getTime())) throw new SeedError(`${at('expires_at')}: an ISO date and time`);
+        await admin.importToken(username!, { token_hash: valueHash, scopes: scopes.length > 0 ? scopes : ['urn:globus:auth:scope:transfer.api.globus.org:all'], expires_at: at2 });
+        return;
+      }
       await admin.issueToken(username!, (expiresIn as number | undefined) ?? null, scopes.length > 0 ? scopes.join(' ') : undefined, text(entry, 'value', at, false));
     });
     const ownerOf = async (entry: Entry, at: (field: string) => string): Promise<Principal> => {
@@ -172,14 +189,16 @@ export class SeedFile {
       const shares = entry.shares ?? [];
       if (!Array.isArray(shares)) throw new SeedError(`${at('shares')}: a list of shared endpoints`);
       for (const [i, share] of (shares as Entry[]).entries()) {
-        const { access, id: shareId, ...shareFields } = share;
+        const { access, id: shareId, owner: shareOwnerName, ...shareFields } = share;
+        // a share's own owner (an administrator of the host), else the host's
+        const shareOwner = typeof shareOwnerName === 'string' ? await ownerOf({ owner: shareOwnerName }, (field) => at(`shares[${i}].${field}`)) : owner;
         if (typeof shareId === 'string') nextId(shareId.toLowerCase());
-        const made = await services.endpoints.createSharedEndpoint(owner, await decodeCreateSharedEndpoint({ ...shareFields, host_endpoint: endpointId }));
+        const made = await services.endpoints.createSharedEndpoint(shareOwner, await decodeCreateSharedEndpoint({ ...shareFields, host_endpoint: endpointId }));
         for (const [j, rule] of ((access ?? []) as Entry[]).entries()) {
           const where = at(`shares[${i}].access[${j}]`);
           const type = rule?.principal_type;
           const principal = type === 'identity' || type === 'group' ? await principalId(String(rule.principal), where) : '';
-          await services.accessRules.add(owner, made.id, { ...(rule as Entry), principal_type: String(type), principal } as Parameters<CoreServices['accessRules']['add']>[2]);
+          await services.accessRules.add(shareOwner, made.id, { ...(rule as Entry), principal_type: String(type), principal } as Parameters<CoreServices['accessRules']['add']>[2]);
         }
       }
     });

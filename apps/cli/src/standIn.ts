@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { apiConfig, createApp as createApiApp } from '@xfer/api';
 import { createCoreServices, randomIdGenerator, systemClock, type IdGenerator } from '@xfer/core';
 import { createApp as createPagesApp, helperPagesConfig, prepareSigningKeys } from '@xfer/helper-pages';
-import { openDatabase, restoreTables, snapshotTables, TOKENS, type TableSnapshot } from '@xfer/persistence';
+import { coreServicesOf, openDatabase, restoreTables, snapshotTables, TOKENS, type TableSnapshot } from '@xfer/persistence';
+import type { Container } from 'inversify';
+import { writeFileSync } from 'node:fs';
+import { stringify as stringifyYaml } from 'yaml';
+import { exportSeed } from './exportSeed';
 import { createLogger } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { DataSource } from 'typeorm';
@@ -57,7 +61,14 @@ export class StandIn {
     private readonly server: Server,
     private readonly seeded: TableSnapshot,
     readonly url: string,
+    private readonly container: Container,
   ) {}
+
+  /** The current state in the seed format (`--export-on-exit`). */
+  async exportTo(file: string): Promise<void> {
+    const seed = await exportSeed(coreServicesOf(this.container), this.container.get(TOKENS.UnitOfWork).repositories);
+    writeFileSync(file, /\.ya?ml$/i.test(file) ? stringifyYaml(seed) : `${JSON.stringify(seed, null, 2)}\n`);
+  }
 
   static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {
     const seed = options.seedFile ? SeedFile.read(options.seedFile) : null;
@@ -81,7 +92,7 @@ export class StandIn {
       const server = app.listen(options.port, options.host);
       await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
       const url = `http://${options.host}:${(server.address() as AddressInfo).port}`;
-      const standIn = new StandIn(dataSource, server, seeded, url);
+      const standIn = new StandIn(dataSource, server, seeded, url, pagesContainer);
       app.use(standIn.journalRequests());
       app.use('/_xfer', standIn.controlRoutes());
       app.use(standIn.injectFaults());

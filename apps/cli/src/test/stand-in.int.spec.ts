@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -111,6 +111,29 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     await control('/faults', { method: 'DELETE' });
     expect((await (await control('/faults')).json()).faults).toEqual([]);
     for (const bad of [{ path: 'no-slash', status: 503 }, { path: '/x', status: 200 }, { path: '/x' }, { path: '/x', status: 503, extra: 1 }]) expect((await post('/faults', bad)).status).toBe(400);
+  });
+
+  it('exports its state in the seed format when it stops; loading the export and exporting again gives the same file', async () => {
+    // this test starts its own stand-ins: the one of beforeEach goes
+    child.stdin!.end();
+    await once(child, 'exit');
+    url = await start(['--seed', 'seed.json', '--export-on-exit', 'first.json']);
+    const headers = { Authorization: 'Bearer alice-token', 'Content-Type': 'application/json' };
+    const made = await (await fetch(`${url}/v0.10/endpoint`, { method: 'POST', headers, body: JSON.stringify({ display_name: 'Made later', description: 'After the seed', keywords: 'a,b', public: true, DATA: [{ hostname: 'later.example.org', port: 2812 }] }) })).json();
+    expect(made.code).toBe('Created');
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    const first = JSON.parse(readFileSync(join(dir, 'first.json'), 'utf8'));
+    expect(first.endpoints.map((e: { display_name: string }) => e.display_name)).toEqual(['Lab DTN', 'Made later']);
+    expect(first.tokens).toEqual(expect.arrayContaining([expect.objectContaining({ identity: 'alice@example.org', value_hash: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
+    expect(JSON.stringify(first)).not.toContain('alice-token');
+
+    url = await start(['--seed', 'first.json', '--export-on-exit', 'second.json']);
+    // the seeded token still works: its hash came back
+    expect((await fetch(`${url}/v0.10/endpoint/${made.id}`, { headers })).status).toBe(200);
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    expect(JSON.parse(readFileSync(join(dir, 'second.json'), 'utf8'))).toEqual(first);
   });
 
   it('names the file, the object and the field of a seed it cannot load, and exits 2', async () => {

@@ -177,6 +177,37 @@ export class AdminService {
     });
   }
 
+  /** Sets a password as its stored hash (an export's round trip: the password itself is never stored). */
+  async setPasswordHash(username: string, hash: string): Promise<void> {
+    if (!/^scrypt\$\d{1,9}\$\d{1,3}\$\d{1,3}\$[A-Za-z0-9+/=]{1,200}\$[A-Za-z0-9+/=]{1,200}$/.test(hash)) throw new BadRequestError('Invalid password_hash: a hash as xfer export writes it');
+    await this.uow.transaction(async (repos) => {
+      const identity = await this.identity(repos, username);
+      await repos.identities.update([{ ...identity, password_hash: hash }]);
+    });
+  }
+
+  /** An access token known by its hash only (an export's round trip): for an identity, of scopes of one resource server. */
+  async importToken(username: string, token: { token_hash: string; scopes: readonly string[]; expires_at: Date | null }): Promise<void> {
+    if (!/^[0-9a-f]{64}$/.test(token.token_hash)) throw new BadRequestError('Invalid value_hash: a token hash as xfer export writes it');
+    const scopes = [...new Set(token.scopes.map(checkScopeName))];
+    if (scopes.length === 0 || new Set(scopes.map(resourceServerOf)).size > 1) throw new BadRequestError('A token carries scopes of one resource server');
+    await this.uow.transaction(async (repos) => {
+      const identity = await this.identity(repos, username);
+      await repos.accessTokens.add({
+        token_hash: token.token_hash,
+        identity_id: identity.id,
+        created_at: this.clock.now(),
+        expires_at: token.expires_at,
+        revoked_at: null,
+        client_id: null,
+        scopes,
+        resource_server: resourceServerOf(scopes[0]),
+        refresh_token_hash: null,
+        consent_client_id: null,
+      });
+    });
+  }
+
   async setPassword(username: string, password: string): Promise<void> {
     const hash = await hashPassword(password);
     await this.uow.transaction(async (repos) => {
@@ -196,19 +227,22 @@ export class AdminService {
     resource_server?: string | null;
     /** A confidential client's secret as given (a test stand-in's seed), else a new random one. */
     secret?: string;
+    /** Or its stored hash (an export's round trip). */
+    secret_hash?: string;
   }): Promise<{ client: ClientState; secret: string | null }> {
     const publicClient = input.public_client ?? true;
+    if (input.secret_hash !== undefined && (publicClient || !/^[0-9a-f]{64}$/.test(input.secret_hash))) throw new BadRequestError('Invalid secret_hash: a confidential client\'s, as xfer export writes it');
     if (input.secret !== undefined && (publicClient || !/^[\x21-\x7e]{8,512}$/.test(input.secret))) {
       throw new BadRequestError('Invalid secret: a confidential client\'s, 8 to 512 printable ASCII characters without spaces');
     }
-    const secret = publicClient ? null : (input.secret ?? newTokenSecret());
+    const secret = publicClient || input.secret_hash !== undefined ? null : (input.secret ?? newTokenSecret());
     const client: ClientState = {
       id: this.ids.uuid(),
       display_name: checkClientDisplayName(input.display_name),
       branding: checkBranding(input.branding ?? {}),
       redirect_uris: (input.redirect_uris ?? []).map(checkRedirectUri),
       public_client: publicClient,
-      secret_hash: secret === null ? null : hashToken(secret),
+      secret_hash: input.secret_hash ?? (secret === null ? null : hashToken(secret)),
       resource_server: input.resource_server == null ? null : checkResourceServer(input.resource_server),
       template_id: null,
       created_at: this.clock.now(),
