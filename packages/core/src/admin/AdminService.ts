@@ -83,27 +83,13 @@ export class AdminService {
   async issueToken(username: string, lifetimeSeconds: number | null = null, scope: string = TRANSFER_SCOPE, value?: string): Promise<IssuedToken> {
     return this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
-      // several scopes, space-separated as in OAuth 2.0, all of one resource server (a token is for one)
-      const scopes = [...new Set(scope.split(' ').filter(Boolean).map(checkScopeName))];
-      if (scopes.length === 0) throw new BadRequestError('A token needs a scope');
-      const servers = new Set(scopes.map(resourceServerOf));
-      if (servers.size > 1) throw new BadRequestError(`The scopes of one token must be of one resource server, not ${[...servers].join(' and ')}`);
+      // several scopes, space-separated as in OAuth 2.0
+      const scopes = scope.split(' ').filter(Boolean);
       if (value !== undefined && !/^[\x21-\x7e]{8,512}$/.test(value)) throw new BadRequestError('Invalid token value: 8 to 512 printable ASCII characters without spaces');
       const token = value ?? newTokenSecret();
       const now = this.clock.now();
       const expires_at = lifetimeSeconds === null ? null : new Date(now.getTime() + lifetimeSeconds * 1000);
-      await repos.accessTokens.add({
-        token_hash: hashToken(token),
-        identity_id: identity.id,
-        created_at: now,
-        expires_at,
-        revoked_at: null,
-        client_id: null,
-        scopes,
-        resource_server: resourceServerOf(scopes[0]),
-        refresh_token_hash: null,
-        consent_client_id: null,
-      });
+      await repos.accessTokens.add(operatorToken(identity.id, scopes, hashToken(token), expires_at, now));
       return { token, identity_id: identity.id, expires_at };
     });
   }
@@ -189,22 +175,9 @@ export class AdminService {
   /** An access token known by its hash only (an export's round trip): for an identity, of scopes of one resource server. */
   async importToken(username: string, token: { token_hash: string; scopes: readonly string[]; expires_at: Date | null }): Promise<void> {
     if (!/^[0-9a-f]{64}$/.test(token.token_hash)) throw new BadRequestError('Invalid value_hash: a token hash as xfer export writes it');
-    const scopes = [...new Set(token.scopes.map(checkScopeName))];
-    if (scopes.length === 0 || new Set(scopes.map(resourceServerOf)).size > 1) throw new BadRequestError('A token carries scopes of one resource server');
     await this.uow.transaction(async (repos) => {
       const identity = await this.identity(repos, username);
-      await repos.accessTokens.add({
-        token_hash: token.token_hash,
-        identity_id: identity.id,
-        created_at: this.clock.now(),
-        expires_at: token.expires_at,
-        revoked_at: null,
-        client_id: null,
-        scopes,
-        resource_server: resourceServerOf(scopes[0]),
-        refresh_token_hash: null,
-        consent_client_id: null,
-      });
+      await repos.accessTokens.add(operatorToken(identity.id, token.scopes, token.token_hash, token.expires_at, this.clock.now()));
     });
   }
 
@@ -545,4 +518,24 @@ export class AdminService {
     if (group) return { type: 'group', id: group.id };
     throw new ResourceNotFoundError(`No identity or group named '${name}'`);
   }
+}
+
+/** A token an operator (or a seed) issues: for an identity, of scopes of one resource server (a token is for one), from no client. */
+function operatorToken(identityId: string, names: readonly string[], tokenHash: string, expiresAt: Date | null, now: Date): AccessTokenState {
+  const scopes = [...new Set(names.map(checkScopeName))];
+  if (scopes.length === 0) throw new BadRequestError('A token needs a scope');
+  const servers = new Set(scopes.map(resourceServerOf));
+  if (servers.size > 1) throw new BadRequestError(`The scopes of one token must be of one resource server, not ${[...servers].join(' and ')}`);
+  return {
+    token_hash: tokenHash,
+    identity_id: identityId,
+    created_at: now,
+    expires_at: expiresAt,
+    revoked_at: null,
+    client_id: null,
+    scopes,
+    resource_server: resourceServerOf(scopes[0]),
+    refresh_token_hash: null,
+    consent_client_id: null,
+  };
 }
