@@ -198,6 +198,12 @@ export class StandIn {
       res.json({ faults: [] });
     });
     router.use((req, res) => res.status(404).json({ code: 'ClientError.NotFound', message: `No control route ${req.method} ${req.path}`, request_id: randomUUID().slice(0, 9), resource: req.originalUrl }));
+    // a body that cannot be read is the caller's mistake; anything else ours: JSON either way, never a page or a stack
+    router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+      const status = (error as { status?: number }).status;
+      const theirs = typeof status === 'number' && status >= 400 && status < 500;
+      res.status(theirs ? status : 500).json({ code: theirs ? 'BadRequest' : 'InternalError', message: theirs ? 'The request could not be read' : 'An internal error occurred', request_id: randomUUID().slice(0, 9), resource: req.originalUrl });
+    });
     return router;
   }
 }

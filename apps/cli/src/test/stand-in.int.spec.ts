@@ -111,6 +111,8 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     await control('/faults', { method: 'DELETE' });
     expect((await (await control('/faults')).json()).faults).toEqual([]);
     for (const bad of [{ path: 'no-slash', status: 503 }, { path: '/x', status: 200 }, { path: '/x' }, { path: '/x', status: 503, extra: 1 }]) expect((await post('/faults', bad)).status).toBe(400);
+    const unreadable = await control('/faults', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{ not json' });
+    expect({ status: unreadable.status, type: unreadable.headers.get('content-type') }).toEqual({ status: 400, type: expect.stringContaining('application/json') });
   });
 
   it('exports its state in the seed format when it stops; loading the export and exporting again gives the same file', async () => {
