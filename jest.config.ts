@@ -14,6 +14,7 @@ const moduleNameMapper = {
   '^@xfer/server-kit$': '<rootDir>/../../packages/server-kit/src/index.ts',
   '^@xfer/api$': '<rootDir>/../../apps/api/src/index.ts',
   '^@xfer/helper-pages$': '<rootDir>/../../apps/helper-pages/src/index.ts',
+  '^@xfer/console$': '<rootDir>/../../apps/console/src/index.ts',
 };
 
 const project = (dir: string): Config => ({
@@ -30,7 +31,7 @@ const config: Config = {
   testTimeout: 60_000,
   globalSetup: '<rootDir>/jest.global-setup.js',
   globalTeardown: '<rootDir>/jest.global-teardown.js',
-  projects: ['packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/cli'].map(project),
+  projects: ['packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
 };
 
 export default config;

@@ -1,4 +1,4 @@
-import { CLI_TEMPLATE_CLIENT, isTokenUsable, STANDARD_CLIENTS, type CoreServices, type Endpoint, type Repositories } from '@xfer/core';
+import { CLI_TEMPLATE_CLIENT, CONSOLE_CLIENT, isTokenUsable, STANDARD_CLIENTS, type CoreServices, type Endpoint, type Repositories } from '@xfer/core';
 
 type Entry = Record<string, unknown>;
 
@@ -33,7 +33,8 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
   for (const subscription of await admin.listSubscriptions()) {
     seed.subscriptions.push({ id: subscription.id, name: subscription.name, members: subscription.member_ids.map(principalName), admins: subscription.administrator_ids.map(principalName) });
   }
-  const standardClients: readonly string[] = STANDARD_CLIENTS.map((c) => c.id);
+  // the console registers itself at every start, with its own address and secret
+  const standardClients: readonly string[] = [...STANDARD_CLIENTS.map((c) => c.id), CONSOLE_CLIENT.id];
   for (const client of await admin.listClients()) {
     // clients made by a CLI's login are sessions, not configuration
     if (standardClients.includes(client.id) || client.template_id === CLI_TEMPLATE_CLIENT.id) continue;

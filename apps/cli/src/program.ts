@@ -7,6 +7,7 @@ import {
   DomainError,
   type CoreServices,
 } from '@xfer/core';
+import { consoleConfig, createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
 import { ConfigError, coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
@@ -437,7 +438,11 @@ export function buildProgram(io: Io): Command {
         const applied = await dataSource.runMigrations({ transaction: 'each' });
         const names = applied.map((m) => m.name);
         // the hosted service's standard scopes and the CLI's client, once per database
-        const installed = await coreServicesOf(coreContainer(dataSource)).admin.installStandardCatalogue();
+        const admin = coreServicesOf(coreContainer(dataSource)).admin;
+        const installed = await admin.installStandardCatalogue();
+        // the web console's client at its configured address (its start brings address and secret up to date)
+        const consoleSettings = consoleConfig(io.env);
+        await registerConsoleClient(admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
         if (program.opts().json) io.out(JSON.stringify({ applied: names, installed }));
         else {
           const lines = names.map((n) => `applied ${n}`);
@@ -496,8 +501,11 @@ export function buildProgram(io: Io): Command {
       }
       const config = apiConfig(io.env);
       const pagesConfig = helperPagesConfig(io.env);
-      if (config.apiPort === pagesConfig.authPort && config.apiPort !== 0) {
-        throw new ConfigError(`API_PORT and AUTH_PORT are both ${config.apiPort}: the two apps need a port each; set one of them`);
+      const consoleSettings = consoleConfig(io.env);
+      const ports = [['API_PORT', config.apiPort], ['AUTH_PORT', pagesConfig.authPort], ['CONSOLE_PORT', consoleSettings.consolePort]] as const;
+      for (const [i, [name, port]] of ports.entries()) {
+        const clash = ports.slice(i + 1).find(([, other]) => other === port && port !== 0);
+        if (clash) throw new ConfigError(`${name} and ${clash[0]} are both ${port}: the apps need a port each; set one of them`);
       }
       const url = databaseUrl();
       const dataSource = await openDatabase(url);
@@ -507,6 +515,8 @@ export function buildProgram(io: Io): Command {
       try {
         servers.push(await listen(createApp(apiContainer, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT'));
         servers.push(await listen(createHelperPagesApp(pagesContainer, { ...pagesConfig, apiUrl: `http://${config.host}:${config.apiPort}` }), pagesConfig.authPort, config.host, 'AUTH_PORT'));
+        const credentials = await registerConsoleClient(coreServicesOf(pagesContainer).admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
+        servers.push(await listen(createConsoleApp({ ...consoleSettings, ...credentials }), consoleSettings.consolePort, config.host, 'CONSOLE_PORT'));
       } catch (error) {
         // a failed start leaves nothing open behind it, so the process can exit with the error
         for (const server of servers) server.close();
@@ -518,6 +528,7 @@ export function buildProgram(io: Io): Command {
       const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
       io.err(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
       io.err(`xfer helper pages  ${authUrl}/v2/web/`);
+      io.err(`xfer console       ${consoleSettings.publicUrl}/console/`);
       if (options.demo) {
         for (const line of await bootstrapDemo(coreServicesOf(pagesContainer), apiUrl, authUrl)) io.err(line);
       }

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiConfig, createApp as createApiApp } from '@xfer/api';
 import { createCoreServices, randomIdGenerator, systemClock, type IdGenerator } from '@xfer/core';
+import { createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { createApp as createPagesApp, helperPagesConfig, prepareSigningKeys } from '@xfer/helper-pages';
 import { coreServicesOf, openDatabase, restoreTables, snapshotTables, TOKENS, type TableSnapshot } from '@xfer/persistence';
 import type { Container } from 'inversify';
@@ -86,19 +87,27 @@ export class StandIn {
         const count = await seed.apply(services, (id) => wanted.push(id));
         options.log(`seeded ${count} objects from ${options.seedFile}`);
       }
-      const seeded = await snapshotTables(dataSource);
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
       const app = express();
       const server = app.listen(options.port, options.host);
       await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
       const url = `http://${options.host}:${(server.address() as AddressInfo).port}`;
+      // the console signs in at this address: registered before the snapshot, so a reset keeps it
+      const credentials = await registerConsoleClient(coreServicesOf(pagesContainer).admin, url);
+      const seeded = await snapshotTables(dataSource);
       const standIn = new StandIn(dataSource, server, seeded, url, pagesContainer);
       app.use(standIn.journalRequests());
       app.use('/_xfer', standIn.controlRoutes());
       app.use(standIn.injectFaults());
       const api = createApiApp(apiContainer, { bodyLimit: config.bodyLimit, logger });
       const pages = createPagesApp(pagesContainer, { ...pagesConfig, issuer: url, logger });
-      app.use((req, res, next) => (req.path.startsWith('/v0.10/') || req.path === '/v0.10' ? api(req, res, next) : pages(req, res, next)));
+      // the console calls the API and the authorization service over HTTP, here on this one port
+      const consoleApp = createConsoleApp({ apiUrl: url, authUrl: url, publicUrl: url, ...credentials, logger });
+      app.use((req, res, next) => {
+        if (req.path.startsWith('/v0.10/') || req.path === '/v0.10') return api(req, res, next);
+        if (req.path.startsWith('/console/') || req.path === '/console') return consoleApp(req, res, next);
+        return pages(req, res, next);
+      });
       return standIn;
     } catch (error) {
       await dataSource.destroy();

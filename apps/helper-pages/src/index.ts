@@ -4,3 +4,4 @@ export { helperPagesConfig, type HelperPagesConfig } from './config';
 export { SESSION_COOKIE, safeNext } from './http/pages';
 export { startHousekeeping } from './housekeeping';
 export { prepareSigningKeys } from './oauth/startup';
+export { createViews, VIEWS_STATIC_DIR } from './http/views';

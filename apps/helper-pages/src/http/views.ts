@@ -1,9 +1,12 @@
 import { join } from 'node:path';
 import nunjucks from 'nunjucks';
 
-/** Nunjucks with autoescaping on: every value reaching a page is escaped unless a template says otherwise. */
-export function createViews(): nunjucks.Environment {
-  const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(join(__dirname, '..', '..', 'views')), {
+/**
+ * Nunjucks with autoescaping on: every value reaching a page is escaped unless a template says
+ * otherwise. `dir`: the templates (the helper pages' own by default; the console has its own).
+ */
+export function createViews(dir: string = join(__dirname, '..', '..', 'views')): nunjucks.Environment {
+  const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(dir), {
     autoescape: true,
     throwOnUndefined: false,
   });

@@ -1,4 +1,6 @@
-import { ConflictError } from '../shared/errors';
+import { BadRequestError, ConflictError } from '../shared/errors';
+import { hashToken } from '../auth/AccessToken';
+import { CONSOLE_CLIENT } from '../auth/StandardCatalogue';
 import { TestWorld } from '../testing/TestWorld';
 
 describe('AdminService: identity sets and consents, as stored', () => {
@@ -47,5 +49,22 @@ describe('AdminService: identity sets and consents, as stored', () => {
     await admin().grantConsent('bob', portal.id, 'urn:xfer:scope:b');
     await admin().revokeConsent(root);
     expect((await admin().listConsents('bob')).map((c) => c.status)).toEqual(['revoked', 'revoked', 'approved']);
+  });
+});
+
+describe('AdminService: the first-party console client', () => {
+  it('registers it once and follows its address and secret on later starts, keeping its consents', async () => {
+    const world = new TestWorld();
+    const admin = world.services.admin;
+    await admin.addIdentity({ username: 'alice' });
+    await admin.addScope('urn:xfer:scope:a', 'A');
+    const first = await admin.registerFirstPartyClient(CONSOLE_CLIENT, { redirect_uris: ['http://127.0.0.1:8082/console/callback'], secret: 'a'.repeat(32) });
+    expect(first).toMatchObject({ id: CONSOLE_CLIENT.id, public_client: false, secret_hash: hashToken('a'.repeat(32)) });
+    await admin.grantConsent('alice', CONSOLE_CLIENT.id, 'urn:xfer:scope:a');
+    await admin.registerFirstPartyClient(CONSOLE_CLIENT, { redirect_uris: ['https://console.example.org/console/callback'], secret: 'b'.repeat(32) });
+    const stored = await world.uow.repositories.clients.findById(CONSOLE_CLIENT.id);
+    expect(stored).toMatchObject({ redirect_uris: ['https://console.example.org/console/callback'], secret_hash: hashToken('b'.repeat(32)), created_at: first.created_at });
+    expect((await admin.listConsents('alice')).map((c) => c.client_name)).toEqual(['xfer console']);
+    await expect(admin.registerFirstPartyClient(CONSOLE_CLIENT, { redirect_uris: [], secret: 'short' })).rejects.toThrow(BadRequestError);
   });
 });

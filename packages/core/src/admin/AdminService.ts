@@ -268,6 +268,33 @@ export class AdminService {
     });
   }
 
+  /**
+   * Registers, or brings up to date, a first-party confidential client of fixed id (the web
+   * console): the redirect URIs and the secret are those of the app now starting, so it may move
+   * to another address or take a new secret; the consents people gave it stay.
+   */
+  async registerFirstPartyClient(client: { id: string; display_name: string }, input: { redirect_uris: string[]; secret: string }): Promise<ClientState> {
+    if (!/^[\x21-\x7e]{16,512}$/.test(input.secret)) throw new BadRequestError('Invalid secret: 16 to 512 printable ASCII characters without spaces');
+    const redirectUris = input.redirect_uris.map(checkRedirectUri);
+    return this.uow.transaction(async (repos) => {
+      const existing = await repos.clients.findById(client.id);
+      const registered: ClientState = {
+        id: client.id,
+        display_name: checkClientDisplayName(client.display_name),
+        branding: existing?.branding ?? checkBranding({}),
+        redirect_uris: redirectUris,
+        public_client: false,
+        secret_hash: hashToken(input.secret),
+        resource_server: null,
+        template_id: null,
+        created_at: existing?.created_at ?? this.clock.now(),
+      };
+      if (existing) await repos.clients.update(registered);
+      else await repos.clients.add(registered);
+      return registered;
+    });
+  }
+
   /** Removes a client: its tokens are revoked, and it can sign nobody in any more. */
   async removeClient(clientId: string): Promise<void> {
     await this.uow.transaction(async (repos) => {

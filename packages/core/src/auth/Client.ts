@@ -105,5 +105,7 @@ export interface ClientRepository {
   findById(id: string): Promise<ClientState | null>;
   findByIds(ids: readonly string[]): Promise<ClientState[]>;
   list(): Promise<ClientState[]>;
+  /** Writes back display_name, redirect_uris and secret_hash. */
+  update(client: ClientState): Promise<void>;
   delete(id: string): Promise<void>;
 }

@@ -37,3 +37,12 @@ export const STANDARD_CLIENTS = [CLI_TEMPLATE_CLIENT] as const;
 
 /** Raised when the list above grows: a database installs what it lacks once per version. */
 export const STANDARD_CATALOGUE_VERSION = 1;
+
+/**
+ * xfer's web console: a first-party confidential client of fixed id, registered by `xfer migrate`
+ * and by the console itself when it starts (with its own address and secret).
+ */
+export const CONSOLE_CLIENT = { id: '3c0a5b1e-7d2f-4c6a-9e8b-c0501e000001', display_name: 'xfer console' } as const;
+
+/** What the console asks for at sign-in: who you are, the transfer API, and looking up usernames. */
+export const CONSOLE_SCOPES = ['openid', 'profile', 'email', TRANSFER_SCOPE, 'urn:globus:auth:scope:auth.globus.org:view_identities'] as const;

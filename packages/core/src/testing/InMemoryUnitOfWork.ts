@@ -456,6 +456,10 @@ class InMemoryClientRepository implements ClientRepository {
   async list() {
     return [...this.store().clients.values()].sort((a, b) => a.display_name.localeCompare(b.display_name)).map(clone);
   }
+  async update(client: ClientState) {
+    const stored = this.store().clients.get(client.id);
+    if (stored) this.store().clients.set(client.id, { ...stored, display_name: client.display_name, redirect_uris: [...client.redirect_uris], secret_hash: client.secret_hash });
+  }
   async delete(id: string) {
     this.store().clients.delete(id);
   }

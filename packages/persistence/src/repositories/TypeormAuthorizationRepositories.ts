@@ -71,6 +71,9 @@ export class TypeormClientRepository implements ClientRepository {
   async list() {
     return (await this.manager.find(ClientSchema, { order: { display_name: 'ASC' } })).map(clientFromRecord);
   }
+  async update(client: ClientState) {
+    await this.manager.update(ClientSchema, { id: client.id }, { display_name: client.display_name, redirect_uris: JSON.stringify(client.redirect_uris), secret_hash: client.secret_hash });
+  }
   async delete(id: string) {
     await this.manager.delete(ClientSchema, { id });
   }

@@ -474,6 +474,10 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const instance = { ...client, id: ids.uuid(), display_name: 'Instance', redirect_uris: ['/v2/web/auth-code'], template_id: client.id };
         await uow.repositories.clients.add(instance);
         expect(await uow.repositories.clients.findById(instance.id)).toEqual(instance);
+        const renamed = { ...client, display_name: 'Portal 2', redirect_uris: ['https://portal.example.org/again'], secret_hash: hashToken('t'), public_client: true, resource_server: null };
+        await uow.repositories.clients.update(renamed);
+        // only the name, the redirect URIs and the secret change
+        expect(await uow.repositories.clients.findById(client.id)).toEqual({ ...client, display_name: 'Portal 2', redirect_uris: ['https://portal.example.org/again'], secret_hash: hashToken('t') });
         await uow.repositories.clients.delete(client.id);
         expect((await uow.repositories.clients.list()).map((c) => c.id)).toEqual([instance.id]);
       });

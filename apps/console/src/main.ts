@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { coreContainer, coreServicesOf, openDatabase } from '@xfer/persistence';
+import { closeGracefully, createLogger, listen, runMain } from '@xfer/server-kit';
+import { consoleConfig } from './config';
+import { createConsoleApp } from './http/app';
+import { registerConsoleClient } from './registration';
+
+/** `npm run start:console`: the web console alone, beside an API and an authorization service on the same database. */
+runMain(async () => {
+  const config = consoleConfig();
+  // the database only to register this console's address and secret; pages go through the API
+  const dataSource = await openDatabase(config.databaseUrl, { poolSize: 1, readCache: false });
+  let credentials;
+  try {
+    credentials = await registerConsoleClient(coreServicesOf(coreContainer(dataSource)).admin, config.publicUrl, config.clientSecret);
+  } finally {
+    await dataSource.destroy();
+  }
+  const app = createConsoleApp({ ...config, ...credentials, logger: createLogger({ name: 'xfer-console', level: config.logLevel }) });
+  const server = await listen(app, config.consolePort, config.host, 'CONSOLE_PORT');
+  console.log(`xfer console on ${config.publicUrl}/console/ (API ${config.apiUrl}, authorization service ${config.authUrl})`);
+  closeGracefully([server], async () => undefined, { log: console.log });
+});

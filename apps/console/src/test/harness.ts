@@ -1,0 +1,68 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
+import { type CoreServices } from '@xfer/core';
+import { buildHelperPagesContainer, createApp as createPagesApp, prepareSigningKeys } from '@xfer/helper-pages';
+import { coreServicesOf, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { createLogger, freePort } from '@xfer/server-kit';
+import express from 'express';
+import type { DataSource } from 'typeorm';
+import { createConsoleApp, type ConsoleOptions } from '../http/app';
+import { registerConsoleClient } from '../registration';
+
+export const PASSWORD = 'a long console password';
+
+export interface ConsoleWorld {
+  /** The one address of the API, the authorization service and the console (under /console/). */
+  url: string;
+  services: CoreServices;
+  /** alice's subscription: endpoints on it may be shared. */
+  subscriptionId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The API, the authorization service and the console on one port over an in-memory database (as in
+ * the stand-in), with alice (a subscription member) and bob, both with PASSWORD.
+ */
+export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): Promise<ConsoleWorld> {
+  const dataSource: DataSource = await openDatabase('sqlite::memory:');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const uow = new TypeormUnitOfWork(dataSource);
+  const apiContainer = buildApiContainer(dataSource, { uow });
+  const pagesContainer = buildHelperPagesContainer(dataSource, { issuer: url, uow });
+  await prepareSigningKeys(pagesContainer, { signingKeySecret: 'console tests sign with keys of their own' }, () => undefined);
+  const services = coreServicesOf(pagesContainer);
+  for (const username of ['alice', 'bob']) {
+    await services.admin.addIdentity({ username, name: username === 'alice' ? 'Alice Example' : 'Bob Example', email: `${username}@example.org` });
+    await services.admin.setPassword(username, PASSWORD);
+  }
+  const subscriptionId = await services.admin.addSubscription('Lab subscription', ['alice']);
+  const credentials = await registerConsoleClient(services.admin, url);
+  const logger = createLogger({ level: 'silent' });
+  const api = createApiApp(apiContainer, { logger });
+  const pages = createPagesApp(pagesContainer, { issuer: url, logger });
+  const consoleApp = createConsoleApp({ apiUrl: url, authUrl: url, publicUrl: url, ...credentials, logger, ...options });
+  const app = express();
+  app.use((req, res, next) => {
+    if (req.path.startsWith('/v0.10/')) return api(req, res, next);
+    if (req.path.startsWith('/console')) return consoleApp(req, res, next);
+    return pages(req, res, next);
+  });
+  const server: Server = app.listen(port, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  expect((server.address() as AddressInfo).port).toBe(port);
+  return {
+    url,
+    services,
+    subscriptionId,
+    async close() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await closed;
+      await dataSource.destroy();
+    },
+  };
+}
