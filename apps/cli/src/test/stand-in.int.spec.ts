@@ -154,21 +154,39 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     });
   });
 
+  it('serves the web console under /console/, whose client outlives a reset', async () => {
+    const home = await fetch(`${url}/console/`);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('Sign in');
+    expect((await post('/reset', {})).status).toBe(200);
+    const login = await fetch(`${url}/console/login`, { redirect: 'manual' });
+    const authorize = new URL(login.headers.get('location')!);
+    expect(authorize.origin).toBe(url);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${url}/console/callback`);
+    // the authorization service knows the console's client and address: on to sign-in, not an error page
+    const answer = await fetch(authorize, { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get('location')).toMatch(/^\/v2\/web\/authorize\?/);
+  });
+
   it('serves no control routes without --ephemeral', async () => {
     const api = await freePort();
     let auth = await freePort();
     while (auth === api) auth = await freePort();
-    const plain = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'plain.sqlite')}`, HOST: '127.0.0.1', API_PORT: String(api), AUTH_PORT: String(auth) }, stdio: 'ignore' });
+    let console = await freePort();
+    while (console === api || console === auth) console = await freePort();
+    const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'plain.sqlite')}`, HOST: '127.0.0.1', API_PORT: String(api), AUTH_PORT: String(auth), CONSOLE_PORT: String(console) };
+    const plain = spawn(process.execPath, [BIN, 'serve'], { env, stdio: 'ignore' });
     try {
       for (let tries = 0; ; tries++) {
         try {
-          if ((await fetch(`http://127.0.0.1:${auth}/healthz`)).ok) break;
+          if ((await fetch(`http://127.0.0.1:${console}/console/`)).ok) break;
         } catch {
           if (tries > 200) throw new Error('xfer serve did not start');
         }
         await new Promise((r) => setTimeout(r, 100));
       }
-      for (const port of [api, auth]) {
+      for (const port of [api, auth, console]) {
         expect((await fetch(`http://127.0.0.1:${port}/_xfer/health`)).status).toBe(404);
         expect((await fetch(`http://127.0.0.1:${port}/_xfer/reset`, { method: 'POST' })).status).toBe(404);
       }

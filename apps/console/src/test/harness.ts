@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
-import { type CoreServices } from '@xfer/core';
+import type { CoreServices, Repositories } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp, prepareSigningKeys } from '@xfer/helper-pages';
 import { coreServicesOf, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
 import { createLogger, freePort } from '@xfer/server-kit';
@@ -17,6 +17,7 @@ export interface ConsoleWorld {
   /** The one address of the API, the authorization service and the console (under /console/). */
   url: string;
   services: CoreServices;
+  repositories: Repositories;
   /** alice's subscription: endpoints on it may be shared. */
   subscriptionId: string;
   close(): Promise<void>;
@@ -57,6 +58,7 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
   return {
     url,
     services,
+    repositories: uow.repositories,
     subscriptionId,
     async close() {
       const closed = new Promise((resolve) => server.close(resolve));

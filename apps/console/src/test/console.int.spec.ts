@@ -1,0 +1,116 @@
+import { CONSOLE_CLIENT } from '@xfer/core';
+import supertest from 'supertest';
+import { CONSOLE_SESSION_COOKIE, safeConsolePath } from '../http/app';
+import { PASSWORD, startConsoleWorld, type ConsoleWorld } from './harness';
+
+/** The console over HTTP, as a browser without JavaScript: sign-in, sessions, forms and their protection. */
+describe('the web console over HTTP', () => {
+  let world: ConsoleWorld;
+
+  beforeAll(async () => {
+    world = await startConsoleWorld();
+  });
+  afterAll(() => world.close());
+
+  const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
+
+  /** Signs in through the authorization service's pages as a browser would; returns the agent (it keeps the cookies). */
+  async function signedIn(username: string) {
+    const agent = supertest.agent(world.url);
+    const start = await agent.get('/console/login?next=%2Fconsole%2Fsearch%3Fscope%3Dall');
+    expect(start.status).toBe(303);
+    const authorize = new URL(start.headers.location);
+    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ client_id: CONSOLE_CLIENT.id, response_type: 'code', code_challenge_method: 'S256', redirect_uri: `${world.url}/console/callback` });
+    expect(authorize.searchParams.get('scope')).toContain('urn:globus:auth:scope:transfer.api.globus.org:all');
+    // follows the authorization service's redirects, as a browser does, until a page or the console's callback
+    const follow = async (res: supertest.Response): Promise<supertest.Response> => {
+      while ([302, 303].includes(res.status) && !res.headers.location.includes('/console/callback')) res = await agent.get(res.headers.location.replace(world.url, ''));
+      return res;
+    };
+    const loginPage = await follow(await agent.get(`${authorize.pathname}${authorize.search}`));
+    const signIn = await agent.post('/v2/web/login').type('form').send({ _csrf: hidden(loginPage.text, '_csrf'), next: hidden(loginPage.text, 'next'), username, password: PASSWORD });
+    let answer = await follow(signIn);
+    if (answer.status === 200) {
+      // the consent screen: allow
+      const fields: Record<string, string> = { decision: 'allow' };
+      for (const [, name, value] of answer.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[name] = value.replace(/&amp;/g, '&');
+      answer = await agent.post('/v2/web/authorize').type('form').send(fields);
+    }
+    const callback = new URL(answer.headers.location);
+    expect(callback.pathname).toBe('/console/callback');
+    const landed = await agent.get(`${callback.pathname}${callback.search}`);
+    expect(landed.status).toBe(303);
+    expect(landed.headers.location).toBe('/console/search?scope=all');
+    return { agent, cookies: [...(start.headers['set-cookie'] as unknown as string[]), ...((landed.headers['set-cookie'] as unknown as string[]) ?? [])] };
+  }
+
+  it('sends a browser without a session to sign in, and back to the page it asked for', async () => {
+    const res = await supertest(world.url).get('/console/endpoints/new');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/console/login?next=%2Fconsole%2Fendpoints%2Fnew');
+  });
+
+  it('answers with strict security headers and a policy that allows no script', async () => {
+    const res = await supertest(world.url).get('/console/');
+    expect(res.headers['content-security-policy']).toContain("script-src 'none'");
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.text).not.toMatch(/<script/i);
+  });
+
+  it('keeps the tokens on the server: the browser holds a random session cookie, and signing out revokes the tokens', async () => {
+    const alice = (await world.services.admin.listIdentities()).find((i) => i.username === 'alice')!;
+    const { agent, cookies } = await signedIn('alice');
+    const session = cookies.find((c) => c.startsWith(`${CONSOLE_SESSION_COOKIE}=`))!;
+    expect(session).toMatch(new RegExp(`^${CONSOLE_SESSION_COOKIE}=[A-Za-z0-9_-]{43}; Path=/console; HttpOnly; SameSite=Lax$`));
+    const live = async () => (await world.repositories.accessTokens.listForIdentity(alice.id)).filter((t) => t.client_id === CONSOLE_CLIENT.id && t.revoked_at === null);
+    expect((await live()).map((t) => t.resource_server).sort()).toEqual(['auth.globus.org', 'transfer.api.globus.org']);
+    const search = await agent.get('/console/search');
+    expect(search.status).toBe(200);
+    const out = await agent.post('/console/logout').type('form').send({ _csrf: hidden(search.text, '_csrf') });
+    expect(out.status).toBe(303);
+    expect(new URL(out.headers.location).pathname).toBe('/v2/web/logout');
+    expect(await live()).toEqual([]);
+    expect((await agent.get('/console/search')).status).toBe(303);
+  });
+
+  it('refuses a form without its CSRF token, or with another session\'s', async () => {
+    const { agent } = await signedIn('alice');
+    const other = await signedIn('bob');
+    const bobsToken = hidden((await other.agent.get('/console/endpoints/new')).text, '_csrf');
+    for (const form of [{ display_name: 'Forged' }, { display_name: 'Forged', _csrf: bobsToken }]) {
+      const res = await agent.post('/console/endpoints').type('form').send(form);
+      expect(res.status).toBe(403);
+      expect(res.text).toContain('Form expired');
+    }
+    const search = await agent.get('/console/search?scope=my-endpoints');
+    expect(search.text).not.toContain('Forged');
+  });
+
+  it('refuses a callback that no sign-in of this browser started', async () => {
+    const res = await supertest(world.url).get('/console/callback?code=abc&state=forged');
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('Sign-in failed');
+  });
+
+  it('answers an endpoint it cannot find, or may not show, with that page', async () => {
+    const { agent } = await signedIn('bob');
+    const missing = await agent.get('/console/endpoints/00000000-0000-4000-8000-000000000000');
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('No such endpoint');
+    const { token } = await world.services.admin.issueToken('alice');
+    const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Private', public: false }) });
+    const { id } = (await created.json()) as { id: string };
+    const hidden = await agent.get(`/console/endpoints/${id}`);
+    expect(hidden.status).toBe(403);
+    expect(hidden.text).not.toContain('Private');
+  });
+
+  it('sends people back only to pages of the console', () => {
+    expect(safeConsolePath('/console/endpoints/x?tab=1')).toBe('/console/endpoints/x?tab=1');
+    for (const hostile of ['//evil.example.org/console/', 'https://evil.example.org/console/', '/console/../v2/web/consents', '/console/login', '/console\\evil', undefined, ['/console/search']]) {
+      expect(safeConsolePath(hostile)).toBe('/console/search');
+    }
+  });
+});
