@@ -109,7 +109,7 @@ async function waitFor(url: string, child: ChildProcess): Promise<void> {
 async function start(script: string, env: Record<string, string>, health: (port: number) => string): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...env, PORT: String(port), API_PORT: String(port), AUTH_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: String(port), API_PORT: String(port), AUTH_PORT: String(port), CONSOLE_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitFor(health(port), child);
@@ -203,6 +203,38 @@ async function signIn(authUrl: string, username: string, password: string): Prom
   const session = res.headers.getSetCookie().find((c) => c.startsWith('xfer_session='));
   if (!session) throw new Error(`sign-in for the benchmark failed: ${res.status}`);
   return session.split(';')[0];
+}
+
+/**
+ * Signs in to the web console as a browser would, with the authorization service's session cookie
+ * already set (sign-in page skipped; the consent screen allowed); returns the console's session cookie.
+ */
+async function consoleSignIn(consoleUrl: string, authSession: string): Promise<string> {
+  const jar = new Map<string, string>([authSession.split('=', 2) as [string, string]]);
+  const visit = async (url: string, init: RequestInit = {}) => {
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const at = pair.indexOf('=');
+      jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return res;
+  };
+  let url = `${consoleUrl}/console/login`;
+  let res = await visit(url);
+  while (res.status === 302 || res.status === 303) {
+    url = new URL(res.headers.get('location')!, url).href;
+    if (res.status === 303 && url.startsWith(`${consoleUrl}/console/search`)) break;
+    res = await visit(url);
+    if (res.status === 200 && url.includes('/v2/web/authorize')) {
+      const fields = new URLSearchParams({ decision: 'allow' });
+      for (const [, name, value] of (await res.text()).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields.set(name, value.replace(/&amp;/g, '&'));
+      res = await visit(new URL('/v2/web/authorize', url).href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fields.toString() });
+    }
+  }
+  const session = jar.get('xfer_console');
+  if (!session) throw new Error(`console sign-in for the benchmark failed at ${url}: ${res.status}`);
+  return `xfer_console=${session}`;
 }
 
 async function seed(databaseUrl: string, size: number): Promise<SeedResult> {
@@ -360,6 +392,10 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
   const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)];
   let counter = 0;
   const session = await signIn(authUrl, data.username, data.password);
+  // the web console, a client of the two above like any other
+  const console_ = await start(join(ROOT, 'apps/console/dist/main.js'), { DATABASE_URL: databaseUrl, CONSOLE_API_URL: `http://127.0.0.1:${api.port}`, AUTH_PUBLIC_URL: authUrl }, (port) => `http://127.0.0.1:${port}/console/`);
+  const consoleUrl = `http://127.0.0.1:${console_.port}`;
+  const consoleSession = await consoleSignIn(consoleUrl, session);
   const ruledShare = await shareWithRules(apiUrl, auth, data.host_endpoint_id, 1000);
   const scenarios: Scenario[] = [
     { name: 'GET endpoint (2 servers)', url: `${apiUrl}/endpoint/${data.host_endpoint_id}`, headers: auth },
@@ -395,6 +431,13 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
       headers: auth,
       request: () => ({ path: `/v0.10/endpoint_search?filter_fulltext=storage%20${Math.floor(Math.random() * size)}` }),
     },
+    {
+      // the same search as a person runs it in the console: its page, rendered from the API's answer
+      name: 'GET console search page, two terms',
+      url: consoleUrl,
+      headers: { cookie: consoleSession },
+      request: () => ({ path: `/console/search?scope=all&q=storage%20${Math.floor(Math.random() * size)}` }),
+    },
     { name: 'GET access_list (1,000 rules)', url: `${apiUrl}/endpoint/${ruledShare}/access_list`, headers: auth },
     // how long one listing takes, one request after another (the target): 32 connections above measure queueing behind 300 KB answers
     { name: 'GET access_list (1,000 rules), one connection', url: `${apiUrl}/endpoint/${ruledShare}/access_list`, headers: auth, connections: 1 },
@@ -423,9 +466,12 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
     }
   } finally {
     const rss = peakRssMb(api.child);
-    for (const row of rows) if (row.scenario !== 'GET /v2/web/identities (signed in)') row.peak_rss_mb = rss;
+    for (const row of rows) if (!['GET /v2/web/identities (signed in)', 'GET console search page, two terms'].includes(row.scenario)) row.peak_rss_mb = rss;
     const pagesRow = rows.find((r) => r.scenario === 'GET /v2/web/identities (signed in)');
     if (pagesRow) pagesRow.peak_rss_mb = peakRssMb(pages.child);
+    const consoleRow = rows.find((r) => r.scenario === 'GET console search page, two terms');
+    if (consoleRow) consoleRow.peak_rss_mb = peakRssMb(console_.child);
+    await stop(console_.child);
     await stop(api.child);
     await stop(pages.child);
   }
