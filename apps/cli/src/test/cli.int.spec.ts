@@ -222,6 +222,9 @@ describe('xfer admin command', () => {
   it('migrates, and says so when there is nothing to do', async () => {
     expect((await xfer('migrate')).out).toContain('applied InitialSchema');
     expect((await xfer('migrate')).out).toBe('database is up to date');
+    // the web console's client, registered at its configured address
+    const clients = JSON.parse((await xfer('--json', 'client', 'list')).out) as { id: string; display_name: string; redirect_uris: string[] }[];
+    expect(clients.find((c) => c.display_name === 'xfer console')?.redirect_uris).toEqual(['http://127.0.0.1:8082/console/callback', 'http://127.0.0.1:8082/console/']);
   });
 
   it('answers unknown commands, missing arguments and bad settings with exit code 2, and has help', async () => {

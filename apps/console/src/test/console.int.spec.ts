@@ -107,6 +107,19 @@ describe('the web console over HTTP', () => {
     expect(hidden.text).not.toContain('Private');
   });
 
+  it('shows an endpoint\'s fields grouped, with the pause rules that affect the person', async () => {
+    const { token } = await world.services.admin.issueToken('alice');
+    const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Paused DTN', organization: 'Example Lab' }) });
+    const { id } = (await created.json()) as { id: string };
+    await world.services.admin.addPauseRule(id, { message: 'Maintenance until Friday' });
+    const { agent } = await signedIn('alice');
+    const page = await agent.get(`/console/endpoints/${id}`);
+    expect(page.status).toBe(200);
+    for (const group of ['About', 'Connection', 'Management', 'Status', 'Pause rules']) expect(page.text).toContain(`>${group}</h3>`);
+    expect(page.text).toMatch(/<dt>Organization<\/dt><dd>Example Lab<\/dd>/);
+    expect(page.text).toContain('<strong>Maintenance until Friday</strong>');
+  });
+
   it('sends people back only to pages of the console', () => {
     expect(safeConsolePath('/console/endpoints/x?tab=1')).toBe('/console/endpoints/x?tab=1');
     for (const hostile of ['//evil.example.org/console/', 'https://evil.example.org/console/', '/console/../v2/web/consents', '/console/login', '/console\\evil', undefined, ['/console/search']]) {
