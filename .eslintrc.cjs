@@ -33,5 +33,15 @@ module.exports = {
         ],
       },
     },
+    {
+      // Express plumbing and settings stand below the database: neither reaches into persistence.
+      files: ['packages/server-kit/**/*.ts', 'packages/config/**/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { patterns: [{ group: ['@xfer/persistence', '@xfer/persistence/*', '@xfer/api', '@xfer/helper-pages', '@xfer/console'], message: 'server-kit and config import nothing from persistence or the apps.' }] },
+        ],
+      },
+    },
   ],
 };

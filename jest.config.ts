@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 const swcOptions = { ...JSON.parse(readFileSync(`${__dirname}/.swcrc.json`, 'utf8')), swcrc: false };
 
 const moduleNameMapper = {
+  '^@xfer/config$': '<rootDir>/../../packages/config/src/index.ts',
   '^@xfer/core$': '<rootDir>/../../packages/core/src/index.ts',
   '^@xfer/core/contracts$': '<rootDir>/../../packages/core/src/testing/contracts/index.ts',
   '^@xfer/core/testing$': '<rootDir>/../../packages/core/src/testing/index.ts',
@@ -31,7 +32,7 @@ const config: Config = {
   testTimeout: 60_000,
   globalSetup: '<rootDir>/jest.global-setup.js',
   globalTeardown: '<rootDir>/jest.global-teardown.js',
-  projects: ['packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
+  projects: ['packages/config', 'packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
 };
 
 export default config;

@@ -1,5 +1,6 @@
 import { TRANSFER_SCOPE } from '@xfer/core';
-import { commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
+import { ConfigError, portFromEnv, serviceConfig } from '@xfer/config';
+import { databaseConfig } from '@xfer/persistence';
 
 export interface ApiConfig {
   databaseUrl: string;
@@ -26,7 +27,8 @@ export function apiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   const workers = env.API_WORKERS || '1';
   if (!/^\d{1,2}$/.test(workers) || Number(workers) < 1 || Number(workers) > 64) throw new ConfigError(`API_WORKERS='${workers}' must be a number of processes from 1 to 64`);
   return {
-    ...commonConfig(env),
+    ...databaseConfig(env),
+    ...serviceConfig(env),
     apiPort: portFromEnv('API_PORT', 8080, env),
     workers: Number(workers),
     bodyLimit,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { decodeCreateEndpoint, decodeCreateSharedEndpoint } from '@xfer/api';
 import { DomainError, type CoreServices, type Principal } from '@xfer/core';
-import { ConfigError } from '@xfer/persistence';
+import { ConfigError } from '@xfer/config';
 import { parse as parseYaml } from 'yaml';
 
 /** A seed file that cannot be loaded: the message names the file, the object and the field. */

@@ -1,4 +1,5 @@
-import { booleanFromEnv, commonConfig, ConfigError, portFromEnv } from '@xfer/persistence';
+import { booleanFromEnv, ConfigError, portFromEnv, serviceConfig } from '@xfer/config';
+import { databaseConfig } from '@xfer/persistence';
 
 export interface ConsoleConfig {
   databaseUrl: string;
@@ -25,7 +26,7 @@ function httpUrl(name: string, value: string): string {
 
 /** Reads and checks the console's settings; a bad one throws ConfigError naming the variable. */
 export function consoleConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig {
-  const common = commonConfig(env);
+  const common = { ...databaseConfig(env), ...serviceConfig(env) };
   const consolePort = portFromEnv('CONSOLE_PORT', 8082, env);
   const apiPort = portFromEnv('API_PORT', 8080, env);
   const authPort = portFromEnv('AUTH_PORT', 8081, env);

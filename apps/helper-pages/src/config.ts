@@ -1,4 +1,5 @@
-import { booleanFromEnv, commonConfig, ConfigError, portFromEnv, secondsFromEnv } from '@xfer/persistence';
+import { booleanFromEnv, ConfigError, portFromEnv, secondsFromEnv, serviceConfig } from '@xfer/config';
+import { databaseConfig } from '@xfer/persistence';
 
 export interface HelperPagesConfig {
   databaseUrl: string;
@@ -27,7 +28,7 @@ function signingKeySecret(env: NodeJS.ProcessEnv): string | undefined {
 export function helperPagesConfig(env: NodeJS.ProcessEnv = process.env): HelperPagesConfig {
   const csrfSecret = env.AUTH_CSRF_SECRET || undefined;
   if (csrfSecret !== undefined && csrfSecret.length < 32) throw new ConfigError('AUTH_CSRF_SECRET must be at least 32 characters');
-  const common = commonConfig(env);
+  const common = { ...databaseConfig(env), ...serviceConfig(env) };
   const authPort = portFromEnv('AUTH_PORT', 8081, env);
   const issuer = (env.AUTH_PUBLIC_URL || `http://${common.host}:${authPort}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(issuer)) throw new ConfigError(`AUTH_PUBLIC_URL='${issuer}' must be an http(s) URL`);

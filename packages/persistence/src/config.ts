@@ -1,52 +1,13 @@
-import { ConfigError } from './ConfigError';
+import { wholeNumberFromEnv } from '@xfer/config';
 import { DatabaseUrlError, DEFAULT_DATABASE_URL, dataSourceOptions } from './dataSource';
 
-export { ConfigError };
-
-export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65535) throw new ConfigError(`${name}='${raw}' is not a port number (0-65535)`);
-  return value;
-}
-
-/** A whole number from `min` to `max` (`what` it counts, for the message); `fallback` when unset or empty. */
-function wholeNumberFromEnv<T>(name: string, fallback: T, env: NodeJS.ProcessEnv, { min, max, what }: { min: number; max: number; what: string }): number | T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}='${raw}' must be a number of ${what} from ${min} to ${max}`);
-  return Number(raw);
-}
-
-/** A whole number of seconds from `min` to `max`; `fallback` when unset or empty. */
-export function secondsFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv, { min = 1, max }: { min?: number; max: number }): number {
-  return wholeNumberFromEnv(name, fallback, env, { min, max, what: 'seconds' });
-}
-
-export function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
-  const raw = (env[name] ?? '').toLowerCase();
-  if (['', '0', 'false', 'no'].includes(raw)) return false;
-  if (['1', 'true', 'yes'].includes(raw)) return true;
-  throw new ConfigError(`${name}='${env[name]}' must be true or false`);
-}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** Settings both apps share, checked up front so a bad value stops the start with its name. */
-export function commonConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; databasePoolSize: number | undefined; host: string; logLevel: string } {
+/** Where the database is and how many connections a process keeps, checked up front (a bad value names its variable). */
+export function databaseConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; databasePoolSize: number | undefined } {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
-  try {
-    dataSourceOptions(databaseUrl, { createDirectory: false });
-  } catch (error) {
-    if (error instanceof DatabaseUrlError) throw new ConfigError(error.message);
-    throw error;
-  }
-  const host = env.HOST ?? '127.0.0.1';
-  if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new ConfigError(`HOST='${host}' is not an address to listen on`);
-  const logLevel = env.LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL='${logLevel}' must be one of ${LOG_LEVELS.join(', ')}`);
+  dataSourceOptions(databaseUrl, { createDirectory: false });
   // Postgres only: connections each process keeps (unset: defaultPoolSize)
   const databasePoolSize = wholeNumberFromEnv('DATABASE_POOL_SIZE', undefined, env, { min: 1, max: 100, what: 'connections' });
-  return { databaseUrl, databasePoolSize, host, logLevel };
+  return { databaseUrl, databasePoolSize };
 }
+
+export { DatabaseUrlError };

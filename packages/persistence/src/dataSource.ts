@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { ConfigError } from './ConfigError';
+import { ConfigError } from '@xfer/config';
 import { MIGRATIONS } from './migrations';
 import { dropStat4Samples } from './plannerStatistics';
 import { attachPipelinedReads } from './pipelinedReads';

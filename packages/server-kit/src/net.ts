@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { createServer } from 'node:net';
-import { ConfigError } from '@xfer/persistence';
+import { ConfigError } from '@xfer/config';
 import type { Express } from 'express';
 
 /** A loopback port nobody listens on right now (for tests and benchmarks that start servers). */

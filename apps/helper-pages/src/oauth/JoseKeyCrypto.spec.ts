@@ -1,5 +1,5 @@
 import type { SigningKeyState } from '@xfer/core';
-import { ConfigError } from '@xfer/persistence';
+import { ConfigError } from '@xfer/config';
 import { createLocalJWKSet, jwtVerify, type JWK } from 'jose';
 import { JoseKeyCrypto } from './JoseKeyCrypto';
 

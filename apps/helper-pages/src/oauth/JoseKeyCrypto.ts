@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { ConfigError } from '@xfer/persistence';
+import { ConfigError } from '@xfer/config';
 import type { KeyCrypto, SigningKeyState } from '@xfer/core';
 import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT, type KeyLike } from 'jose';
 
