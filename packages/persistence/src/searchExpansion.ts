@@ -1,6 +1,10 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import type { Sql } from './sql';
+/** What expanding terms reads (the Sql of a repository): rows, and values cached between writes. */
+export interface ExpansionReader {
+  rows<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  cached<T>(key: string, compute: () => Promise<T>): Promise<T>;
+}
 
 /**
  * Search terms as exact words of the index's vocabulary (`endpoint_search_terms`). A term is a
@@ -95,7 +99,7 @@ let tokenizer: Fts5Tokenizer | undefined;
  * until the database changes (a search's terms often repeat: "storage" in every request of the
  * bench, a statement of four per search).
  */
-export async function expandForFts5(sql: Sql, terms: readonly string[]): Promise<ExpandedTerm[]> {
+export async function expandForFts5(sql: ExpansionReader, terms: readonly string[]): Promise<ExpandedTerm[]> {
   const expanded: ExpandedTerm[] = [];
   for (const term of terms) expanded.push(await sql.cached(`fts5-expansion\u0000${term}`, () => expandTermForFts5(sql, term)));
   return expanded;
@@ -122,7 +126,7 @@ function fromWords(term: string, words: string[]): ExpandedTerm {
   return asExpanded(term, usable ? words : null);
 }
 
-async function expandTermForFts5(sql: Sql, term: string): Promise<ExpandedTerm> {
+async function expandTermForFts5(sql: ExpansionReader, term: string): Promise<ExpandedTerm> {
   const stem = stemOf(term);
   if (stem === null) return asExpanded(term, null);
   return fromWords(term, (await sql.rows<{ term: string }>(VOCABULARY_SQL, vocabularyParams(stem))).map((r) => r.term));

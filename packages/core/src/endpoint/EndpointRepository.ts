@@ -1,12 +1,38 @@
 import { ConflictError } from '../shared/errors';
-import type { RoleAssignmentState } from '../role/Role';
-import type { Endpoint, Tombstone } from './Endpoint';
-import type { EndpointCriteria, SearchHit } from './EndpointSearch';
+import type { EndpointRole, RoleAssignmentState } from '../role/Role';
+import type { Endpoint, EndpointKind, Tombstone } from './Endpoint';
 
 /** An endpoint with the role assignments some principals hold on it. */
 export interface EndpointWithRoles {
   endpoint: Endpoint;
   assignments: RoleAssignmentState[];
+}
+
+/** What a search asks the repository for (EndpointSearch builds it from a request). */
+export interface EndpointCriteria {
+  /** Each term must be a prefix of a word of a searched field (after stemming where the engine stems). */
+  terms: string[];
+  /** Public, or one of `roles` held by these principals: what the caller could GET. */
+  visibleTo: { principalIds: readonly string[]; roles: readonly EndpointRole[] };
+  ownedBy?: readonly string[];
+  notOwnedBy?: readonly string[];
+  kinds?: readonly EndpointKind[];
+  /** One of `roles` held by these principals (an owner holds administrator). */
+  holding?: { principalIds: readonly string[]; roles: readonly EndpointRole[] };
+  /** A live access rule grants one of these principals, or all authenticated users. */
+  grantedTo?: { principalIds: readonly string[]; now: Date };
+  hostId?: string;
+  hostKind?: EndpointKind;
+  /** A server endpoint without servers is non-functional; every other endpoint is functional. */
+  functional?: boolean;
+  offset: number;
+  /** How many to read: one more than the page, to know whether another page follows. */
+  limit: number;
+}
+
+export interface SearchHit extends EndpointWithRoles {
+  /** Match quality, higher is better; 0 without full text. */
+  rank: number;
 }
 
 /** `forUpdate`: inside a transaction, hold the row until it ends, so concurrent writers queue up. */

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/Principal';
 import { canViewEndpoint, effectiveRoles, ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
 import { BadRequestError } from '../shared/errors';
 import type { Endpoint, EndpointKind, EndpointState } from './Endpoint';
-import type { EndpointWithRoles } from './EndpointRepository';
+import type { EndpointCriteria, SearchHit } from './EndpointRepository';
 
 /** The scopes of endpoint search (catalogue features 1). */
 export const SEARCH_SCOPES = ['all', 'my-endpoints', 'my-gcp-endpoints', 'administered-by-me', 'shared-by-me', 'shared-with-me', 'hide-no-permissions', 'recently-used', 'in-use'] as const;
@@ -23,32 +23,6 @@ export interface EndpointSearchRequest {
  * What a search asks of the repository, every condition ANDed: the core decides them from the
  * request and the caller; each adapter translates them (SQL, or plain code in memory).
  */
-export interface EndpointCriteria {
-  /** Each term must be a prefix of a word of a searched field (after stemming where the engine stems). */
-  terms: string[];
-  /** Public, or one of `roles` held by these principals: what the caller could GET. */
-  visibleTo: { principalIds: readonly string[]; roles: readonly EndpointRole[] };
-  ownedBy?: readonly string[];
-  notOwnedBy?: readonly string[];
-  kinds?: readonly EndpointKind[];
-  /** One of `roles` held by these principals (an owner holds administrator). */
-  holding?: { principalIds: readonly string[]; roles: readonly EndpointRole[] };
-  /** A live access rule grants one of these principals, or all authenticated users. */
-  grantedTo?: { principalIds: readonly string[]; now: Date };
-  hostId?: string;
-  hostKind?: EndpointKind;
-  /** A server endpoint without servers is non-functional; every other endpoint is functional. */
-  functional?: boolean;
-  offset: number;
-  /** How many to read: one more than the page, to know whether another page follows. */
-  limit: number;
-}
-
-export interface SearchHit extends EndpointWithRoles {
-  /** Match quality, higher is better; 0 without full text. */
-  rank: number;
-}
-
 export const DEFAULT_SEARCH_LIMIT = 25;
 export const MAX_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_WINDOW = 1000;

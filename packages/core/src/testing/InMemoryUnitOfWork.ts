@@ -11,7 +11,8 @@ import type { AuthorizationCodeRepository, AuthorizationCodeState, RefreshTokenR
 import { sortIdentitySet, type IdentityRepository, type IdentityState } from '../auth/Identity';
 import { Endpoint, type EndpointState, type Tombstone } from '../endpoint/Endpoint';
 import { endpointConflicts, type EndpointRepository, type ShareCursor } from '../endpoint/EndpointRepository';
-import { searchRank, type EndpointCriteria } from '../endpoint/EndpointSearch';
+import type { EndpointCriteria } from '../endpoint/EndpointRepository';
+import { searchRank } from '../endpoint/EndpointSearch';
 import type { PauseRuleRepository, PauseRuleState } from '../pause-rule/PauseRule';
 import type { RoleAssignmentState, RoleRepository } from '../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../shared/errors';
