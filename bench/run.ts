@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request as AutocannonRequest } from 'autocannon';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
-import { openDatabase, seedDatabase, TypeormUnitOfWork, type SeedResult } from '@xfer/persistence';
+import { openEngine, seedDatabase, TypeormUnitOfWork, type SeedResult } from '@xfer/persistence';
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { freePort } from '@xfer/server-kit';
 import { SingleBar, Presets } from 'cli-progress';
@@ -238,18 +238,18 @@ async function consoleSignIn(consoleUrl: string, authSession: string): Promise<s
 }
 
 async function seed(databaseUrl: string, size: number): Promise<SeedResult> {
-  const dataSource = await openDatabase(databaseUrl);
+  const engine = await openEngine(databaseUrl);
   const bar = process.stderr.isTTY
     ? new SingleBar({ format: `seeding ${size} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr }, Presets.shades_classic)
     : null;
   bar?.start(size, 0);
   const started = Date.now();
   try {
-    return await seedDatabase(dataSource, { endpoints: size, sharesOnFirstHost: Math.min(SHARES, Math.floor(size / 2)), onProgress: (done) => bar?.update(done) });
+    return await seedDatabase(engine, { endpoints: size, sharesOnFirstHost: Math.min(SHARES, Math.floor(size / 2)), onProgress: (done) => bar?.update(done) });
   } finally {
     bar?.stop();
     console.error(`seeded ${size} endpoints in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    await dataSource.destroy();
+    await engine.close();
   }
 }
 
@@ -275,9 +275,9 @@ const HEAVY_WORDS = 'storage archive imaging genomics climate ocean tape lab dat
  * finding 1), made on the database directly: its token for the API.
  */
 async function heavyCaller(databaseUrl: string): Promise<string> {
-  const dataSource = await openDatabase(databaseUrl);
+  const engine = await openEngine(databaseUrl);
   try {
-    const services = createCoreServices(new TypeormUnitOfWork(dataSource), systemClock, randomIdGenerator);
+    const services = createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator);
     const username = `heavy-${process.pid}-${Date.now()}@example.org`;
     await services.admin.addIdentity({ username });
     const { token } = await services.admin.issueToken(username);
@@ -288,7 +288,7 @@ async function heavyCaller(databaseUrl: string): Promise<string> {
     }
     return token;
   } finally {
-    await dataSource.destroy();
+    await engine.close();
   }
 }
 

@@ -1,16 +1,16 @@
 import type { Clock, IdGenerator, UnitOfWork } from '@xfer/core';
 import { coreContainer } from '@xfer/persistence';
 import type { Container } from 'inversify';
-import type { DataSource } from 'typeorm';
 import { HttpTokenIntrospector } from './adapters/HttpTokenIntrospector';
 import type { ApiConfig } from './config';
+import type { Engine } from '@xfer/persistence';
 
 /**
  * The API's composition root: TypeORM adapters and the core use cases; tokens are checked locally
  * unless an external authorization server is configured for introspection.
  */
 export function buildApiContainer(
-  dataSource: DataSource,
+  engine: Engine,
   options: Partial<Pick<ApiConfig, 'introspection' | 'requiredScope'>> & { clock?: Clock; ids?: IdGenerator; uow?: UnitOfWork } = {},
 ): Container {
   const settings = options.introspection;
@@ -18,5 +18,5 @@ export function buildApiContainer(
     introspector: settings ? new HttpTokenIntrospector(settings.url, settings.clientId, settings.clientSecret) : null,
     ...(options.requiredScope !== undefined && { requiredScope: options.requiredScope }),
   };
-  return coreContainer(dataSource, { authentication, clock: options.clock, ids: options.ids, uow: options.uow });
+  return coreContainer(engine, { authentication, clock: options.clock, ids: options.ids, uow: options.uow });
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import { openDatabase } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
 import { closeGracefully, listen, runMain } from '@xfer/server-kit';
 import { apiConfig } from './config';
 import { buildApiContainer } from './container';
@@ -14,14 +14,14 @@ import { createApp } from './http/app';
 runMain(async () => {
   const config = apiConfig();
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers, config.databaseUrl);
-  const dataSource = await openDatabase(config.databaseUrl, { migrate: cluster.isPrimary, poolSize: config.databasePoolSize });
-  const server = await listen(createApp(buildApiContainer(dataSource, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
+  const engine = await openEngine(config.databaseUrl, { migrate: cluster.isPrimary, poolSize: config.databasePoolSize });
+  const server = await listen(createApp(buildApiContainer(engine, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
   if (cluster.isPrimary) console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);
-  closeGracefully([server], () => dataSource.destroy(), { log: cluster.isPrimary ? console.log : undefined });
+  closeGracefully([server], () => engine.close(), { log: cluster.isPrimary ? console.log : undefined });
 });
 
 async function runPrimary(workers: number, databaseUrl: string): Promise<void> {
-  await (await openDatabase(databaseUrl, { readCache: false })).destroy();
+  await (await openEngine(databaseUrl, { readCache: false })).close();
   let stopping = false;
   let stop: (signal: NodeJS.Signals, exitCode?: number) => void = () => undefined;
   const fork = (): unknown => cluster.fork().once('exit', (code, signal) => {

@@ -1,13 +1,11 @@
 import { buildApiContainer } from '@xfer/api';
 import { buildHelperPagesContainer } from '@xfer/helper-pages';
-import { TypeormUnitOfWork } from '@xfer/persistence';
-import type { DataSource } from 'typeorm';
+import type { Engine } from '@xfer/persistence';
 
 /**
- * The composition of both apps in one process on one database: one unit of work between them (on
- * SQLite it queues the one connection's transactions; two would interleave theirs).
+ * The composition of both apps in one process on one database engine. Their units of work share
+ * the engine's transaction queue (on SQLite the one connection's: two queues would interleave).
  */
-export function bothApps(dataSource: DataSource, config: Parameters<typeof buildApiContainer>[1], pagesConfig: Parameters<typeof buildHelperPagesContainer>[1]) {
-  const uow = new TypeormUnitOfWork(dataSource);
-  return { apiContainer: buildApiContainer(dataSource, { ...config, uow }), pagesContainer: buildHelperPagesContainer(dataSource, { ...pagesConfig, uow }) };
+export function bothApps(engine: Engine, config: Parameters<typeof buildApiContainer>[1], pagesConfig: Parameters<typeof buildHelperPagesContainer>[1]) {
+  return { apiContainer: buildApiContainer(engine, config), pagesContainer: buildHelperPagesContainer(engine, pagesConfig) };
 }

@@ -10,16 +10,16 @@ import {
 import { consoleConfig, createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
 import { ConfigError } from '@xfer/config';
-import { coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import type { DataSource } from 'typeorm';
 import { seedDatabase } from './seed';
 import { StandIn } from './standIn';
 import { exportSeed } from './exportSeed';
 import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { bothApps } from './bothApps';
+import type { Engine } from '@xfer/persistence';
 
 /** Exit code for bad arguments and refused operations. */
 export const USAGE_ERROR = 2;
@@ -75,14 +75,14 @@ export function buildProgram(io: Io): Command {
 
   const databaseUrl = () => (program.opts().database as string | undefined) ?? io.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 
-  async function withServices<T>(work: (services: CoreServices, dataSource: DataSource) => Promise<T>): Promise<T> {
+  async function withServices<T>(work: (services: CoreServices, engine: Engine) => Promise<T>): Promise<T> {
     // one command, a few reads: no read cache (on Postgres it would open a listening connection)
-    const dataSource = await openDatabase(databaseUrl(), { readCache: false });
+    const engine = await openEngine(databaseUrl(), { readCache: false });
     try {
       // the auth app's container: the same core, and the keys that sign id_tokens (xfer keys)
-      return await work(coreServicesOf(buildHelperPagesContainer(dataSource, helperPagesConfig(io.env))), dataSource);
+      return await work(coreServicesOf(buildHelperPagesContainer(engine, helperPagesConfig(io.env))), engine);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
     }
   }
 
@@ -434,12 +434,12 @@ export function buildProgram(io: Io): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
-      const dataSource = await openDatabase(databaseUrl(), { migrate: false, readCache: false });
+      const engine = await openEngine(databaseUrl(), { migrate: false, readCache: false });
       try {
-        const applied = await dataSource.runMigrations({ transaction: 'each' });
+        const applied = await engine.dataSource.runMigrations({ transaction: 'each' });
         const names = applied.map((m) => m.name);
         // the hosted service's standard scopes and the CLI's client, once per database
-        const admin = coreServicesOf(coreContainer(dataSource)).admin;
+        const admin = coreServicesOf(coreContainer(engine)).admin;
         const installed = await admin.installStandardCatalogue();
         // the web console's client at its configured address (its start brings address and secret up to date)
         const consoleSettings = consoleConfig(io.env);
@@ -451,7 +451,7 @@ export function buildProgram(io: Io): Command {
           io.out(lines.length === 0 ? 'database is up to date' : lines.join('\n'));
         }
       } finally {
-        await dataSource.destroy();
+        await engine.close();
       }
     });
 
@@ -461,7 +461,7 @@ export function buildProgram(io: Io): Command {
     .requiredOption('--endpoints <count>', 'number of endpoints to create', positiveInteger)
     .option('--shares-per-host <count>', 'shares on the first host endpoint', positiveInteger)
     .action(async (o: { endpoints: number; sharesPerHost?: number }) => {
-      const result = await withServices((_s, dataSource) => seedDatabase(dataSource, { endpoints: o.endpoints, sharesOnFirstHost: o.sharesPerHost ?? 0, progress: io.progress }));
+      const result = await withServices((_s, engine) => seedDatabase(engine, { endpoints: o.endpoints, sharesOnFirstHost: o.sharesPerHost ?? 0, progress: io.progress }));
       if (program.opts().json) io.out(JSON.stringify(result, null, 2));
       else io.out(`seeded ${result.endpoints} endpoints (${result.shares} shares) for ${result.owners} owners; token of ${result.username}: ${result.token}`);
     });
@@ -471,7 +471,7 @@ export function buildProgram(io: Io): Command {
     .command('export <file>')
     .description('write the database\'s state in the seed format of serve --ephemeral (JSON, or YAML for .yaml/.yml)')
     .action(async (file: string) => {
-      const seed = await withServices((services, dataSource) => exportSeed(services, new TypeormUnitOfWork(dataSource).repositories));
+      const seed = await withServices((services, engine) => exportSeed(services, new TypeormUnitOfWork(engine).repositories));
       writeFileSync(file, /\.ya?ml$/i.test(file) ? stringifyYaml(seed) : `${JSON.stringify(seed, null, 2)}\n`);
       io.out(program.opts().json ? JSON.stringify({ file, objects: Object.values(seed).reduce((n, list) => n + list.length, 0) }) : `wrote ${file}`);
     });
@@ -509,8 +509,8 @@ export function buildProgram(io: Io): Command {
         if (clash) throw new ConfigError(`${name} and ${clash[0]} are both ${port}: the apps need a port each; set one of them`);
       }
       const url = databaseUrl();
-      const dataSource = await openDatabase(url);
-      const { apiContainer, pagesContainer } = bothApps(dataSource, config, pagesConfig);
+      const engine = await openEngine(url);
+      const { apiContainer, pagesContainer } = bothApps(engine, config, pagesConfig);
       await prepareSigningKeys(pagesContainer, pagesConfig, io.err);
       const servers: Server[] = [];
       try {
@@ -521,7 +521,7 @@ export function buildProgram(io: Io): Command {
       } catch (error) {
         // a failed start leaves nothing open behind it, so the process can exit with the error
         for (const server of servers) server.close();
-        await dataSource.destroy();
+        await engine.close();
         throw error;
       }
       const stopHousekeeping = startHousekeeping(pagesContainer, { log: io.err });
@@ -537,7 +537,7 @@ export function buildProgram(io: Io): Command {
         servers,
         () => {
           stopHousekeeping();
-          return dataSource.destroy();
+          return engine.close();
         },
         { log: io.err },
       );

@@ -1,10 +1,10 @@
 import { seedDatabase as seed, type SeedResult } from '@xfer/persistence';
 import { SingleBar, Presets } from 'cli-progress';
-import type { DataSource } from 'typeorm';
+import type { Engine } from '@xfer/persistence';
 
 /** `xfer seed`: the persistence seeder with a progress bar on a terminal (cli-progress). */
 export async function seedDatabase(
-  dataSource: DataSource,
+  engine: Engine,
   options: { endpoints: number; sharesOnFirstHost: number; progress?: NodeJS.WriteStream },
 ): Promise<SeedResult> {
   const bar = options.progress
@@ -12,7 +12,7 @@ export async function seedDatabase(
     : null;
   bar?.start(options.endpoints, 0);
   try {
-    return await seed(dataSource, { endpoints: options.endpoints, sharesOnFirstHost: options.sharesOnFirstHost, onProgress: (done) => bar?.update(done) });
+    return await seed(engine, { endpoints: options.endpoints, sharesOnFirstHost: options.sharesOnFirstHost, onProgress: (done) => bar?.update(done) });
   } finally {
     bar?.stop();
   }

@@ -5,14 +5,13 @@ import { apiConfig, createApp as createApiApp } from '@xfer/api';
 import { createCoreServices, randomIdGenerator, systemClock, type IdGenerator } from '@xfer/core';
 import { createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { createApp as createPagesApp, helperPagesConfig, prepareSigningKeys } from '@xfer/helper-pages';
-import { coreServicesOf, openDatabase, restoreTables, snapshotTables, TOKENS, type TableSnapshot } from '@xfer/persistence';
+import { coreServicesOf, openMemoryEngine, TOKENS, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
 import type { Container } from 'inversify';
 import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { exportSeed } from './exportSeed';
 import { createLogger } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { DataSource } from 'typeorm';
 import { bothApps } from './bothApps';
 import { SeedFile } from './seedFile';
 
@@ -58,7 +57,7 @@ export class StandIn {
   private faults: Fault[] = [];
 
   private constructor(
-    private readonly dataSource: DataSource,
+    private readonly engine: SqliteEngine,
     private readonly server: Server,
     private readonly seeded: TableSnapshot,
     readonly url: string,
@@ -73,11 +72,11 @@ export class StandIn {
 
   static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {
     const seed = options.seedFile ? SeedFile.read(options.seedFile) : null;
-    const dataSource = await openDatabase('sqlite::memory:');
+    const engine = await openMemoryEngine();
     try {
       const config = apiConfig(options.env);
       const pagesConfig = helperPagesConfig(options.env);
-      const { apiContainer, pagesContainer } = bothApps(dataSource, config, pagesConfig);
+      const { apiContainer, pagesContainer } = bothApps(engine, config, pagesConfig);
       await prepareSigningKeys(pagesContainer, { signingKeySecret: pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process' }, () => undefined);
       if (seed) {
         // the seed's own ids: the next id the seeding services take, where the seed gives one
@@ -94,8 +93,8 @@ export class StandIn {
       const url = `http://${options.host}:${(server.address() as AddressInfo).port}`;
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(coreServicesOf(pagesContainer).admin, url);
-      const seeded = await snapshotTables(dataSource);
-      const standIn = new StandIn(dataSource, server, seeded, url, pagesContainer);
+      const seeded = await engine.snapshot();
+      const standIn = new StandIn(engine, server, seeded, url, pagesContainer);
       app.use(standIn.journalRequests());
       app.use('/_xfer', standIn.controlRoutes());
       app.use(standIn.injectFaults());
@@ -110,14 +109,14 @@ export class StandIn {
       });
       return standIn;
     } catch (error) {
-      await dataSource.destroy();
+      await engine.close();
       throw error;
     }
   }
 
   /** Back to the seed: every table as it was after seeding; the journal and the faults cleared. */
   async reset(): Promise<void> {
-    await restoreTables(this.dataSource, this.seeded);
+    await this.engine.restore(this.seeded);
     this.journal.length = 0;
     this.faults = [];
   }
@@ -127,7 +126,7 @@ export class StandIn {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     await closed;
-    await this.dataSource.destroy();
+    await this.engine.close();
   }
 
   private journalRequests() {

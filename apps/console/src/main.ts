@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { coreContainer, coreServicesOf, openDatabase } from '@xfer/persistence';
+import { coreContainer, coreServicesOf, openEngine } from '@xfer/persistence';
 import { closeGracefully, createLogger, listen, runMain } from '@xfer/server-kit';
 import { consoleConfig } from './config';
 import { createConsoleApp } from './http/app';
@@ -9,12 +9,12 @@ import { registerConsoleClient } from './registration';
 runMain(async () => {
   const config = consoleConfig();
   // the database only to register this console's address and secret; pages go through the API
-  const dataSource = await openDatabase(config.databaseUrl, { poolSize: 1, readCache: false });
+  const engine = await openEngine(config.databaseUrl, { poolSize: 1, readCache: false });
   let credentials;
   try {
-    credentials = await registerConsoleClient(coreServicesOf(coreContainer(dataSource)).admin, config.publicUrl, config.clientSecret);
+    credentials = await registerConsoleClient(coreServicesOf(coreContainer(engine)).admin, config.publicUrl, config.clientSecret);
   } finally {
-    await dataSource.destroy();
+    await engine.close();
   }
   const app = createConsoleApp({ ...config, ...credentials, logger: createLogger({ name: 'xfer-console', level: config.logLevel }) });
   const server = await listen(app, config.consolePort, config.host, 'CONSOLE_PORT');

@@ -1,18 +1,18 @@
 import { coreContainer } from '@xfer/persistence';
 import type { SignInThrottleOptions, UnitOfWork } from '@xfer/core';
 import type { Container } from 'inversify';
-import type { DataSource } from 'typeorm';
 import type { HelperPagesConfig } from './config';
 import { JoseKeyCrypto } from './oauth/JoseKeyCrypto';
+import type { Engine } from '@xfer/persistence';
 
 /** The helper pages' composition root: the same TypeORM adapters and core use cases as the API. */
 export function buildHelperPagesContainer(
-  dataSource: DataSource,
+  engine: Engine,
   config: Partial<Pick<HelperPagesConfig, 'issuer' | 'accessTokenLifetimeSeconds' | 'signingKeySecret'>> & { signInThrottle?: Partial<SignInThrottleOptions>; uow?: UnitOfWork } = {},
 ): Container {
   const authorizationServer = {
     ...(config.issuer !== undefined && { issuer: config.issuer }),
     ...(config.accessTokenLifetimeSeconds !== undefined && { accessTokenLifetimeSeconds: config.accessTokenLifetimeSeconds }),
   };
-  return coreContainer(dataSource, { authorizationServer, signInThrottle: config.signInThrottle, keyCrypto: new JoseKeyCrypto(config.signingKeySecret), uow: config.uow });
+  return coreContainer(engine, { authorizationServer, signInThrottle: config.signInThrottle, keyCrypto: new JoseKeyCrypto(config.signingKeySecret), uow: config.uow });
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { openDatabase } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
 import { closeGracefully, listen, runMain } from '@xfer/server-kit';
 import { helperPagesConfig } from './config';
 import { buildHelperPagesContainer } from './container';
@@ -10,8 +10,8 @@ import { prepareSigningKeys } from './oauth/startup';
 /** `npm run start:auth`: the helper pages alone. */
 runMain(async () => {
   const config = helperPagesConfig();
-  const dataSource = await openDatabase(config.databaseUrl, { poolSize: config.databasePoolSize });
-  const container = buildHelperPagesContainer(dataSource, config);
+  const engine = await openEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const container = buildHelperPagesContainer(engine, config);
   await prepareSigningKeys(container, config, console.error);
   const server = await listen(createApp(container, config), config.authPort, config.host, 'AUTH_PORT');
   const stopHousekeeping = startHousekeeping(container, { log: console.error });
@@ -20,7 +20,7 @@ runMain(async () => {
     [server],
     () => {
       stopHousekeeping();
-      return dataSource.destroy();
+      return engine.close();
     },
     { log: console.log },
   );

@@ -1,5 +1,5 @@
 import { wholeNumberFromEnv } from '@xfer/config';
-import { DatabaseUrlError, DEFAULT_DATABASE_URL, dataSourceOptions } from './dataSource';
+import { DatabaseUrlError, DEFAULT_DATABASE_URL, dataSourceOptions } from './engine/openEngine';
 
 /** Where the database is and how many connections a process keeps, checked up front (a bad value names its variable). */
 export function databaseConfig(env: NodeJS.ProcessEnv): { databaseUrl: string; databasePoolSize: number | undefined } {

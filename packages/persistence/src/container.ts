@@ -10,8 +10,7 @@ import {
   type UnitOfWork,
 } from '@xfer/core';
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
-import type { DataSource } from 'typeorm';
-import { readMemoOf } from './readCache';
+import type { Engine } from './engine/Engine';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
 
 type ServiceTokens = { [K in keyof CoreServices]: ServiceIdentifier<CoreServices[K]> };
@@ -34,7 +33,7 @@ const SERVICES: ServiceTokens = {
 
 /** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
 export const TOKENS = {
-  DataSource: Symbol.for('xfer.DataSource') as ServiceIdentifier<DataSource>,
+  Engine: Symbol.for('xfer.Engine') as ServiceIdentifier<Engine>,
   UnitOfWork: Symbol.for('xfer.UnitOfWork') as ServiceIdentifier<UnitOfWork>,
   Clock: Symbol.for('xfer.Clock') as ServiceIdentifier<Clock>,
   IdGenerator: Symbol.for('xfer.IdGenerator') as ServiceIdentifier<IdGenerator>,
@@ -42,16 +41,12 @@ export const TOKENS = {
   ...SERVICES,
 } as const;
 
-/**
- * The TypeORM adapters over an open DataSource. `uow`: the one unit of work of that DataSource in
- * this process, where several containers share it (on SQLite it queues the one connection's
- * transactions: two of them would interleave theirs).
- */
-export function persistenceModule(dataSource: DataSource, uow: UnitOfWork = new TypeormUnitOfWork(dataSource)): ContainerModule {
+/** The TypeORM adapters over an open engine (every unit of work on it shares its transaction queue). `uow`: another unit of work (tests). */
+export function persistenceModule(engine: Engine, uow: UnitOfWork = new TypeormUnitOfWork(engine)): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(TOKENS.DataSource).toConstantValue(dataSource);
+    bind(TOKENS.Engine).toConstantValue(engine);
     bind(TOKENS.UnitOfWork).toConstantValue(uow);
-    bind(TOKENS.ReadMemo).toConstantValue(readMemoOf(dataSource));
+    bind(TOKENS.ReadMemo).toConstantValue(engine.readMemo);
   });
 }
 
@@ -90,8 +85,8 @@ export function coreServicesOf(container: Container): CoreServices {
 }
 
 /** A container of the TypeORM adapters and the core services: what each app's composition root starts from. */
-export function coreContainer(dataSource: DataSource, options: Parameters<typeof coreModule>[0] & { uow?: UnitOfWork } = {}): Container {
+export function coreContainer(engine: Engine, options: Parameters<typeof coreModule>[0] & { uow?: UnitOfWork } = {}): Container {
   const container = new Container();
-  container.loadSync(persistenceModule(dataSource, options.uow), coreModule(options));
+  container.loadSync(persistenceModule(engine, options.uow), coreModule(options));
   return container;
 }

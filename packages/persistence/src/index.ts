@@ -1,7 +1,9 @@
-export { openDatabase, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError } from './dataSource';
+export { openEngine, openMemoryEngine, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError } from './engine/openEngine';
+export type { Engine, EngineOptions, EndpointSearcher } from './engine/Engine';
+export type { SqliteEngine } from './engine/sqlite/SqliteEngine';
+export type { TableSnapshot } from './engine/sqlite/tableSnapshot';
 export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
 export { MIGRATIONS } from './migrations';
 export { TOKENS, persistenceModule, coreModule, coreServicesOf, coreContainer } from './container';
 export { databaseConfig } from './config';
 export { seedDatabase, type SeedOptions, type SeedResult } from './seed';
-export { snapshotTables, restoreTables, type TableSnapshot } from './tableSnapshot';

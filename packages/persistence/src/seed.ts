@@ -7,11 +7,9 @@ import {
   randomIdGenerator,
   type IdentityState,
 } from '@xfer/core';
-import type { DataSource } from 'typeorm';
 import { EndpointSchema, IdentitySchema, RoleAssignmentSchema, type EndpointRecord } from './records/schemas';
 import { endpointToRecord } from './repositories/TypeormEndpointRepository';
-import { analyze } from './plannerStatistics';
-import { insertSql } from './sql';
+import type { Engine, RowBatch } from './engine/Engine';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
 
 export interface SeedOptions {
@@ -39,43 +37,9 @@ export interface SeedResult {
 }
 
 const CHUNK = 500;
-/**
- * SQLite: every this many batches the main connection copies the WAL into the database, so that the
- * next batch starts it again from the beginning. Batches written back to back never let the
- * checkpoint thread reach the WAL's end (walCheckpoints.ts): a 1,000,000-endpoint seed's WAL passed
- * 49 GB at three fifths of the way.
- */
-const BATCHES_PER_CHECKPOINT = 20;
 const ENDPOINT_COLUMNS = Object.keys(EndpointSchema.options.columns);
 const ROLE_COLUMNS = Object.keys(RoleAssignmentSchema.options.columns);
 
-type Batch = [table: string, columns: string[], rows: Record<string, unknown>[]];
-let sqliteBatches = 0;
-
-/**
- * Writes batches of rows in one transaction, fast: on SQLite one prepared statement per table run
- * for each row on the better-sqlite3 handle; on Postgres one multi-row INSERT per table.
- */
-async function bulkInsert(dataSource: DataSource, batches: Batch[]): Promise<void> {
-  const values = (row: Record<string, unknown>, columns: string[], sqlite: boolean) =>
-    columns.map((c) => (sqlite && typeof row[c] === 'boolean' ? (row[c] ? 1 : 0) : (row[c] ?? null)));
-  if (dataSource.options.type === 'better-sqlite3') {
-    type Db = { prepare(sql: string): { run(...p: unknown[]): unknown }; transaction(fn: () => void): () => void; pragma(sql: string): unknown };
-    const db = (dataSource.driver as unknown as { databaseConnection: Db }).databaseConnection;
-    const statements = batches.map(([table, columns]) => db.prepare(insertSql(table, columns)));
-    db.transaction(() => batches.forEach(([, columns, rows], i) => rows.forEach((row) => statements[i].run(...values(row, columns, true)))))();
-    if (++sqliteBatches % BATCHES_PER_CHECKPOINT === 0) db.pragma('wal_checkpoint(PASSIVE)');
-    return;
-  }
-  await dataSource.transaction(async (manager) => {
-    for (const [table, columns, rows] of batches) {
-      if (rows.length === 0) continue;
-      let n = 0;
-      const tuples = rows.map(() => `(${columns.map(() => `$${++n}`).join(', ')})`).join(', ');
-      await manager.query(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples}`, rows.flatMap((row) => values(row, columns, false)));
-    }
-  });
-}
 const ORGANIZATIONS = ['Example University', 'National Lab', 'Institute of Data', 'Research Computing Center', 'Ocean Observatory'];
 const WORDS = ['genomics', 'climate', 'imaging', 'archive', 'scratch', 'projects', 'cryo-em', 'astro', 'hpc', 'backup'];
 
@@ -84,8 +48,9 @@ const WORDS = ['genomics', 'climate', 'imaging', 'archive', 'scratch', 'projects
  * personal endpoints, shares on one managed host, and every owner's administrator role. Rows are
  * built by the domain (Endpoint.create) and written in bulk.
  */
-export async function seedDatabase(dataSource: DataSource, options: SeedOptions): Promise<SeedResult> {
-  const uow = new TypeormUnitOfWork(dataSource);
+export async function seedDatabase(engine: Engine, options: SeedOptions): Promise<SeedResult> {
+  const { dataSource } = engine;
+  const uow = new TypeormUnitOfWork(engine);
   const admin = new AdminService(uow, systemClock, randomIdGenerator);
   const suffix = randomUUID().slice(0, 8);
   const username = `bench-${suffix}`;
@@ -129,10 +94,11 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
 
   const flush = async () => {
     if (endpoints.length === 0) return;
-    await bulkInsert(dataSource, [
-      ['endpoints', ENDPOINT_COLUMNS, endpoints as unknown as Record<string, unknown>[]],
-      ['role_assignments', ROLE_COLUMNS, roles],
-    ]);
+    const batches: RowBatch[] = [
+      { table: 'endpoints', columns: ENDPOINT_COLUMNS, rows: endpoints as unknown as Record<string, unknown>[] },
+      { table: 'role_assignments', columns: ROLE_COLUMNS, rows: roles },
+    ];
+    await engine.insertRows(batches);
     written += endpoints.length;
     endpoints = [];
     roles = [];
@@ -172,12 +138,8 @@ export async function seedDatabase(dataSource: DataSource, options: SeedOptions)
     if (endpoints.length >= CHUNK) await flush();
   }
   await flush();
-  // fresh statistics, so both planners pick the indexes for the bulk-loaded tables
-  await analyze(dataSource);
-  // a bulk load leaves FTS5 with many index segments, each read by every search: merge them into one
-  // (a two-term search at 1,000 endpoints took a third of the time after it; Postgres's GIN index
-  // takes writes straight in, see the SearchTerms migration)
-  if (dataSource.options.type === 'better-sqlite3') await dataSource.query("INSERT INTO endpoint_search (endpoint_search) VALUES ('optimize')");
+  // fresh statistics, so both planners pick the indexes for the bulk-loaded tables (and on SQLite the search index merged)
+  await engine.settleAfterBulkLoad();
   const password = randomUUID();
   await admin.setPassword(username, password);
   return { endpoints: written, shares, managed_shares: managedShares, owners: owners.length, username, token, password, host_endpoint_id: host.id, sample_endpoint_ids: samples, own_server_endpoint_ids: own };

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { FixedClock, SequentialIdGenerator, TestWorld } from '@xfer/core/testing';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { testBackends } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -201,9 +201,9 @@ describe('the wire answers to a fixed script (golden)', () => {
   it('are the recorded ones, byte for byte but for ids', async () => {
     const [sqlite] = testBackends();
     const database = await sqlite.create();
-    const dataSource = await openDatabase(database.url);
+    const engine = await openEngine(database.url);
     try {
-      const container = buildApiContainer(dataSource, { clock: new FixedClock(), ids: new SequentialIdGenerator() });
+      const container = buildApiContainer(engine, { clock: new FixedClock(), ids: new SequentialIdGenerator() });
       const app = createApp(container, { logger: createLogger({ level: 'silent' }) });
       const world = new TestWorld(container.get(TOKENS.UnitOfWork));
       const tokens: Record<string, string> = { nobody: 'no-such-token' };
@@ -249,7 +249,7 @@ describe('the wire answers to a fixed script (golden)', () => {
       const recorded = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Answer[];
       expect(answers).toEqual(recorded);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });

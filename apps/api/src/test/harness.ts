@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TestWorld } from '@xfer/core/testing';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { testBackends, type TestBackend } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import express from 'express';
@@ -20,8 +20,8 @@ export const BACKENDS = testBackends();
  */
 export async function startApi(backend: TestBackend, options: ApiOptions = {}) {
   const database = await backend.create();
-  const dataSource = await openDatabase(database.url);
-  const container = buildApiContainer(dataSource);
+  const engine = await openEngine(database.url);
+  const container = buildApiContainer(engine);
   // every JSON response of the suite is checked against the OpenAPI document
   const violations: string[] = [];
   const app = express().use(responseRecorder(violations)).use(createApp(container, { logger: createLogger({ level: 'silent' }), ...options }));
@@ -34,11 +34,11 @@ export async function startApi(backend: TestBackend, options: ApiOptions = {}) {
     delete: (path: string) => http.delete(`${V}${path}`).set('Authorization', `Bearer ${token}`),
   });
     const close = async () => {
-    await dataSource.destroy();
+    await engine.close();
     await database.drop();
     if (violations.length > 0) throw new Error(`responses that do not match openapi.json:\n${violations.slice(0, 10).join('\n')}`);
   };
-  return { app, http, world, as, dataSource, close };
+  return { app, http, world, as, engine, close };
 }
 
 export type Api = Awaited<ReturnType<typeof startApi>>;

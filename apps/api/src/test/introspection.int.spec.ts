@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import { openDatabase } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
 import express from 'express';
 import supertest from 'supertest';
-import type { DataSource } from 'typeorm';
 import { buildApiContainer } from '../container';
 import { createApp } from '../http/app';
 import { V } from './harness';
+import type { Engine } from '@xfer/persistence';
 
 const TRANSFER_SCOPE = 'urn:globus:auth:scope:transfer.api.globus.org:all';
 const PRIMARY = 'aaaaaaaa-1111-4111-8111-000000000001';
@@ -35,7 +35,7 @@ function startStubAuthServer() {
 
 describe('token introspection against an external authorization server', () => {
   let stub: ReturnType<typeof startStubAuthServer>;
-  let dataSource: DataSource;
+  let engine: Engine;
   let url: string;
 
   beforeAll(async () => {
@@ -44,12 +44,12 @@ describe('token introspection against an external authorization server', () => {
     url = `http://127.0.0.1:${(stub.server.address() as AddressInfo).port}/v2/oauth2/token/introspect`;
   });
   afterAll(() => new Promise((r) => stub.server.close(r)));
-  beforeEach(async () => (dataSource = await openDatabase('sqlite::memory:')));
-  afterEach(() => dataSource.destroy());
+  beforeEach(async () => (engine = await openEngine('sqlite::memory:')));
+  afterEach(() => engine.close());
 
   const api = (clientSecret = 's3cret', introspectionUrl = url) =>
     supertest(
-      createApp(buildApiContainer(dataSource, { introspection: { url: introspectionUrl, clientId: 'resource-server', clientSecret }, requiredScope: TRANSFER_SCOPE }), {
+      createApp(buildApiContainer(engine, { introspection: { url: introspectionUrl, clientId: 'resource-server', clientSecret }, requiredScope: TRANSFER_SCOPE }), {
         logger: createLogger({ level: 'silent' }),
       }),
     );

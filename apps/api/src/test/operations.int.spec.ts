@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { openDatabase } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
 import { buildApiContainer } from '../container';
@@ -72,14 +72,14 @@ describe.each(BACKENDS)('operating the API on $name', (backend) => {
 
   it('is not ready while migrations are pending', async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url, { migrate: false });
+    const engine = await openEngine(database.url, { migrate: false });
     try {
-      const app = createApp(buildApiContainer(dataSource), { logger: createLogger({ level: 'silent' }) });
+      const app = createApp(buildApiContainer(engine), { logger: createLogger({ level: 'silent' }) });
       const res = await supertest(app).get('/readyz');
       expect(res.status).toBe(503);
       expect(res.body.reason).toContain('migrations are pending');
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
-import { openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { freePort } from '@xfer/server-kit';
 import { BACKENDS } from './harness';
 
@@ -31,12 +31,12 @@ async function startApiProcess(databaseUrl: string): Promise<{ url: string; proc
 }
 
 async function withServices<T>(databaseUrl: string, work: (services: ReturnType<typeof createCoreServices>, uow: TypeormUnitOfWork) => Promise<T>): Promise<T> {
-  const dataSource = await openDatabase(databaseUrl);
+  const engine = await openEngine(databaseUrl);
   try {
-    const uow = new TypeormUnitOfWork(dataSource);
+    const uow = new TypeormUnitOfWork(engine);
     return await work(createCoreServices(uow, systemClock, randomIdGenerator), uow);
   } finally {
-    await dataSource.destroy();
+    await engine.close();
   }
 }
 

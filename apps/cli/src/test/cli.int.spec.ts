@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
-import { openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { USAGE_ERROR } from '../program';
 
 /** The real `xfer` binary (as `npx xfer` runs it) against a temporary SQLite database. */
@@ -38,12 +38,12 @@ describe('xfer admin command', () => {
   };
 
   async function inspect<T>(look: (uow: TypeormUnitOfWork, services: ReturnType<typeof createCoreServices>) => Promise<T>): Promise<T> {
-    const dataSource = await openDatabase(databaseUrl);
+    const engine = await openEngine(databaseUrl);
     try {
-      const uow = new TypeormUnitOfWork(dataSource);
+      const uow = new TypeormUnitOfWork(engine);
       return await look(uow, createCoreServices(uow, systemClock, randomIdGenerator));
     } finally {
-      await dataSource.destroy();
+      await engine.close();
     }
   }
 

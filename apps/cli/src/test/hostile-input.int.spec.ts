@@ -1,7 +1,7 @@
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
 import { TestWorld } from '@xfer/core/testing';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { testBackends } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
@@ -50,11 +50,11 @@ const HEADERS: Record<string, string>[] = [
 describe.each(testBackends())('hostile input on $name: no route of either app answers 5xx', (backend) => {
   it('to hostile cookies, headers and bodies', async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url);
+    const engine = await openEngine(database.url);
     const logger = createLogger({ level: 'silent' });
     try {
-      const apiContainer = buildApiContainer(dataSource);
-      const pagesContainer = buildHelperPagesContainer(dataSource);
+      const apiContainer = buildApiContainer(engine);
+      const pagesContainer = buildHelperPagesContainer(engine);
       const world = new TestWorld(apiContainer.get(TOKENS.UnitOfWork));
       const alice = await world.user('alice');
       const endpointId = (await world.services.endpoints.createEndpoint(await alice.principal(), { display_name: 'Target', personal: false, servers: [{ hostname: 'a.example.org' }] })).id;
@@ -82,7 +82,7 @@ describe.each(testBackends())('hostile input on $name: no route of either app an
       }
       expect(failures).toEqual([]);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
 import { TRANSFER_SCOPE } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
-import type { DataSource } from 'typeorm';
+import type { Engine } from '@xfer/persistence';
 
 /**
  * An API that trusts an xfer authorization service running elsewhere (its own database): the API's
@@ -13,7 +13,7 @@ import type { DataSource } from 'typeorm';
  */
 describe('the API checking tokens by introspection at an xfer authorization service', () => {
   const servers: Server[] = [];
-  const dataSources: DataSource[] = [];
+  const dataSources: Engine[] = [];
   let authUrl: string;
   let apiUrl: string;
   let worker: { id: string; secret: string };
@@ -27,7 +27,7 @@ describe('the API checking tokens by introspection at an xfer authorization serv
 
   beforeAll(async () => {
     const logger = createLogger({ level: 'silent' });
-    const [authDb, apiDb] = await Promise.all([openDatabase('sqlite::memory:'), openDatabase('sqlite::memory:')]);
+    const [authDb, apiDb] = await Promise.all([openEngine('sqlite::memory:'), openEngine('sqlite::memory:')]);
     dataSources.push(authDb, apiDb);
     const pages = buildHelperPagesContainer(authDb);
     authUrl = await listen(createServer(createPagesApp(pages, { logger })));
@@ -42,7 +42,7 @@ describe('the API checking tokens by introspection at an xfer authorization serv
 
   afterAll(async () => {
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
-    for (const dataSource of dataSources) await dataSource.destroy();
+    for (const engine of dataSources) await engine.close();
   });
 
   it('accepts a client_credentials token while it is live and refuses it once revoked', async () => {

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
 import { TRANSFER_SCOPE } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
 import { closeBrowserSuite, launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
 import type { Browser } from 'playwright-core';
-import type { DataSource } from 'typeorm';
+import type { Engine } from '@xfer/persistence';
 
 /**
  * The whole OAuth 2.0 flow in Debian's Chromium, as a user of a web application sees it: a tiny
@@ -82,7 +82,7 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
 // without a Chromium the run fails in jest.global-setup.js, unless the user skipped the browser suites
 (CHROMIUM ? describe : describe.skip)('OAuth 2.0 sign-in of a web application, in a real browser', () => {
   let browser: Browser;
-  let dataSource: DataSource;
+  let engine: Engine;
   const servers: Server[] = [];
   let authUrl: string;
   let apiUrl: string;
@@ -90,11 +90,11 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
   let portalUrl: string;
 
   beforeAll(async () => {
-    dataSource = await openDatabase('sqlite::memory:');
+    engine = await openEngine('sqlite::memory:');
     const logger = createLogger({ level: 'silent' });
-    const pagesContainer = buildHelperPagesContainer(dataSource);
+    const pagesContainer = buildHelperPagesContainer(engine);
     const pagesServer = createServer(createPagesApp(pagesContainer, { logger }));
-    const apiServer = createServer(createApiApp(buildApiContainer(dataSource), { logger }));
+    const apiServer = createServer(createApiApp(buildApiContainer(engine), { logger }));
     servers.push(pagesServer, apiServer);
     authUrl = await listen(pagesServer);
     apiUrl = await listen(apiServer);
@@ -119,7 +119,7 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
 
   afterAll(async () => {
     await closeBrowserSuite(browser, servers);
-    await dataSource.destroy();
+    await engine.close();
     screenshots.cleanup();
   });
 

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { bothApps } from '../bothApps';
 
 /** `xfer serve` (what `npm start` runs): both apps in one process, on one SQLite database. */
 describe('xfer serve, both apps on one SQLite database', () => {
   it("runs the two apps' transactions one after another, even where one waits between its statements", async () => {
-    const dataSource = await openDatabase('sqlite::memory:');
+    const engine = await openEngine('sqlite::memory:');
     try {
-      const { apiContainer, pagesContainer } = bothApps(dataSource, {}, {});
+      const { apiContainer, pagesContainer } = bothApps(engine, {}, {});
       const api = apiContainer.get(TOKENS.UnitOfWork);
       const pages = pagesContainer.get(TOKENS.UnitOfWork);
       // a transaction that waits between its statements (as one that signs or hashes asynchronously does)
@@ -20,7 +20,7 @@ describe('xfer serve, both apps on one SQLite database', () => {
         });
       expect(await Promise.all([work(api, 1), work(pages, 2), work(api, 3), work(pages, 4)])).toEqual([1, 2, 3, 4]);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
     }
   });
 });

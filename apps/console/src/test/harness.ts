@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
 import type { CoreServices, Repositories } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp, prepareSigningKeys } from '@xfer/helper-pages';
-import { coreServicesOf, openDatabase, TypeormUnitOfWork } from '@xfer/persistence';
+import { coreServicesOf, openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { createLogger, freePort } from '@xfer/server-kit';
 import express from 'express';
-import type { DataSource } from 'typeorm';
 import { createConsoleApp, type ConsoleOptions } from '../http/app';
 import { registerConsoleClient } from '../registration';
+import type { Engine } from '@xfer/persistence';
 
 export const PASSWORD = 'a long console password';
 
@@ -28,12 +28,12 @@ export interface ConsoleWorld {
  * the stand-in), with alice (a subscription member) and bob, both with PASSWORD.
  */
 export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): Promise<ConsoleWorld> {
-  const dataSource: DataSource = await openDatabase('sqlite::memory:');
+  const engine: Engine = await openEngine('sqlite::memory:');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const uow = new TypeormUnitOfWork(dataSource);
-  const apiContainer = buildApiContainer(dataSource, { uow });
-  const pagesContainer = buildHelperPagesContainer(dataSource, { issuer: url, uow });
+  const uow = new TypeormUnitOfWork(engine);
+  const apiContainer = buildApiContainer(engine, { uow });
+  const pagesContainer = buildHelperPagesContainer(engine, { issuer: url, uow });
   await prepareSigningKeys(pagesContainer, { signingKeySecret: 'console tests sign with keys of their own' }, () => undefined);
   const services = coreServicesOf(pagesContainer);
   for (const username of ['alice', 'bob']) {
@@ -64,7 +64,7 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
       await closed;
-      await dataSource.destroy();
+      await engine.close();
     },
   };
 }

@@ -44,7 +44,7 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   if (options.trustProxy) app.set('trust proxy', 1);
   app.use(assignRequestId);
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-helper-pages' })));
-  addHealthRoutes(app, container.get(TOKENS.DataSource));
+  addHealthRoutes(app, container.get(TOKENS.Engine));
   app.use(
     helmet({
       contentSecurityPolicy: {

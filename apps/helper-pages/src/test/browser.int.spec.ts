@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { bootstrapDemo, createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { createLogger } from '@xfer/server-kit';
 import { launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
 import type { Browser, Page } from 'playwright-core';
-import type { DataSource } from 'typeorm';
 import { buildHelperPagesContainer } from '../container';
 import { createApp } from '../http/app';
+import type { Engine } from '@xfer/persistence';
 
 /**
  * The helper pages in Debian's Chromium, driven by playwright-core: what a user sees and does.
@@ -24,13 +24,13 @@ const PORTAL = 'https://portal.example.org/';
 (CHROMIUM ? describe : describe.skip)('helper pages in a real browser', () => {
   let browser: Browser;
   let server: Server;
-  let dataSource: DataSource;
+  let engine: Engine;
   let base: string;
   let demo: { password: string; query: string };
 
   beforeAll(async () => {
-    dataSource = await openDatabase('sqlite::memory:');
-    const container = buildHelperPagesContainer(dataSource);
+    engine = await openEngine('sqlite::memory:');
+    const container = buildHelperPagesContainer(engine);
     server = createApp(container, { logger: createLogger({ level: 'silent' }) }).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -43,7 +43,7 @@ const PORTAL = 'https://portal.example.org/';
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => server.close(resolve));
-    await dataSource.destroy();
+    await engine.close();
     screenshots.cleanup();
   });
 
@@ -128,7 +128,7 @@ const PORTAL = 'https://portal.example.org/';
       `javascript:alert('uri')`,
       `'><svg onload=alert('svg')>`,
     ];
-    const container = buildHelperPagesContainer(dataSource);
+    const container = buildHelperPagesContainer(engine);
     const admin = createCoreServices(container.get(TOKENS.UnitOfWork), systemClock, randomIdGenerator).admin;
     const { client } = await admin.addClient({ display_name: `<script>alert('client')</script>` });
     for (const pagePath of ['logout', 'identities', 'consents']) {

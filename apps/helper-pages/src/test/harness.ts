@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorld } from '@xfer/core/testing';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { testBackends, type TestBackend, type TestDatabase } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
@@ -22,8 +22,8 @@ export async function startPages(
   shared?: TestDatabase,
 ) {
   const database = shared ?? (await backend.create());
-  const dataSource = await openDatabase(database.url);
-  const container = buildHelperPagesContainer(dataSource, config);
+  const engine = await openEngine(database.url);
+  const container = buildHelperPagesContainer(engine, config);
   const app = createApp(container, { logger: createLogger({ level: 'silent' }), ...options });
   const world = new TestWorld(container.get(TOKENS.UnitOfWork));
   const admin = world.services.admin;
@@ -45,7 +45,7 @@ export async function startPages(
   }
 
   const close = async () => {
-    await dataSource.destroy();
+    await engine.close();
     if (!shared) await database.drop();
   };
   return { app, http: supertest(app), container, world, admin, userWithPassword, signedInAgent, close };

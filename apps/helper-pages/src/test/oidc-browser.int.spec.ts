@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
-import { openDatabase, TOKENS } from '@xfer/persistence';
+import { openEngine, TOKENS } from '@xfer/persistence';
 import { createLogger, freePort } from '@xfer/server-kit';
 import { closeBrowserSuite, launchTestBrowser, testChromium } from '@xfer/server-kit/testing';
 import { generators, Issuer, type BaseClient } from 'openid-client';
 import type { Browser } from 'playwright-core';
-import type { DataSource } from 'typeorm';
 import { buildHelperPagesContainer } from '../container';
 import { createApp } from '../http/app';
+import type { Engine } from '@xfer/persistence';
 
 /**
  * A relying party that knows only xfer's discovery URL signs a user in with a standard OpenID
@@ -48,16 +48,16 @@ function relyingParty(client: () => BaseClient, redirectUri: string) {
 
 (CHROMIUM ? describe : describe.skip)('OpenID Connect sign-in of a relying party that uses only the discovery document, in a real browser', () => {
   let browser: Browser;
-  let dataSource: DataSource;
+  let engine: Engine;
   const servers: Server[] = [];
   let rpUrl: string;
   let aliceId: string;
 
   beforeAll(async () => {
-    dataSource = await openDatabase('sqlite::memory:');
+    engine = await openEngine('sqlite::memory:');
     const authPort = await freePort();
     const issuer = `http://127.0.0.1:${authPort}`;
-    const container = buildHelperPagesContainer(dataSource, { issuer });
+    const container = buildHelperPagesContainer(engine, { issuer });
     const authServer = createServer(createApp(container, { logger: createLogger({ level: 'silent' }), issuer }));
     servers.push(authServer);
     await listenOn(authServer, authPort);
@@ -88,7 +88,7 @@ function relyingParty(client: () => BaseClient, redirectUri: string) {
 
   afterAll(async () => {
     await closeBrowserSuite(browser, servers);
-    await dataSource.destroy();
+    await engine.close();
   });
 
   it('signs in, consents, and the relying party verifies the id_token with the published keys', async () => {

@@ -6,7 +6,7 @@
  */
 import { createCoreServices, randomIdGenerator, systemClock, type CoreServices } from '@xfer/core';
 import { InMemoryUnitOfWork } from '@xfer/core/testing';
-import { openDatabase } from '../dataSource';
+import { openEngine } from '../engine/openEngine';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
 
 /** An operator adds a user; the user creates an endpoint with a server, changes it and reads it back. */
@@ -35,11 +35,11 @@ export async function inMemory() {
 
 /** `sqlite::memory:` or `sqlite:<file>`; migrations are applied on open. */
 export async function onSqlite(databaseUrl = 'sqlite::memory:') {
-  const dataSource = await openDatabase(databaseUrl);
+  const engine = await openEngine(databaseUrl);
   try {
-    return await createAndReadEndpoint(createCoreServices(new TypeormUnitOfWork(dataSource), systemClock, randomIdGenerator));
+    return await createAndReadEndpoint(createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator));
   } finally {
-    await dataSource.destroy();
+    await engine.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import type { AccessPermissions, AccessPrincipalType, AccessRuleRepository, AccessRuleState } from '@xfer/core';
 import type { EntityManager } from 'typeorm';
 import { AccessRuleSchema, type AccessRuleRecord } from '../records/schemas';
-import { Sql } from '../sql';
+import type { Sql } from '../engine/Sql';
 import { fromTime, fromTimeOrNull, toTime, toTimeOrNull } from './mapping';
 
 const fromRecord = (r: AccessRuleRecord): AccessRuleState => ({
@@ -13,10 +13,10 @@ const fromRecord = (r: AccessRuleRecord): AccessRuleState => ({
 });
 
 export class TypeormAccessRuleRepository implements AccessRuleRepository {
-  private readonly sql: Sql;
-  constructor(private readonly manager: EntityManager) {
-    this.sql = new Sql(manager);
-  }
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly sql: Sql,
+  ) {}
   async add(rule: AccessRuleState) {
     await this.manager.insert(AccessRuleSchema, { ...rule, create_time: toTime(rule.create_time), expiration_date: toTimeOrNull(rule.expiration_date) });
   }

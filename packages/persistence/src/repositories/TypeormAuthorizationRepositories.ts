@@ -36,7 +36,7 @@ import {
   type RefreshTokenRecord,
   type ScopeRecord,
 } from '../records/schemas';
-import { Sql } from '../sql';
+import type { Sql } from '../engine/Sql';
 import { scopesFromText, TypeormIdentityRepository } from './TypeormIdentityRepositories';
 import { bool, fromTime, fromTimeOrNull, purgeBefore, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
@@ -148,11 +148,10 @@ export class TypeormConsentRepository implements ConsentRepository {
 }
 
 export class TypeormSessionRepository implements SessionRepository {
-  private readonly sql: Sql;
-
-  constructor(private readonly manager: EntityManager) {
-    this.sql = new Sql(manager);
-  }
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly sql: Sql,
+  ) {}
   async add(session: SessionState) {
     await this.manager.insert(SessionSchema, { ...session, created_at: toTime(session.created_at), expires_at: toTime(session.expires_at) });
   }
@@ -165,7 +164,7 @@ export class TypeormSessionRepository implements SessionRepository {
     // tells other instances of a session that ended), so a page reads nothing on a repeat
     return this.sql.cached(`session ${hash}`, async () => {
       const session = await this.findByHash(hash);
-      const identities = new TypeormIdentityRepository(this.manager);
+      const identities = new TypeormIdentityRepository(this.manager, this.sql);
       const identity = session && (await identities.findById(session.identity_id));
       return session && identity ? { session, identity, set: await identities.listSet(identity.set_id) } : null;
     });

@@ -10,7 +10,7 @@ import type {
 import { ConflictError, sortIdentitySet } from '@xfer/core';
 import { In, IsNull, Like, type EntityManager } from 'typeorm';
 import { AccessTokenSchema, GroupMemberSchema, GroupSchema, IdentitySchema, type AccessTokenRecord, type IdentityRecord } from '../records/schemas';
-import { Sql } from '../sql';
+import type { Sql } from '../engine/Sql';
 import { fromTime, fromTimeOrNull, purgeBefore, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const identityFromRecord = (r: IdentityRecord): IdentityState => ({
@@ -27,11 +27,10 @@ const identityToRecord = (identity: IdentityState): IdentityRecord => ({
 });
 
 export class TypeormIdentityRepository implements IdentityRepository {
-  private readonly sql: Sql;
-
-  constructor(private readonly manager: EntityManager) {
-    this.sql = new Sql(manager);
-  }
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly sql: Sql,
+  ) {}
 
   async add(identity: IdentityState) {
     try {
@@ -131,11 +130,10 @@ type HolderRow = IdentityRecord & TokenColumns & { g_group_id: string | null };
 const TOKEN_COLUMNS: (keyof AccessTokenRecord)[] = ['token_hash', 'identity_id', 'created_at', 'expires_at', 'revoked_at', 'client_id', 'scopes', 'resource_server', 'refresh_token_hash', 'consent_client_id'];
 
 export class TypeormAccessTokenRepository implements AccessTokenRepository {
-  private readonly sql: Sql;
-
-  constructor(private readonly manager: EntityManager) {
-    this.sql = new Sql(manager);
-  }
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly sql: Sql,
+  ) {}
 
   async findHolder(hash: string) {
     // on every request: the holder as made from the rows is remembered, not just the rows

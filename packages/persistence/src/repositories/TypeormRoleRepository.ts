@@ -1,7 +1,7 @@
 import { ConflictError, type EndpointRole, type PrincipalType, type RoleAssignmentState, type RoleRepository } from '@xfer/core';
 import type { EntityManager } from 'typeorm';
 import { RoleAssignmentSchema, type RoleAssignmentRecord } from '../records/schemas';
-import { Sql } from '../sql';
+import type { Sql } from '../engine/Sql';
 import { fromTime, toTime, uniqueViolation } from './mapping';
 
 const fromRecord = ({ host_endpoint_id: _host, ...r }: RoleAssignmentRecord): RoleAssignmentState => ({
@@ -17,11 +17,10 @@ const INSERT_ROLE = `INSERT INTO role_assignments (${ROLE_COLUMNS.map((c) => `"$
   SELECT ${ROLE_COLUMNS.map(() => '?').join(', ')}, (SELECT e.host_endpoint_id FROM endpoints e WHERE e.id = ?)`;
 
 export class TypeormRoleRepository implements RoleRepository {
-  private readonly sql: Sql;
-
-  constructor(private readonly manager: EntityManager) {
-    this.sql = new Sql(manager);
-  }
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly sql: Sql,
+  ) {}
 
   async add(assignment: RoleAssignmentState) {
     try {

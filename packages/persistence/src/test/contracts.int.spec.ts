@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRepositoryContracts } from '@xfer/core/contracts';
-import { openDatabase } from '../dataSource';
+import { openEngine } from '../engine/openEngine';
 import { testBackends, type TestBackend } from '../testing';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
 
@@ -19,11 +19,11 @@ const sqliteFile: TestBackend & { label: string } = {
 for (const backend of [...testBackends().map((b) => ({ ...b, label: b.name })), sqliteFile]) {
   describeRepositoryContracts(`TypeORM on ${backend.label}`, async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url);
+    const engine = await openEngine(database.url);
     return {
-      uow: new TypeormUnitOfWork(dataSource),
+      uow: new TypeormUnitOfWork(engine),
       close: async () => {
-        await dataSource.destroy();
+        await engine.close();
         await database.drop();
       },
     };

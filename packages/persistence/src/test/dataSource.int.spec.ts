@@ -1,4 +1,5 @@
-import { defaultPoolSize, openDatabase } from '../dataSource';
+import { defaultPoolSize } from '../engine/postgres/PostgresEngine';
+import { openEngine } from '../engine/openEngine';
 import { freshPostgresDatabase, testPostgresUrl } from '../testing';
 
 describe('Postgres connections', () => {
@@ -9,13 +10,13 @@ describe('Postgres connections', () => {
   // the global setup starts a Postgres (the system's or the embedded one) unless XFER_TEST_SKIP names it
   (testPostgresUrl() ? it : it.skip)('keeps at most the pool size open, however many reads wait', async () => {
     const database = await freshPostgresDatabase(testPostgresUrl()!);
-    const dataSource = await openDatabase(database.url, { poolSize: 2 });
+    const engine = await openEngine(database.url, { poolSize: 2 });
     try {
-      const reads = Array.from({ length: 6 }, () => dataSource.query('SELECT pg_backend_pid() AS pid, pg_sleep(0.05)') as Promise<{ pid: number }[]>);
+      const reads = Array.from({ length: 6 }, () => engine.dataSource.query('SELECT pg_backend_pid() AS pid, pg_sleep(0.05)') as Promise<{ pid: number }[]>);
       const pids = new Set((await Promise.all(reads)).map(([row]) => row.pid));
       expect(pids.size).toBe(2);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Endpoint, newIdentity } from '@xfer/core';
-import { openDatabase } from '../dataSource';
+import { openEngine } from '../engine/openEngine';
 import { MIGRATIONS } from '../migrations';
 import { typeormRepositories } from '../TypeormUnitOfWork';
 import { testBackends } from '../testing';
@@ -15,59 +15,59 @@ const EXPECTED_INDEXES = [
 describe.each(testBackends())('migrations on $name', (backend) => {
   it('build the same named indexes, record every migration, and undo cleanly', async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url);
+    const engine = await openEngine(database.url);
     try {
       const indexQuery =
         backend.name === 'sqlite'
           ? "SELECT name FROM sqlite_master WHERE type = 'index' AND (name LIKE 'UQ_%' OR name LIKE 'IX_%')"
           : "SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'public' AND (indexname LIKE 'UQ_%' OR indexname LIKE 'IX_%')";
-      const indexes = (await dataSource.query(indexQuery)) as { name: string }[];
+      const indexes = (await engine.dataSource.query(indexQuery)) as { name: string }[];
       expect(indexes.map((i) => i.name).sort()).toEqual([...EXPECTED_INDEXES].sort());
-      const applied = (await dataSource.query('SELECT name FROM migrations')) as { name: string }[];
+      const applied = (await engine.dataSource.query('SELECT name FROM migrations')) as { name: string }[];
       expect(applied.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
-      expect(await dataSource.showMigrations()).toBe(false);
-      for (let i = 0; i < MIGRATIONS.length; i++) await dataSource.undoLastMigration();
-      expect(await dataSource.showMigrations()).toBe(true);
-      await dataSource.runMigrations();
-      expect(await dataSource.showMigrations()).toBe(false);
+      expect(await engine.dataSource.showMigrations()).toBe(false);
+      for (let i = 0; i < MIGRATIONS.length; i++) await engine.dataSource.undoLastMigration();
+      expect(await engine.dataSource.showMigrations()).toBe(true);
+      await engine.dataSource.runMigrations();
+      expect(await engine.dataSource.showMigrations()).toBe(false);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });
 
   it('makes usernames one without regard to case, and names the identities that stand in the way', async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url);
+    const engine = await openEngine(database.url);
     try {
-      for (let i = MIGRATIONS.length - 1; MIGRATIONS[i].name !== 'UsernamesIgnoreCase1765238400000'; i--) await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
-      const repositories = typeormRepositories(dataSource.manager);
+      for (let i = MIGRATIONS.length - 1; MIGRATIONS[i].name !== 'UsernamesIgnoreCase1765238400000'; i--) await engine.dataSource.undoLastMigration();
+      await engine.dataSource.undoLastMigration();
+      const repositories = typeormRepositories(engine, engine.dataSource.manager);
       const now = new Date();
       await repositories.identities.add(newIdentity({ id: randomUUID(), username: 'Dana@Example.org', now }));
       await repositories.identities.add(newIdentity({ id: randomUUID(), username: 'dana@example.org', now }));
-      await expect(dataSource.runMigrations()).rejects.toThrow(/differ only in case: dana@example.org/);
-      await dataSource.query(`DELETE FROM identities WHERE username = ${backend.name === 'sqlite' ? '?' : '$1'}`, ['dana@example.org']);
-      await dataSource.runMigrations();
+      await expect(engine.dataSource.runMigrations()).rejects.toThrow(/differ only in case: dana@example.org/);
+      await engine.dataSource.query(`DELETE FROM identities WHERE username = ${backend.name === 'sqlite' ? '?' : '$1'}`, ['dana@example.org']);
+      await engine.dataSource.runMigrations();
       await expect(repositories.identities.add(newIdentity({ id: randomUUID(), username: 'DANA@example.org', now }))).rejects.toThrow(/already exists/);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });
 
   it('keeps tokens and scopes made before the OAuth server working: old tokens carry the transfer scope', async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url);
+    const engine = await openEngine(database.url);
     try {
       // back to just before the OAuth server's migration
-      for (let i = MIGRATIONS.length - 1; MIGRATIONS[i].name !== 'OAuthServer1764201600000'; i--) await dataSource.undoLastMigration();
-      await dataSource.undoLastMigration();
+      for (let i = MIGRATIONS.length - 1; MIGRATIONS[i].name !== 'OAuthServer1764201600000'; i--) await engine.dataSource.undoLastMigration();
+      await engine.dataSource.undoLastMigration();
       const p = (i: number) => (backend.name === 'sqlite' ? '?' : `$${i}`);
-      await dataSource.query(`INSERT INTO access_tokens (token_hash, identity_id, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)})`, ['a'.repeat(64), 'i', '2026-01-01T00:00:00.000Z']);
-      await dataSource.query(`INSERT INTO scopes (id, name, description, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`, ['s', 'urn:xfer:scope:storage.example.org:data_access', 'd', '2026-01-01T00:00:00.000Z']);
-      await dataSource.runMigrations();
-      const repositories = typeormRepositories(dataSource.manager);
+      await engine.dataSource.query(`INSERT INTO access_tokens (token_hash, identity_id, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)})`, ['a'.repeat(64), 'i', '2026-01-01T00:00:00.000Z']);
+      await engine.dataSource.query(`INSERT INTO scopes (id, name, description, created_at) VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)})`, ['s', 'urn:xfer:scope:storage.example.org:data_access', 'd', '2026-01-01T00:00:00.000Z']);
+      await engine.dataSource.runMigrations();
+      const repositories = typeormRepositories(engine, engine.dataSource.manager);
       expect(await repositories.accessTokens.findByHash('a'.repeat(64))).toMatchObject({
         scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'],
         resource_server: 'transfer.api.globus.org',
@@ -75,7 +75,7 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       });
       expect(await repositories.scopes.findByName('urn:xfer:scope:storage.example.org:data_access')).toMatchObject({ resource_server: 'storage.example.org', dependent_scope_ids: [] });
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });
@@ -84,19 +84,19 @@ describe.each(testBackends())('migrations on $name', (backend) => {
 describe.each(testBackends())('the search index on $name', (backend) => {
   it('is written again when an endpoint changes its searched text or turns public, not on every update', async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url);
+    const engine = await openEngine(database.url);
     try {
       const now = new Date('2026-01-01T00:00:00Z');
       const owner = newIdentity({ id: randomUUID(), username: 'alice@example.org', name: 'Alice', email: null, now });
       const endpoint = Endpoint.create({ display_name: 'Ocean storage', personal: false, servers: [{ hostname: 'a.example.org' }] }, { id: randomUUID(), owner, now, subscriptionId: null, setupKey: randomUUID() });
-      const repositories = typeormRepositories(dataSource.manager);
+      const repositories = typeormRepositories(engine, engine.dataSource.manager);
       await repositories.endpoints.insert(endpoint);
       // SQLite: FTS5 adds index segments (rows of endpoint_search_data) as it is written;
       // Postgres: each write of the search row makes a new row version (its xmin)
       const written = async () =>
         backend.name === 'sqlite'
-          ? ((await dataSource.query('SELECT count(*) AS n FROM endpoint_search_data')) as { n: number }[])[0].n
-          : ((await dataSource.query('SELECT xmin::text AS n FROM endpoint_search WHERE endpoint_id = $1', [endpoint.id])) as { n: string }[])[0].n;
+          ? ((await engine.dataSource.query('SELECT count(*) AS n FROM endpoint_search_data')) as { n: number }[])[0].n
+          : ((await engine.dataSource.query('SELECT xmin::text AS n FROM endpoint_search WHERE endpoint_id = $1', [endpoint.id])) as { n: string }[])[0].n;
       const search = (terms: string[], principalId: string) => repositories.endpoints.search({ terms, visibleTo: { principalIds: [principalId], roles: ['administrator'] }, offset: 0, limit: 10 });
       const afterInsert = await written();
       endpoint.addServer({ hostname: 'b.example.org' });
@@ -114,7 +114,7 @@ describe.each(testBackends())('the search index on $name', (backend) => {
       expect(await written()).not.toBe(beforeText);
       expect((await search(['tide'], owner.id)).map((hit) => hit.endpoint.id)).toEqual([endpoint.id]);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });

@@ -1,16 +1,15 @@
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../dataSource';
-import { PIPELINED_READ_CONNECTIONS } from '../pipelinedReads';
-import { TypeormEndpointRepository } from '../repositories/TypeormEndpointRepository';
-import { Sql } from '../sql';
+import { openEngine } from '../engine/openEngine';
+import { PIPELINED_READ_CONNECTIONS } from '../engine/postgres/PipelinedReads';
+import type { Sql } from '../engine/Sql';
 import { freshPostgresDatabase, testPostgresUrl } from '../testing';
+import type { Engine } from '../engine/Engine';
 
 // the global setup starts a Postgres (the system's or the embedded one) unless XFER_TEST_SKIP names it
 const postgresIt = testPostgresUrl() ? it : it.skip;
 
 describe('pipelined reads on Postgres', () => {
   let database: { url: string; drop(): Promise<void> };
-  let dataSource: DataSource;
+  let engine: Engine;
   let sql: Sql;
   const read = (n: number) => sql.rows<{ pid: number; n: number }>('SELECT pg_backend_pid() AS pid, ?::int AS n', [n]);
 
@@ -18,13 +17,13 @@ describe('pipelined reads on Postgres', () => {
     if (!testPostgresUrl()) return;
     database = await freshPostgresDatabase(testPostgresUrl()!);
     // a pool larger than the pipelined connections: reads that took the pool would use more backends
-    dataSource = await openDatabase(database.url, { poolSize: 6, readCache: false });
-    sql = new Sql(dataSource.manager);
+    engine = await openEngine(database.url, { poolSize: 6, readCache: false });
+    sql = engine.sql(engine.dataSource.manager);
   });
 
   afterEach(async () => {
     if (!testPostgresUrl()) return;
-    await dataSource.destroy();
+    await engine.close();
     await database.drop();
   });
 
@@ -47,8 +46,8 @@ describe('pipelined reads on Postgres', () => {
   });
 
   postgresIt('runs a search of a very short term on the pool, and one of a longer term behind the pipelined reads', async () => {
-    const repository = new TypeormEndpointRepository(dataSource.manager);
-    const search = (term: string) => repository.search({ terms: [term], visibleTo: { principalIds: ['a-caller'], roles: ['administrator'] }, offset: 0, limit: 10 });
+    const searcher = engine.endpointSearch(engine.dataSource.manager);
+    const search = (term: string) => searcher.search({ terms: [term], visibleTo: { principalIds: ['a-caller'], roles: ['administrator'] }, offset: 0, limit: 10 });
     await read(0);
     // the pipelined connection is busy for a second
     expect(await answerOrder({ pipelined: sql.rows('SELECT pg_sleep(1)'), short: search('st'), longer: search('stor') })).toEqual(['short', 'pipelined', 'longer']);
@@ -63,7 +62,7 @@ describe('pipelined reads on Postgres', () => {
 
   postgresIt('opens another connection when the database ends one', async () => {
     const before = new Set((await Promise.all(Array.from({ length: 8 }, (_, n) => read(n)))).map(([row]) => row.pid));
-    await dataSource.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY($1)', [[...before]]);
+    await engine.dataSource.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY($1)', [[...before]]);
     // reads written before the connection's end reaches this process may fail with it; later ones are answered
     let answered: { pid: number; n: number }[] | null = null;
     for (let attempt = 0; attempt < 50 && answered === null; attempt++) {

@@ -1,23 +1,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../dataSource';
+import { openEngine } from '../engine/openEngine';
 import { seedDatabase } from '../seed';
 import { freshPostgresDatabase, testPostgresUrl } from '../testing';
+import type { Engine } from '../engine/Engine';
 
 describe("SQLite's planner statistics", () => {
   let directory: string;
   let url: string;
-  const open: DataSource[] = [];
+  const open: Engine[] = [];
   const openHere = async () => {
-    const dataSource = await openDatabase(url);
-    open.push(dataSource);
-    return dataSource;
+    const engine = await openEngine(url);
+    open.push(engine);
+    return engine;
   };
   /** Rows of sqlite_stat1 (the planner's row counts) and sqlite_stat4 (its samples). */
-  const statistics = async (dataSource: DataSource) => {
-    const [{ stat1, stat4 }] = (await dataSource.query(
+  const statistics = async (engine: Engine) => {
+    const [{ stat1, stat4 }] = (await engine.dataSource.query(
       `SELECT (SELECT count(*) FROM sqlite_stat1) AS stat1, (SELECT count(*) FROM sqlite_stat4) AS stat4`,
     )) as { stat1: number; stat4: number }[];
     return { stat1, stat4 };
@@ -28,14 +28,14 @@ describe("SQLite's planner statistics", () => {
     url = `sqlite:${join(directory, 'xfer.sqlite')}`;
   });
   afterEach(async () => {
-    for (const dataSource of open.splice(0)) if (dataSource.isInitialized) await dataSource.destroy();
+    for (const engine of open.splice(0)) await engine.close();
     rmSync(directory, { recursive: true, force: true });
   });
 
   it('keep no STAT4 samples after the seed analyzed the catalogue, only row counts', async () => {
-    const dataSource = await openHere();
-    await seedDatabase(dataSource, { endpoints: 300 });
-    const { stat1, stat4 } = await statistics(dataSource);
+    const engine = await openHere();
+    await seedDatabase(engine, { endpoints: 300 });
+    const { stat1, stat4 } = await statistics(engine);
     expect(stat1).toBeGreaterThan(10);
     expect(stat4).toBe(0);
   }, 60_000);
@@ -44,9 +44,9 @@ describe("SQLite's planner statistics", () => {
     const first = await openHere();
     await seedDatabase(first, { endpoints: 300 });
     // as an operator might, or `PRAGMA optimize`
-    await first.query('ANALYZE');
+    await first.dataSource.query('ANALYZE');
     expect((await statistics(first)).stat4).toBeGreaterThan(0);
-    await first.destroy();
+    await first.close();
     const { stat1, stat4 } = await statistics(await openHere());
     expect(stat1).toBeGreaterThan(10);
     expect(stat4).toBe(0);
@@ -60,13 +60,13 @@ describe("Postgres's statistics after the seed", () => {
     // commits durable at once, as Postgres's default (the test cluster's is off): VACUUM cannot mark
     // the rows of an asynchronous commit not yet on disk
     const name = new URL(database.url).pathname.slice(1);
-    const admin = await openDatabase(database.url, { migrate: false, readCache: false });
-    await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = on`);
-    await admin.destroy();
-    const dataSource = await openDatabase(database.url);
+    const admin = await openEngine(database.url, { migrate: false, readCache: false });
+    await admin.dataSource.query(`ALTER DATABASE ${name} SET synchronous_commit = on`);
+    await admin.close();
+    const engine = await openEngine(database.url);
     try {
-      await seedDatabase(dataSource, { endpoints: 300 });
-      const tables = (await dataSource.query(
+      await seedDatabase(engine, { endpoints: 300 });
+      const tables = (await engine.dataSource.query(
         `SELECT relname, relallvisible, reltuples FROM pg_class WHERE relname IN ('endpoints', 'endpoint_search', 'role_assignments') ORDER BY relname`,
       )) as { relname: string; relallvisible: number; reltuples: number }[];
       expect(tables.map((t) => t.relname)).toEqual(['endpoint_search', 'endpoints', 'role_assignments']);
@@ -75,7 +75,7 @@ describe("Postgres's statistics after the seed", () => {
         expect(table.reltuples).toBeGreaterThanOrEqual(300);
       }
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   }, 60_000);

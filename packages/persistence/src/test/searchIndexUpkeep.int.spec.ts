@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { Endpoint, newIdentity } from '@xfer/core';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../dataSource';
-import { searchIndexUpkeepOf } from '../searchIndexUpkeep';
+import { openEngine } from '../engine/openEngine';
+import type { SqliteEngine } from '../engine/sqlite/SqliteEngine';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
+import type { Engine } from '../engine/Engine';
 
 describe('the SQLite search index after a run of small writes', () => {
-  let dataSource: DataSource;
+  let engine: Engine;
   let unitOfWork: TypeormUnitOfWork;
   const now = new Date('2026-01-01T00:00:00Z');
   const owner = newIdentity({ id: randomUUID(), username: 'alice@example.org', name: 'Alice', email: null, now });
 
   beforeEach(async () => {
-    dataSource = await openDatabase('sqlite::memory:');
-    unitOfWork = new TypeormUnitOfWork(dataSource);
+    engine = await openEngine('sqlite::memory:');
+    unitOfWork = new TypeormUnitOfWork(engine);
   });
-  afterEach(() => dataSource.destroy());
+  afterEach(() => engine.close());
 
   /** FTS5 writes an index segment at every commit that changes it; every search reads each one. */
-  const segments = async () => ((await dataSource.query('SELECT count(DISTINCT segid) AS n FROM endpoint_search_idx')) as { n: number }[])[0].n;
+  const segments = async () => ((await engine.dataSource.query('SELECT count(DISTINCT segid) AS n FROM endpoint_search_idx')) as { n: number }[])[0].n;
   const endpoint = (i: number) => Endpoint.create({ display_name: `Ocean storage ${i}`, public: true, personal: false, servers: [] }, { id: randomUUID(), owner, now, subscriptionId: null, setupKey: randomUUID() });
   /** One commit each, as the API's creates are. */
   const createOneByOne = async (count: number) => {
@@ -32,7 +32,7 @@ describe('the SQLite search index after a run of small writes', () => {
   it('is merged down to a segment or two after the writes, and still finds every endpoint', async () => {
     // FTS5's automerge alone leaves 10 segments after these 100 commits
     await createOneByOne(100);
-    await searchIndexUpkeepOf(dataSource)!.settled();
+    await (engine as SqliteEngine).background.upkeep!.settled();
     expect(await segments()).toBeLessThanOrEqual(2);
     expect(await search(100)).toHaveLength(100);
   });
@@ -46,7 +46,7 @@ describe('the SQLite search index after a run of small writes', () => {
       return segments();
     });
     expect(inside).toBeGreaterThan(2);
-    await searchIndexUpkeepOf(dataSource)!.settled();
+    await (engine as SqliteEngine).background.upkeep!.settled();
     expect(await segments()).toBeLessThanOrEqual(2);
     expect(await search(100)).toHaveLength(31);
   });

@@ -2,25 +2,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashSessionSecret, newIdentity } from '@xfer/core';
-import { openDatabase } from '../dataSource';
-import { Sql } from '../sql';
+import { openEngine } from '../engine/openEngine';
 import { testBackends } from '../testing';
 import { typeormRepositories } from '../TypeormUnitOfWork';
 
 describe.each(testBackends())('Sql reads on $name', (backend) => {
   it('keep answering when a table gains a column after its reads were prepared (a migration by a newer instance)', async () => {
     const database = await backend.create();
-    const dataSource = await openDatabase(database.url, { readCache: false });
+    const engine = await openEngine(database.url, { readCache: false });
     try {
-      const sql = new Sql(dataSource.manager);
-      await dataSource.query("INSERT INTO settings (key, value) VALUES ('probe', 'one')");
+      const sql = engine.sql(engine.dataSource.manager);
+      await engine.dataSource.query("INSERT INTO settings (key, value) VALUES ('probe', 'one')");
       const read = () => sql.rows<Record<string, unknown>>('SELECT * FROM settings WHERE key = ?', ['probe']);
       // several at once, so that several pooled connections prepare the read
       for (const rows of await Promise.all([read(), read(), read(), read()])) expect(rows).toEqual([expect.objectContaining({ key: 'probe', value: 'one' })]);
-      await dataSource.query('ALTER TABLE settings ADD COLUMN note varchar(20)');
+      await engine.dataSource.query('ALTER TABLE settings ADD COLUMN note varchar(20)');
       for (const rows of await Promise.all([read(), read(), read(), read()])) expect(rows).toEqual([{ key: 'probe', value: 'one', note: null }]);
     } finally {
-      await dataSource.destroy();
+      await engine.close();
       await database.drop();
     }
   });
@@ -31,23 +30,23 @@ describe.each(testBackends())('the read cache on $name', (backend) => {
     // two instances on one database: SQLite needs a file for that
     const dir = backend.name === 'sqlite' ? mkdtempSync(join(tmpdir(), 'xfer-cache-')) : null;
     const database = dir ? { url: `sqlite:${join(dir, 'xfer.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) } : await backend.create();
-    const [one, other] = [await openDatabase(database.url), await openDatabase(database.url)];
+    const [one, other] = [await openEngine(database.url), await openEngine(database.url)];
     try {
       const now = new Date();
       const alice = newIdentity({ id: 'a1', username: 'alice', name: 'Alice', email: null, now });
-      await typeormRepositories(one.manager).identities.add(alice);
+      await typeormRepositories(one, one.dataSource.manager).identities.add(alice);
       const hash = hashSessionSecret('cookie');
-      await typeormRepositories(one.manager).sessions.add({ id_hash: hash, identity_id: alice.id, created_at: now, expires_at: new Date(now.getTime() + 60_000) });
-      const read = () => typeormRepositories(one.manager).sessions.findHolder(hash);
+      await typeormRepositories(one, one.dataSource.manager).sessions.add({ id_hash: hash, identity_id: alice.id, created_at: now, expires_at: new Date(now.getTime() + 60_000) });
+      const read = () => typeormRepositories(one, one.dataSource.manager).sessions.findHolder(hash);
       expect((await read())?.identity.username).toBe('alice');
       expect((await read())?.identity.username).toBe('alice');
-      await typeormRepositories(other.manager).sessions.delete(hash);
+      await typeormRepositories(other, other.dataSource.manager).sessions.delete(hash);
       // the next request after a commit elsewhere comes in a later turn of the event loop
       await new Promise((resolve) => setImmediate(resolve));
       expect(await read()).toBeNull();
     } finally {
-      await one.destroy();
-      await other.destroy();
+      await one.close();
+      await other.close();
       await database.drop();
     }
   });

@@ -4,15 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Endpoint, newIdentity } from '@xfer/core';
 import Database from 'better-sqlite3';
-import type { DataSource } from 'typeorm';
-import { openDatabase } from '../dataSource';
+import { openEngine } from '../engine/openEngine';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
-import { RESET_WAL_PAGES, walCheckpointsOf } from '../walCheckpoints';
+import { RESET_WAL_PAGES } from '../engine/sqlite/WalCheckpoints';
+import type { SqliteEngine } from '../engine/sqlite/SqliteEngine';
+import type { Engine } from '../engine/Engine';
 
 describe('the WAL of an SQLite file', () => {
   let directory: string;
   let file: string;
-  let dataSource: DataSource;
+  let engine: Engine;
   let unitOfWork: TypeormUnitOfWork;
   const now = new Date('2026-01-01T00:00:00Z');
   const owner = newIdentity({ id: randomUUID(), username: 'alice@example.org', name: 'Alice', email: null, now });
@@ -20,11 +21,11 @@ describe('the WAL of an SQLite file', () => {
   beforeEach(async () => {
     directory = mkdtempSync(join(tmpdir(), 'xfer-wal-'));
     file = join(directory, 'xfer.sqlite');
-    dataSource = await openDatabase(`sqlite:${file}`);
-    unitOfWork = new TypeormUnitOfWork(dataSource);
+    engine = await openEngine(`sqlite:${file}`);
+    unitOfWork = new TypeormUnitOfWork(engine);
   });
   afterEach(async () => {
-    await dataSource.destroy();
+    await engine.close();
     rmSync(directory, { recursive: true, force: true });
   });
 
@@ -36,7 +37,7 @@ describe('the WAL of an SQLite file', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  const autocheckpoint = async () => ((await dataSource.query('PRAGMA wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0].wal_autocheckpoint;
+  const autocheckpoint = async () => ((await engine.dataSource.query('PRAGMA wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0].wal_autocheckpoint;
   /** The rows of a table in the database file alone, as the checkpoints left it (a copy of it, without the WAL); 0 if the table is not in it yet. */
   const countInDatabaseFile = (table: string) => {
     const copy = join(directory, 'copy.sqlite');
@@ -55,7 +56,7 @@ describe('the WAL of an SQLite file', () => {
     expect(await autocheckpoint()).toBe(0);
     // far fewer pages than SQLite's automatic checkpoint waits for (1,000)
     await createOneByOne(5);
-    await walCheckpointsOf(dataSource)!.settled();
+    await (engine as SqliteEngine).background.checkpoints!.settled();
     expect(countInDatabaseFile('endpoints')).toBe(5);
   });
 
@@ -68,15 +69,15 @@ describe('the WAL of an SQLite file', () => {
 
   it('is copied by the thread also after writes that no transaction of the unit of work made', async () => {
     // as the seed and the migrations write: straight to the connection, so afterWrite never hears of them
-    await dataSource.query("CREATE TABLE bulk (text TEXT)");
-    await dataSource.query("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO bulk SELECT printf('%.1000c', 'x') FROM n");
+    await engine.dataSource.query("CREATE TABLE bulk (text TEXT)");
+    await engine.dataSource.query("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO bulk SELECT printf('%.1000c', 'x') FROM n");
     const deadline = Date.now() + 10_000;
     while (countInDatabaseFile('bulk') < 2000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(countInDatabaseFile('bulk')).toBe(2000);
   });
 
   it('is copied by the main connection again once the thread has stopped', async () => {
-    await walCheckpointsOf(dataSource)!.close();
+    await (engine as SqliteEngine).background.checkpoints!.close();
     expect(await autocheckpoint()).toBe(1000);
   });
 });

@@ -10,19 +10,15 @@ import type { DataSource } from 'typeorm';
  * needs for these queries.
  */
 export async function analyze(dataSource: DataSource): Promise<void> {
-  // Postgres: VACUUM too, as after any bulk load. Otherwise the first read of each row marks it
-  // committed (writing its page again) and index-only scans visit the table until autovacuum comes
-  // by, so a bench right after the seed measures that first pass, not a settled database.
-  await dataSource.query(dataSource.options.type === 'postgres' ? 'VACUUM (ANALYZE)' : 'ANALYZE');
+  await dataSource.query('ANALYZE');
   await dropStat4Samples(dataSource);
 }
 
 /**
  * Removes STAT4's samples (see analyze) from an SQLite database that has some: one analyzed by an
- * operator or by an earlier seed. openDatabase calls it.
+ * operator or by an earlier seed. The engine does at start.
  */
 export async function dropStat4Samples(dataSource: DataSource): Promise<void> {
-  if (dataSource.options.type !== 'better-sqlite3') return;
   const [table] = (await dataSource.query(`SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat4'`)) as unknown[];
   if (!table) return;
   const [{ samples }] = (await dataSource.query('SELECT count(*) AS samples FROM sqlite_stat4')) as { samples: number }[];

@@ -1,9 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData, type Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { DataSource } from 'typeorm';
-import { beforeDestroy } from './beforeDestroy';
+import { READY, startWorker, type StartReport } from '../workers';
 
 interface SqliteHandle {
   pragma(sql: string): unknown;
@@ -53,7 +50,6 @@ const PAGE_SIZE = 4096;
  * main connection does again, as SQLite does by default.
  */
 export class WalCheckpoints {
-  private readonly worker: Worker;
   private readonly exited: Promise<unknown>;
   /** A checkpoint is asked for or under way on the thread. */
   private running = false;
@@ -64,8 +60,15 @@ export class WalCheckpoints {
   private finishTimer: NodeJS.Timeout | null = null;
   private idle: (() => void)[] = [];
 
-  constructor(file: string, private readonly handle: SqliteHandle) {
-    this.worker = new Worker(CHECKPOINT_SCRIPT, { workerData: { checkpointDatabase: file } });
+  /** Starts the thread on an SQLite file whose main connection is `handle`; rejects when it cannot. */
+  static async start(file: string, handle: SqliteHandle): Promise<WalCheckpoints> {
+    return new WalCheckpoints(await startWorker('WAL checkpoint thread', __filename, { checkpointDatabase: file }), handle);
+  }
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly handle: SqliteHandle,
+  ) {
     this.worker.unref();
     this.worker.on('message', (result: Checkpointed) => this.finished(result));
     this.worker.on('error', () => this.stop());
@@ -160,31 +163,6 @@ export class WalCheckpoints {
   }
 }
 
-/** The thread's script: this module, compiled (a thread runs JavaScript; `npm run build` makes it). */
-const CHECKPOINT_SCRIPT = join(__dirname, '..', 'dist', 'walCheckpoints.js');
-
-const checkpoints = new WeakMap<DataSource, WalCheckpoints>();
-
-/** The checkpoint thread of an SQLite file database that openDatabase set one up for, else null. */
-export function walCheckpointsOf(dataSource: DataSource): WalCheckpoints | null {
-  return checkpoints.get(dataSource) ?? null;
-}
-
-/**
- * Starts the checkpoint thread of an open SQLite file database; it stops with the DataSource. None
- * for an in-memory database (no WAL) or before the build.
- */
-export function attachWalCheckpoints(dataSource: DataSource): void {
-  const file = dataSource.options.database as string;
-  if (dataSource.options.type !== 'better-sqlite3' || file === ':memory:' || !existsSync(CHECKPOINT_SCRIPT)) return;
-  const walCheckpoints = new WalCheckpoints(file, (dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection);
-  checkpoints.set(dataSource, walCheckpoints);
-  beforeDestroy(dataSource, async () => {
-    checkpoints.delete(dataSource);
-    await walCheckpoints.close();
-  });
-}
-
 /**
  * The thread's side: a PASSIVE checkpoint per message, answered with its result, and one every
  * UNASKED_CHECKPOINT_MS in any case, for the writes that end nowhere near afterWrite (the seed's
@@ -216,4 +194,11 @@ function serve(file: string): void {
   });
 }
 
-if (!isMainThread && (workerData as { checkpointDatabase?: string } | null)?.checkpointDatabase) serve((workerData as { checkpointDatabase: string }).checkpointDatabase);
+if (!isMainThread && (workerData as { checkpointDatabase?: string } | null)?.checkpointDatabase) {
+  try {
+    serve((workerData as { checkpointDatabase: string }).checkpointDatabase);
+    parentPort!.postMessage(READY satisfies StartReport);
+  } catch (error) {
+    parentPort!.postMessage({ failed: (error as Error).message } satisfies StartReport);
+  }
+}

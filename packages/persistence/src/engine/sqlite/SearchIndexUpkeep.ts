@@ -1,7 +1,4 @@
-import type { DataSource } from 'typeorm';
-import { beforeDestroy } from './beforeDestroy';
-
-interface SqliteHandle {
+export interface UpkeepHandle {
   prepare(sql: string): { run(): unknown; pluck(): { get(): unknown } };
   readonly inTransaction: boolean;
   readonly open: boolean;
@@ -28,7 +25,7 @@ export class SearchIndexUpkeep {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(private readonly handle: SqliteHandle) {
+  constructor(private readonly handle: UpkeepHandle) {
     // the index's structure record (FTS5 keeps it at id 10): it changes whenever a segment is added or merged
     this.structure = handle.prepare('SELECT block FROM endpoint_search_data WHERE id = 10').pluck();
     this.merge = handle.prepare(`INSERT INTO endpoint_search (endpoint_search, rank) VALUES ('merge', ${MERGE_PAGES_PER_STEP})`);
@@ -79,24 +76,4 @@ export class SearchIndexUpkeep {
       // busy: another process writes, and its own upkeep merges after it; else the next write here tries again
     }
   }
-}
-
-const upkeeps = new WeakMap<DataSource, SearchIndexUpkeep>();
-
-/** The search index upkeep of an SQLite DataSource that openDatabase set one up for, else null. */
-export function searchIndexUpkeepOf(dataSource: DataSource): SearchIndexUpkeep | null {
-  return upkeeps.get(dataSource) ?? null;
-}
-
-/** Sets up the search index upkeep of an open SQLite DataSource that has its search index; it stops with the DataSource. */
-export async function attachSearchIndexUpkeep(dataSource: DataSource): Promise<void> {
-  if (dataSource.options.type !== 'better-sqlite3') return;
-  const [index] = (await dataSource.query(`SELECT 1 FROM sqlite_master WHERE name = 'endpoint_search_data'`)) as unknown[];
-  if (!index) return;
-  const upkeep = new SearchIndexUpkeep((dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection);
-  upkeeps.set(dataSource, upkeep);
-  beforeDestroy(dataSource, async () => {
-    upkeeps.delete(dataSource);
-    upkeep.close();
-  });
 }

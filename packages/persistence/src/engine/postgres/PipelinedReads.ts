@@ -1,6 +1,4 @@
 import { Client, type ClientConfig } from 'pg';
-import type { DataSource } from 'typeorm';
-import { beforeDestroy } from './beforeDestroy';
 
 /** A named statement as node-postgres sends it. */
 export interface NamedQuery {
@@ -81,13 +79,6 @@ class Lane {
   }
 }
 
-const readers = new WeakMap<DataSource, PipelinedReads>();
-
-/** The pipelined reads of a Postgres DataSource that openDatabase set them up for, else null. */
-export function pipelinedReadsOf(dataSource: DataSource): PipelinedReads | null {
-  return readers.get(dataSource) ?? null;
-}
-
 /**
  * Connections of a process's pipelined reads, beside its pool. One: each more backend costs
  * Postgres CPU on a machine it shares (at 1,000,000 endpoints on two cores, 32 searches at a time,
@@ -96,15 +87,3 @@ export function pipelinedReadsOf(dataSource: DataSource): PipelinedReads | null 
  * goes to the pool instead (Sql.rows, `slow`).
  */
 export const PIPELINED_READ_CONNECTIONS = 1;
-
-/** Sets up the pipelined reads of an open Postgres DataSource, on its pool's settings; they close with it. */
-export function attachPipelinedReads(dataSource: DataSource): void {
-  const pool = (dataSource.driver as unknown as { master?: { options: ClientConfig } }).master;
-  if (dataSource.options.type !== 'postgres' || !pool) return;
-  const reads = new PipelinedReads(pool.options, PIPELINED_READ_CONNECTIONS);
-  readers.set(dataSource, reads);
-  beforeDestroy(dataSource, async () => {
-    readers.delete(dataSource);
-    await reads.close();
-  });
-}

@@ -1,14 +1,12 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData, type Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { searchRank, SEARCHED_FIELDS, type SearchedText } from '@xfer/core';
-import type { DataSource } from 'typeorm';
-import { beforeDestroy } from './beforeDestroy';
-import { expandForFts5Now, fts5Match, textMatcher, VOCABULARY_SQL, type ExpandedTerm } from './searchExpansion';
+import { RANKED_IN_MEMORY_UP_TO } from '../searchTerms';
+import { READY, startWorker, type StartReport } from '../workers';
 
-/** At most this many matches SQLite ranks by their text (rankInMemory); more, with bm25. */
-export const RANKED_IN_MEMORY_UP_TO = 2000;
+export { RANKED_IN_MEMORY_UP_TO };
+import { fts5Match, Fts5Terms, VOCABULARY_SQL, type ExpandedTerm } from './fts5';
+
 
 /** The searched columns of the endpoint `e`, as rankInMemory reads them. */
 export const SEARCHED_COLUMNS = SEARCHED_FIELDS.map(([field]) => `e.${field}`).join(', ');
@@ -43,9 +41,9 @@ const TEXT_MATCHES_PER_STEP = 10;
  * those whose searched text holds every term, found a few at a time, yielding in between so that
  * the thread can serve other searches meanwhile.
  */
-export function* matchingText<Row extends SearchedText>(matches: readonly Row[], textMatch: readonly ExpandedTerm[] | undefined): Generator<void, Row[]> {
+export function* matchingText<Row extends SearchedText>(matches: readonly Row[], textMatch: readonly ExpandedTerm[] | undefined, terms: Fts5Terms): Generator<void, Row[]> {
   if (!textMatch) return [...matches];
-  const holds = textMatcher(textMatch);
+  const holds = terms.textMatcher(textMatch);
   const kept: Row[] = [];
   // a narrow scope holds at most RANKED_IN_MEMORY_UP_TO (one that grew since it was counted: its first), all ranked in memory
   for (let i = 0; i < matches.length && kept.length < RANKED_IN_MEMORY_UP_TO; i++) {
@@ -116,13 +114,16 @@ type Reply = { id: number; answer: FewAnswer<unknown> } | { id: number; error: s
  * connection does outside a transaction.
  */
 export class SearchThread {
-  private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (answer: never) => void; reject: (error: Error) => void }>();
   private lastId = 0;
   private failure: Error | null = null;
 
-  constructor(file: string) {
-    this.worker = new Worker(THREAD_SCRIPT, { workerData: { searchDatabase: file } });
+  /** Starts a thread on an SQLite file; rejects when it cannot (start-up then fails, saying so). */
+  static async start(file: string, what: string): Promise<SearchThread> {
+    return new SearchThread(await startWorker(what, __filename, { searchDatabase: file }));
+  }
+
+  private constructor(private readonly worker: Worker) {
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => {
       const waiting = this.pending.get(reply.id);
@@ -173,41 +174,6 @@ export class SearchThread {
   }
 }
 
-/** The thread's script: this module, compiled (a thread runs JavaScript; `npm run build` makes it). */
-const THREAD_SCRIPT = join(__dirname, '..', 'dist', 'searchThread.js');
-
-const threads = new WeakMap<DataSource, SearchThread | null>();
-
-/**
- * The search thread of an SQLite file database, started on first use and closed with it; null
- * for an in-memory database (no other connection can open it) or before the build.
- */
-export function searchThreadOf(dataSource: DataSource): SearchThread | null {
-  return threadOf(threads, dataSource);
-}
-
-function threadOf(started: WeakMap<DataSource, SearchThread | null>, dataSource: DataSource): SearchThread | null {
-  let thread = started.get(dataSource);
-  if (thread === undefined) {
-    const file = dataSource.options.database as string;
-    thread = dataSource.options.type === 'better-sqlite3' && file !== ':memory:' && existsSync(THREAD_SCRIPT) ? new SearchThread(file) : null;
-    started.set(dataSource, thread);
-    if (thread) beforeDestroy(dataSource, thread.close.bind(thread));
-  }
-  return thread?.running ? thread : null;
-}
-
-const quickThreads = new WeakMap<DataSource, SearchThread | null>();
-
-/**
- * The quick search thread of an SQLite file database: searches expected to find few matches, whole
- * (FewSearch), so that their statements leave the event loop as Postgres's do, and never wait
- * behind a search of many matches on the other thread.
- */
-export function quickSearchThreadOf(dataSource: DataSource): SearchThread | null {
-  return threadOf(quickThreads, dataSource);
-}
-
 /** How long the thread works on one search before it looks at the others waiting. */
 const SLICE_MS = 3;
 
@@ -217,7 +183,7 @@ const SLICE_MS = 3;
  * costly search (the text of a narrow scope's thousand endpoints) never holds up another's answer
  * for more than a slice, whoever asked first.
  */
-function serve(file: string): void {
+function serve(file: string, terms: Fts5Terms): void {
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   // it only reads: a write here would bypass the main connection's transactions and the read cache
@@ -238,7 +204,7 @@ function serve(file: string): void {
       const { few } = job;
       const matchParams = [...few.matchParams];
       if (few.expandAt !== undefined) {
-        const match = fts5Match(expandForFts5Now(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term)));
+        const match = fts5Match(terms.expandNow(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term)));
         if (match === null) return { page: [], rows: [] };
         if (match.prefixed) return null;
         matchParams[few.expandAt] = match.query;
@@ -250,7 +216,7 @@ function serve(file: string): void {
     const { search } = job;
     const read = all(search.matches, [...search.matchParams, RANKED_IN_MEMORY_UP_TO + 1]) as (SearchedText & { id: string })[];
     yield;
-    const matches = yield* matchingText(read, search.textMatch);
+    const matches = yield* matchingText(read, search.textMatch, terms);
     const page = rankInMemory(matches, search) ?? (all(search.page, search.pageParams) as RankedPage);
     return withRows(page, search);
   }
@@ -290,4 +256,11 @@ function serve(file: string): void {
   });
 }
 
-if (!isMainThread && (workerData as { searchDatabase?: string } | null)?.searchDatabase) serve((workerData as { searchDatabase: string }).searchDatabase);
+if (!isMainThread && (workerData as { searchDatabase?: string } | null)?.searchDatabase) {
+  try {
+    serve((workerData as { searchDatabase: string }).searchDatabase, new Fts5Terms());
+    parentPort!.postMessage(READY satisfies StartReport);
+  } catch (error) {
+    parentPort!.postMessage({ failed: (error as Error).message } satisfies StartReport);
+  }
+}

@@ -1,0 +1,66 @@
+import { Endpoint, type EndpointKind, type EndpointRole, type EndpointState, type EndpointWithRoles, type NetworkUse, type PrincipalType, type ServerScheme } from '@xfer/core';
+import type { EndpointRecord } from '../records/schemas';
+import { bool, boolOrNull, fromTime, toTime } from './mapping';
+
+/** Endpoints as rows, and rows of endpoints with the caller's roles: what the repository and both engines' searches read. */
+
+export function endpointToRecord(s: EndpointState): EndpointRecord {
+  return {
+    ...s,
+    created_at: toTime(s.created_at),
+    custom_network: s.custom_network === null ? null : JSON.stringify(s.custom_network),
+    servers: JSON.stringify(s.servers),
+  };
+}
+
+export function endpointFromRecord(r: EndpointRecord): Endpoint {
+  return Endpoint.adopt({
+    ...r,
+    kind: r.kind as EndpointKind,
+    version: Number(r.version),
+    created_at: fromTime(r.created_at),
+    public: bool(r.public),
+    force_encryption: bool(r.force_encryption),
+    disable_verify: bool(r.disable_verify),
+    vcp_connected: boolOrNull(r.vcp_connected),
+    vcp_paused: boolOrNull(r.vcp_paused),
+    local_user_info_available: boolOrNull(r.local_user_info_available),
+    subscription_admin_verified: bool(r.subscription_admin_verified),
+    network_use: r.network_use as NetworkUse | null,
+    custom_network: r.custom_network === null ? null : JSON.parse(r.custom_network),
+    servers: (JSON.parse(r.servers) as EndpointState['servers']).map((s) => ({ ...s, scheme: s.scheme as ServerScheme })),
+    next_server_id: Number(r.next_server_id),
+  });
+}
+
+/** The caller's role assignment beside an endpoint `e` (LEFT JOINed as `r`). */
+export const ROLE_COLUMNS = 'r.id AS r_id, r.role AS r_role, r.principal_type AS r_principal_type, r.principal_id AS r_principal_id, r.created_at AS r_created_at';
+export const SELECT_WITH_ROLES = `SELECT e.*, ${ROLE_COLUMNS}`;
+
+export type RoleColumns = { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
+export type EndpointRow = EndpointRecord & RoleColumns;
+
+/** Rows of endpoints LEFT JOINed with role assignments: one entry per endpoint, in row order. */
+export function groupWithRoles(rows: readonly EndpointRow[]): EndpointWithRoles[] {
+  return groupRows(rows, (row) => row.id, ({ r_id: _i, r_role: _r, r_principal_type: _t, r_principal_id: _p, r_created_at: _c, ...record }) => record);
+}
+
+export function groupRows<Row extends RoleColumns>(rows: readonly Row[], idOf: (row: Row) => string, recordOf: (row: Row) => EndpointRecord): EndpointWithRoles[] {
+  const byId = new Map<string, EndpointWithRoles>();
+  for (const row of rows) {
+    const id = idOf(row);
+    let entry = byId.get(id);
+    if (!entry) byId.set(id, (entry = { endpoint: endpointFromRecord(recordOf(row)), assignments: [] }));
+    if (row.r_id !== null) {
+      entry.assignments.push({
+        id: row.r_id,
+        endpoint_id: id,
+        role: row.r_role as EndpointRole,
+        principal_type: row.r_principal_type as PrincipalType,
+        principal_id: row.r_principal_id!,
+        created_at: fromTime(row.r_created_at!),
+      });
+    }
+  }
+  return [...byId.values()];
+}
