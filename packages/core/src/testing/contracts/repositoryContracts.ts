@@ -247,6 +247,27 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect([storage.id, hidden.id]).toContain(hits[0].endpoint.id);
       });
 
+      it('ranks by the shared field weights (display_name, then canonical_name and keywords, then organization, then description) alike in every adapter', async () => {
+        const alice = await identity('alice');
+        const cases: [string, Partial<CreateEndpoint>][] = [
+          ['in the description', { display_name: 'Site D', description: 'a kelp forest' }],
+          ['in the organization', { display_name: 'Site C', organization: 'Kelp institute' }],
+          ['in the keywords', { display_name: 'Site B', keywords: 'kelp,algae' }],
+          ['in the display name', { display_name: 'Kelp station' }],
+          ['in the display name and the description', { display_name: 'Kelp survey', description: 'kelp counts by year' }],
+        ];
+        const made = new Map<string, string>();
+        for (const [label, fields] of cases) {
+          const e = Endpoint.create({ display_name: null, personal: false, public: true, ...fields } as CreateEndpoint, { id: ids.uuid(), owner: alice, now, subscriptionId: null, setupKey: ids.uuid() });
+          await uow.repositories.endpoints.insert(e);
+          made.set(e.id, label);
+        }
+        const hits = await uow.repositories.endpoints.search({ terms: ['kelp'], visibleTo: { principalIds: [alice.id], roles: ['administrator'] }, offset: 0, limit: 10 } as EndpointCriteria);
+        expect(hits.map((h) => made.get(h.endpoint.id))).toEqual(['in the display name and the description', 'in the display name', 'in the keywords', 'in the organization', 'in the description']);
+        const ranks = hits.map((h) => h.rank);
+        expect(new Set(ranks).size).toBe(ranks.length);
+      });
+
       it('ranks display_name matches first however many endpoints match (more than the search window too)', async () => {
         const alice = await identity('alice');
         // more than any adapter ranks by reading the matches' text (SQLite: 2,000; bm25 beyond)
