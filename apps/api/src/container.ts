@@ -1,9 +1,9 @@
 import type { Clock, IdGenerator, UnitOfWork } from '@xfer/core';
-import { coreContainer } from '@xfer/persistence';
+import { coreContainer } from '@xfer/server-kit';
 import type { Container } from 'inversify';
 import { HttpTokenIntrospector } from './adapters/HttpTokenIntrospector';
 import type { ApiConfig } from './config';
-import type { Engine } from '@xfer/persistence';
+import { persistenceAdapters, type Engine } from '@xfer/persistence';
 
 /**
  * The API's composition root: TypeORM adapters and the core use cases; tokens are checked locally
@@ -18,5 +18,5 @@ export function buildApiContainer(
     introspector: settings ? new HttpTokenIntrospector(settings.url, settings.clientId, settings.clientSecret) : null,
     ...(options.requiredScope !== undefined && { requiredScope: options.requiredScope }),
   };
-  return coreContainer(engine, { authentication, clock: options.clock, ids: options.ids, uow: options.uow });
+  return coreContainer(persistenceAdapters(engine, options.uow), { authentication, clock: options.clock, ids: options.ids });
 }

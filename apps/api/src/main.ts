@@ -21,7 +21,7 @@ runMain(async () => {
 });
 
 async function runPrimary(workers: number, databaseUrl: string): Promise<void> {
-  await (await openEngine(databaseUrl, { readCache: false })).close();
+  await (await openEngine(databaseUrl, { readCache: false, background: false })).close();
   let stopping = false;
   let stop: (signal: NodeJS.Signals, exitCode?: number) => void = () => undefined;
   const fork = (): unknown => cluster.fork().once('exit', (code, signal) => {

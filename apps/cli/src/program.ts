@@ -10,7 +10,8 @@ import {
 import { consoleConfig, createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
 import { ConfigError } from '@xfer/config';
-import { coreContainer, coreServicesOf, DatabaseUrlError, DEFAULT_DATABASE_URL, openEngine, TypeormUnitOfWork } from '@xfer/persistence';
+import { DatabaseUrlError, DEFAULT_DATABASE_URL, openEngine, persistenceAdapters, TypeormUnitOfWork, type Engine } from '@xfer/persistence';
+import { coreContainer, coreServicesOf } from '@xfer/server-kit';
 import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { seedDatabase } from './seed';
@@ -19,7 +20,6 @@ import { exportSeed } from './exportSeed';
 import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { bothApps } from './bothApps';
-import type { Engine } from '@xfer/persistence';
 
 /** Exit code for bad arguments and refused operations. */
 export const USAGE_ERROR = 2;
@@ -76,8 +76,8 @@ export function buildProgram(io: Io): Command {
   const databaseUrl = () => (program.opts().database as string | undefined) ?? io.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 
   async function withServices<T>(work: (services: CoreServices, engine: Engine) => Promise<T>): Promise<T> {
-    // one command, a few reads: no read cache (on Postgres it would open a listening connection)
-    const engine = await openEngine(databaseUrl(), { readCache: false });
+    // one command, a few reads: no read cache (on Postgres it would open a listening connection), no threads
+    const engine = await openEngine(databaseUrl(), { readCache: false, background: false });
     try {
       // the auth app's container: the same core, and the keys that sign id_tokens (xfer keys)
       return await work(coreServicesOf(buildHelperPagesContainer(engine, helperPagesConfig(io.env))), engine);
@@ -434,12 +434,12 @@ export function buildProgram(io: Io): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
-      const engine = await openEngine(databaseUrl(), { migrate: false, readCache: false });
+      const engine = await openEngine(databaseUrl(), { migrate: false, readCache: false, background: false });
       try {
         const applied = await engine.dataSource.runMigrations({ transaction: 'each' });
         const names = applied.map((m) => m.name);
         // the hosted service's standard scopes and the CLI's client, once per database
-        const admin = coreServicesOf(coreContainer(engine)).admin;
+        const admin = coreServicesOf(coreContainer(persistenceAdapters(engine))).admin;
         const installed = await admin.installStandardCatalogue();
         // the web console's client at its configured address (its start brings address and secret up to date)
         const consoleSettings = consoleConfig(io.env);

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { coreContainer, coreServicesOf, openEngine } from '@xfer/persistence';
+import { openEngine, persistenceAdapters } from '@xfer/persistence';
+import { coreContainer, coreServicesOf } from '@xfer/server-kit';
 import { closeGracefully, createLogger, listen, runMain } from '@xfer/server-kit';
 import { consoleConfig } from './config';
 import { createConsoleApp } from './http/app';
@@ -9,10 +10,10 @@ import { registerConsoleClient } from './registration';
 runMain(async () => {
   const config = consoleConfig();
   // the database only to register this console's address and secret; pages go through the API
-  const engine = await openEngine(config.databaseUrl, { poolSize: 1, readCache: false });
+  const engine = await openEngine(config.databaseUrl, { poolSize: 1, readCache: false, background: false });
   let credentials;
   try {
-    credentials = await registerConsoleClient(coreServicesOf(coreContainer(engine)).admin, config.publicUrl, config.clientSecret);
+    credentials = await registerConsoleClient(coreServicesOf(coreContainer(persistenceAdapters(engine))).admin, config.publicUrl, config.clientSecret);
   } finally {
     await engine.close();
   }

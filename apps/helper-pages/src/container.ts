@@ -1,9 +1,9 @@
-import { coreContainer } from '@xfer/persistence';
+import { coreContainer } from '@xfer/server-kit';
 import type { SignInThrottleOptions, UnitOfWork } from '@xfer/core';
 import type { Container } from 'inversify';
 import type { HelperPagesConfig } from './config';
 import { JoseKeyCrypto } from './oauth/JoseKeyCrypto';
-import type { Engine } from '@xfer/persistence';
+import { persistenceAdapters, type Engine } from '@xfer/persistence';
 
 /** The helper pages' composition root: the same TypeORM adapters and core use cases as the API. */
 export function buildHelperPagesContainer(
@@ -14,5 +14,5 @@ export function buildHelperPagesContainer(
     ...(config.issuer !== undefined && { issuer: config.issuer }),
     ...(config.accessTokenLifetimeSeconds !== undefined && { accessTokenLifetimeSeconds: config.accessTokenLifetimeSeconds }),
   };
-  return coreContainer(engine, { authorizationServer, signInThrottle: config.signInThrottle, keyCrypto: new JoseKeyCrypto(config.signingKeySecret), uow: config.uow });
+  return coreContainer(persistenceAdapters(engine, config.uow), { authorizationServer, signInThrottle: config.signInThrottle, keyCrypto: new JoseKeyCrypto(config.signingKeySecret) });
 }

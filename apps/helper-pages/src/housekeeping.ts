@@ -1,4 +1,4 @@
-import { TOKENS } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import type { Container } from 'inversify';
 
 export const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;

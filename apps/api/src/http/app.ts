@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { TOKENS } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import express, { type Express } from 'express';
 import type { Container } from 'inversify';
@@ -23,7 +23,7 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.set('etag', false);
   app.use(requestContext);
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-api' })));
-  addHealthRoutes(app, container.get(TOKENS.Engine));
+  addHealthRoutes(app, container.get(TOKENS.Database));
   // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
   const parseJson = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true });
   // reads carry no body: they skip the parser's checks

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { TestWorld } from '@xfer/core/testing';
-import { openEngine, TOKENS } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { testBackends, type TestBackend } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import express from 'express';

@@ -1,7 +1,8 @@
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
 import { TestWorld } from '@xfer/core/testing';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openEngine, TOKENS } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { testBackends } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';

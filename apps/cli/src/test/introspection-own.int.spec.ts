@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
 import { TRANSFER_SCOPE } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openEngine, TOKENS } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { createLogger } from '@xfer/server-kit';
 import type { Engine } from '@xfer/persistence';
 

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { openEngine, TOKENS } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { bothApps } from '../bothApps';
 
 /** `xfer serve` (what `npm start` runs): both apps in one process, on one SQLite database. */

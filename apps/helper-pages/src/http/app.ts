@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ResourceNotFoundError } from '@xfer/core';
-import { TOKENS } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { assignRequestId, createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
 import express, { type Express } from 'express';
@@ -44,7 +44,7 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   if (options.trustProxy) app.set('trust proxy', 1);
   app.use(assignRequestId);
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-helper-pages' })));
-  addHealthRoutes(app, container.get(TOKENS.Engine));
+  addHealthRoutes(app, container.get(TOKENS.Database));
   app.use(
     helmet({
       contentSecurityPolicy: {

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { openEngine, TOKENS } from '@xfer/persistence';
+import { openEngine } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { createLogger, freePort } from '@xfer/server-kit';
 import { closeBrowserSuite, launchTestBrowser, testChromium } from '@xfer/server-kit/testing';
 import { generators, Issuer, type BaseClient } from 'openid-client';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TRANSFER_SCOPE, VIEW_IDENTITY_SET_SCOPE } from '@xfer/core';
-import { TOKENS } from '@xfer/persistence';
+import { TOKENS } from '@xfer/server-kit';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import type supertest from 'supertest';
 import { BACKENDS, startPages, type Pages } from './harness';

@@ -51,6 +51,12 @@ export interface EngineOptions {
   migrate?: boolean;
   /** Keep a read cache (default true). */
   readCache?: boolean;
+  /**
+   * Start what runs beside the connection for a server (default true): on an SQLite file the search
+   * and checkpoint threads and the index upkeep. A one-shot command (the xfer CLI) has none: its
+   * searches run on its connection and SQLite checkpoints as it does by default.
+   */
+  background?: boolean;
   /** Postgres: connections this process keeps (DATABASE_POOL_SIZE). */
   poolSize?: number;
 }

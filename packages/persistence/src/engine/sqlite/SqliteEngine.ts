@@ -82,10 +82,11 @@ export class SqliteEngine implements Engine {
         await dropStat4Samples(dataSource);
       }
       if (options.readCache ?? true) parts.readCache = new ReadCache(new SqliteChangeWatch(handle));
+      const background = options.background ?? true;
       const [index] = (await dataSource.query(`SELECT 1 FROM sqlite_master WHERE name = 'endpoint_search_data'`)) as unknown[];
-      if (index) parts.upkeep = new SearchIndexUpkeep(handle);
+      if (index && background) parts.upkeep = new SearchIndexUpkeep(handle);
       const file = (dataSource.options as { database: string }).database;
-      if (file !== ':memory:') {
+      if (file !== ':memory:' && background) {
         parts.checkpoints = await WalCheckpoints.start(file, handle);
         [parts.searchThread, parts.quickSearchThread] = await Promise.all([SearchThread.start(file, 'search thread'), SearchThread.start(file, 'quick search thread')]);
       }

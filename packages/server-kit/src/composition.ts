@@ -10,8 +10,14 @@ import {
   type UnitOfWork,
 } from '@xfer/core';
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
-import type { Engine } from './engine/Engine';
-import { TypeormUnitOfWork } from './TypeormUnitOfWork';
+import type { HealthOfDatabase } from './health';
+
+/** What an app's composition root takes from its persistence: units of work, the read memo, and the database for the health checks. */
+export interface Adapters {
+  uow: UnitOfWork;
+  readMemo: ReadMemo;
+  database: HealthOfDatabase;
+}
 
 type ServiceTokens = { [K in keyof CoreServices]: ServiceIdentifier<CoreServices[K]> };
 
@@ -33,7 +39,7 @@ const SERVICES: ServiceTokens = {
 
 /** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
 export const TOKENS = {
-  Engine: Symbol.for('xfer.Engine') as ServiceIdentifier<Engine>,
+  Database: Symbol.for('xfer.Database') as ServiceIdentifier<HealthOfDatabase>,
   UnitOfWork: Symbol.for('xfer.UnitOfWork') as ServiceIdentifier<UnitOfWork>,
   Clock: Symbol.for('xfer.Clock') as ServiceIdentifier<Clock>,
   IdGenerator: Symbol.for('xfer.IdGenerator') as ServiceIdentifier<IdGenerator>,
@@ -41,17 +47,17 @@ export const TOKENS = {
   ...SERVICES,
 } as const;
 
-/** The TypeORM adapters over an open engine (every unit of work on it shares its transaction queue). `uow`: another unit of work (tests). */
-export function persistenceModule(engine: Engine, uow: UnitOfWork = new TypeormUnitOfWork(engine)): ContainerModule {
+/** The adapters' bindings. */
+function adaptersModule(adapters: Adapters): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(TOKENS.Engine).toConstantValue(engine);
-    bind(TOKENS.UnitOfWork).toConstantValue(uow);
-    bind(TOKENS.ReadMemo).toConstantValue(engine.readMemo);
+    bind(TOKENS.Database).toConstantValue(adapters.database);
+    bind(TOKENS.UnitOfWork).toConstantValue(adapters.uow);
+    bind(TOKENS.ReadMemo).toConstantValue(adapters.readMemo);
   });
 }
 
 /** The core use cases, each bound on its own over whatever UnitOfWork, Clock and IdGenerator are bound. */
-export function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreOptions = {}): ContainerModule {
+function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreOptions = {}): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
     bind(TOKENS.IdGenerator).toConstantValue(options.ids ?? randomIdGenerator);
@@ -68,25 +74,12 @@ export function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreO
 
 /** Every core service a container binds, for a caller that uses many of them (the CLI). */
 export function coreServicesOf(container: Container): CoreServices {
-  return {
-    endpoints: container.get(TOKENS.endpoints),
-    endpointManager: container.get(TOKENS.endpointManager),
-    authentication: container.get(TOKENS.authentication),
-    authorizationServer: container.get(TOKENS.authorizationServer),
-    admin: container.get(TOKENS.admin),
-    clientRegistration: container.get(TOKENS.clientRegistration),
-    helperPages: container.get(TOKENS.helperPages),
-    maintenance: container.get(TOKENS.maintenance),
-    housekeeping: container.get(TOKENS.housekeeping),
-    idTokens: container.get(TOKENS.idTokens),
-    identityDirectory: container.get(TOKENS.identityDirectory),
-    accessRules: container.get(TOKENS.accessRules),
-  };
+  return Object.fromEntries((Object.keys(SERVICES) as (keyof CoreServices)[]).map((key) => [key, container.get(SERVICES[key] as ServiceIdentifier<unknown>)])) as unknown as CoreServices;
 }
 
-/** A container of the TypeORM adapters and the core services: what each app's composition root starts from. */
-export function coreContainer(engine: Engine, options: Parameters<typeof coreModule>[0] & { uow?: UnitOfWork } = {}): Container {
+/** A container of the adapters and the core services over them: what each app's composition root starts from. */
+export function coreContainer(adapters: Adapters, options: Parameters<typeof coreModule>[0] = {}): Container {
   const container = new Container();
-  container.loadSync(persistenceModule(engine, options.uow), coreModule(options));
+  container.loadSync(adaptersModule(adapters), coreModule(options));
   return container;
 }
