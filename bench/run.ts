@@ -279,8 +279,8 @@ async function heavyCaller(databaseUrl: string): Promise<string> {
   try {
     const services = createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator);
     const username = `heavy-${process.pid}-${Date.now()}@example.org`;
-    await services.admin.addIdentity({ username });
-    const { token } = await services.admin.issueToken(username);
+    await services.admin.identities.addIdentity({ username });
+    const { token } = await services.admin.tokens.issueToken(username);
     const caller = await services.authentication.authenticate(token);
     for (let i = 0; i < HEAVY_ENDPOINTS; i++) {
       const words = Array.from({ length: 400 }, (_, w) => `${HEAVY_WORDS[(i * 7 + w * 13) % HEAVY_WORDS.length]}${(i * w) % 97}`);

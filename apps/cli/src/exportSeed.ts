@@ -19,9 +19,9 @@ const compact = (entry: Entry): Entry => Object.fromEntries(Object.entries(entry
  */
 export async function exportSeed(services: CoreServices, repositories: Repositories): Promise<Record<string, Entry[]>> {
   const { admin } = services;
-  const identities = await admin.listIdentities();
+  const identities = await admin.identities.listIdentities();
   const username = new Map(identities.map((i) => [i.id, i.username]));
-  const groups = await admin.listGroups();
+  const groups = await admin.identities.listGroups();
   const principalName = (id: string) => username.get(id) ?? groups.find((g) => g.id === id)?.name ?? id;
   const seed: Record<string, Entry[]> = { identities: [], groups: [], subscriptions: [], clients: [], tokens: [], endpoints: [], pause_rules: [] };
 
@@ -30,12 +30,12 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
     seed.identities.push(compact({ id: identity.id, username: identity.username, name: identity.name, email: identity.email, organization: identity.organization, password_hash: identity.password_hash, linked: linked.length > 0 ? linked : null }));
   }
   for (const group of groups) seed.groups.push({ id: group.id, name: group.name, members: group.members });
-  for (const subscription of await admin.listSubscriptions()) {
+  for (const subscription of await admin.subscriptions.listSubscriptions()) {
     seed.subscriptions.push({ id: subscription.id, name: subscription.name, members: subscription.member_ids.map(principalName), admins: subscription.administrator_ids.map(principalName) });
   }
   // the console registers itself at every start, with its own address and secret
   const standardClients: readonly string[] = [...STANDARD_CLIENTS.map((c) => c.id), CONSOLE_CLIENT.id];
-  for (const client of await admin.listClients()) {
+  for (const client of await admin.clients.listClients()) {
     // clients made by a CLI's login are sessions, not configuration
     if (standardClients.includes(client.id) || client.template_id === CLI_TEMPLATE_CLIENT.id) continue;
     seed.clients.push(compact({ id: client.id, name: client.display_name, redirect_uris: client.redirect_uris, confidential: !client.public_client || null, resource_server: client.resource_server, secret_hash: client.secret_hash }));
@@ -66,7 +66,7 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
     return entry;
   };
   const roles = async (endpoint: Endpoint) =>
-    (await admin.listRoles(endpoint.id)).filter((r) => !(r.role === 'administrator' && r.principal === username.get(endpoint.ownerId))).map((r) => ({ principal: r.principal, role: r.role }));
+    (await admin.endpoints.listRoles(endpoint.id)).filter((r) => !(r.role === 'administrator' && r.principal === username.get(endpoint.ownerId))).map((r) => ({ principal: r.principal, role: r.role }));
   for (const endpoint of owned.filter((e) => e.kind === 'server' || e.kind === 'personal')) {
     const s = endpoint.snapshot;
     const entry = fields(endpoint);
@@ -101,7 +101,7 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
     }
     if (shares.length > 0) entry.shares = shares;
     seed.endpoints.push(compact(entry));
-    for (const rule of await admin.listPauseRules(endpoint.id)) {
+    for (const rule of await admin.endpoints.listPauseRules(endpoint.id)) {
       seed.pause_rules.push(compact({ endpoint: endpoint.id, message: rule.message, identity: rule.identity_id === null ? null : username.get(rule.identity_id) }));
     }
   }

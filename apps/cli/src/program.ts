@@ -108,8 +108,8 @@ export function buildProgram(io: Io): Command {
       const { passwordStdin, ...fields } = options;
       const password = passwordStdin ? await passwordFromStdin(io) : null;
       await run(async (s) => {
-        const created = await s.admin.addIdentity({ username, ...fields });
-        if (password !== null) await s.admin.setPassword(username, password);
+        const created = await s.admin.identities.addIdentity({ username, ...fields });
+        if (password !== null) await s.admin.identities.setPassword(username, password);
         return { text: created.id, json: { id: created.id, username: created.username } };
       })();
     });
@@ -119,7 +119,7 @@ export function buildProgram(io: Io): Command {
     .action(async (username: string) => {
       const password = await passwordFromStdin(io);
       await run(async (s) => {
-        await s.admin.setPassword(username, password);
+        await s.admin.identities.setPassword(username, password);
         return { text: `password set for ${username}`, json: { username } };
       })();
     });
@@ -128,7 +128,7 @@ export function buildProgram(io: Io): Command {
     .description("link <other-username>'s identities into <username>'s identity set")
     .action(
       run(async (s, username: string, other: string) => {
-        await s.admin.linkIdentities(username, other);
+        await s.admin.identities.linkIdentities(username, other);
         return { text: `linked ${other} to ${username}`, json: { username, linked: other } };
       }),
     );
@@ -137,7 +137,7 @@ export function buildProgram(io: Io): Command {
     .description('take an identity out of its identity set')
     .action(
       run(async (s, username: string) => {
-        await s.admin.unlinkIdentity(username);
+        await s.admin.identities.unlinkIdentity(username);
         return { text: `unlinked ${username}`, json: { username } };
       }),
     );
@@ -146,7 +146,7 @@ export function buildProgram(io: Io): Command {
     .description('list identities with their identity sets')
     .action(
       run(async (s) => {
-        const all = await s.admin.listIdentities();
+        const all = await s.admin.identities.listIdentities();
         const primary = new Map(all.map((i) => [i.id, i.username]));
         const json = all.map((i) => ({ id: i.id, username: i.username, name: i.name, email: i.email, organization: i.organization, status: i.status, linked_to: i.set_id === i.id ? null : primary.get(i.set_id) ?? i.set_id, has_password: i.password_hash !== null }));
         return { text: table([['ID', 'USERNAME', 'NAME', 'LINKED TO'], ...json.map((i) => [i.id, i.username, i.name ?? '-', i.linked_to ?? '-'])]), json };
@@ -157,25 +157,25 @@ export function buildProgram(io: Io): Command {
   const group = program.command('group').description('groups of identities');
   group.command('add <name>').description('add a group; prints its id').action(
     run(async (s, name: string) => {
-      const id = await s.admin.addGroup(name);
+      const id = await s.admin.identities.addGroup(name);
       return { text: id, json: { id, name } };
     }),
   );
   group.command('add-member <group> <username>').description('add an identity to a group').action(
     run(async (s, name: string, username: string) => {
-      await s.admin.addGroupMember(name, username);
+      await s.admin.identities.addGroupMember(name, username);
       return { text: `added ${username} to ${name}`, json: { group: name, username } };
     }),
   );
   group.command('remove-member <group> <username>').description('remove an identity from a group').action(
     run(async (s, name: string, username: string) => {
-      await s.admin.removeGroupMember(name, username);
+      await s.admin.identities.removeGroupMember(name, username);
       return { text: `removed ${username} from ${name}`, json: { group: name, username } };
     }),
   );
   group.command('list').description('list groups and their members').action(
     run(async (s) => {
-      const groups = await s.admin.listGroups();
+      const groups = await s.admin.identities.listGroups();
       return { text: table([['ID', 'NAME', 'MEMBERS'], ...groups.map((g) => [g.id, g.name, g.members.join(',') || '-'])]), json: groups };
     }),
   );
@@ -193,7 +193,7 @@ export function buildProgram(io: Io): Command {
     .option('--resource-server <name>', 'the resource server this (confidential) client runs: it may introspect tokens for it')
     .action(async (displayName: string, o: { redirectUri: string[]; logoUrl?: string; primaryColor?: string; backgroundColor?: string; confidential?: boolean; resourceServer?: string }) =>
       run(async (s) => {
-        const { client: c, secret } = await s.admin.addClient({
+        const { client: c, secret } = await s.admin.clients.addClient({
           display_name: displayName,
           redirect_uris: o.redirectUri,
           branding: { logo_url: o.logoUrl, primary_color: o.primaryColor, background_color: o.backgroundColor },
@@ -205,7 +205,7 @@ export function buildProgram(io: Io): Command {
     );
   client.command('list').description('list clients').action(
     run(async (s) => {
-      const clients = (await s.admin.listClients()).map(({ secret_hash: _secret, ...c }) => c);
+      const clients = (await s.admin.clients.listClients()).map(({ secret_hash: _secret, ...c }) => c);
       return { text: table([['ID', 'NAME', 'TYPE', 'REDIRECT URIS'], ...clients.map((c) => [c.id, c.display_name, c.public_client ? 'public' : 'confidential', c.redirect_uris.join(' ') || '-'])]), json: clients };
     }),
   );
@@ -215,7 +215,7 @@ export function buildProgram(io: Io): Command {
     .description('remove a client (the built-in CLI client too): its tokens are revoked')
     .action(
       run(async (s, id: string) => {
-        await s.admin.removeClient(id);
+        await s.admin.clients.removeClient(id);
         return { text: `removed client ${id}`, json: { removed: id } };
       }),
     );
@@ -229,13 +229,13 @@ export function buildProgram(io: Io): Command {
     .option('--resource-server <name>', 'the service its tokens are for (default: from the name, e.g. transfer.api.globus.org)')
     .action(async (name: string, o: { description: string; dependsOn: string[]; resourceServer?: string }) =>
       run(async (s) => {
-        const id = await s.admin.addScope(name, o.description, { dependsOn: o.dependsOn, resourceServer: o.resourceServer });
+        const id = await s.admin.clients.addScope(name, o.description, { dependsOn: o.dependsOn, resourceServer: o.resourceServer });
         return { text: id, json: { id, name } };
       })(),
     );
   scope.command('list').description('list scopes').action(
     run(async (s) => {
-      const scopes = await s.admin.listScopes();
+      const scopes = await s.admin.clients.listScopes();
       return {
         text: table([['ID', 'NAME', 'RESOURCE SERVER', 'DESCRIPTION'], ...scopes.map((x) => [x.id, x.name, x.resource_server, x.description])]),
         json: scopes,
@@ -250,19 +250,19 @@ export function buildProgram(io: Io): Command {
     .option('--parent <consent-id>', 'the consent this one depends on', consentId)
     .action(async (username: string, clientId: string, scopeName: string, o: { parent?: number }) =>
       run(async (s) => {
-        const id = await s.admin.grantConsent(username, clientId, scopeName, o.parent ?? null);
+        const id = await s.admin.tokens.grantConsent(username, clientId, scopeName, o.parent ?? null);
         return { text: String(id), json: { id } };
       })(),
     );
   consent.command('revoke <consent-id>').description('revoke a consent and those that depend on it').action(async (id: string) =>
     run(async (s) => {
-      await s.admin.revokeConsent(consentId(id));
+      await s.admin.tokens.revokeConsent(consentId(id));
       return { text: `revoked consent ${id}`, json: { id: Number(id) } };
     })(),
   );
   consent.command('list <username>').description("list an identity's consents").action(
     run(async (s, username: string) => {
-      const consents = await s.admin.listConsents(username);
+      const consents = await s.admin.tokens.listConsents(username);
       const rows = consents.map((c) => [String(c.id), c.client_name ?? c.client_id, c.scope_name ?? c.scope_id, c.dependency_path.join('/'), c.status]);
       return { text: table([['ID', 'CLIENT', 'SCOPE', 'PATH', 'STATUS'], ...rows]), json: consents };
     }),
@@ -277,19 +277,19 @@ export function buildProgram(io: Io): Command {
     .option('--scope <names>', 'the scopes it carries, space-separated, all of one resource server (default: the transfer API scope)')
     .action(async (username: string, o: { expiresIn?: number; scope?: string }) =>
       run(async (s) => {
-        const issued = await s.admin.issueToken(username, o.expiresIn ?? null, o.scope);
+        const issued = await s.admin.tokens.issueToken(username, o.expiresIn ?? null, o.scope);
         return { text: issued.token, json: issued };
       })(),
     );
   token.command('list <username>').description('list the tokens of an identity (ids only, never the secrets)').action(
     run(async (s, username: string) => {
-      const tokens = await s.admin.listTokens(username);
+      const tokens = await s.admin.tokens.listTokens(username);
       return { text: table([['ID', 'CREATED', 'EXPIRES', 'REVOKED'], ...tokens.map((t) => [t.id, time(t.created_at), time(t.expires_at), time(t.revoked_at)])]), json: tokens };
     }),
   );
   token.command('revoke <token-or-id>').description('revoke a token at once, by its id from `token list` or the token itself').action(
     run(async (s, value: string) => {
-      const id = await s.admin.revokeToken(value);
+      const id = await s.admin.tokens.revokeToken(value);
       return { text: `revoked token ${id}`, json: { id } };
     }),
   );
@@ -303,25 +303,25 @@ export function buildProgram(io: Io): Command {
     .option('--admin <username|group>', 'an identity or group that administers it: verifies its endpoints (repeatable)', collect, [])
     .action(async (name: string, o: { member: string[]; admin: string[] }) =>
       run(async (s) => {
-        const id = await s.admin.addSubscription(name, o.member, o.admin);
+        const id = await s.admin.subscriptions.addSubscription(name, o.member, o.admin);
         return { text: id, json: { id, name } };
       })(),
     );
   subscription.command('add-member <subscription> <username|group>').description('let an identity or group use a subscription').action(
     run(async (s, name: string, member: string) => {
-      await s.admin.addSubscriptionMember(name, member);
+      await s.admin.subscriptions.addSubscriptionMember(name, member);
       return { text: `added ${member} to ${name}`, json: { subscription: name, member } };
     }),
   );
   subscription.command('add-admin <subscription> <username|group>').description('let an identity or group administer a subscription (verify its endpoints)').action(
     run(async (s, name: string, administrator: string) => {
-      await s.admin.addSubscriptionAdministrator(name, administrator);
+      await s.admin.subscriptions.addSubscriptionAdministrator(name, administrator);
       return { text: `${administrator} administers ${name}`, json: { subscription: name, administrator } };
     }),
   );
   subscription.command('list').description('list subscriptions').action(
     run(async (s) => {
-      const subs = await s.admin.listSubscriptions();
+      const subs = await s.admin.subscriptions.listSubscriptions();
       return { text: table([['ID', 'NAME', 'MEMBERS'], ...subs.map((x) => [x.id, x.name, String(x.member_ids.length)])]), json: subs };
     }),
   );
@@ -333,19 +333,19 @@ export function buildProgram(io: Io): Command {
     .description('grant administrator, activity_manager, activity_monitor or access_manager; prints the assignment id')
     .action(
       run(async (s, endpointId: string, name: string, principal: string) => {
-        const id = await s.admin.grantRole(endpointId, name, principal);
+        const id = await s.admin.endpoints.grantRole(endpointId, name, principal);
         return { text: id, json: { id } };
       }),
     );
   role.command('revoke <assignment-id>').description('remove a role assignment').action(
     run(async (s, id: string) => {
-      await s.admin.revokeRole(id);
+      await s.admin.endpoints.revokeRole(id);
       return { text: `revoked ${id}`, json: { id } };
     }),
   );
   role.command('list <endpoint-id>').description('list the role assignments of an endpoint').action(
     run(async (s, endpointId: string) => {
-      const roles = await s.admin.listRoles(endpointId);
+      const roles = await s.admin.endpoints.listRoles(endpointId);
       return { text: table([['ID', 'ROLE', 'TYPE', 'PRINCIPAL'], ...roles.map((r) => [r.id, r.role, r.principal_type, r.principal])]), json: roles };
     }),
   );
@@ -359,19 +359,19 @@ export function buildProgram(io: Io): Command {
     .option('--identity <username>', 'only this identity (default: everyone)')
     .action(async (endpointId: string, o: { message: string; identity?: string }) =>
       run(async (s) => {
-        const id = await s.admin.addPauseRule(endpointId, o);
+        const id = await s.admin.endpoints.addPauseRule(endpointId, o);
         return { text: id, json: { id } };
       })(),
     );
   pause.command('list <endpoint-id>').description('list the pause rules of an endpoint').action(
     run(async (s, endpointId: string) => {
-      const rules = await s.admin.listPauseRules(endpointId);
+      const rules = await s.admin.endpoints.listPauseRules(endpointId);
       return { text: table([['ID', 'FOR', 'MESSAGE'], ...rules.map((r) => [r.id, r.identity_id ?? 'everyone', r.message])]), json: rules };
     }),
   );
   pause.command('remove <rule-id>').description('remove a pause rule').action(
     run(async (s, id: string) => {
-      await s.admin.removePauseRule(id);
+      await s.admin.endpoints.removePauseRule(id);
       return { text: `removed ${id}`, json: { id } };
     }),
   );
@@ -380,7 +380,7 @@ export function buildProgram(io: Io): Command {
   const access = program.command('access').description('access rules of shared endpoints (created through the API)');
   access.command('list <endpoint-id>').description("list a share's explicit access rules").action(
     run(async (s, endpointId: string) => {
-      const rules = await s.admin.listAccessRules(endpointId);
+      const rules = await s.admin.endpoints.listAccessRules(endpointId);
       const rows = rules.map((r) => [r.id, r.principal_type, r.principal || '-', r.path, r.permissions, r.expiration_date?.toISOString() ?? '-']);
       return { text: table([['ID', 'PRINCIPAL TYPE', 'PRINCIPAL', 'PATH', 'PERMISSIONS', 'EXPIRES'], ...rows]), json: rules };
     }),
@@ -412,19 +412,19 @@ export function buildProgram(io: Io): Command {
     .option('--retry-after <seconds>', 'Retry-After in seconds (default 300)', positiveInteger)
     .action(async (o: { message?: string; retryAfter?: number }) =>
       run(async (s) => {
-        const m = await s.admin.setMaintenance(true, { message: o.message, retryAfterSeconds: o.retryAfter });
+        const m = await s.admin.maintenance.set(true, { message: o.message, retryAfterSeconds: o.retryAfter });
         return { text: `maintenance mode on: ${m!.message}`, json: m };
       })(),
     );
   maintenance.command('off').description('switch maintenance mode off').action(
     run(async (s) => {
-      await s.admin.setMaintenance(false);
+      await s.admin.maintenance.set(false);
       return { text: 'maintenance mode off', json: null };
     }),
   );
   maintenance.command('status').description('show whether maintenance mode is on').action(
     run(async (s) => {
-      const m = await s.admin.maintenance();
+      const m = await s.admin.maintenance.current();
       return { text: m ? `on since ${time(m.since)}: ${m.message} (Retry-After ${m.retry_after_seconds}s)` : 'off', json: m };
     }),
   );
@@ -440,7 +440,7 @@ export function buildProgram(io: Io): Command {
         const names = applied.map((m) => m.name);
         // the hosted service's standard scopes and the CLI's client, once per database
         const admin = coreServicesOf(coreContainer(persistenceAdapters(engine))).admin;
-        const installed = await admin.installStandardCatalogue();
+        const installed = await admin.clients.installStandardCatalogue();
         // the web console's client at its configured address (its start brings address and secret up to date)
         const consoleSettings = consoleConfig(io.env);
         await registerConsoleClient(admin, consoleSettings.publicUrl, consoleSettings.clientSecret);

@@ -92,38 +92,38 @@ export class SeedFile {
       const username = text(entry, 'username', at)!;
       const id = text(entry, 'id', at, false);
       if (id !== undefined) nextId(id.toLowerCase());
-      await admin.addIdentity({ username, name: text(entry, 'name', at, false) ?? null, email: text(entry, 'email', at, false) ?? null, organization: text(entry, 'organization', at, false) ?? null });
+      await admin.identities.addIdentity({ username, name: text(entry, 'name', at, false) ?? null, email: text(entry, 'email', at, false) ?? null, organization: text(entry, 'organization', at, false) ?? null });
       const passwordHash = text(entry, 'password_hash', at, false);
-      if (passwordHash !== undefined) await admin.setPasswordHash(username, passwordHash);
+      if (passwordHash !== undefined) await admin.identities.setPasswordHash(username, passwordHash);
       const password = text(entry, 'password', at, false);
       if (password !== undefined) {
         const where = at('password');
-        passwords.push(admin.setPassword(username, password).then(() => null, (error: Error) => (error instanceof DomainError ? new SeedError(`${where}: ${error.message}`) : error)));
+        passwords.push(admin.identities.setPassword(username, password).then(() => null, (error: Error) => (error instanceof DomainError ? new SeedError(`${where}: ${error.message}`) : error)));
       }
     });
     const failed = (await Promise.all(passwords)).find((error) => error !== null);
     if (failed) throw failed;
     await each('identities', async (entry, at) => {
-      for (const other of names(entry, 'linked', at)) await admin.linkIdentities(entry.username as string, other);
+      for (const other of names(entry, 'linked', at)) await admin.identities.linkIdentities(entry.username as string, other);
     });
     await each('groups', async (entry, at) => {
       const name = text(entry, 'name', at)!;
       const id = text(entry, 'id', at, false);
       if (id !== undefined) nextId(id.toLowerCase());
-      await admin.addGroup(name);
-      for (const member of names(entry, 'members', at)) await admin.addGroupMember(name, member);
+      await admin.identities.addGroup(name);
+      for (const member of names(entry, 'members', at)) await admin.identities.addGroupMember(name, member);
     });
     await each('subscriptions', async (entry, at) => {
       const id = text(entry, 'id', at, false);
       if (id !== undefined) nextId(id.toLowerCase());
-      await admin.addSubscription(text(entry, 'name', at)!, names(entry, 'members', at), names(entry, 'admins', at));
+      await admin.subscriptions.addSubscription(text(entry, 'name', at)!, names(entry, 'members', at), names(entry, 'admins', at));
     });
     const clients = new Map<string, string>();
     await each('clients', async (entry, at) => {
       const id = text(entry, 'id', at, false);
       if (id !== undefined) nextId(id.toLowerCase());
       const redirectUris = names(entry, 'redirect_uris', at);
-      const { client } = await admin.addClient({
+      const { client } = await admin.clients.addClient({
         display_name: text(entry, 'name', at)!,
         redirect_uris: redirectUris,
         public_client: entry.confidential !== true,
@@ -153,10 +153,10 @@ export class SeedFile {
         const expiresAt = text(entry, 'expires_at', at, false);
         const at2 = expiresAt === undefined ? null : new Date(expiresAt);
         if (at2 !== null && Number.isNaN(at2.getTime())) throw new SeedError(`${at('expires_at')}: an ISO date and time`);
-        await admin.importToken(username!, { token_hash: valueHash, scopes: scopes.length > 0 ? scopes : ['urn:globus:auth:scope:transfer.api.globus.org:all'], expires_at: at2 });
+        await admin.tokens.importToken(username!, { token_hash: valueHash, scopes: scopes.length > 0 ? scopes : ['urn:globus:auth:scope:transfer.api.globus.org:all'], expires_at: at2 });
         return;
       }
-      await admin.issueToken(username!, (expiresIn as number | undefined) ?? null, scopes.length > 0 ? scopes.join(' ') : undefined, text(entry, 'value', at, false));
+      await admin.tokens.issueToken(username!, (expiresIn as number | undefined) ?? null, scopes.length > 0 ? scopes.join(' ') : undefined, text(entry, 'value', at, false));
     });
     const ownerOf = async (entry: Entry, at: (field: string) => string): Promise<Principal> => {
       const owner = text(entry, 'owner', at)!;
@@ -167,7 +167,7 @@ export class SeedFile {
     const principalId = async (name: string, at: string): Promise<string> => {
       const identity = await services.authentication.identityByUsername(name);
       if (identity) return identity.id;
-      const group = (await admin.listGroups()).find((g) => g.name === name);
+      const group = (await admin.identities.listGroups()).find((g) => g.name === name);
       if (group) return group.id;
       throw new SeedError(`${at}: no identity or group '${name}' in the seed`);
     };
@@ -184,7 +184,7 @@ export class SeedFile {
       if (!Array.isArray(roles)) throw new SeedError(`${at('roles')}: a list of {principal, role}`);
       for (const [i, role] of (roles as Entry[]).entries()) {
         if (typeof role?.principal !== 'string' || typeof role.role !== 'string') throw new SeedError(`${at(`roles[${i}]`)}: {principal: a username or group name, role}`);
-        await admin.grantRole(endpointId, role.role, role.principal);
+        await admin.endpoints.grantRole(endpointId, role.role, role.principal);
       }
       const shares = entry.shares ?? [];
       if (!Array.isArray(shares)) throw new SeedError(`${at('shares')}: a list of shared endpoints`);
@@ -203,7 +203,7 @@ export class SeedFile {
       }
     });
     await each('pause_rules', async (entry, at) => {
-      await admin.addPauseRule(text(entry, 'endpoint', at)!, { message: text(entry, 'message', at)!, identity: text(entry, 'identity', at, false) ?? null });
+      await admin.endpoints.addPauseRule(text(entry, 'endpoint', at)!, { message: text(entry, 'message', at)!, identity: text(entry, 'identity', at, false) ?? null });
     });
     return count;
   }

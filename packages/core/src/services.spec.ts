@@ -15,10 +15,10 @@ describe('createCoreServices', () => {
   async function world(options: Parameters<typeof createCoreServices>[3] = {}) {
     const clock = new FixedClock();
     const services = createCoreServices(new InMemoryUnitOfWork(), clock, new SequentialIdGenerator(), { keyCrypto: crypto, ...options });
-    await services.admin.addIdentity({ username: 'alice' });
-    await services.admin.addScope('openid', 'Who you are');
-    const { client } = await services.admin.addClient({ display_name: 'Portal', public_client: false });
-    await services.admin.grantConsent('alice', client.id, 'openid');
+    await services.admin.identities.addIdentity({ username: 'alice' });
+    await services.admin.clients.addScope('openid', 'Who you are');
+    const { client } = await services.admin.clients.addClient({ display_name: 'Portal', public_client: false });
+    await services.admin.tokens.grantConsent('alice', client.id, 'openid');
     const alice = (await services.authentication.identityByUsername('alice'))!;
     return { services, clock, client, alice };
   }
@@ -47,7 +47,7 @@ describe('createCoreServices', () => {
 
   it('gives the sign-in throttle its window and limits, and housekeeping the same window', async () => {
     const { services, clock } = await world({ signInThrottle: { attemptsPerAddress: 2, windowSeconds: 60 } });
-    await services.admin.setPassword('alice', 'correct horse battery');
+    await services.admin.identities.setPassword('alice', 'correct horse battery');
     for (let i = 0; i < 2; i++) await services.helperPages.signIn('alice', 'wrong', { address: '192.0.2.1' }).catch(() => undefined);
     await expect(services.helperPages.signIn('alice', 'correct horse battery', { address: '192.0.2.1' })).rejects.toThrow(/Try again in 1 minutes/);
     clock.advance(59);
@@ -59,7 +59,7 @@ describe('createCoreServices', () => {
 
   it('keeps the default throttle (10 per address, 15 minutes) when given none', async () => {
     const { services, clock } = await world();
-    await services.admin.setPassword('alice', 'correct horse battery');
+    await services.admin.identities.setPassword('alice', 'correct horse battery');
     for (let i = 0; i < 10; i++) await services.helperPages.signIn('alice', 'wrong', { address: '192.0.2.1' }).catch(() => undefined);
     await expect(services.helperPages.signIn('alice', 'correct horse battery', { address: '192.0.2.1' })).rejects.toThrow(/15 minutes/);
     clock.advance(15 * 60 - 1);

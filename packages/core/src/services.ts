@@ -1,5 +1,5 @@
 import { AccessRuleService } from './access/AccessRuleService';
-import { AdminService } from './admin/AdminService';
+import { Administration } from './admin/Administration';
 import { AuthenticationService, DEFAULT_AUTHENTICATION_OPTIONS, type AuthenticationOptions } from './auth/AuthenticationService';
 import { AuthorizationServerService, DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS, type AuthorizationServerOptions } from './auth/AuthorizationServer';
 import { ClientRegistrationService } from './auth/ClientRegistration';
@@ -20,7 +20,7 @@ export interface CoreServices {
   endpoints: EndpointService;
   endpointManager: EndpointManagerService;
   authentication: AuthenticationService;
-  admin: AdminService;
+  admin: Administration;
   helperPages: HelperPagesService;
   authorizationServer: AuthorizationServerService;
   clientRegistration: ClientRegistrationService;
@@ -61,7 +61,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
       issuer: DEFAULT_ISSUER,
       ...options.authorizationServer,
     }),
-  admin: ({ uow, clock, ids }) => new AdminService(uow, clock, ids),
+  admin: ({ uow, clock, ids }) => new Administration(uow, clock, ids),
   clientRegistration: ({ uow, clock, ids }) => new ClientRegistrationService(uow, clock, ids),
   helperPages: ({ uow, clock, options }) =>
     new HelperPagesService(uow, clock, {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  AdminService,
+  Administration,
   Endpoint,
   newIdentity,
   systemClock,
@@ -51,13 +51,13 @@ const WORDS = ['genomics', 'climate', 'imaging', 'archive', 'scratch', 'projects
 export async function seedDatabase(engine: Engine, options: SeedOptions): Promise<SeedResult> {
   const { dataSource } = engine;
   const uow = new TypeormUnitOfWork(engine);
-  const admin = new AdminService(uow, systemClock, randomIdGenerator);
+  const admin = new Administration(uow, systemClock, randomIdGenerator);
   const suffix = randomUUID().slice(0, 8);
   const username = `bench-${suffix}`;
-  const bench = await admin.addIdentity({ username, name: 'Benchmark User', email: 'bench@example.org', organization: 'Benchmarks' });
-  await admin.addSubscription(`Benchmark subscription ${suffix}`, [username]);
+  const bench = await admin.identities.addIdentity({ username, name: 'Benchmark User', email: 'bench@example.org', organization: 'Benchmarks' });
+  await admin.subscriptions.addSubscription(`Benchmark subscription ${suffix}`, [username]);
   const subscription = (await uow.repositories.subscriptions.listForMembers([bench.id]))[0];
-  const { token } = await admin.issueToken(username);
+  const { token } = await admin.tokens.issueToken(username);
 
   const total = options.endpoints;
   const shares = Math.min(options.sharesOnFirstHost ?? 0, Math.max(0, total - 1));
@@ -141,6 +141,6 @@ export async function seedDatabase(engine: Engine, options: SeedOptions): Promis
   // fresh statistics, so both planners pick the indexes for the bulk-loaded tables (and on SQLite the search index merged)
   await engine.settleAfterBulkLoad();
   const password = randomUUID();
-  await admin.setPassword(username, password);
+  await admin.identities.setPassword(username, password);
   return { endpoints: written, shares, managed_shares: managedShares, owners: owners.length, username, token, password, host_endpoint_id: host.id, sample_endpoint_ids: samples, own_server_endpoint_ids: own };
 }

@@ -27,7 +27,7 @@ const SERVICES: ServiceTokens = {
   endpointManager: Symbol.for('xfer.EndpointManagerService'),
   authentication: Symbol.for('xfer.AuthenticationService'),
   authorizationServer: Symbol.for('xfer.AuthorizationServerService'),
-  admin: Symbol.for('xfer.AdminService'),
+  admin: Symbol.for('xfer.Administration'),
   clientRegistration: Symbol.for('xfer.ClientRegistrationService'),
   helperPages: Symbol.for('xfer.HelperPagesService'),
   maintenance: Symbol.for('xfer.MaintenanceGate'),

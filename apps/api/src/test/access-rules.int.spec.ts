@@ -37,8 +37,8 @@ describe.each(BACKENDS)('access rules on $name', (backend) => {
   });
 
   it('lists an access manager role as an implicit rule, and lets that manager manage rules', async () => {
-    const groupId = await api.world.services.admin.addGroup('lab');
-    await api.world.services.admin.addGroupMember('lab', 'bob');
+    const groupId = await api.world.services.admin.identities.addGroup('lab');
+    await api.world.services.admin.identities.addGroupMember('lab', 'bob');
     const role = await api.as(alice).post(`/endpoint/${share}/role`, { principal_type: 'group', principal: groupId, role: 'access_manager' });
     const list = (await api.as(bob).get(`/endpoint/${share}/access_list`)).body.DATA;
     expect(list).toContainEqual(expect.objectContaining({ id: null, role_id: role.body.id, role_type: 'access_manager', principal_type: 'group', principal: groupId, path: '/', permissions: 'rw' }));

@@ -90,9 +90,9 @@ describe.each(BACKENDS)('authorization matrix on $name', (backend) => {
     for (const username of ['olivia', 'olivia@work.example.org', 'rita', 'gus', 'stan', 'extra']) {
       tokens[username] = (await api.world.user(username)).token;
     }
-    await api.world.services.admin.linkIdentities('olivia@work.example.org', 'olivia');
-    await api.world.services.admin.addGroup('staff');
-    await api.world.services.admin.addGroupMember('staff', 'gus');
+    await api.world.services.admin.identities.linkIdentities('olivia@work.example.org', 'olivia');
+    await api.world.services.admin.identities.addGroup('staff');
+    await api.world.services.admin.identities.addGroupMember('staff', 'gus');
     await api.world.subscriptionFor('olivia');
   });
   afterAll(() => api.close());
@@ -105,10 +105,10 @@ describe.each(BACKENDS)('authorization matrix on $name', (backend) => {
       DATA: [{ hostname: 'gridftp.example.org' }],
     });
     expect(created.status).toBe(201);
-    if (relation.grant) await api.world.services.admin.grantRole(created.body.id, relation.grant.role, relation.grant.to);
+    if (relation.grant) await api.world.services.admin.endpoints.grantRole(created.body.id, relation.grant.role, relation.grant.to);
     const admin = api.world.services.admin;
-    const ownerRoleId = (await admin.listRoles(created.body.id)).find((r) => r.principal === 'olivia')!.id;
-    const extraRoleId = await admin.grantRole(created.body.id, 'activity_monitor', 'extra');
+    const ownerRoleId = (await admin.endpoints.listRoles(created.body.id)).find((r) => r.principal === 'olivia')!.id;
+    const extraRoleId = await admin.endpoints.grantRole(created.body.id, 'activity_monitor', 'extra');
     const extraId = (await api.world.uow.repositories.identities.findByUsername('extra'))!.id;
     return { endpointId: created.body.id, serverId: 1, ownerRoleId, extraRoleId, extraId };
   }
@@ -142,7 +142,7 @@ describe.each(BACKENDS)('authorization matrix on $name', (backend) => {
       it.each(RULE_OPERATIONS)('$name', async (op) => {
         const host = await arrange(RELATIONS[0], true);
         const share = (await api.as(tokens.olivia).post('/shared_endpoint', { display_name: `share ${Math.random()}`, host_endpoint: host.endpointId, host_path: '/~/' })).body.id;
-        if (relation.grant) await api.world.services.admin.grantRole(share, relation.grant.role, relation.grant.to);
+        if (relation.grant) await api.world.services.admin.endpoints.grantRole(share, relation.grant.role, relation.grant.to);
         const rule = (await api.as(tokens.olivia).post(`/endpoint/${share}/access`, { principal_type: 'identity', principal: host.extraId, path: '/', permissions: 'r' })).body.access_id;
         const response = await op.call(tokens[relation.caller], share, rule);
         if (relation.rights === 'administrator' || relation.grant?.role === 'access_manager') {

@@ -104,7 +104,7 @@ describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $na
 
     it('lists pause rules as pause_rule_list', async () => {
       const id = await createServerEndpoint();
-      await api.world.services.admin.addPauseRule(id, { message: 'Disk replacement' });
+      await api.world.services.admin.endpoints.addPauseRule(id, { message: 'Disk replacement' });
       const res = await api.as(alice).get(`/endpoint/${id}/my_effective_pause_rule_list`);
       expect(res.body).toEqual({ DATA_TYPE: 'pause_rule_list', DATA: [expect.objectContaining({ DATA_TYPE: 'pause_rule_limited', message: 'Disk replacement', editable: false })] });
     });
@@ -164,7 +164,7 @@ describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $na
 
   describe('errors', () => {
     it('answers a token without the transfer scope with 403 ConsentRequired naming the scope, and a revoked one with 401 at once', async () => {
-      const { token: openidOnly } = await api.world.services.admin.issueToken('alice', null, 'openid');
+      const { token: openidOnly } = await api.world.services.admin.tokens.issueToken('alice', null, 'openid');
       const path = '/endpoint/11111111-2222-4333-8444-555555555555';
       const res = await api.as(openidOnly).get(path);
       expect(res.status).toBe(403);
@@ -176,7 +176,7 @@ describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $na
         resource: path,
       });
       expect((await api.as(alice).get(path)).status).toBe(404);
-      await api.world.services.admin.revokeToken(alice);
+      await api.world.services.admin.tokens.revokeToken(alice);
       const revoked = await api.as(alice).get(path);
       expect(revoked.status).toBe(401);
       expect(revoked.body.code).toBe('ClientError.AuthenticationFailed');
@@ -254,7 +254,7 @@ describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $na
     });
 
     it('lists the subscriptions when DEFAULT is ambiguous', async () => {
-      const second = await api.world.services.admin.addSubscription('Second', ['alice']);
+      const second = await api.world.services.admin.subscriptions.addSubscription('Second', ['alice']);
       const res = await api.as(alice).post('/endpoint', { display_name: 'M', subscription_id: 'DEFAULT' });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(/Please specify the subscription ID to use/);

@@ -56,13 +56,13 @@ describe.each(BACKENDS)('operating the API on $name', (backend) => {
     const api = await startApi(backend);
     try {
       const alice = await api.world.user('alice');
-      await api.world.services.admin.setMaintenance(true, { message: 'Storage upgrade', retryAfterSeconds: 120 });
+      await api.world.services.admin.maintenance.set(true, { message: 'Storage upgrade', retryAfterSeconds: 120 });
       const res = await api.as(alice.token).get('/endpoint/x');
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toBe('120');
       expect(res.body).toMatchObject({ code: 'ServiceUnavailable', message: 'Storage upgrade', request_id: expect.any(String) });
       expect((await api.http.get('/healthz')).status).toBe(200);
-      await api.world.services.admin.setMaintenance(false);
+      await api.world.services.admin.maintenance.set(false);
       await new Promise((r) => setTimeout(r, 1100));
       expect((await api.as(alice.token).get('/endpoint/x')).status).toBe(404);
     } finally {

@@ -59,8 +59,8 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
       ({ url: databaseUrl, drop } = await backend.create());
     }
     token = await withServices(databaseUrl, async (s) => {
-      await s.admin.addIdentity({ username: 'alice' });
-      return (await s.admin.issueToken('alice')).token;
+      await s.admin.identities.addIdentity({ username: 'alice' });
+      return (await s.admin.tokens.issueToken('alice')).token;
     });
   });
 
@@ -131,10 +131,10 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
     const [a, b] = [await startApiProcess(databaseUrl), await startApiProcess(databaseUrl)];
     children.push(a.process, b.process);
     const bob = await withServices(databaseUrl, async (s) => {
-      await s.admin.addIdentity({ username: 'bob' });
-      await s.admin.addIdentity({ username: 'bob-elsewhere' });
-      await s.admin.addGroup('readers');
-      return (await s.admin.issueToken('bob')).token;
+      await s.admin.identities.addIdentity({ username: 'bob' });
+      await s.admin.identities.addIdentity({ username: 'bob-elsewhere' });
+      await s.admin.identities.addGroup('readers');
+      return (await s.admin.tokens.issueToken('bob')).token;
     });
     const created = (await (await call(`${a.url}/endpoint`, token, 'POST', { display_name: 'Watched' })).json()) as { id: string };
     const statusFor = (who: string) => Promise.all([a, b].map(async (api) => (await call(`${api.url}/endpoint/${created.id}`, who, 'GET')).status));
@@ -144,26 +144,26 @@ describe.each(BACKENDS)('API processes on $name', (backend) => {
 
     // a role for a group bob joins
     await withServices(databaseUrl, async (s) => {
-      await s.admin.grantRole(created.id, 'activity_monitor', 'readers');
-      await s.admin.addGroupMember('readers', 'bob');
+      await s.admin.endpoints.grantRole(created.id, 'activity_monitor', 'readers');
+      await s.admin.identities.addGroupMember('readers', 'bob');
     });
     expect(await statusFor(bob)).toEqual([200, 200]);
-    await withServices(databaseUrl, (s) => s.admin.removeGroupMember('readers', 'bob'));
+    await withServices(databaseUrl, (s) => s.admin.identities.removeGroupMember('readers', 'bob'));
     expect(await statusFor(bob)).toEqual([403, 403]);
 
     // a role held by an identity linked into bob's set
     const roleId = await withServices(databaseUrl, async (s) => {
-      const id = await s.admin.grantRole(created.id, 'activity_monitor', 'bob-elsewhere');
-      await s.admin.linkIdentities('bob', 'bob-elsewhere');
+      const id = await s.admin.endpoints.grantRole(created.id, 'activity_monitor', 'bob-elsewhere');
+      await s.admin.identities.linkIdentities('bob', 'bob-elsewhere');
       return id;
     });
     expect(await statusFor(bob)).toEqual([200, 200]);
-    await withServices(databaseUrl, (s) => s.admin.revokeRole(roleId));
+    await withServices(databaseUrl, (s) => s.admin.endpoints.revokeRole(roleId));
     expect(await statusFor(bob)).toEqual([403, 403]);
 
     // a revoked token
     expect(await statusFor(token)).toEqual([200, 200]);
-    await withServices(databaseUrl, (s) => s.admin.revokeToken(token));
+    await withServices(databaseUrl, (s) => s.admin.tokens.revokeToken(token));
     expect(await statusFor(token)).toEqual([401, 401]);
   }, 60_000);
 

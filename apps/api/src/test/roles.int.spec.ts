@@ -33,7 +33,7 @@ describe.each(BACKENDS)('roles API on $name', (backend) => {
     expect(added.body).toEqual({ DATA_TYPE: 'role', id: expect.any(String), principal_type: 'identity', principal: bobId, role: 'activity_monitor' });
     expect((await api.as(bob).get(`/endpoint/${managed}/role/${added.body.id}`)).body).toEqual(added.body);
     expect((await api.as(bob).get(`/endpoint/${managed}/role_list`)).body.DATA).toHaveLength(2);
-    expect((await api.world.services.admin.listRoles(managed)).map((r) => r.id)).toContain(added.body.id);
+    expect((await api.world.services.admin.endpoints.listRoles(managed)).map((r) => r.id)).toContain(added.body.id);
     // a monitor is not an administrator
     expect((await grant(bob, managed, 'activity_monitor', bobId)).status).toBe(403);
   });
@@ -62,7 +62,7 @@ describe.each(BACKENDS)('roles API on $name', (backend) => {
 
   it('grants access_manager on a share of a managed host, and to a group', async () => {
     const share = (await api.as(alice).post('/shared_endpoint', { display_name: 'Share', host_endpoint: managed, host_path: '/~/data/' })).body.id;
-    const groupId = await api.world.services.admin.addGroup('lab');
+    const groupId = await api.world.services.admin.identities.addGroup('lab');
     const res = await grant(alice, share, 'access_manager', groupId, 'group');
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ principal_type: 'group', principal: groupId, role: 'access_manager' });

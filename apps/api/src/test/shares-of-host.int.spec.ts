@@ -47,7 +47,7 @@ describe.each(BACKENDS)('shares of a host on $name', (backend) => {
   });
 
   it("lists for a host's activity monitor too (shares are public, so it could GET each), with their host paths, which host monitors may see", async () => {
-    await api.world.services.admin.grantRole(host, 'activity_monitor', 'bob');
+    await api.world.services.admin.endpoints.grantRole(host, 'activity_monitor', 'bob');
     const { ids } = await collect(bob, 2);
     expect(ids).toEqual(shares.map((s) => s.id));
     const page = (await api.as(bob).get(`/endpoint/${host}/shared_endpoint_list`)).body.shared_endpoints;

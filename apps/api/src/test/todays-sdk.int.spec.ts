@@ -51,7 +51,7 @@ describe.each(BACKENDS)("today's SDK calls on $name", (backend) => {
     expect(await verified()).toBe(false);
     // alice administers the endpoint, not its subscription
     expect((await verify(alice, true)).status).toBe(403);
-    await api.world.services.admin.addSubscriptionAdministrator('alice-subscription', 'bob');
+    await api.world.services.admin.subscriptions.addSubscriptionAdministrator('alice-subscription', 'bob');
     expect((await verify(carol, true)).status).toBe(403);
     expect((await verify(bob, true)).status).toBe(403);
     await api.as(alice).put(`/endpoint/${host}`, { public: true });

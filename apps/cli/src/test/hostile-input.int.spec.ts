@@ -59,7 +59,7 @@ describe.each(testBackends())('hostile input on $name: no route of either app an
       const world = new TestWorld(apiContainer.get(TOKENS.UnitOfWork));
       const alice = await world.user('alice');
       const endpointId = (await world.services.endpoints.createEndpoint(await alice.principal(), { display_name: 'Target', personal: false, servers: [{ hostname: 'a.example.org' }] })).id;
-      const clientId = (await world.services.admin.addClient({ display_name: 'Portal', redirect_uris: ['https://portal.example.org/cb'] })).client.id;
+      const clientId = (await world.services.admin.clients.addClient({ display_name: 'Portal', redirect_uris: ['https://portal.example.org/cb'] })).client.id;
       const apps = [
         { http: supertest(createApiApp(apiContainer, { logger })), routes: API_ROUTES },
         { http: supertest(createPagesApp(pagesContainer, { logger })), routes: AUTH_ROUTES },

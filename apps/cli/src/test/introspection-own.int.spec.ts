@@ -33,9 +33,9 @@ describe('the API checking tokens by introspection at an xfer authorization serv
     const pages = buildHelperPagesContainer(authDb);
     authUrl = await listen(createServer(createPagesApp(pages, { logger })));
     const admin = pages.get(TOKENS.admin);
-    await admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers');
-    const transfer = await admin.addClient({ display_name: 'Transfer API', public_client: false, resource_server: 'transfer.api.globus.org' });
-    const added = await admin.addClient({ display_name: 'Nightly job', public_client: false });
+    await admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers');
+    const transfer = await admin.clients.addClient({ display_name: 'Transfer API', public_client: false, resource_server: 'transfer.api.globus.org' });
+    const added = await admin.clients.addClient({ display_name: 'Nightly job', public_client: false });
     worker = { id: added.client.id, secret: added.secret! };
     const api = buildApiContainer(apiDb, { introspection: { url: `${authUrl}/v2/oauth2/token/introspect`, clientId: transfer.client.id, clientSecret: transfer.secret! } });
     apiUrl = await listen(createServer(createApiApp(api, { logger })));

@@ -101,18 +101,18 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
     apiUrl = await listen(apiServer);
 
     const admin = pagesContainer.get(TOKENS.admin);
-    await admin.addIdentity({ username: 'alice', name: 'Alice Example' });
-    await admin.setPassword('alice', PASSWORD);
-    await admin.addScope('urn:xfer:scope:storage.example.org:data_access', 'Read and write files on your lab storage');
-    await admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers', { dependsOn: ['urn:xfer:scope:storage.example.org:data_access'] });
-    await admin.addScope('openid', 'Know who you are');
+    await admin.identities.addIdentity({ username: 'alice', name: 'Alice Example' });
+    await admin.identities.setPassword('alice', PASSWORD);
+    await admin.clients.addScope('urn:xfer:scope:storage.example.org:data_access', 'Read and write files on your lab storage');
+    await admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers', { dependsOn: ['urn:xfer:scope:storage.example.org:data_access'] });
+    await admin.clients.addScope('openid', 'Know who you are');
     // the portal's address is known once it listens; its client is registered for exactly that callback
     const registration = { clientId: '', redirectUri: '' };
     portal = relyingParty(authUrl, apiUrl, registration);
     servers.push(portal.server);
     portalUrl = await listen(portal.server);
     registration.redirectUri = `${portalUrl}/callback`;
-    const { client } = await admin.addClient({ display_name: 'Tiny Portal', redirect_uris: [registration.redirectUri], branding: { primary_color: '#5a2d82' } });
+    const { client } = await admin.clients.addClient({ display_name: 'Tiny Portal', redirect_uris: [registration.redirectUri], branding: { primary_color: '#5a2d82' } });
     registration.clientId = client.id;
 
     browser = await launchTestBrowser();

@@ -226,7 +226,7 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   });
 
   it('searches and pages through results with the keyboard only, and signs out', async () => {
-    const { token } = await world.services.admin.issueToken('alice');
+    const { token } = await world.services.admin.tokens.issueToken('alice');
     for (let i = 1; i <= 30; i++) {
       const created = await fetch(`${world.url}/v0.10/endpoint`, {
         method: 'POST',

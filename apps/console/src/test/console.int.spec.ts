@@ -60,7 +60,7 @@ describe('the web console over HTTP', () => {
   });
 
   it('keeps the tokens on the server: the browser holds a random session cookie, and signing out revokes the tokens', async () => {
-    const alice = (await world.services.admin.listIdentities()).find((i) => i.username === 'alice')!;
+    const alice = (await world.services.admin.identities.listIdentities()).find((i) => i.username === 'alice')!;
     const { agent, cookies } = await signedIn('alice');
     const session = cookies.find((c) => c.startsWith(`${CONSOLE_SESSION_COOKIE}=`))!;
     expect(session).toMatch(new RegExp(`^${CONSOLE_SESSION_COOKIE}=[A-Za-z0-9_-]{43}; Path=/console; HttpOnly; SameSite=Lax$`));
@@ -99,7 +99,7 @@ describe('the web console over HTTP', () => {
     const missing = await agent.get('/console/endpoints/00000000-0000-4000-8000-000000000000');
     expect(missing.status).toBe(404);
     expect(missing.text).toContain('No such endpoint');
-    const { token } = await world.services.admin.issueToken('alice');
+    const { token } = await world.services.admin.tokens.issueToken('alice');
     const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Private', public: false }) });
     const { id } = (await created.json()) as { id: string };
     const hidden = await agent.get(`/console/endpoints/${id}`);
@@ -108,10 +108,10 @@ describe('the web console over HTTP', () => {
   });
 
   it('shows an endpoint\'s fields grouped, with the pause rules that affect the person', async () => {
-    const { token } = await world.services.admin.issueToken('alice');
+    const { token } = await world.services.admin.tokens.issueToken('alice');
     const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Paused DTN', organization: 'Example Lab' }) });
     const { id } = (await created.json()) as { id: string };
-    await world.services.admin.addPauseRule(id, { message: 'Maintenance until Friday' });
+    await world.services.admin.endpoints.addPauseRule(id, { message: 'Maintenance until Friday' });
     const { agent } = await signedIn('alice');
     const page = await agent.get(`/console/endpoints/${id}`);
     expect(page.status).toBe(200);

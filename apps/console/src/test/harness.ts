@@ -38,10 +38,10 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
   await prepareSigningKeys(pagesContainer, { signingKeySecret: 'console tests sign with keys of their own' }, () => undefined);
   const services = coreServicesOf(pagesContainer);
   for (const username of ['alice', 'bob']) {
-    await services.admin.addIdentity({ username, name: username === 'alice' ? 'Alice Example' : 'Bob Example', email: `${username}@example.org` });
-    await services.admin.setPassword(username, PASSWORD);
+    await services.admin.identities.addIdentity({ username, name: username === 'alice' ? 'Alice Example' : 'Bob Example', email: `${username}@example.org` });
+    await services.admin.identities.setPassword(username, PASSWORD);
   }
-  const subscriptionId = await services.admin.addSubscription('Lab subscription', ['alice']);
+  const subscriptionId = await services.admin.subscriptions.addSubscription('Lab subscription', ['alice']);
   const credentials = await registerConsoleClient(services.admin, url);
   const logger = createLogger({ level: 'silent' });
   const api = createApiApp(apiContainer, { logger });

@@ -9,5 +9,5 @@ export async function prepareSigningKeys(container: Container, config: { signing
   if (!config.signingKeySecret) log('warning: AUTH_SIGNING_KEY_SECRET is not set: id_token signing keys are stored unencrypted in the database');
   await container.get(TOKENS.idTokens).signingKey();
   // the hosted service's scopes and the CLI's client, once per database (as `xfer migrate` does)
-  await container.get(TOKENS.admin).installStandardCatalogue();
+  await container.get(TOKENS.admin).clients.installStandardCatalogue();
 }

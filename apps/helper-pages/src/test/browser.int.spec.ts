@@ -131,7 +131,7 @@ const PORTAL = 'https://portal.example.org/';
     ];
     const container = buildHelperPagesContainer(engine);
     const admin = createCoreServices(container.get(TOKENS.UnitOfWork), systemClock, randomIdGenerator).admin;
-    const { client } = await admin.addClient({ display_name: `<script>alert('client')</script>` });
+    const { client } = await admin.clients.addClient({ display_name: `<script>alert('client')</script>` });
     for (const pagePath of ['logout', 'identities', 'consents']) {
       await page.goto(`${base}/v2/web/${pagePath}`);
       const heading = await page.getByRole('heading', { level: 1 }).textContent();

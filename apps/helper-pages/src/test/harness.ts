@@ -30,8 +30,8 @@ export async function startPages(
   const admin = world.services.admin;
 
   async function userWithPassword(username: string, extra: { name?: string; email?: string; organization?: string } = {}) {
-    const identity = await admin.addIdentity({ username, ...extra });
-    await admin.setPassword(username, PASSWORD);
+    const identity = await admin.identities.addIdentity({ username, ...extra });
+    await admin.identities.setPassword(username, PASSWORD);
     return identity;
   }
 

@@ -10,7 +10,7 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
   beforeEach(async () => {
     pages = await startPages(backend);
     portal = (
-      await pages.admin.addClient({
+      await pages.admin.clients.addClient({
         display_name: 'Research Portal',
         redirect_uris: ['https://portal.example.org/home'],
         branding: { logo_url: 'https://portal.example.org/logo.png', primary_color: '#123456' },
@@ -105,7 +105,7 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
     });
 
     it('escapes redirect_name and client display names', async () => {
-      const evil = (await pages.admin.addClient({ display_name: XSS })).client;
+      const evil = (await pages.admin.clients.addClient({ display_name: XSS })).client;
       const res = await pages.http.get(`/v2/web/logout?client_id=${evil.id}&redirect_uri=https%3A%2F%2Fapp.example.org%2F&redirect_name=${encodeURIComponent(XSS)}`);
       expect(res.text).not.toContain('<script>');
       expect(res.text).not.toContain('<img src=x');
@@ -146,7 +146,7 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
       await pages.userWithPassword('alice', { name: 'Alice Example', email: 'alice@example.org', organization: 'Example U' });
       await pages.userWithPassword('alice@orcid.example.org', { name: 'A. Example' });
       pages.world.clock.advance(3600);
-      await pages.admin.linkIdentities('alice', 'alice@orcid.example.org');
+      await pages.admin.identities.linkIdentities('alice', 'alice@orcid.example.org');
       const agent = await pages.signedInAgent('alice@orcid.example.org');
       const res = await agent.get('/v2/web/identities');
       expect(h1(res.text)).toBe('Your identities');
@@ -172,13 +172,13 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
   describe('consents', () => {
     it('lists each client with its activities as a tree of dependent consents', async () => {
       await pages.userWithPassword('alice');
-      await pages.admin.addScope('urn:xfer:scope:transfer:all', 'Manage your endpoints and transfers');
-      await pages.admin.addScope('urn:xfer:scope:data_access', 'Read and write files on your storage');
-      await pages.admin.addScope('urn:xfer:scope:profile', 'See your name and e-mail address');
-      const other = (await pages.admin.addClient({ display_name: 'Analysis Notebook' })).client;
-      const root = await pages.admin.grantConsent('alice', portal.id, 'urn:xfer:scope:transfer:all');
-      await pages.admin.grantConsent('alice', portal.id, 'urn:xfer:scope:data_access', root);
-      await pages.admin.grantConsent('alice', other.id, 'urn:xfer:scope:profile');
+      await pages.admin.clients.addScope('urn:xfer:scope:transfer:all', 'Manage your endpoints and transfers');
+      await pages.admin.clients.addScope('urn:xfer:scope:data_access', 'Read and write files on your storage');
+      await pages.admin.clients.addScope('urn:xfer:scope:profile', 'See your name and e-mail address');
+      const other = (await pages.admin.clients.addClient({ display_name: 'Analysis Notebook' })).client;
+      const root = await pages.admin.tokens.grantConsent('alice', portal.id, 'urn:xfer:scope:transfer:all');
+      await pages.admin.tokens.grantConsent('alice', portal.id, 'urn:xfer:scope:data_access', root);
+      await pages.admin.tokens.grantConsent('alice', other.id, 'urn:xfer:scope:profile');
       const agent = await pages.signedInAgent('alice');
       const res = await agent.get('/v2/web/consents');
       expect(h1(res.text)).toBe('Your consents');
@@ -195,9 +195,9 @@ describe.each(BACKENDS)('helper pages on $name', (backend) => {
       await pages.userWithPassword('alice');
       const agent = await pages.signedInAgent('alice');
       expect((await agent.get('/v2/web/consents')).text).toContain('You have not allowed any application');
-      const evil = (await pages.admin.addClient({ display_name: XSS })).client;
-      await pages.admin.addScope('urn:xfer:scope:x', XSS);
-      await pages.admin.grantConsent('alice', evil.id, 'urn:xfer:scope:x');
+      const evil = (await pages.admin.clients.addClient({ display_name: XSS })).client;
+      await pages.admin.clients.addScope('urn:xfer:scope:x', XSS);
+      await pages.admin.tokens.grantConsent('alice', evil.id, 'urn:xfer:scope:x');
       const res = await agent.get('/v2/web/consents');
       expect(res.text).not.toContain('<script>');
       expect(res.text).toContain('&lt;img src=x onerror=alert(2)&gt;');

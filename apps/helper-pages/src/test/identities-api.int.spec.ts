@@ -9,11 +9,11 @@ describe.each(BACKENDS)('identities API on $name', (backend) => {
     pages = await startPages(backend);
     ids = {};
     for (const [username, email] of [['alice@example.org', 'alice@example.org'], ['alice@orcid.example.org', 'a@orcid.example.org'], ['bob@example.org', 'bob@example.org']]) {
-      ids[username] = (await pages.admin.addIdentity({ username, name: username.split('@')[0], email })).id;
+      ids[username] = (await pages.admin.identities.addIdentity({ username, name: username.split('@')[0], email })).id;
     }
-    await pages.admin.linkIdentities('alice@example.org', 'alice@orcid.example.org');
+    await pages.admin.identities.linkIdentities('alice@example.org', 'alice@orcid.example.org');
     // what the hosted service's CLI holds: a token with only the auth scopes
-    token = (await pages.admin.issueToken('alice@example.org', null, 'openid profile email urn:globus:auth:scope:auth.globus.org:view_identity_set')).token;
+    token = (await pages.admin.tokens.issueToken('alice@example.org', null, 'openid profile email urn:globus:auth:scope:auth.globus.org:view_identity_set')).token;
   });
   afterEach(() => pages.close());
 
@@ -54,9 +54,9 @@ describe.each(BACKENDS)('identities API on $name', (backend) => {
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toBe('Bearer realm="xfer"');
     expect((await get('/identities?usernames=bob@example.org', 'xfer_nope')).status).toBe(401);
-    await pages.admin.revokeToken(token);
+    await pages.admin.tokens.revokeToken(token);
     expect((await get('/identities?usernames=bob@example.org')).status).toBe(401);
-    const fresh = (await pages.admin.issueToken('bob@example.org')).token;
+    const fresh = (await pages.admin.tokens.issueToken('bob@example.org')).token;
     for (const query of ['', `usernames=a@example.org&ids=${ids['bob@example.org']}`, `usernames=${Array.from({ length: 101 }, (_, i) => `u${i}@example.org`).join(',')}`, `ids=${ids['bob@example.org']}&provision=true`]) {
       const res = await get(`/identities?${query}`, fresh);
       expect(res.status).toBe(400);

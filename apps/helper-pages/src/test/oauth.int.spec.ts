@@ -21,11 +21,11 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
 
   beforeEach(async () => {
     pages = await startPages(backend, { codeLifetimeSeconds: 1 });
-    await pages.admin.addScope(DATA_ACCESS, 'Read and write files on your lab storage');
-    await pages.admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers', { dependsOn: [DATA_ACCESS] });
-    await pages.admin.addScope('openid', 'Know who you are');
-    publicClient = (await pages.admin.addClient({ display_name: 'Native App', redirect_uris: [CALLBACK], branding: { primary_color: '#224466' } })).client;
-    const added = await pages.admin.addClient({ display_name: 'Web Portal', redirect_uris: [CALLBACK], public_client: false });
+    await pages.admin.clients.addScope(DATA_ACCESS, 'Read and write files on your lab storage');
+    await pages.admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers', { dependsOn: [DATA_ACCESS] });
+    await pages.admin.clients.addScope('openid', 'Know who you are');
+    publicClient = (await pages.admin.clients.addClient({ display_name: 'Native App', redirect_uris: [CALLBACK], branding: { primary_color: '#224466' } })).client;
+    const added = await pages.admin.clients.addClient({ display_name: 'Web Portal', redirect_uris: [CALLBACK], public_client: false });
     confidential = { id: added.client.id, secret: added.secret! };
     await pages.userWithPassword('alice');
     alice = await pages.signedInAgent('alice');
@@ -270,8 +270,8 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
 
   describe('introspection and revocation', () => {
     it('introspects for the client the token was issued to and for its resource server, with identity_set', async () => {
-      await pages.admin.addIdentity({ username: 'alice@orcid.example.org' });
-      await pages.admin.linkIdentities('alice', 'alice@orcid.example.org');
+      await pages.admin.identities.addIdentity({ username: 'alice@orcid.example.org' });
+      await pages.admin.identities.linkIdentities('alice', 'alice@orcid.example.org');
       const code = await codeFor(confidential.id);
       const issued = (await token({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK }, [confidential.id, confidential.secret])).body;
       const introspect = (auth: [string, string], form: Record<string, string>) => pages.http.post('/v2/oauth2/token/introspect').type('form').auth(auth[0], auth[1]).send(form);
@@ -290,9 +290,9 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
       expect(own.body.identity_set).toHaveLength(2);
       expect(own.body.identity_set[0]).toBe(own.body.sub);
 
-      const stranger = await pages.admin.addClient({ display_name: 'Stranger', public_client: false });
+      const stranger = await pages.admin.clients.addClient({ display_name: 'Stranger', public_client: false });
       expect((await introspect([stranger.client.id, stranger.secret!], { token: issued.access_token })).body).toEqual({ active: false });
-      const transfer = await pages.admin.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' });
+      const transfer = await pages.admin.clients.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' });
       expect((await introspect([transfer.client.id, transfer.secret!], { token: issued.access_token })).body).toMatchObject({ active: true, sub: own.body.sub });
       expect((await introspect([confidential.id, 'wrong'], { token: issued.access_token })).status).toBe(401);
       expect((await introspect([confidential.id, confidential.secret], {})).status).toBe(400);
@@ -314,9 +314,9 @@ describe.each(BACKENDS)('OAuth 2.0 authorization server on $name', (backend) => 
 
   describe('userinfo', () => {
     it('says who signed in to a token with openid: more with profile, email and view_identity_set', async () => {
-      await pages.admin.addScope('profile', 'Know your name');
-      await pages.admin.addScope('email', 'Know your e-mail address');
-      await pages.admin.addScope('urn:globus:auth:scope:auth.globus.org:view_identity_set', 'Know your linked identities');
+      await pages.admin.clients.addScope('profile', 'Know your name');
+      await pages.admin.clients.addScope('email', 'Know your e-mail address');
+      await pages.admin.clients.addScope('urn:globus:auth:scope:auth.globus.org:view_identity_set', 'Know your linked identities');
       const { verifier, challenge } = pkce();
       const code = await codeFor(publicClient.id, { code_challenge: challenge, scope: 'openid profile email urn:globus:auth:scope:auth.globus.org:view_identity_set' });
       const body = (await token({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: publicClient.id, code_verifier: verifier })).body;

@@ -64,13 +64,13 @@ function relyingParty(client: () => BaseClient, redirectUri: string) {
     await listenOn(authServer, authPort);
 
     const admin = container.get(TOKENS.admin);
-    aliceId = (await admin.addIdentity({ username: 'alice', name: 'Alice Example', email: 'alice@example.org' })).id;
-    await admin.setPassword('alice', PASSWORD);
-    for (const scope of ['openid', 'profile', 'email']) await admin.addScope(scope, `Know your ${scope === 'openid' ? 'identity' : scope}`);
+    aliceId = (await admin.identities.addIdentity({ username: 'alice', name: 'Alice Example', email: 'alice@example.org' })).id;
+    await admin.identities.setPassword('alice', PASSWORD);
+    for (const scope of ['openid', 'profile', 'email']) await admin.clients.addScope(scope, `Know your ${scope === 'openid' ? 'identity' : scope}`);
 
     const rpPort = await freePort();
     rpUrl = `http://127.0.0.1:${rpPort}`;
-    const registered = await admin.addClient({ display_name: 'OIDC Portal', redirect_uris: [`${rpUrl}/callback`], public_client: false });
+    const registered = await admin.clients.addClient({ display_name: 'OIDC Portal', redirect_uris: [`${rpUrl}/callback`], public_client: false });
     // the relying party learns everything else from the discovery document
     const discovered = await Issuer.discover(issuer);
     const client = new discovered.Client({

@@ -23,15 +23,15 @@ describe.each(BACKENDS)('OpenID Connect on $name', (backend) => {
   beforeEach(async () => {
     pages = await startPages(backend, { issuer: ISSUER }, { issuer: ISSUER });
     const { admin } = pages;
-    await admin.addScope(DATA_ACCESS, 'Read and write files on your lab storage');
-    await admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers', { dependsOn: [DATA_ACCESS] });
-    for (const scope of ['openid', 'profile', 'email', VIEW_IDENTITY_SET_SCOPE]) await admin.addScope(scope, `OpenID ${scope}`);
-    app = (await admin.addClient({ display_name: 'Native App', redirect_uris: [CALLBACK] })).client;
-    const rs = await admin.addClient({ display_name: 'Transfer service', public_client: false, resource_server: 'transfer.api.globus.org' });
+    await admin.clients.addScope(DATA_ACCESS, 'Read and write files on your lab storage');
+    await admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers', { dependsOn: [DATA_ACCESS] });
+    for (const scope of ['openid', 'profile', 'email', VIEW_IDENTITY_SET_SCOPE]) await admin.clients.addScope(scope, `OpenID ${scope}`);
+    app = (await admin.clients.addClient({ display_name: 'Native App', redirect_uris: [CALLBACK] })).client;
+    const rs = await admin.clients.addClient({ display_name: 'Transfer service', public_client: false, resource_server: 'transfer.api.globus.org' });
     resourceServer = { id: rs.client.id, secret: rs.secret! };
     aliceId = (await pages.userWithPassword('alice', { name: 'Alice Example', email: 'alice@example.org', organization: 'Example U' })).id;
     await pages.userWithPassword('alice@orcid.example.org');
-    await admin.linkIdentities('alice', 'alice@orcid.example.org');
+    await admin.identities.linkIdentities('alice', 'alice@orcid.example.org');
     alice = await pages.signedInAgent('alice');
   });
   afterEach(() => pages.close());
@@ -166,22 +166,22 @@ describe.each(BACKENDS)('OpenID Connect on $name', (backend) => {
       const refreshed = await flow.token({ grant_type: 'refresh_token', refresh_token: offline.body[0].refresh_token }, [resourceServer.id, resourceServer.secret]);
       expect(refreshed.status).toBe(200);
       expect(refreshed.body.scope).toBe(DATA_ACCESS);
-      const consents = await pages.admin.listConsents('alice');
+      const consents = await pages.admin.tokens.listConsents('alice');
       expect(consents.find((c) => c.scope_name === DATA_ACCESS)?.last_used).not.toBeNull();
     });
 
     it('refuses public clients, clients of another resource server, dead tokens, and a dependent consent that was revoked', async () => {
       const tokens = await signIn(TRANSFER_SCOPE);
-      const other = await pages.admin.addClient({ display_name: 'Other RS', public_client: false, resource_server: 'other.example.org' });
-      const plain = await pages.admin.addClient({ display_name: 'Plain', public_client: false });
+      const other = await pages.admin.clients.addClient({ display_name: 'Other RS', public_client: false, resource_server: 'other.example.org' });
+      const plain = await pages.admin.clients.addClient({ display_name: 'Plain', public_client: false });
       expect((await dependent(transferToken(tokens), [app.id, ''])).status).toBe(401);
       expect((await dependent(transferToken(tokens), [resourceServer.id, 'wrong'])).status).toBe(401);
       expect((await dependent(transferToken(tokens), [plain.client.id, plain.secret!])).body.error).toBe('unauthorized_client');
       expect((await dependent(transferToken(tokens), [other.client.id, other.secret!])).body.error).toBe('invalid_grant');
       expect((await dependent('xfer_nope', [resourceServer.id, resourceServer.secret])).body.error).toBe('invalid_grant');
       const offline = await dependent(transferToken(tokens), [resourceServer.id, resourceServer.secret], { access_type: 'offline' });
-      const child = (await pages.admin.listConsents('alice')).find((c) => c.scope_name === DATA_ACCESS)!;
-      await pages.admin.revokeConsent(child.id);
+      const child = (await pages.admin.tokens.listConsents('alice')).find((c) => c.scope_name === DATA_ACCESS)!;
+      await pages.admin.tokens.revokeConsent(child.id);
       const refused = await dependent(transferToken(tokens), [resourceServer.id, resourceServer.secret]);
       expect(refused.status).toBe(400);
       expect(refused.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining(DATA_ACCESS) });

@@ -16,11 +16,11 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
   const identities = (token: string, query: string) => pages.http.get(`/v2/api/identities${query}`).set('Authorization', `Bearer ${token}`);
 
   it('finding 6: the identities routes show no e-mail address to a token without the email scope, the caller\'s own included', async () => {
-    const alice = await pages.admin.addIdentity({ username: 'alice@example.org', email: 'alice@example.org' });
-    await pages.admin.addIdentity({ username: 'alice@orcid.example.org', email: 'a@orcid.example.org' });
-    await pages.admin.linkIdentities('alice@example.org', 'alice@orcid.example.org');
-    const without = (await pages.admin.issueToken('alice@example.org', null, `openid profile ${VIEW_IDENTITY_SET}`)).token;
-    const withEmail = (await pages.admin.issueToken('alice@example.org', null, `openid email ${VIEW_IDENTITY_SET}`)).token;
+    const alice = await pages.admin.identities.addIdentity({ username: 'alice@example.org', email: 'alice@example.org' });
+    await pages.admin.identities.addIdentity({ username: 'alice@orcid.example.org', email: 'a@orcid.example.org' });
+    await pages.admin.identities.linkIdentities('alice@example.org', 'alice@orcid.example.org');
+    const without = (await pages.admin.tokens.issueToken('alice@example.org', null, `openid profile ${VIEW_IDENTITY_SET}`)).token;
+    const withEmail = (await pages.admin.tokens.issueToken('alice@example.org', null, `openid email ${VIEW_IDENTITY_SET}`)).token;
     const query = '?usernames=alice@example.org,alice@orcid.example.org';
     expect((await identities(without, query)).body.identities.map((i: { email: string | null }) => i.email)).toEqual([null, null]);
     expect((await identities(without, `?ids=${alice.id}`)).body.identities[0].email).toBeNull();
@@ -30,8 +30,8 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
   });
 
   it('finding 10: prompt=none never shows a page: login_required without a session, consent_required without consent, a code with both', async () => {
-    await pages.admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints');
-    const client = (await pages.admin.addClient({ display_name: 'Portal', redirect_uris: [CALLBACK] })).client;
+    await pages.admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints');
+    const client = (await pages.admin.clients.addClient({ display_name: 'Portal', redirect_uris: [CALLBACK] })).client;
     await pages.userWithPassword('alice');
     const { challenge } = pkce();
     const query = (extra: Record<string, string> = {}) =>
@@ -57,9 +57,9 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
 
   describe('finding 2: identity provisioning', () => {
     it("never takes a client's username: the client's own grant keeps working, and the operator cannot add one either", async () => {
-      await pages.admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints');
-      const added = await pages.admin.addClient({ display_name: 'Robot', redirect_uris: [CALLBACK], public_client: false });
-      const bob = (await pages.admin.issueToken((await pages.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+      await pages.admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints');
+      const added = await pages.admin.clients.addClient({ display_name: 'Robot', redirect_uris: [CALLBACK], public_client: false });
+      const bob = (await pages.admin.tokens.issueToken((await pages.admin.identities.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
       for (const spelling of [`${added.client.id}@clients.auth.globus.org`, `${added.client.id.toUpperCase()}@Clients.Auth.Globus.org`]) {
         const res = await identities(bob, `?usernames=${spelling}&provision=true`);
         expect(res.status).toBe(200);
@@ -69,18 +69,18 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
       expect(grant.status).toBe(200);
       const robot = (await identities(bob, `?usernames=${added.client.id}@clients.auth.globus.org`)).body.identities;
       expect(robot).toEqual([expect.objectContaining({ id: added.client.id, identity_type: 'client' })]);
-      await expect(pages.admin.addIdentity({ username: 'someone@clients.auth.globus.org' })).rejects.toThrow(BadRequestError);
+      await expect(pages.admin.identities.addIdentity({ username: 'someone@clients.auth.globus.org' })).rejects.toThrow(BadRequestError);
     });
 
     it('compares usernames without regard to case: lookup, provisioning and the operator resolve to the one identity', async () => {
-      const bob = (await pages.admin.issueToken((await pages.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+      const bob = (await pages.admin.tokens.issueToken((await pages.admin.identities.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
       const made = await identities(bob, '?usernames=Carol@Example.org,carol@example.org&provision=true');
       expect(made.body.identities).toEqual([expect.objectContaining({ username: 'Carol@Example.org', status: 'unused' })]);
       const again = await identities(bob, '?usernames=CAROL@EXAMPLE.ORG&provision=true');
       expect(again.body.identities.map((i: { id: string }) => i.id)).toEqual([made.body.identities[0].id]);
       expect((await identities(bob, '?usernames=carol@example.org')).body.identities[0].username).toBe('Carol@Example.org');
-      await expect(pages.admin.addIdentity({ username: 'carol@example.ORG' })).rejects.toThrow(/already exists/);
-      expect((await pages.admin.issueToken('carol@example.org')).identity_id).toBe(made.body.identities[0].id);
+      await expect(pages.admin.identities.addIdentity({ username: 'carol@example.ORG' })).rejects.toThrow(/already exists/);
+      expect((await pages.admin.tokens.issueToken('carol@example.org')).identity_id).toBe(made.body.identities[0].id);
     });
 
     it(`provisions at most ${PROVISION_LIMIT.identities} identities per caller in a window, counted across instances (429 with Retry-After)`, async () => {
@@ -88,8 +88,8 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
       const first = await startPages(backend, {}, {}, database);
       const second = await startPages(backend, {}, {}, database);
       try {
-        const bob = (await first.admin.issueToken((await first.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
-        const carol = (await first.admin.issueToken((await first.admin.addIdentity({ username: 'carol@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+        const bob = (await first.admin.tokens.issueToken((await first.admin.identities.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+        const carol = (await first.admin.tokens.issueToken((await first.admin.identities.addIdentity({ username: 'carol@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
         const names = (from: number, count: number) => Array.from({ length: count }, (_, i) => `user${from + i}@example.org`).join(',');
         const ask = (pagesApp: Pages, token: string, query: string) => pagesApp.http.get(`/v2/api/identities${query}`).set('Authorization', `Bearer ${token}`);
         expect((await ask(first, bob, `?usernames=${names(0, PROVISION_LIMIT.identities)}&provision=true`)).body.identities).toHaveLength(PROVISION_LIMIT.identities);
@@ -110,7 +110,7 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
   });
 
   it('finding 8: an over-long username on the identities route is a 400 JSON document naming the field, on every database', async () => {
-    const bob = (await pages.admin.issueToken((await pages.admin.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
+    const bob = (await pages.admin.tokens.issueToken((await pages.admin.identities.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
     // 257 characters that the username pattern alone allows (64 before the @, a domain of 192)
     const long = `${'a'.repeat(64)}@${'b'.repeat(188)}.org`;
     for (const query of [`?usernames=${long}`, `?usernames=${long}&provision=true`]) {
@@ -118,7 +118,7 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
       expect({ query, status: res.status, type: res.type }).toEqual({ query, status: 400, type: 'application/json' });
       expect(res.body.message).toContain('usernames');
     }
-    await expect(pages.admin.addIdentity({ username: long })).rejects.toThrow(/at most 255 characters/);
+    await expect(pages.admin.identities.addIdentity({ username: long })).rejects.toThrow(/at most 255 characters/);
   });
 
   it("finding 4: rescinding a consent revokes the dependent tokens a resource server got through it, online and offline, on every instance", async () => {
@@ -128,10 +128,10 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
     try {
       const { admin } = first;
       const dataAccess = 'urn:xfer:scope:storage.example.org:data_access';
-      await admin.addScope(dataAccess, 'Read and write files on your lab storage');
-      await admin.addScope(TRANSFER_SCOPE, 'Manage your endpoints', { dependsOn: [dataAccess] });
-      const app = (await admin.addClient({ display_name: 'Native App', redirect_uris: [CALLBACK] })).client;
-      const rs = await admin.addClient({ display_name: 'Transfer service', public_client: false, resource_server: 'transfer.api.globus.org' });
+      await admin.clients.addScope(dataAccess, 'Read and write files on your lab storage');
+      await admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints', { dependsOn: [dataAccess] });
+      const app = (await admin.clients.addClient({ display_name: 'Native App', redirect_uris: [CALLBACK] })).client;
+      const rs = await admin.clients.addClient({ display_name: 'Transfer service', public_client: false, resource_server: 'transfer.api.globus.org' });
       const rsAuth: [string, string] = [rs.client.id, rs.secret!];
       await first.userWithPassword('alice');
       const alice = await first.signedInAgent('alice');

@@ -109,7 +109,7 @@ describe.each(BACKENDS)('auth app security on $name', (backend) => {
     it('a password change signs the identity out everywhere', async () => {
       const agent = await pages.signedInAgent('alice');
       expect((await agent.get('/v2/web/identities')).status).toBe(200);
-      await pages.admin.setPassword('alice', 'a new password entirely');
+      await pages.admin.identities.setPassword('alice', 'a new password entirely');
       expect((await agent.get('/v2/web/identities')).status).toBe(303);
     });
 
@@ -137,7 +137,7 @@ describe.each(BACKENDS)('auth app security on $name', (backend) => {
     });
 
     it('keeps a refused revocation out of caches too (no-store on the OAuth 400)', async () => {
-      const { client, secret } = await pages.admin.addClient({ display_name: 'Worker', public_client: false });
+      const { client, secret } = await pages.admin.clients.addClient({ display_name: 'Worker', public_client: false });
       const res = await pages.http.post('/v2/oauth2/token/revoke').auth(client.id, secret!).type('form').send({});
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_request');

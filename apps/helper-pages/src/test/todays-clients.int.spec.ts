@@ -22,7 +22,7 @@ describe.each(BACKENDS)("today's CLI against the authorization service on $name"
   let aliceId: string;
   beforeEach(async () => {
     pages = await startPages(backend);
-    await pages.admin.installStandardCatalogue();
+    await pages.admin.clients.installStandardCatalogue();
     aliceId = (await pages.userWithPassword('alice@example.org', { email: 'alice@example.org', name: 'Alice' })).id;
   });
   afterEach(() => pages.close());
@@ -106,7 +106,7 @@ describe.each(BACKENDS)("today's CLI against the authorization service on $name"
     expect(identities.body.identities).toEqual([expect.objectContaining({ id: aliceId, username: 'alice@example.org', email: 'alice@example.org' })]);
 
     // a third client's revocation of these tokens changes nothing
-    const other = await pages.admin.addClient({ display_name: 'Other', public_client: false });
+    const other = await pages.admin.clients.addClient({ display_name: 'Other', public_client: false });
     await pages.http.post('/v2/oauth2/token/revoke').auth(other.client.id, other.secret!).type('form').send({ token: tokens.refresh_token });
     expect(await validate(tokens.refresh_token)).toEqual({ active: true });
     // logout: the built-in client (client_id in the form, no secret) revokes each token of the client made from it
@@ -123,11 +123,11 @@ describe.each(BACKENDS)("today's CLI against the authorization service on $name"
   });
 
   it('knows the standard scopes after migrate, and a client made from the template deletes itself', async () => {
-    const names = (await pages.admin.listScopes()).map((s) => s.name);
+    const names = (await pages.admin.clients.listScopes()).map((s) => s.name);
     expect(names).toEqual(expect.arrayContaining(STANDARD_SCOPES.map((s) => s.name)));
-    const timer = (await pages.admin.listScopes()).find((s) => s.name === TIMER_SCOPE)!;
+    const timer = (await pages.admin.clients.listScopes()).find((s) => s.name === TIMER_SCOPE)!;
     expect(timer.dependent_scope_ids).toHaveLength(1);
-    const robot = await pages.admin.addClient({ display_name: 'Robot', public_client: false });
+    const robot = await pages.admin.clients.addClient({ display_name: 'Robot', public_client: false });
     const grant = await pages.http.post('/v2/oauth2/token').auth(robot.client.id, robot.secret!).type('form').send({ grant_type: 'client_credentials', scope: TRANSFER_SCOPE });
     expect(grant.status).toBe(200);
     const cli = await templatedClient();
@@ -139,16 +139,16 @@ describe.each(BACKENDS)("today's CLI against the authorization service on $name"
   });
 
   it('refuses a template that is not one, a removed built-in client, and answers unknown API routes with a JSON document', async () => {
-    const plain = await pages.admin.addClient({ display_name: 'Plain' });
+    const plain = await pages.admin.clients.addClient({ display_name: 'Plain' });
     const notTemplate = await pages.http.post('/v2/api/clients').send({ client: { template_id: plain.client.id, name: 'x' } });
     expect(notTemplate.status).toBe(400);
     expect((await pages.http.post('/v2/api/clients').send({ client: { name: 'x' } })).body.code).toBe('BadRequest');
-    await pages.admin.removeClient(CLI_TEMPLATE_CLIENT.id);
+    await pages.admin.clients.removeClient(CLI_TEMPLATE_CLIENT.id);
     const removed = await pages.http.post('/v2/api/clients').send({ client: { template_id: CLI_TEMPLATE_CLIENT.id, name: 'Globus CLI' } });
     expect(removed.status).toBe(404);
     expect(removed.body).toMatchObject({ code: 'ClientError.NotFound', request_id: expect.any(String) });
     // removed stays removed: installing the catalogue again does not bring it back
-    await pages.admin.installStandardCatalogue();
+    await pages.admin.clients.installStandardCatalogue();
     expect((await pages.http.post('/v2/api/clients').send({ client: { template_id: CLI_TEMPLATE_CLIENT.id, name: 'Globus CLI' } })).status).toBe(404);
     for (const path of ['/v2/api/nothing', '/v2/api/identities/x/y/z', '/v2/api/clients']) {
       const res = await pages.http.get(path);
@@ -166,7 +166,7 @@ describe.each(BACKENDS)("today's CLI against the authorization service on $name"
     const below = consents.find((c) => c.dependency_path.length === 2 && c.dependency_path[0] === timer.id)!;
     expect(below.scope_name).toBe(TRANSFER_SCOPE);
     expect(consents.every((c) => c.client === cli.id && !Number.isNaN(Date.parse(c.last_used)))).toBe(true);
-    const bob = await pages.admin.addIdentity({ username: 'bob@example.org' });
+    const bob = await pages.admin.identities.addIdentity({ username: 'bob@example.org' });
     expect((await get(`/identities/${bob.id}/consents`)).status).toBe(403);
     const providers = (await get('/identity_providers?domains=example.org')).body.identity_providers;
     expect(providers).toEqual([expect.objectContaining({ name: 'xfer local accounts', domains: ['example.org'], status: 'active' })]);

@@ -96,11 +96,11 @@ describe('AccessRuleService', () => {
   });
 
   it('lists the owner rule first, then rules from administrator and access_manager roles, then the explicit rules', async () => {
-    await world.services.admin.addGroup('stewards');
-    await world.services.admin.grantRole(share, 'access_manager', 'stewards');
-    await world.services.admin.grantRole(share, 'activity_monitor', 'bob');
+    await world.services.admin.identities.addGroup('stewards');
+    await world.services.admin.endpoints.grantRole(share, 'access_manager', 'stewards');
+    await world.services.admin.endpoints.grantRole(share, 'activity_monitor', 'bob');
     await world.principals('carol');
-    await world.services.admin.grantRole(share, 'administrator', 'carol');
+    await world.services.admin.endpoints.grantRole(share, 'administrator', 'carol');
     const added = await rules().add(alice, share, forBob());
     const { endpointId, rules: listed } = await rules().list(alice, share);
     expect(endpointId).toBe(share);
@@ -118,10 +118,10 @@ describe('AccessRuleService', () => {
       `You need the 'administrator' or 'access_manager' role on endpoint '${share}' to manage its access rules`,
     );
     await expect(rules().add(bob, share, forBob())).rejects.toThrow(PermissionDeniedError);
-    const grant = await world.services.admin.grantRole(share, 'activity_monitor', 'bob');
+    const grant = await world.services.admin.endpoints.grantRole(share, 'activity_monitor', 'bob');
     await expect(rules().list(bob, share)).rejects.toThrow(PermissionDeniedError);
-    await world.services.admin.revokeRole(grant);
-    await world.services.admin.grantRole(share, 'access_manager', 'bob');
+    await world.services.admin.endpoints.revokeRole(grant);
+    await world.services.admin.endpoints.grantRole(share, 'access_manager', 'bob');
     const rule = await rules().add(bob, share, forBob());
     await rules().update(bob, share, rule.id, { permissions: 'rw' });
     expect((await rules().get(bob, share, rule.id)).permissions).toBe('rw');

@@ -3,106 +3,106 @@ import { BadRequestError, ConflictError, EndpointNotFoundError, ResourceNotFound
 import { TestWorld } from '../testing/TestWorld';
 
 /** The operator's commands (the admin CLI's): what each stores, and what each refuses. */
-describe('AdminService: operator commands', () => {
+describe('Administration: operator commands', () => {
   let world: TestWorld;
   const admin = () => world.services.admin;
   const repos = () => world.uow.repositories;
 
   beforeEach(async () => {
     world = new TestWorld();
-    await admin().addIdentity({ username: 'alice', name: 'Alice', email: 'alice@example.org', organization: 'Lab' });
-    await admin().addIdentity({ username: 'bob' });
+    await admin().identities.addIdentity({ username: 'alice', name: 'Alice', email: 'alice@example.org', organization: 'Lab' });
+    await admin().identities.addIdentity({ username: 'bob' });
   });
 
   describe('identities and groups', () => {
     it('adds an identity once per username, and lists them', async () => {
-      await expect(admin().addIdentity({ username: 'alice' })).rejects.toThrow(ConflictError);
+      await expect(admin().identities.addIdentity({ username: 'alice' })).rejects.toThrow(ConflictError);
       expect(await repos().identities.findByUsername('alice')).toMatchObject({ name: 'Alice', email: 'alice@example.org', organization: 'Lab' });
-      expect((await admin().listIdentities()).map((i) => i.username).sort()).toEqual(['alice', 'bob']);
+      expect((await admin().identities.listIdentities()).map((i) => i.username).sort()).toEqual(['alice', 'bob']);
     });
 
     it('adds groups with valid, unused names, and their members by username', async () => {
-      await expect(admin().addGroup('-starts-with-a-dash')).rejects.toThrow(BadRequestError);
-      const lab = await admin().addGroup('Ocean lab');
-      await expect(admin().addGroup('Ocean lab')).rejects.toThrow(ConflictError);
-      await admin().addGroupMember('Ocean lab', 'alice');
-      await admin().addGroupMember('Ocean lab', 'bob');
-      await expect(admin().addGroupMember('No lab', 'alice')).rejects.toThrow(ResourceNotFoundError);
-      await expect(admin().addGroupMember('Ocean lab', 'nobody')).rejects.toThrow(ResourceNotFoundError);
-      expect(await admin().listGroups()).toEqual([{ id: lab, name: 'Ocean lab', members: expect.arrayContaining(['alice', 'bob']) }]);
-      await admin().removeGroupMember('Ocean lab', 'bob');
-      expect((await admin().listGroups())[0].members).toEqual(['alice']);
-      await expect(admin().removeGroupMember('No lab', 'alice')).rejects.toThrow(ResourceNotFoundError);
+      await expect(admin().identities.addGroup('-starts-with-a-dash')).rejects.toThrow(BadRequestError);
+      const lab = await admin().identities.addGroup('Ocean lab');
+      await expect(admin().identities.addGroup('Ocean lab')).rejects.toThrow(ConflictError);
+      await admin().identities.addGroupMember('Ocean lab', 'alice');
+      await admin().identities.addGroupMember('Ocean lab', 'bob');
+      await expect(admin().identities.addGroupMember('No lab', 'alice')).rejects.toThrow(ResourceNotFoundError);
+      await expect(admin().identities.addGroupMember('Ocean lab', 'nobody')).rejects.toThrow(ResourceNotFoundError);
+      expect(await admin().identities.listGroups()).toEqual([{ id: lab, name: 'Ocean lab', members: expect.arrayContaining(['alice', 'bob']) }]);
+      await admin().identities.removeGroupMember('Ocean lab', 'bob');
+      expect((await admin().identities.listGroups())[0].members).toEqual(['alice']);
+      await expect(admin().identities.removeGroupMember('No lab', 'alice')).rejects.toThrow(ResourceNotFoundError);
     });
   });
 
   describe('tokens', () => {
     it('issues a token for the transfer scope by default, with a lifetime when given', async () => {
-      const forever = await admin().issueToken('alice');
+      const forever = await admin().tokens.issueToken('alice');
       expect(forever.expires_at).toBeNull();
       const stored = (await repos().accessTokens.findByHash(hashToken(forever.token)))!;
       expect(stored).toMatchObject({ client_id: null, scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'], resource_server: 'transfer.api.globus.org', refresh_token_hash: null, revoked_at: null });
-      const hour = await admin().issueToken('alice', 3600, 'urn:globus:auth:scope:storage.example.org:all');
+      const hour = await admin().tokens.issueToken('alice', 3600, 'urn:globus:auth:scope:storage.example.org:all');
       expect(hour.expires_at!.getTime() - world.clock.now().getTime()).toBe(3_600_000);
       expect((await repos().accessTokens.findByHash(hashToken(hour.token)))?.resource_server).toBe('storage.example.org');
-      await expect(admin().issueToken('alice', null, 'not$a$scope')).rejects.toThrow(BadRequestError);
-      await expect(admin().issueToken('alice', null, ' ')).rejects.toThrow('A token needs a scope');
-      await expect(admin().issueToken('alice', null, 'openid urn:globus:auth:scope:transfer.api.globus.org:all')).rejects.toThrow(/of one resource server/);
-      const signIn = await admin().issueToken('alice', null, 'openid  email openid');
+      await expect(admin().tokens.issueToken('alice', null, 'not$a$scope')).rejects.toThrow(BadRequestError);
+      await expect(admin().tokens.issueToken('alice', null, ' ')).rejects.toThrow('A token needs a scope');
+      await expect(admin().tokens.issueToken('alice', null, 'openid urn:globus:auth:scope:transfer.api.globus.org:all')).rejects.toThrow(/of one resource server/);
+      const signIn = await admin().tokens.issueToken('alice', null, 'openid  email openid');
       expect((await repos().accessTokens.findByHash(hashToken(signIn.token)))).toMatchObject({ scopes: ['openid', 'email'], resource_server: 'auth.globus.org' });
-      await expect(admin().issueToken('nobody')).rejects.toThrow(ResourceNotFoundError);
+      await expect(admin().tokens.issueToken('nobody')).rejects.toThrow(ResourceNotFoundError);
     });
 
     it('lists tokens by id (the start of their hash) and whether they can still be used', async () => {
-      const forever = await admin().issueToken('alice');
-      const short = await admin().issueToken('alice', 60);
-      const revoked = await admin().issueToken('alice');
-      await admin().revokeToken(revoked.token);
+      const forever = await admin().tokens.issueToken('alice');
+      const short = await admin().tokens.issueToken('alice', 60);
+      const revoked = await admin().tokens.issueToken('alice');
+      await admin().tokens.revokeToken(revoked.token);
       const revokedAt = world.clock.now();
       world.clock.advance(60);
-      const listed = await admin().listTokens('alice');
+      const listed = await admin().tokens.listTokens('alice');
       const byId = new Map(listed.map((t) => [t.id, t]));
       expect(byId.get(hashToken(forever.token).slice(0, 16))).toMatchObject({ usable: true, expires_at: null, revoked_at: null });
       expect(byId.get(hashToken(short.token).slice(0, 16))).toMatchObject({ usable: false });
       expect(byId.get(hashToken(revoked.token).slice(0, 16))).toMatchObject({ usable: false, revoked_at: revokedAt });
       world.clock.advance(-1);
-      expect((await admin().listTokens('alice')).find((t) => t.id === hashToken(short.token).slice(0, 16))?.usable).toBe(true);
+      expect((await admin().tokens.listTokens('alice')).find((t) => t.id === hashToken(short.token).slice(0, 16))?.usable).toBe(true);
     });
 
     it('revokes a token by itself or by an unambiguous id of 8 to 64 hex digits', async () => {
-      const one = await admin().issueToken('alice');
-      const two = await admin().issueToken('alice');
-      expect(await admin().revokeToken(one.token)).toBe(hashToken(one.token).slice(0, 16));
+      const one = await admin().tokens.issueToken('alice');
+      const two = await admin().tokens.issueToken('alice');
+      expect(await admin().tokens.revokeToken(one.token)).toBe(hashToken(one.token).slice(0, 16));
       const hash = hashToken(two.token);
-      await expect(admin().revokeToken(hash.slice(0, 7))).rejects.toThrow(ResourceNotFoundError);
-      await expect(admin().revokeToken(`${hash.slice(0, 8)}X`)).rejects.toThrow(ResourceNotFoundError);
-      expect(await admin().revokeToken(hash.slice(0, 8))).toBe(hash.slice(0, 16));
+      await expect(admin().tokens.revokeToken(hash.slice(0, 7))).rejects.toThrow(ResourceNotFoundError);
+      await expect(admin().tokens.revokeToken(`${hash.slice(0, 8)}X`)).rejects.toThrow(ResourceNotFoundError);
+      expect(await admin().tokens.revokeToken(hash.slice(0, 8))).toBe(hash.slice(0, 16));
       expect((await repos().accessTokens.findByHash(hash))?.revoked_at).toEqual(world.clock.now());
-      await expect(admin().revokeToken('0'.repeat(16))).rejects.toThrow(/No such token/);
+      await expect(admin().tokens.revokeToken('0'.repeat(16))).rejects.toThrow(/No such token/);
       const alice = (await repos().identities.findByUsername('alice'))!;
       for (const suffix of ['1', '2']) {
         await repos().accessTokens.add({ token_hash: `abcdef0123${suffix}`.padEnd(64, '0'), identity_id: alice.id, created_at: world.clock.now(), expires_at: null, revoked_at: null, client_id: null, scopes: ['s'], resource_server: 'r', refresh_token_hash: null, consent_client_id: null });
       }
-      await expect(admin().revokeToken('abcdef0123')).rejects.toThrow(/ambiguous/);
-      await expect(admin().revokeToken('abcdef01231')).resolves.toBe('abcdef0123100000');
+      await expect(admin().tokens.revokeToken('abcdef0123')).rejects.toThrow(/ambiguous/);
+      await expect(admin().tokens.revokeToken('abcdef01231')).resolves.toBe('abcdef0123100000');
     });
   });
 
   describe('subscriptions', () => {
     it('adds a subscription once, with identities and groups as members, and more members later by name or id', async () => {
-      await admin().addGroup('lab');
-      await expect(admin().addSubscription('two\nlines', ['alice'])).rejects.toThrow(BadRequestError);
-      await expect(admin().addSubscription('x'.repeat(257), ['alice'])).rejects.toThrow(BadRequestError);
-      await expect(admin().addSubscription('Ocean', ['alice', 'nobody'])).rejects.toThrow(/No identity or group named 'nobody'/);
-      const id = await admin().addSubscription('Ocean', ['alice', 'lab']);
-      await expect(admin().addSubscription('Ocean', [])).rejects.toThrow(ConflictError);
-      const [subscription] = await admin().listSubscriptions();
+      await admin().identities.addGroup('lab');
+      await expect(admin().subscriptions.addSubscription('two\nlines', ['alice'])).rejects.toThrow(BadRequestError);
+      await expect(admin().subscriptions.addSubscription('x'.repeat(257), ['alice'])).rejects.toThrow(BadRequestError);
+      await expect(admin().subscriptions.addSubscription('Ocean', ['alice', 'nobody'])).rejects.toThrow(/No identity or group named 'nobody'/);
+      const id = await admin().subscriptions.addSubscription('Ocean', ['alice', 'lab']);
+      await expect(admin().subscriptions.addSubscription('Ocean', [])).rejects.toThrow(ConflictError);
+      const [subscription] = await admin().subscriptions.listSubscriptions();
       const alice = (await repos().identities.findByUsername('alice'))!;
       const lab = (await repos().groups.findByName('lab'))!;
       expect(subscription).toMatchObject({ id, name: 'Ocean', member_ids: [alice.id, lab.id] });
-      await admin().addSubscriptionMember('Ocean', 'bob');
-      await admin().addSubscriptionMember(id, 'bob');
-      await expect(admin().addSubscriptionMember('Desert', 'bob')).rejects.toThrow(ResourceNotFoundError);
+      await admin().subscriptions.addSubscriptionMember('Ocean', 'bob');
+      await admin().subscriptions.addSubscriptionMember(id, 'bob');
+      await expect(admin().subscriptions.addSubscriptionMember('Desert', 'bob')).rejects.toThrow(ResourceNotFoundError);
       expect((await repos().subscriptions.findById(id))?.member_ids).toHaveLength(3);
     });
   });
@@ -116,164 +116,164 @@ describe('AdminService: operator commands', () => {
     });
 
     it('grants a known role to an identity or a group (identities first), on an endpoint that exists', async () => {
-      await admin().addGroup('lab');
-      await admin().addGroup('bob');
-      await expect(admin().grantRole(endpointId, 'owner', 'bob')).rejects.toThrow(/Invalid role 'owner': must be one of administrator/);
-      await expect(admin().grantRole('00000000-0000-4000-8000-0000000000ff', 'administrator', 'bob')).rejects.toThrow(EndpointNotFoundError);
-      await expect(admin().grantRole(endpointId, 'administrator', 'nobody')).rejects.toThrow(ResourceNotFoundError);
-      const toBob = await admin().grantRole(endpointId.toUpperCase(), 'activity_monitor', 'bob');
+      await admin().identities.addGroup('lab');
+      await admin().identities.addGroup('bob');
+      await expect(admin().endpoints.grantRole(endpointId, 'owner', 'bob')).rejects.toThrow(/Invalid role 'owner': must be one of administrator/);
+      await expect(admin().endpoints.grantRole('00000000-0000-4000-8000-0000000000ff', 'administrator', 'bob')).rejects.toThrow(EndpointNotFoundError);
+      await expect(admin().endpoints.grantRole(endpointId, 'administrator', 'nobody')).rejects.toThrow(ResourceNotFoundError);
+      const toBob = await admin().endpoints.grantRole(endpointId.toUpperCase(), 'activity_monitor', 'bob');
       // the API's rule of kinds: access_manager only on shares (the operator may still grant on endpoints that are not managed)
-      await expect(admin().grantRole(endpointId, 'access_manager', 'lab')).rejects.toThrow("The role 'access_manager' exists only on shared endpoints");
-      const toLab = await admin().grantRole(endpointId, 'activity_manager', 'lab');
-      const roles = await admin().listRoles(endpointId);
+      await expect(admin().endpoints.grantRole(endpointId, 'access_manager', 'lab')).rejects.toThrow("The role 'access_manager' exists only on shared endpoints");
+      const toLab = await admin().endpoints.grantRole(endpointId, 'activity_manager', 'lab');
+      const roles = await admin().endpoints.listRoles(endpointId);
       expect(roles.map((r) => [r.role, r.principal_type, r.principal])).toEqual([
         ['administrator', 'identity', 'alice'],
         ['activity_monitor', 'identity', 'bob'],
         ['activity_manager', 'group', 'lab'],
       ]);
       expect(roles.map((r) => r.id)).toEqual([expect.any(String), toBob, toLab]);
-      await admin().revokeRole(toBob);
-      await expect(admin().revokeRole(toBob)).rejects.toThrow(ResourceNotFoundError);
-      expect((await admin().listRoles(endpointId)).map((r) => r.principal)).toEqual(['alice', 'lab']);
-      await expect(admin().listRoles('00000000-0000-4000-8000-0000000000ff')).rejects.toThrow(EndpointNotFoundError);
+      await admin().endpoints.revokeRole(toBob);
+      await expect(admin().endpoints.revokeRole(toBob)).rejects.toThrow(ResourceNotFoundError);
+      expect((await admin().endpoints.listRoles(endpointId)).map((r) => r.principal)).toEqual(['alice', 'lab']);
+      await expect(admin().endpoints.listRoles('00000000-0000-4000-8000-0000000000ff')).rejects.toThrow(EndpointNotFoundError);
     });
 
     it('names a role holder that is gone by its id', async () => {
       await repos().roles.add({ id: 'r1', endpoint_id: endpointId, role: 'activity_monitor', principal_type: 'group', principal_id: 'gone-group', created_at: world.clock.now() });
       await repos().roles.add({ id: 'r2', endpoint_id: endpointId, role: 'activity_monitor', principal_type: 'identity', principal_id: 'gone-identity', created_at: world.clock.now() });
-      expect((await admin().listRoles(endpointId)).map((r) => r.principal)).toEqual(['alice', 'gone-group', 'gone-identity']);
+      expect((await admin().endpoints.listRoles(endpointId)).map((r) => r.principal)).toEqual(['alice', 'gone-group', 'gone-identity']);
     });
 
     it('adds pause rules for everyone or one identity, signed by the operator unless named, and removes them', async () => {
-      await expect(admin().addPauseRule(endpointId, { message: 'x'.repeat(4097) })).rejects.toThrow(BadRequestError);
-      await expect(admin().addPauseRule(endpointId, { message: 'Paused', identity: 'nobody' })).rejects.toThrow(ResourceNotFoundError);
-      const all = await admin().addPauseRule(endpointId, { message: 'Disk full' });
-      const one = await admin().addPauseRule(endpointId, { message: 'Too fast', identity: 'bob', by: 'ops@example.org' });
+      await expect(admin().endpoints.addPauseRule(endpointId, { message: 'x'.repeat(4097) })).rejects.toThrow(BadRequestError);
+      await expect(admin().endpoints.addPauseRule(endpointId, { message: 'Paused', identity: 'nobody' })).rejects.toThrow(ResourceNotFoundError);
+      const all = await admin().endpoints.addPauseRule(endpointId, { message: 'Disk full' });
+      const one = await admin().endpoints.addPauseRule(endpointId, { message: 'Too fast', identity: 'bob', by: 'ops@example.org' });
       const bob = (await repos().identities.findByUsername('bob'))!;
-      const rules = await admin().listPauseRules(endpointId);
+      const rules = await admin().endpoints.listPauseRules(endpointId);
       expect(rules.map((r) => [r.id, r.message, r.identity_id, r.modified_by, r.start_time])).toEqual([
         [all, 'Disk full', null, 'xfer-admin', world.clock.now()],
         [one, 'Too fast', bob.id, 'ops@example.org', world.clock.now()],
       ]);
       expect(rules[0]).toMatchObject({ endpoint_id: endpointId, created_by_host_manager: false, pause_ls: true });
-      await admin().removePauseRule(all);
-      await expect(admin().removePauseRule(all)).rejects.toThrow(ResourceNotFoundError);
-      expect((await admin().listPauseRules(endpointId)).map((r) => r.id)).toEqual([one]);
-      await expect(admin().addPauseRule('00000000-0000-4000-8000-0000000000ff', { message: 'x' })).rejects.toThrow(EndpointNotFoundError);
+      await admin().endpoints.removePauseRule(all);
+      await expect(admin().endpoints.removePauseRule(all)).rejects.toThrow(ResourceNotFoundError);
+      expect((await admin().endpoints.listPauseRules(endpointId)).map((r) => r.id)).toEqual([one]);
+      await expect(admin().endpoints.addPauseRule('00000000-0000-4000-8000-0000000000ff', { message: 'x' })).rejects.toThrow(EndpointNotFoundError);
     });
   });
 
   describe('passwords, clients, scopes and consents', () => {
     it('sets a password and signs out every session of the identity', async () => {
-      await admin().setPassword('alice', 'first password here');
+      await admin().identities.setPassword('alice', 'first password here');
       const { secret } = await world.services.helperPages.signIn('alice', 'first password here');
       expect(await world.services.helperPages.signedIn(secret)).not.toBeNull();
-      await admin().setPassword('alice', 'second password here');
+      await admin().identities.setPassword('alice', 'second password here');
       expect(await world.services.helperPages.signedIn(secret)).toBeNull();
       await expect(world.services.helperPages.signIn('alice', 'first password here')).rejects.toThrow();
       await expect(world.services.helperPages.signIn('alice', 'second password here')).resolves.toMatchObject({ secret: expect.any(String), expiresAt: expect.any(Date) });
-      await expect(admin().setPassword('nobody', 'a password here')).rejects.toThrow(ResourceNotFoundError);
+      await expect(admin().identities.setPassword('nobody', 'a password here')).rejects.toThrow(ResourceNotFoundError);
     });
 
     it('registers public clients by default, confidential ones with a secret shown once, resource servers only confidential', async () => {
-      const app = await admin().addClient({ display_name: 'App', redirect_uris: ['https://app.example.org/cb'] });
+      const app = await admin().clients.addClient({ display_name: 'App', redirect_uris: ['https://app.example.org/cb'] });
       expect(app.secret).toBeNull();
       expect(app.client).toMatchObject({ public_client: true, secret_hash: null, resource_server: null, redirect_uris: ['https://app.example.org/cb'] });
-      const backend = await admin().addClient({ display_name: 'Backend', public_client: false, resource_server: 'data.example.org' });
+      const backend = await admin().clients.addClient({ display_name: 'Backend', public_client: false, resource_server: 'data.example.org' });
       expect(backend.client.secret_hash).toBe(hashToken(backend.secret!));
       expect(backend.client.resource_server).toBe('data.example.org');
-      await expect(admin().addClient({ display_name: 'RS', resource_server: 'data.example.org' })).rejects.toThrow(/confidential/);
-      await expect(admin().addClient({ display_name: 'Bad', public_client: false, resource_server: 'not ok!' })).rejects.toThrow(BadRequestError);
-      await expect(admin().addClient({ display_name: 'Bad', redirect_uris: ['not a uri'] })).rejects.toThrow(BadRequestError);
-      expect((await admin().listClients()).map((c) => c.display_name)).toEqual(['App', 'Backend']);
+      await expect(admin().clients.addClient({ display_name: 'RS', resource_server: 'data.example.org' })).rejects.toThrow(/confidential/);
+      await expect(admin().clients.addClient({ display_name: 'Bad', public_client: false, resource_server: 'not ok!' })).rejects.toThrow(BadRequestError);
+      await expect(admin().clients.addClient({ display_name: 'Bad', redirect_uris: ['not a uri'] })).rejects.toThrow(BadRequestError);
+      expect((await admin().clients.listClients()).map((c) => c.display_name)).toEqual(['App', 'Backend']);
     });
 
     it('adds scopes once, with their resource server and the scopes they depend on (each once)', async () => {
-      await admin().addScope('urn:xfer:scope:data.example.org:read', 'Read');
-      await admin().addScope('openid', 'Who you are', { resourceServer: 'custom.example.org' });
-      await expect(admin().addScope('openid', 'Again')).rejects.toThrow(ConflictError);
-      await expect(admin().addScope('bad scope', 'x')).rejects.toThrow(BadRequestError);
-      await expect(admin().addScope('urn:xfer:scope:x.example.org:y', 'x', { dependsOn: ['missing'] })).rejects.toThrow(/No such scope 'missing'/);
+      await admin().clients.addScope('urn:xfer:scope:data.example.org:read', 'Read');
+      await admin().clients.addScope('openid', 'Who you are', { resourceServer: 'custom.example.org' });
+      await expect(admin().clients.addScope('openid', 'Again')).rejects.toThrow(ConflictError);
+      await expect(admin().clients.addScope('bad scope', 'x')).rejects.toThrow(BadRequestError);
+      await expect(admin().clients.addScope('urn:xfer:scope:x.example.org:y', 'x', { dependsOn: ['missing'] })).rejects.toThrow(/No such scope 'missing'/);
       const read = (await repos().scopes.findByName('urn:xfer:scope:data.example.org:read'))!;
-      await admin().addScope('urn:xfer:scope:app.example.org:all', 'All', { dependsOn: [read.name, read.name] });
+      await admin().clients.addScope('urn:xfer:scope:app.example.org:all', 'All', { dependsOn: [read.name, read.name] });
       const all = (await repos().scopes.findByName('urn:xfer:scope:app.example.org:all'))!;
       expect(all).toMatchObject({ resource_server: 'app.example.org', dependent_scope_ids: [read.id], description: 'All' });
       expect(read.resource_server).toBe('data.example.org');
       expect((await repos().scopes.findByName('openid'))?.resource_server).toBe('custom.example.org');
-      expect((await admin().listScopes()).map((s) => s.name).sort()).toEqual(['openid', 'urn:xfer:scope:app.example.org:all', 'urn:xfer:scope:data.example.org:read']);
+      expect((await admin().clients.listScopes()).map((s) => s.name).sort()).toEqual(['openid', 'urn:xfer:scope:app.example.org:all', 'urn:xfer:scope:data.example.org:read']);
     });
 
     it('records consents, dependent ones beneath their parent, and lists them with scope and client names', async () => {
-      const { client } = await admin().addClient({ display_name: 'Portal' });
-      await admin().addScope('urn:xfer:scope:data.example.org:read', 'Read');
-      await admin().addScope('urn:xfer:scope:app.example.org:all', 'All');
-      await expect(admin().grantConsent('alice', 'no-client', 'urn:xfer:scope:app.example.org:all')).rejects.toThrow(/No such client/);
-      await expect(admin().grantConsent('alice', client.id, 'no-scope')).rejects.toThrow(/No such scope/);
-      await expect(admin().grantConsent('nobody', client.id, 'urn:xfer:scope:app.example.org:all')).rejects.toThrow(ResourceNotFoundError);
-      const root = await admin().grantConsent('alice', client.id, 'urn:xfer:scope:app.example.org:all');
-      const child = await admin().grantConsent('alice', client.id, 'urn:xfer:scope:data.example.org:read', root);
-      await expect(admin().grantConsent('alice', client.id, 'urn:xfer:scope:data.example.org:read', 999)).rejects.toThrow(ConflictError);
-      const listed = await admin().listConsents('alice');
+      const { client } = await admin().clients.addClient({ display_name: 'Portal' });
+      await admin().clients.addScope('urn:xfer:scope:data.example.org:read', 'Read');
+      await admin().clients.addScope('urn:xfer:scope:app.example.org:all', 'All');
+      await expect(admin().tokens.grantConsent('alice', 'no-client', 'urn:xfer:scope:app.example.org:all')).rejects.toThrow(/No such client/);
+      await expect(admin().tokens.grantConsent('alice', client.id, 'no-scope')).rejects.toThrow(/No such scope/);
+      await expect(admin().tokens.grantConsent('nobody', client.id, 'urn:xfer:scope:app.example.org:all')).rejects.toThrow(ResourceNotFoundError);
+      const root = await admin().tokens.grantConsent('alice', client.id, 'urn:xfer:scope:app.example.org:all');
+      const child = await admin().tokens.grantConsent('alice', client.id, 'urn:xfer:scope:data.example.org:read', root);
+      await expect(admin().tokens.grantConsent('alice', client.id, 'urn:xfer:scope:data.example.org:read', 999)).rejects.toThrow(ConflictError);
+      const listed = await admin().tokens.listConsents('alice');
       expect(listed.map((c) => [c.id, c.dependency_path, c.scope_name, c.client_name, c.status])).toEqual([
         [root, [root], 'urn:xfer:scope:app.example.org:all', 'Portal', 'approved'],
         [child, [root, child], 'urn:xfer:scope:data.example.org:read', 'Portal', 'approved'],
       ]);
-      await admin().revokeConsent(root);
-      expect((await admin().listConsents('alice')).map((c) => c.status)).toEqual(['revoked', 'revoked']);
-      await expect(admin().revokeConsent(999)).rejects.toThrow(ResourceNotFoundError);
-      expect(await admin().listConsents('bob')).toEqual([]);
+      await admin().tokens.revokeConsent(root);
+      expect((await admin().tokens.listConsents('alice')).map((c) => c.status)).toEqual(['revoked', 'revoked']);
+      await expect(admin().tokens.revokeConsent(999)).rejects.toThrow(ResourceNotFoundError);
+      expect(await admin().tokens.listConsents('bob')).toEqual([]);
     });
   });
 
   describe('maintenance', () => {
     it('turns maintenance on with a message and a retry time, and off again', async () => {
-      expect(await admin().maintenance()).toBeNull();
-      expect(await admin().setMaintenance(true)).toEqual({ message: 'The service is down for maintenance.', retry_after_seconds: 300, since: world.clock.now() });
-      await admin().setMaintenance(true, { message: 'Moving racks', retryAfterSeconds: 60 });
-      expect(await admin().maintenance()).toEqual({ message: 'Moving racks', retry_after_seconds: 60, since: world.clock.now() });
-      await expect(admin().setMaintenance(true, { retryAfterSeconds: 0 })).rejects.toThrow(BadRequestError);
-      expect(await admin().setMaintenance(false)).toBeNull();
-      expect(await admin().maintenance()).toBeNull();
+      expect(await admin().maintenance.current()).toBeNull();
+      expect(await admin().maintenance.set(true)).toEqual({ message: 'The service is down for maintenance.', retry_after_seconds: 300, since: world.clock.now() });
+      await admin().maintenance.set(true, { message: 'Moving racks', retryAfterSeconds: 60 });
+      expect(await admin().maintenance.current()).toEqual({ message: 'Moving racks', retry_after_seconds: 60, since: world.clock.now() });
+      await expect(admin().maintenance.set(true, { retryAfterSeconds: 0 })).rejects.toThrow(BadRequestError);
+      expect(await admin().maintenance.set(false)).toBeNull();
+      expect(await admin().maintenance.current()).toBeNull();
     });
   });
 
   describe('what each refusal says', () => {
     it('names what exists already, and what is missing', async () => {
-      await expect(admin().addIdentity({ username: 'alice' })).rejects.toThrow("Identity 'alice' already exists");
-      await admin().addGroup('lab');
-      await expect(admin().addGroup('lab')).rejects.toThrow("Group 'lab' already exists");
-      await admin().addSubscription('Ocean', []);
-      await expect(admin().addSubscription('Ocean', [])).rejects.toThrow("Subscription 'Ocean' already exists");
-      await admin().addScope('openid', 'Who you are');
-      await expect(admin().addScope('openid', 'x')).rejects.toThrow("Scope 'openid' already exists");
-      await expect(admin().revokeRole('r-1')).rejects.toThrow("No such role assignment 'r-1'");
-      await expect(admin().addSubscriptionMember('Desert', 'bob')).rejects.toThrow("No such subscription 'Desert'");
-      await expect(admin().removePauseRule('p-1')).rejects.toThrow("No such pause rule 'p-1'");
-      await expect(admin().revokeConsent(42)).rejects.toThrow("No such consent '42'");
-      await expect(admin().addGroupMember('nolab', 'bob')).rejects.toThrow("No such group 'nolab'");
-      await expect(admin().issueToken('nobody')).rejects.toThrow("No such identity 'nobody'");
-      const { client } = await admin().addClient({ display_name: 'Portal' });
-      await expect(admin().grantConsent('alice', client.id, 'openid', 7)).rejects.toThrow("No consent 7 of 'alice' for this client to depend on");
+      await expect(admin().identities.addIdentity({ username: 'alice' })).rejects.toThrow("Identity 'alice' already exists");
+      await admin().identities.addGroup('lab');
+      await expect(admin().identities.addGroup('lab')).rejects.toThrow("Group 'lab' already exists");
+      await admin().subscriptions.addSubscription('Ocean', []);
+      await expect(admin().subscriptions.addSubscription('Ocean', [])).rejects.toThrow("Subscription 'Ocean' already exists");
+      await admin().clients.addScope('openid', 'Who you are');
+      await expect(admin().clients.addScope('openid', 'x')).rejects.toThrow("Scope 'openid' already exists");
+      await expect(admin().endpoints.revokeRole('r-1')).rejects.toThrow("No such role assignment 'r-1'");
+      await expect(admin().subscriptions.addSubscriptionMember('Desert', 'bob')).rejects.toThrow("No such subscription 'Desert'");
+      await expect(admin().endpoints.removePauseRule('p-1')).rejects.toThrow("No such pause rule 'p-1'");
+      await expect(admin().tokens.revokeConsent(42)).rejects.toThrow("No such consent '42'");
+      await expect(admin().identities.addGroupMember('nolab', 'bob')).rejects.toThrow("No such group 'nolab'");
+      await expect(admin().tokens.issueToken('nobody')).rejects.toThrow("No such identity 'nobody'");
+      const { client } = await admin().clients.addClient({ display_name: 'Portal' });
+      await expect(admin().tokens.grantConsent('alice', client.id, 'openid', 7)).rejects.toThrow("No consent 7 of 'alice' for this client to depend on");
     });
 
     it('lists the roles there are when a role is unknown', async () => {
       const alice = await world.principal('alice');
       const endpoint = (await world.services.endpoints.createEndpoint(alice, { display_name: 'E' })).id;
-      await expect(admin().grantRole(endpoint, 'owner', 'bob')).rejects.toThrow("Invalid role 'owner': must be one of administrator, activity_manager, activity_monitor, access_manager");
+      await expect(admin().endpoints.grantRole(endpoint, 'owner', 'bob')).rejects.toThrow("Invalid role 'owner': must be one of administrator, activity_manager, activity_monitor, access_manager");
     });
 
     it("signs an operator's pause rule with the operator's id", async () => {
       const alice = await world.principal('alice');
       const endpoint = (await world.services.endpoints.createEndpoint(alice, { display_name: 'E' })).id;
-      await admin().addPauseRule(endpoint, { message: 'Paused' });
-      expect((await admin().listPauseRules(endpoint))[0].modified_by_id).toBe('00000000-0000-0000-0000-000000000000');
+      await admin().endpoints.addPauseRule(endpoint, { message: 'Paused' });
+      expect((await admin().endpoints.listPauseRules(endpoint))[0].modified_by_id).toBe('00000000-0000-0000-0000-000000000000');
     });
 
     it('leaves out of a group listing a member whose identity is gone', async () => {
-      const lab = await admin().addGroup('lab');
-      await admin().addGroupMember('lab', 'alice');
+      const lab = await admin().identities.addGroup('lab');
+      await admin().identities.addGroupMember('lab', 'alice');
       await repos().groups.addMember(lab, 'gone-identity');
-      expect((await admin().listGroups())[0].members).toEqual(['alice']);
+      expect((await admin().identities.listGroups())[0].members).toEqual(['alice']);
     });
   });
 });

@@ -38,35 +38,35 @@ export async function bootstrapDemo(services: CoreServices, apiUrl: string, auth
     ];
   }
   const { admin } = services;
-  await admin.addIdentity({ username: DEMO_USERNAME, name: 'Alice Example', email: 'alice@example.org', organization: 'Example University' });
-  await admin.addIdentity({ username: DEMO_LINKED_USERNAME, name: 'Alice Example', email: null, organization: 'ORCID' });
-  await admin.linkIdentities(DEMO_USERNAME, DEMO_LINKED_USERNAME);
+  await admin.identities.addIdentity({ username: DEMO_USERNAME, name: 'Alice Example', email: 'alice@example.org', organization: 'Example University' });
+  await admin.identities.addIdentity({ username: DEMO_LINKED_USERNAME, name: 'Alice Example', email: null, organization: 'ORCID' });
+  await admin.identities.linkIdentities(DEMO_USERNAME, DEMO_LINKED_USERNAME);
   const password = randomBytes(9).toString('base64url');
-  await admin.setPassword(DEMO_USERNAME, password);
-  const subscription = await admin.addSubscription('Demo subscription', [DEMO_USERNAME], [DEMO_USERNAME]);
-  const { token } = await admin.issueToken(DEMO_USERNAME);
+  await admin.identities.setPassword(DEMO_USERNAME, password);
+  const subscription = await admin.subscriptions.addSubscription('Demo subscription', [DEMO_USERNAME], [DEMO_USERNAME]);
+  const { token } = await admin.tokens.issueToken(DEMO_USERNAME);
 
-  const { client } = await admin.addClient({
+  const { client } = await admin.clients.addClient({
     display_name: 'Example Research Portal',
     redirect_uris: [PORTAL_URL],
     branding: { primary_color: '#0b5d3b', background_color: '#f3f7f5' },
   });
   // the standard catalogue (installed at start) has some of these already
-  const installed = new Set((await admin.listScopes()).map((s) => s.name));
+  const installed = new Set((await admin.clients.listScopes()).map((s) => s.name));
   const addScope = async (name: string, description: string, options?: { dependsOn: string[] }) => {
-    if (!installed.has(name)) await admin.addScope(name, description, options);
+    if (!installed.has(name)) await admin.clients.addScope(name, description, options);
   };
   await addScope(DEMO_SCOPES.dataAccess.name, DEMO_SCOPES.dataAccess.description);
   await addScope(DEMO_SCOPES.profile.name, DEMO_SCOPES.profile.description);
   await addScope(DEMO_SCOPES.transfer.name, DEMO_SCOPES.transfer.description, { dependsOn: [DEMO_SCOPES.dataAccess.name] });
   // what the hosted service's SDK (globus_sdk.UserApp) asks for at every sign-in
   for (const scope of OPENID_SCOPES) await addScope(scope.name, scope.description);
-  const transfer = await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.transfer.name);
-  await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.dataAccess.name, transfer);
-  await admin.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.profile.name);
+  const transfer = await admin.tokens.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.transfer.name);
+  await admin.tokens.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.dataAccess.name, transfer);
+  await admin.tokens.grantConsent(DEMO_USERNAME, client.id, DEMO_SCOPES.profile.name);
 
   // a native app as the hosted service's CLI is one: public (PKCE), shown its code on an auth-code page
-  const { client: nativeApp } = await admin.addClient({ display_name: 'xfer demo native app', redirect_uris: [`${authUrl}${OWN_AUTH_CODE_PAGE}`] });
+  const { client: nativeApp } = await admin.clients.addClient({ display_name: 'xfer demo native app', redirect_uris: [`${authUrl}${OWN_AUTH_CODE_PAGE}`] });
 
   const query = `client_id=${client.id}&redirect_uri=${encodeURIComponent(PORTAL_URL)}&redirect_name=${encodeURIComponent('Example Research Portal')}`;
   return [

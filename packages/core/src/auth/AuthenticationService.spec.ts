@@ -11,15 +11,15 @@ describe('AuthenticationService', () => {
   beforeEach(async () => {
     world = new TestWorld();
     const { admin } = world.services;
-    await admin.addIdentity({ username: 'alice', name: 'Alice', email: null });
-    await admin.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: null });
-    await admin.linkIdentities('alice', 'alice@work.example.org');
-    await admin.addGroup('lab');
-    await admin.addGroupMember('lab', 'alice@work.example.org');
+    await admin.identities.addIdentity({ username: 'alice', name: 'Alice', email: null });
+    await admin.identities.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: null });
+    await admin.identities.linkIdentities('alice', 'alice@work.example.org');
+    await admin.identities.addGroup('lab');
+    await admin.identities.addGroupMember('lab', 'alice@work.example.org');
   });
 
   it('takes a token of its own as the identity it was issued to, with its whole set and their groups', async () => {
-    const { token } = await world.services.admin.issueToken('alice@work.example.org');
+    const { token } = await world.services.admin.tokens.issueToken('alice@work.example.org');
     const caller = await authenticate(token);
     expect(caller.primary.username).toBe('alice@work.example.org');
     expect(caller.identities.map((i) => i.username).sort()).toEqual(['alice', 'alice@work.example.org']);
@@ -30,10 +30,10 @@ describe('AuthenticationService', () => {
     await expect(authenticate(undefined)).rejects.toThrow('No Authentication provided.');
     await expect(authenticate('')).rejects.toThrow('No Authentication provided.');
     await expect(authenticate('xfer_unknown')).rejects.toThrow(AuthenticationFailedError);
-    const revoked = await world.services.admin.issueToken('alice');
-    await world.services.admin.revokeToken(revoked.token);
+    const revoked = await world.services.admin.tokens.issueToken('alice');
+    await world.services.admin.tokens.revokeToken(revoked.token);
     await expect(authenticate(revoked.token)).rejects.toThrow(/revoked/);
-    const short = await world.services.admin.issueToken('alice', 60);
+    const short = await world.services.admin.tokens.issueToken('alice', 60);
     world.clock.advance(59);
     await expect(authenticate(short.token)).resolves.toMatchObject({ primary: expect.objectContaining({ username: 'alice' }) });
     world.clock.advance(1);
@@ -41,7 +41,7 @@ describe('AuthenticationService', () => {
   });
 
   it('needs the API scope on every token, unless configured to take any', async () => {
-    const { token } = await world.services.admin.issueToken('alice', null, 'openid');
+    const { token } = await world.services.admin.tokens.issueToken('alice', null, 'openid');
     const refused = await authenticate(token).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ConsentRequiredError);
     expect((refused as ConsentRequiredError).message).toContain(TRANSFER_SCOPE);

@@ -18,11 +18,11 @@ describe('AuthorizationServerService', () => {
   beforeEach(async () => {
     world = new TestWorld();
     const { admin } = world.services;
-    await admin.addScope('urn:xfer:scope:storage.example.org:data_access', 'Read files');
-    await admin.addScope('urn:xfer:scope:archive.example.org:read', 'Read the archive', { dependsOn: ['urn:xfer:scope:storage.example.org:data_access'] });
-    await admin.addScope(TRANSFER_SCOPE, 'Move files', { dependsOn: ['urn:xfer:scope:archive.example.org:read'] });
-    await admin.addScope('openid', 'Know who you are');
-    portal = (await admin.addClient({ display_name: 'Portal', redirect_uris: [CALLBACK], public_client: false })).client;
+    await admin.clients.addScope('urn:xfer:scope:storage.example.org:data_access', 'Read files');
+    await admin.clients.addScope('urn:xfer:scope:archive.example.org:read', 'Read the archive', { dependsOn: ['urn:xfer:scope:storage.example.org:data_access'] });
+    await admin.clients.addScope(TRANSFER_SCOPE, 'Move files', { dependsOn: ['urn:xfer:scope:archive.example.org:read'] });
+    await admin.clients.addScope('openid', 'Know who you are');
+    portal = (await admin.clients.addClient({ display_name: 'Portal', redirect_uris: [CALLBACK], public_client: false })).client;
     await world.user('alice');
     const identity = (await world.uow.repositories.identities.findByUsername('alice'))!;
     alice = { identity, set: [identity] };
@@ -70,7 +70,7 @@ describe('AuthorizationServerService', () => {
     expect([transfer.resource_server, openid.resource_server]).toEqual(['transfer.api.globus.org', 'auth.globus.org']);
     expect(transfer.refresh_token).not.toBe(openid.refresh_token);
     expect(await server().introspect(portal, transfer.access_token, ['identity_set'])).toMatchObject({ active: true, sub: alice.identity.id, identity_set: [alice.identity.id] });
-    const stranger = (await world.services.admin.addClient({ display_name: 'Stranger', public_client: false })).client;
+    const stranger = (await world.services.admin.clients.addClient({ display_name: 'Stranger', public_client: false })).client;
     expect(await server().introspect(stranger, transfer.access_token, [])).toEqual({ active: false });
 
     expect(await server().rescind(alice, portal.id)).toEqual({ consents: 2, tokens: 4 });
@@ -89,7 +89,7 @@ describe('AuthorizationServerService', () => {
       server().issueTokens({ client, identityId: alice.identity.id, scopeNames, refresh: 'new', requireConsent: true });
 
     beforeEach(async () => {
-      lab = (await world.services.admin.addClient({ display_name: 'Lab', redirect_uris: [CALLBACK], public_client: false })).client;
+      lab = (await world.services.admin.clients.addClient({ display_name: 'Lab', redirect_uris: [CALLBACK], public_client: false })).client;
     });
 
     it('counts a consent for the client it was given to only', async () => {
@@ -116,8 +116,8 @@ describe('AuthorizationServerService', () => {
       await consentTo(portal, 'openid');
       const [token] = await issueFor(portal, ['openid']);
       const { admin } = world.services;
-      const auth = (await admin.addClient({ display_name: 'Auth RS', public_client: false, resource_server: 'auth.globus.org' })).client;
-      const other = (await admin.addClient({ display_name: 'Other RS', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+      const auth = (await admin.clients.addClient({ display_name: 'Auth RS', public_client: false, resource_server: 'auth.globus.org' })).client;
+      const other = (await admin.clients.addClient({ display_name: 'Other RS', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
       expect(await server().introspect(portal, token.access_token, [])).toMatchObject({ active: true });
       expect(await server().introspect(auth, token.access_token, [])).toMatchObject({ active: true, aud: ['auth.globus.org', portal.id] });
       expect(await server().introspect(other, token.access_token, [])).toEqual({ active: false });
@@ -138,7 +138,7 @@ describe('AuthorizationServerService', () => {
   });
 
   it('requires PKCE S256 of public clients before a code is stored', async () => {
-    const app = (await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
+    const app = (await world.services.admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
     const base = { code: 'c', client: app, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], expiresAt: world.clock.now() };
     await expect(server().saveAuthorizationCode({ ...base, codeChallenge: null, codeChallengeMethod: null })).rejects.toThrow(/PKCE/);
     await expect(server().saveAuthorizationCode({ ...base, codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'plain' })).rejects.toThrow(/S256/);
@@ -148,9 +148,9 @@ describe('AuthorizationServerService', () => {
 
   describe('client authentication', () => {
     it('accepts a confidential client by its own secret only, and a public client only without one', async () => {
-      const confidential = await world.services.admin.addClient({ display_name: 'Backend', public_client: false });
-      const app = await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] });
-      const other = await world.services.admin.addClient({ display_name: 'Other', public_client: false });
+      const confidential = await world.services.admin.clients.addClient({ display_name: 'Backend', public_client: false });
+      const app = await world.services.admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] });
+      const other = await world.services.admin.clients.addClient({ display_name: 'Other', public_client: false });
       expect((await server().authenticateClient(confidential.client.id, confidential.secret))?.id).toBe(confidential.client.id);
       expect(await server().authenticateClient(confidential.client.id, other.secret)).toBeNull();
       expect(await server().authenticateClient(confidential.client.id, undefined)).toBeNull();
@@ -211,7 +211,7 @@ describe('AuthorizationServerService', () => {
       expect(await codeOf({ code_challenge: challenge.slice(1) })).toBe('invalid_request');
       expect(await codeOf({ code_challenge: `${challenge}x` })).toBe('invalid_request');
       expect(await codeOf({ code_challenge: `${challenge.slice(1)}=` })).toBe('invalid_request');
-      const app = (await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
+      const app = (await world.services.admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
       expect(await codeOf({ client_id: app.id })).toBe('invalid_request');
       expect(await codeOf({ client_id: app.id, code_challenge: challenge })).toBe('accepted');
     });
@@ -226,8 +226,8 @@ describe('AuthorizationServerService', () => {
 
     it('shows at most eight levels of dependent scopes', async () => {
       const { admin } = world.services;
-      await admin.addScope('urn:xfer:scope:chain.example.org:s11', 'Level 11');
-      for (let i = 10; i >= 0; i--) await admin.addScope(`urn:xfer:scope:chain.example.org:s${i}`, `Level ${i}`, { dependsOn: [`urn:xfer:scope:chain.example.org:s${i + 1}`] });
+      await admin.clients.addScope('urn:xfer:scope:chain.example.org:s11', 'Level 11');
+      for (let i = 10; i >= 0; i--) await admin.clients.addScope(`urn:xfer:scope:chain.example.org:s${i}`, `Level ${i}`, { dependsOn: [`urn:xfer:scope:chain.example.org:s${i + 1}`] });
       const top = (await world.uow.repositories.scopes.findByName('urn:xfer:scope:chain.example.org:s0'))!;
       expect(depth(await server().scopeTree([top]))).toBe(8);
       const fourth = (await world.uow.repositories.scopes.findByName('urn:xfer:scope:chain.example.org:s8'))!;
@@ -305,7 +305,7 @@ describe('AuthorizationServerService', () => {
     });
 
     it('issues without refresh tokens when none is asked, and groups scopes of one resource server into one token', async () => {
-      await world.services.admin.addScope('email', 'Your email address');
+      await world.services.admin.clients.addScope('email', 'Your email address');
       await consent(portal, `openid email ${TRANSFER_SCOPE}`);
       const tokens = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid', TRANSFER_SCOPE, 'email'], refresh: 'none', requireConsent: true });
       expect(tokens.map((t) => [t.resource_server, t.scopes, t.refresh_token])).toEqual([
@@ -348,7 +348,7 @@ describe('AuthorizationServerService', () => {
     it('revokes a token only for the client it was issued to, and ignores anything else', async () => {
       const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
       await server().recordConsents(alice, portal, scopes);
-      const lab = (await world.services.admin.addClient({ display_name: 'Lab', public_client: false })).client;
+      const lab = (await world.services.admin.clients.addClient({ display_name: 'Lab', public_client: false })).client;
       const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
       await server().revokeToken(lab, token.access_token);
       await server().revokeToken(lab, token.refresh_token!);
@@ -371,7 +371,7 @@ describe('AuthorizationServerService', () => {
       const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: TRANSFER_SCOPE });
       await server().recordConsents(alice, portal, scopes);
       [{ access_token: userToken }] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
-      transferService = (await world.services.admin.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+      transferService = (await world.services.admin.clients.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
     });
 
     it("gives the token's resource server tokens for the scopes beneath the token's, as itself", async () => {
@@ -391,10 +391,10 @@ describe('AuthorizationServerService', () => {
     });
 
     it('goes one level down only, and names each dependent scope once', async () => {
-      const storageService = (await world.services.admin.addClient({ display_name: 'Archive', public_client: false, resource_server: 'archive.example.org' })).client;
+      const storageService = (await world.services.admin.clients.addClient({ display_name: 'Archive', public_client: false, resource_server: 'archive.example.org' })).client;
       const [archive] = await server().issueDependentTokens(transferService, userToken, false);
       await expect(server().issueDependentTokens(storageService, archive.access_token, false)).rejects.toMatchObject({ code: 'invalid_grant' });
-      await world.services.admin.addScope('urn:xfer:scope:transfer.api.globus.org:other', 'Also archive', { dependsOn: [ARCHIVE] });
+      await world.services.admin.clients.addScope('urn:xfer:scope:transfer.api.globus.org:other', 'Also archive', { dependsOn: [ARCHIVE] });
       const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'urn:xfer:scope:transfer.api.globus.org:other' });
       await server().recordConsents(alice, portal, scopes);
       const [both] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE, 'urn:xfer:scope:transfer.api.globus.org:other'], refresh: 'none', requireConsent: true });
@@ -416,9 +416,9 @@ describe('AuthorizationServerService', () => {
 
     it('is only for a confidential client registered for the resource server the token is for', async () => {
       const { admin } = world.services;
-      const publicApp = (await admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
-      const noServer = (await admin.addClient({ display_name: 'Plain', public_client: false })).client;
-      const elsewhere = (await admin.addClient({ display_name: 'Elsewhere', public_client: false, resource_server: 'archive.example.org' })).client;
+      const publicApp = (await admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
+      const noServer = (await admin.clients.addClient({ display_name: 'Plain', public_client: false })).client;
+      const elsewhere = (await admin.clients.addClient({ display_name: 'Elsewhere', public_client: false, resource_server: 'archive.example.org' })).client;
       await expect(server().issueDependentTokens(publicApp, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
       await expect(server().issueDependentTokens(noServer, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
       await expect(server().issueDependentTokens(elsewhere, userToken, false)).rejects.toThrow(/not issued for your resource server/);
@@ -426,7 +426,7 @@ describe('AuthorizationServerService', () => {
     });
 
     it('refuses tokens an operator issued, and grants the user rescinded', async () => {
-      const { token } = await world.services.admin.issueToken('alice');
+      const { token } = await world.services.admin.tokens.issueToken('alice');
       await expect(server().issueDependentTokens(transferService, token, false)).rejects.toThrow(/operator/);
       const consents = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
       // the dependent consent alone revoked: the root still stands
@@ -437,8 +437,8 @@ describe('AuthorizationServerService', () => {
     });
 
     it('counts the consents of every identity the user has linked', async () => {
-      await world.services.admin.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: null });
-      await world.services.admin.linkIdentities('alice', 'alice@work.example.org');
+      await world.services.admin.identities.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: null });
+      await world.services.admin.identities.linkIdentities('alice', 'alice@work.example.org');
       const work = (await world.uow.repositories.identities.findByUsername('alice@work.example.org'))!;
       const [token] = await server().issueTokens({ client: portal, identityId: work.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
       await expect(server().issueDependentTokens(transferService, token.access_token, false)).resolves.toHaveLength(1);
@@ -455,9 +455,9 @@ describe('AuthorizationServerService', () => {
     };
 
     beforeEach(async () => {
-      await world.services.admin.addScope('profile', 'Your name');
-      await world.services.admin.addScope('email', 'Your email address');
-      await world.services.admin.addScope(VIEW_IDENTITY_SET_SCOPE, 'Your linked identities');
+      await world.services.admin.clients.addScope('profile', 'Your name');
+      await world.services.admin.clients.addScope('email', 'Your email address');
+      await world.services.admin.clients.addScope(VIEW_IDENTITY_SET_SCOPE, 'Your linked identities');
       token = await issue('openid');
     });
 
@@ -481,8 +481,8 @@ describe('AuthorizationServerService', () => {
     });
 
     it('adds the identity set when asked, as ids or in detail', async () => {
-      await world.services.admin.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: 'alice@work.example.org' });
-      await world.services.admin.linkIdentities('alice', 'alice@work.example.org');
+      await world.services.admin.identities.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: 'alice@work.example.org' });
+      await world.services.admin.identities.linkIdentities('alice', 'alice@work.example.org');
       const ids = (await server().introspect(portal, token, ['identity_set'])) as unknown as { identity_set: string[]; identity_set_detail?: unknown };
       expect(ids.identity_set).toHaveLength(2);
       expect(ids.identity_set_detail).toBeUndefined();
@@ -510,7 +510,7 @@ describe('AuthorizationServerService', () => {
     it('refuses userinfo without a live token, or without openid', async () => {
       await expect(server().userInfo(undefined)).rejects.toThrow(AuthenticationFailedError);
       await expect(server().userInfo('not-a-token')).rejects.toThrow(AuthenticationFailedError);
-      const { token: operatorToken } = await world.services.admin.issueToken('alice', null, 'profile');
+      const { token: operatorToken } = await world.services.admin.tokens.issueToken('alice', null, 'profile');
       await expect(server().userInfo(operatorToken)).rejects.toThrow(ConsentRequiredError);
     });
   });
@@ -540,16 +540,16 @@ describe('AuthorizationServerService', () => {
     });
 
     it('names the problem of a dependent-token request', async () => {
-      const app = (await world.services.admin.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
-      const rs = (await world.services.admin.addClient({ display_name: 'RS', public_client: false, resource_server: 'auth.globus.org' })).client;
+      const app = (await world.services.admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
+      const rs = (await world.services.admin.clients.addClient({ display_name: 'RS', public_client: false, resource_server: 'auth.globus.org' })).client;
       expect(await refusal(server().issueDependentTokens(app, 'x', false))).toEqual({
         code: 'unauthorized_client',
         message: 'Only a resource server (a confidential client registered for one) may ask for dependent tokens',
       });
       expect(await refusal(server().issueDependentTokens(rs, 'x', false))).toEqual({ code: 'invalid_grant', message: 'The token is not valid, expired or revoked' });
-      const other = (await world.services.admin.issueToken('alice')).token;
+      const other = (await world.services.admin.tokens.issueToken('alice')).token;
       expect(await refusal(server().issueDependentTokens(rs, other, false))).toEqual({ code: 'invalid_grant', message: 'The token was not issued for your resource server' });
-      const operator = (await world.services.admin.issueToken('alice', null, 'openid')).token;
+      const operator = (await world.services.admin.tokens.issueToken('alice', null, 'openid')).token;
       expect(await refusal(server().issueDependentTokens(rs, operator, false))).toEqual({ code: 'invalid_grant', message: 'The token rests on no consent (an operator issued it)' });
     });
 
@@ -559,7 +559,7 @@ describe('AuthorizationServerService', () => {
         message: 'The identity of this grant no longer exists',
       });
       expect(await refusal(server().userInfo('nope'))).toMatchObject({ message: 'Token is not valid, expired or revoked.' });
-      const { token } = await world.services.admin.issueToken('alice', null, 'profile');
+      const { token } = await world.services.admin.tokens.issueToken('alice', null, 'profile');
       const refused = await server().userInfo(token).catch((e: unknown) => e);
       expect(refused).toMatchObject({ message: 'userinfo needs a token with the openid scope', requiredScopes: ['openid'] });
     });
@@ -580,8 +580,8 @@ describe('AuthorizationServerService', () => {
     });
 
     it("gives a resource server an operator token's audience as itself alone", async () => {
-      const rs = (await world.services.admin.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
-      const { token } = await world.services.admin.issueToken('alice');
+      const rs = (await world.services.admin.clients.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+      const { token } = await world.services.admin.tokens.issueToken('alice');
       expect(await server().introspect(rs, token, [])).toMatchObject({ active: true, client_id: null, aud: ['transfer.api.globus.org'], exp: null });
     });
 
@@ -613,12 +613,12 @@ describe('AuthorizationServerService', () => {
 
       beforeEach(async () => {
         const { admin } = world.services;
-        await admin.addScope(A, 'A');
-        await admin.addScope(B, 'B');
-        await admin.addScope(BOTH, 'Both', { dependsOn: [A, B] });
+        await admin.clients.addScope(A, 'A');
+        await admin.clients.addScope(B, 'B');
+        await admin.clients.addScope(BOTH, 'Both', { dependsOn: [A, B] });
         await consentTo(BOTH);
         [{ access_token: userToken }] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [BOTH], refresh: 'none', requireConsent: true });
-        rs = (await admin.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
+        rs = (await admin.clients.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
       });
 
       it('issues a token for each dependent scope, stored without a refresh token unless offline', async () => {
@@ -636,7 +636,7 @@ describe('AuthorizationServerService', () => {
 
       it("needs the root consent the token rests on, though the token lives", async () => {
         const root = (await world.uow.repositories.consents.listForIdentities([alice.identity.id])).find((c) => c.dependency_path.length === 1)!;
-        await world.services.admin.revokeConsent(root.id);
+        await world.services.admin.tokens.revokeConsent(root.id);
         await expect(server().issueDependentTokens(rs, userToken, false)).rejects.toThrow(`The user has not consented to '${BOTH}' for this client, or rescinded it`);
       });
     });

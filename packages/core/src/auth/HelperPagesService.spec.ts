@@ -13,7 +13,7 @@ describe('signing in to the helper pages', () => {
   beforeEach(async () => {
     world = new TestWorld();
     await world.user('alice');
-    await world.services.admin.setPassword('alice', PASSWORD);
+    await world.services.admin.identities.setPassword('alice', PASSWORD);
   });
 
   it('opens a session for the right password only', async () => {
@@ -109,9 +109,9 @@ describe('signing in to the helper pages', () => {
   });
 
   it('shows the identity set: which is primary, which signed in, each with its provider', async () => {
-    await world.services.admin.addIdentity({ username: 'alice@work.example.org' });
-    await world.services.admin.linkIdentities('alice', 'alice@work.example.org');
-    await world.services.admin.setPassword('alice@work.example.org', PASSWORD);
+    await world.services.admin.identities.addIdentity({ username: 'alice@work.example.org' });
+    await world.services.admin.identities.linkIdentities('alice', 'alice@work.example.org');
+    await world.services.admin.identities.setPassword('alice@work.example.org', PASSWORD);
     const { secret } = await pages().signIn('alice@work.example.org', PASSWORD);
     const user = (await pages().signedIn(secret))!;
     expect(pages().identities(user).map((i) => [i.username, i.primary, i.signed_in, i.identity_provider_display_name, i.linked_at === null])).toEqual([
@@ -121,7 +121,7 @@ describe('signing in to the helper pages', () => {
   });
 
   it("finds the client a page is for by a well-formed id only", async () => {
-    const { client } = await world.services.admin.addClient({ display_name: 'Portal' });
+    const { client } = await world.services.admin.clients.addClient({ display_name: 'Portal' });
     expect((await pages().client(client.id.toUpperCase()))?.display_name).toBe('Portal');
     expect(await pages().client(undefined)).toBeNull();
     expect(await pages().client('portal')).toBeNull();
@@ -130,15 +130,15 @@ describe('signing in to the helper pages', () => {
 
   it('lists the approved consents per client (by name), as trees, naming what is no longer described', async () => {
     const { admin } = world.services;
-    const zeta = (await admin.addClient({ display_name: 'Zeta portal' })).client;
-    const alpha = (await admin.addClient({ display_name: 'Alpha app' })).client;
-    await admin.addScope('urn:xfer:scope:data.example.org:read', 'Read your files');
-    await admin.addScope('urn:xfer:scope:app.example.org:all', 'Use the app');
-    const root = await admin.grantConsent('alice', zeta.id, 'urn:xfer:scope:app.example.org:all');
-    await admin.grantConsent('alice', zeta.id, 'urn:xfer:scope:data.example.org:read', root);
-    const revoked = await admin.grantConsent('alice', alpha.id, 'urn:xfer:scope:data.example.org:read');
-    await admin.grantConsent('alice', alpha.id, 'urn:xfer:scope:app.example.org:all');
-    await admin.revokeConsent(revoked);
+    const zeta = (await admin.clients.addClient({ display_name: 'Zeta portal' })).client;
+    const alpha = (await admin.clients.addClient({ display_name: 'Alpha app' })).client;
+    await admin.clients.addScope('urn:xfer:scope:data.example.org:read', 'Read your files');
+    await admin.clients.addScope('urn:xfer:scope:app.example.org:all', 'Use the app');
+    const root = await admin.tokens.grantConsent('alice', zeta.id, 'urn:xfer:scope:app.example.org:all');
+    await admin.tokens.grantConsent('alice', zeta.id, 'urn:xfer:scope:data.example.org:read', root);
+    const revoked = await admin.tokens.grantConsent('alice', alpha.id, 'urn:xfer:scope:data.example.org:read');
+    await admin.tokens.grantConsent('alice', alpha.id, 'urn:xfer:scope:app.example.org:all');
+    await admin.tokens.revokeConsent(revoked);
     const gone = await world.uow.repositories.consents.add({ client_id: 'gone-client', scope_id: 'gone-scope', identity_id: (await world.uow.repositories.identities.findByUsername('alice'))!.id, parent_path: [], created: world.clock.now(), updated: world.clock.now(), last_used: null, status: 'approved' });
     const user = (await pages().signedIn((await pages().signIn('alice', PASSWORD)).secret))!;
     const listed = await pages().consents(user);

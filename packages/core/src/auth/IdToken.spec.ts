@@ -33,9 +33,9 @@ describe('IdTokenService', () => {
   beforeEach(async () => {
     world = new TestWorld();
     service = new IdTokenService(world.uow, world.clock, world.ids, new FakeKeyCrypto(), { issuer: 'https://auth.example.org', lifetimeSeconds: HOUR });
-    await world.services.admin.addIdentity({ username: 'alice', name: 'Alice', email: 'alice@example.org' });
-    await world.services.admin.addIdentity({ username: 'alice-lab' });
-    await world.services.admin.linkIdentities('alice', 'alice-lab');
+    await world.services.admin.identities.addIdentity({ username: 'alice', name: 'Alice', email: 'alice@example.org' });
+    await world.services.admin.identities.addIdentity({ username: 'alice-lab' });
+    await world.services.admin.identities.linkIdentities('alice', 'alice-lab');
   });
   const alice = async () => (await world.uow.repositories.identities.findByUsername('alice'))!;
   const claimsOf = async (jwt: string) => FakeKeyCrypto.verify(jwt, await service.signingKey());

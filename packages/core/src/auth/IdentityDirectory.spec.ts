@@ -10,11 +10,11 @@ describe('IdentityDirectory', () => {
   beforeEach(async () => {
     world = new TestWorld();
     const { admin } = world.services;
-    await admin.addIdentity({ username: 'alice', name: 'Alice', email: 'alice@example.org' });
-    await admin.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: 'alice@work.example.org' });
-    await admin.linkIdentities('alice', 'alice@work.example.org');
-    await admin.addIdentity({ username: 'bob', name: 'Bob', email: 'bob@example.org' });
-    alice = await directory().caller((await admin.issueToken('alice', null, 'openid email')).token);
+    await admin.identities.addIdentity({ username: 'alice', name: 'Alice', email: 'alice@example.org' });
+    await admin.identities.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: 'alice@work.example.org' });
+    await admin.identities.linkIdentities('alice', 'alice@work.example.org');
+    await admin.identities.addIdentity({ username: 'bob', name: 'Bob', email: 'bob@example.org' });
+    alice = await directory().caller((await admin.tokens.issueToken('alice', null, 'openid email')).token);
   });
 
   it('knows the caller by a live token, with the identities of its set', async () => {
@@ -22,7 +22,7 @@ describe('IdentityDirectory', () => {
     expect(alice.setIds.size).toBe(2);
     await expect(directory().caller(undefined)).rejects.toThrow(AuthenticationFailedError);
     await expect(directory().caller('not-a-token')).rejects.toThrow(new AuthenticationFailedError('Token is not valid, expired or revoked.'));
-    const { token } = await world.services.admin.issueToken('bob', 60);
+    const { token } = await world.services.admin.tokens.issueToken('bob', 60);
     await expect(directory().caller(token)).resolves.toMatchObject({ identity: { username: 'bob' } });
     world.clock.advance(61);
     await expect(directory().caller(token)).rejects.toThrow(AuthenticationFailedError);
@@ -43,7 +43,7 @@ describe('IdentityDirectory', () => {
   });
 
   it('shows no e-mail address to a token without the email scope, not even its own', async () => {
-    const transferOnly = await directory().caller((await world.services.admin.issueToken('alice')).token);
+    const transferOnly = await directory().caller((await world.services.admin.tokens.issueToken('alice')).token);
     expect(transferOnly.mayReadEmail).toBe(false);
     const found = await directory().lookup(transferOnly, { usernames: ['alice', 'alice@work.example.org', 'bob'] });
     expect(found.map((i) => i.email)).toEqual([null, null, null]);

@@ -41,7 +41,7 @@ describe('EndpointService: roles and shares of a host', () => {
       await expect(grant(alice, host, 'activity_monitor', '00000000-0000-4000-8000-0000000000ff')).rejects.toThrow(`No identity '00000000-0000-4000-8000-0000000000ff' to grant a role to`);
       await expect(grant(alice, host, 'activity_monitor', 'bob')).rejects.toThrow(BadRequestError);
       await expect(grant(alice, host, 'activity_monitor', bob.primary.id, 'group')).rejects.toThrow(/No group/);
-      const lab = await world.services.admin.addGroup('lab');
+      const lab = await world.services.admin.identities.addGroup('lab');
       await expect(grant(alice, host, 'activity_monitor', lab, 'group')).resolves.toMatchObject({ principal_type: 'group', principal_id: lab });
       await expect(grant(alice, host, 'activity_monitor', lab, 'identity')).rejects.toThrow(/No identity/);
     });

@@ -74,11 +74,11 @@ describe('EndpointService', () => {
     });
 
     it('refuses a subscription the caller is not a member of, and accepts one through a group', async () => {
-      const sub = await world.services.admin.addSubscription('Lab', []);
+      const sub = await world.services.admin.subscriptions.addSubscription('Lab', []);
       await expect(endpoints().createEndpoint(alice, { display_name: 'M', subscription_id: sub })).rejects.toThrow(/not a member/);
-      await world.services.admin.addGroup('lab');
-      await world.services.admin.addGroupMember('lab', 'alice');
-      const groupSub = await world.services.admin.addSubscription('Group lab', ['lab']);
+      await world.services.admin.identities.addGroup('lab');
+      await world.services.admin.identities.addGroupMember('lab', 'alice');
+      const groupSub = await world.services.admin.subscriptions.addSubscription('Group lab', ['lab']);
       const member = await world.principal('alice');
       const { id } = await endpoints().createEndpoint(member, { display_name: 'G', subscription_id: groupSub });
       expect((await stateOf(member, id)).subscription_id).toBe(groupSub);
@@ -86,7 +86,7 @@ describe('EndpointService', () => {
 
     it('lets an administrator who is not a member send the subscription back unchanged', async () => {
       const id = await managedHost();
-      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      await world.services.admin.endpoints.grantRole(id, 'administrator', 'bob');
       const current = await stateOf(bob, id);
       await endpoints().updateEndpoint(bob, id, { subscription_id: current.subscription_id, description: 'ok' });
       await expect(endpoints().updateEndpoint(bob, id, { subscription_id: 'DEFAULT' })).rejects.toThrow(/no subscription/);
@@ -130,7 +130,7 @@ describe('EndpointService', () => {
       const { id: laptop } = await endpoints().createEndpoint(alice, { display_name: 'Laptop', personal: true });
       const { id: share } = await endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint_id: laptop, host_path: '/' });
       expect((await endpoints().getEndpoint(alice, share)).endpoint.hostEndpointId).toBe(laptop);
-      await world.services.admin.grantRole(laptop, 'activity_monitor', 'bob');
+      await world.services.admin.endpoints.grantRole(laptop, 'activity_monitor', 'bob');
       await expect(endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint_id: laptop, host_path: '/' })).rejects.toThrow(PermissionDeniedError);
     });
 
@@ -139,7 +139,7 @@ describe('EndpointService', () => {
       await expect(endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint_id: host, host_path: '/' })).rejects.toThrow(
         new PermissionDeniedError(`You need the 'administrator' role on endpoint '${host}' to share it`),
       );
-      await world.services.admin.grantRole(host, 'administrator', 'bob');
+      await world.services.admin.endpoints.grantRole(host, 'administrator', 'bob');
       const { id } = await endpoints().createSharedEndpoint(bob, { display_name: 'S', host_endpoint_id: host, host_path: '/b/' });
       expect((await endpoints().getEndpoint(alice, id)).hostPathVisible).toBe(true);
       await endpoints().deleteEndpoint(alice, id);
@@ -150,7 +150,7 @@ describe('EndpointService', () => {
       const host = await managedHost(alice, { public: true });
       const { id } = await endpoints().createSharedEndpoint(alice, { display_name: 'S', host_endpoint_id: host, host_path: '/data/' });
       expect((await endpoints().getEndpoint(bob, id)).hostPathVisible).toBe(false);
-      await world.services.admin.grantRole(host, 'activity_monitor', 'bob');
+      await world.services.admin.endpoints.grantRole(host, 'activity_monitor', 'bob');
       expect((await endpoints().getEndpoint(bob, id)).hostPathVisible).toBe(true);
     });
 
@@ -168,9 +168,9 @@ describe('EndpointService', () => {
       const host = await managedHost();
       const mine = await endpoints().createSharedEndpoint(alice, { display_name: 'Mine', host_endpoint_id: host, host_path: '/a/' });
       await world.subscriptionFor('bob');
-      await world.services.admin.grantRole(host, 'activity_monitor', 'bob');
+      await world.services.admin.endpoints.grantRole(host, 'activity_monitor', 'bob');
       const managedByBob = await endpoints().createSharedEndpoint(alice, { display_name: 'Bobs', host_endpoint_id: host, host_path: '/b/' });
-      await world.services.admin.grantRole(managedByBob.id, 'access_manager', 'bob');
+      await world.services.admin.endpoints.grantRole(managedByBob.id, 'access_manager', 'bob');
       expect((await endpoints().mySharedEndpoints(alice, host)).map((v) => v.endpoint.id)).toEqual([mine.id, managedByBob.id]);
       expect((await endpoints().mySharedEndpoints(bob, host)).map((v) => v.endpoint.id)).toEqual([managedByBob.id]);
       await expect(endpoints().mySharedEndpoints(alice, mine.id)).rejects.toThrow(BadRequestError);
@@ -193,7 +193,7 @@ describe('EndpointService', () => {
   describe('owner_string (spec 2.1)', () => {
     it('changes only to an identity-role administrator, done by that administrator', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Owned' });
-      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      await world.services.admin.endpoints.grantRole(id, 'administrator', 'bob');
       await expect(endpoints().updateEndpoint(alice, id, { owner_string: 'bob' })).rejects.toThrow(/one of your own identities/);
       await endpoints().updateEndpoint(bob, id, { owner_string: 'bob' });
       expect(await stateOf(alice, id)).toMatchObject({ owner_string: 'bob', owner_id: alice.primary.id });
@@ -201,9 +201,9 @@ describe('EndpointService', () => {
 
     it('refuses an identity that administers only through a group', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Owned' });
-      await world.services.admin.addGroup('admins');
-      await world.services.admin.addGroupMember('admins', 'bob');
-      await world.services.admin.grantRole(id, 'administrator', 'admins');
+      await world.services.admin.identities.addGroup('admins');
+      await world.services.admin.identities.addGroupMember('admins', 'bob');
+      await world.services.admin.endpoints.grantRole(id, 'administrator', 'admins');
       const groupBob = await world.principal('bob');
       await expect(endpoints().updateEndpoint(groupBob, id, { owner_string: 'bob' })).rejects.toThrow(/through an identity role/);
     });
@@ -237,38 +237,38 @@ describe('EndpointService', () => {
       expect(await outcome(() => endpoints().getEndpoint(bob, id))).toBe('denied');
       expect(await outcome(() => endpoints().listServers(bob, id))).toBe('denied');
       for (const role of ROLES) {
-        const grant = await world.services.admin.grantRole(id, role, 'bob');
+        const grant = await world.services.admin.endpoints.grantRole(id, role, 'bob');
         const allowed = role === 'administrator' || role === 'activity_monitor';
         expect([role, await outcome(() => endpoints().getEndpoint(bob, id))]).toEqual([role, allowed ? 'ok' : 'denied']);
-        await world.services.admin.revokeRole(grant);
+        await world.services.admin.endpoints.revokeRole(grant);
       }
     });
 
     it('lets only administrators change or delete an endpoint and its servers', async () => {
       for (const role of ROLES.filter((r) => r !== 'administrator')) {
         const { id } = await endpoints().createEndpoint(alice, { display_name: `Guarded ${role}`, public: true, servers: [{ hostname: 'a.example.org' }] });
-        await world.services.admin.grantRole(id, role, 'bob');
+        await world.services.admin.endpoints.grantRole(id, role, 'bob');
         expect([role, await outcomes(bob, id)]).toEqual([role, READ_ONLY]);
       }
       const { id: open } = await endpoints().createEndpoint(alice, { display_name: 'Public, no role', public: true, servers: [{ hostname: 'a.example.org' }] });
       expect(await outcomes(bob, open)).toEqual(READ_ONLY);
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Shared admin', servers: [{ hostname: 'a.example.org' }] });
-      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      await world.services.admin.endpoints.grantRole(id, 'administrator', 'bob');
       expect(await outcomes(bob, id)).toEqual({ view: 'ok', listServers: 'ok', update: 'ok', addServer: 'ok', updateServer: 'ok', deleteServer: 'ok', delete: 'ok' });
     });
 
     it('hands owner_string only to an identity that holds administrator itself, not another role', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Owned by role' });
       // bob administers through a group and holds other roles himself
-      await world.services.admin.addGroup('stewards');
-      await world.services.admin.addGroupMember('stewards', 'bob');
-      await world.services.admin.grantRole(id, 'administrator', 'stewards');
-      await world.services.admin.grantRole(id, 'activity_manager', 'bob');
-      await world.services.admin.grantRole(id, 'activity_monitor', 'bob');
+      await world.services.admin.identities.addGroup('stewards');
+      await world.services.admin.identities.addGroupMember('stewards', 'bob');
+      await world.services.admin.endpoints.grantRole(id, 'administrator', 'stewards');
+      await world.services.admin.endpoints.grantRole(id, 'activity_manager', 'bob');
+      await world.services.admin.endpoints.grantRole(id, 'activity_monitor', 'bob');
       const steward = await world.principal('bob');
       await expect(endpoints().updateEndpoint(steward, id, { owner_string: 'bob' })).rejects.toThrow(/through an identity role/);
       expect(await stateOf(alice, id)).toMatchObject({ owner_string: 'alice' });
-      await world.services.admin.grantRole(id, 'administrator', 'bob');
+      await world.services.admin.endpoints.grantRole(id, 'administrator', 'bob');
       await endpoints().updateEndpoint(steward, id, { owner_string: 'bob' });
       expect(await stateOf(alice, id)).toMatchObject({ owner_string: 'bob' });
     });
@@ -278,7 +278,7 @@ describe('EndpointService', () => {
     it('grants the owner rights to every identity linked to the owner', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Private' });
       await world.user('alice@work.example.org');
-      await world.services.admin.linkIdentities('alice@work.example.org', 'alice');
+      await world.services.admin.identities.linkIdentities('alice@work.example.org', 'alice');
       const work = await world.principal('alice@work.example.org');
       expect((await endpoints().getEndpoint(work, id)).roles).toEqual(['administrator']);
       await endpoints().updateEndpoint(work, id, { owner_string: 'alice' });
@@ -297,8 +297,8 @@ describe('EndpointService', () => {
 
     it('reports a deleted endpoint as EndpointDeleted and an unknown one as EndpointNotFound', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Gone', servers: [{ hostname: 'a.example.org' }] });
-      await world.services.admin.grantRole(id, 'activity_manager', 'bob');
-      await world.services.admin.addPauseRule(id, { message: 'paused' });
+      await world.services.admin.endpoints.grantRole(id, 'activity_manager', 'bob');
+      await world.services.admin.endpoints.addPauseRule(id, { message: 'paused' });
       await endpoints().deleteEndpoint(alice, id);
       await expect(endpoints().getEndpoint(alice, id)).rejects.toThrow(EndpointDeletedError);
       await expect(endpoints().listServers(alice, id)).rejects.toThrow(EndpointDeletedError);
@@ -313,8 +313,8 @@ describe('EndpointService', () => {
   describe('pause rules (spec 4.2 rule 6)', () => {
     it('returns the rules for everyone and for the caller', async () => {
       const { id } = await endpoints().createEndpoint(alice, { display_name: 'Paused', public: true });
-      const everyone = await world.services.admin.addPauseRule(id, { message: 'Everyone' });
-      const forBob = await world.services.admin.addPauseRule(id, { message: 'Bob only', identity: 'bob' });
+      const everyone = await world.services.admin.endpoints.addPauseRule(id, { message: 'Everyone' });
+      const forBob = await world.services.admin.endpoints.addPauseRule(id, { message: 'Bob only', identity: 'bob' });
       const bobs = await endpoints().myEffectivePauseRules(bob, id);
       expect(bobs.map((r) => r.id).sort()).toEqual([everyone, forBob].sort());
       expect((await endpoints().myEffectivePauseRules(alice, id)).map((r) => r.id)).toEqual([everyone]);
@@ -324,14 +324,14 @@ describe('EndpointService', () => {
   describe('authentication', () => {
     it('refuses a revoked token at once', async () => {
       const auth = world.services.authentication;
-      const { token } = await world.services.admin.issueToken('alice');
+      const { token } = await world.services.admin.tokens.issueToken('alice');
       await auth.authenticate(token);
-      await world.services.admin.revokeToken(token);
+      await world.services.admin.tokens.revokeToken(token);
       await expect(auth.authenticate(token)).rejects.toThrow(/revoked/);
     });
 
     it('asks for consent when a token lacks the required scope', async () => {
-      const { token } = await world.services.admin.issueToken('alice', null, 'openid');
+      const { token } = await world.services.admin.tokens.issueToken('alice', null, 'openid');
       const error = await world.services.authentication.authenticate(token).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConsentRequiredError);
       expect((error as ConsentRequiredError).requiredScopes).toEqual([TRANSFER_SCOPE]);
@@ -343,7 +343,7 @@ describe('EndpointService', () => {
       const auth = world.services.authentication;
       await expect(auth.authenticate(undefined)).rejects.toThrow(AuthenticationFailedError);
       await expect(auth.authenticate('xfer_unknown')).rejects.toThrow(AuthenticationFailedError);
-      const { token } = await world.services.admin.issueToken('alice', 60);
+      const { token } = await world.services.admin.tokens.issueToken('alice', 60);
       await expect(auth.authenticate(token)).resolves.toMatchObject({ primary: expect.objectContaining({ username: 'alice' }) });
       world.clock.advance(61);
       await expect(auth.authenticate(token)).rejects.toThrow(/expired/);

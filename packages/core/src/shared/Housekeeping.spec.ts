@@ -5,12 +5,12 @@ describe('Housekeeping', () => {
     const world = new TestWorld();
     const { admin, helperPages, housekeeping } = world.services;
     await world.user('alice');
-    await admin.setPassword('alice', 'correct horse battery');
-    const live = await admin.issueToken('alice');
-    const forever = await admin.issueToken('alice');
-    await admin.issueToken('alice', 60);
-    await admin.issueToken('alice', 60);
-    await admin.issueToken('alice', 60);
+    await admin.identities.setPassword('alice', 'correct horse battery');
+    const live = await admin.tokens.issueToken('alice');
+    const forever = await admin.tokens.issueToken('alice');
+    await admin.tokens.issueToken('alice', 60);
+    await admin.tokens.issueToken('alice', 60);
+    await admin.tokens.issueToken('alice', 60);
     await helperPages.signIn('alice', 'wrong', { address: '192.0.2.1' }).catch(() => undefined);
     await helperPages.signIn('alice', 'wrong', { address: '192.0.2.1' }).catch(() => undefined);
     await helperPages.signIn('alice', 'correct horse battery');

@@ -7,13 +7,13 @@ describe('MaintenanceGate', () => {
     const world = new TestWorld();
     const gate = new MaintenanceGate(world.uow, world.clock, 1000);
     await gate.check();
-    await world.services.admin.setMaintenance(true, { message: 'Upgrade', retryAfterSeconds: 60 });
+    await world.services.admin.maintenance.set(true, { message: 'Upgrade', retryAfterSeconds: 60 });
     // the last reading (off) is still fresh
     expect(() => gate.check()).not.toThrow();
     world.clock.advance(1);
     await expect(Promise.resolve().then(() => gate.check())).rejects.toMatchObject({ message: 'Upgrade', retryAfterSeconds: 60 });
     expect(() => gate.check()).toThrow(ServiceUnavailableError);
-    await world.services.admin.setMaintenance(false);
+    await world.services.admin.maintenance.set(false);
     world.clock.advance(1);
     await expect(Promise.resolve().then(() => gate.check())).resolves.toBeUndefined();
   });

@@ -21,8 +21,8 @@ export class TestWorld {
 
   /** Adds an identity and returns its token and principal. */
   async user(username: string): Promise<{ id: string; token: string; principal: () => Promise<Principal> }> {
-    const identity = await this.services.admin.addIdentity({ username, name: username, email: null });
-    const { token } = await this.services.admin.issueToken(username);
+    const identity = await this.services.admin.identities.addIdentity({ username, name: username, email: null });
+    const { token } = await this.services.admin.tokens.issueToken(username);
     return { id: identity.id, token, principal: () => this.services.authentication.authenticate(token) };
   }
 
@@ -57,6 +57,6 @@ export class TestWorld {
 
   /** A subscription whose only member is `username`. */
   async subscriptionFor(username: string, name = `${username}-subscription`): Promise<string> {
-    return this.services.admin.addSubscription(name, [username]);
+    return this.services.admin.subscriptions.addSubscription(name, [username]);
   }
 }

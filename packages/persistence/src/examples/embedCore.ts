@@ -11,8 +11,8 @@ import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
 
 /** An operator adds a user; the user creates an endpoint with a server, changes it and reads it back. */
 export async function createAndReadEndpoint(services: CoreServices) {
-  await services.admin.addIdentity({ username: 'ada', name: 'Ada Lovelace' });
-  const { token } = await services.admin.issueToken('ada');
+  await services.admin.identities.addIdentity({ username: 'ada', name: 'Ada Lovelace' });
+  const { token } = await services.admin.tokens.issueToken('ada');
   const ada = await services.authentication.authenticate(token);
   const { id } = await services.endpoints.createEndpoint(ada, {
     display_name: "Ada's lab",

@@ -1,0 +1,96 @@
+import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rule/PauseRule';
+import { ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
+import { BadRequestError, ResourceNotFoundError } from '../shared/errors';
+import type { Clock, IdGenerator } from '../shared/ports';
+
+import type { RepositoriesOf } from '../shared/UnitOfWork';
+import { endpointWithId, identityNamed, principalNamed } from './lookups';
+
+/** The repositories EndpointAdministration uses. */
+export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles'>;
+
+/** What an operator does to endpoints beside their owners' API: roles, pause rules, access rules read. */
+export class EndpointAdministration {
+  constructor(
+    private readonly uow: EndpointAdminRepositories,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async grantRole(endpointId: string, role: string, principal: string): Promise<string> {
+    if (!(ENDPOINT_ROLES as readonly string[]).includes(role)) {
+      throw new BadRequestError(`Invalid role '${role}': must be one of ${ENDPOINT_ROLES.join(', ')}`);
+    }
+    return this.uow.transaction(async (repos) => {
+      const endpoint = await endpointWithId(repos, endpointId);
+      // the API's rule of kinds holds here too; the operator may still grant on endpoints that are
+      // not managed, and grant activity_manager (who manages pause rules)
+      if (role === 'access_manager' && endpoint.kind !== 'shared') throw new BadRequestError("The role 'access_manager' exists only on shared endpoints, which have access rules");
+      const target = await principalNamed(repos, principal);
+      const id = this.ids.uuid();
+      await repos.roles.add({
+        id,
+        endpoint_id: endpoint.id,
+        role: role as EndpointRole,
+        principal_type: target.type,
+        principal_id: target.id,
+        created_at: this.clock.now(),
+      });
+      return id;
+    });
+  }
+  async revokeRole(assignmentId: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      if (!(await repos.roles.findById(assignmentId))) throw new ResourceNotFoundError(`No such role assignment '${assignmentId}'`);
+      await repos.roles.delete(assignmentId);
+    });
+  }
+  async listRoles(endpointId: string) {
+    const repos = this.uow.repositories;
+    const endpoint = await endpointWithId(repos, endpointId);
+    const assignments = await repos.roles.listForEndpoint(endpoint.id);
+    return Promise.all(
+      assignments.map(async (a) => ({
+        id: a.id,
+        role: a.role,
+        principal_type: a.principal_type,
+        principal: (a.principal_type === 'identity' ? (await repos.identities.findById(a.principal_id))?.username : (await repos.groups.findById(a.principal_id))?.name) ?? a.principal_id,
+        created_at: a.created_at,
+      })),
+    );
+  }
+  /** The explicit access rules of a share, as the API created them. */
+  async listAccessRules(endpointId: string) {
+    const repos = this.uow.repositories;
+    return repos.accessRules.listForEndpoint((await endpointWithId(repos, endpointId)).id);
+  }
+  async addPauseRule(endpointId: string, input: { message: string; identity?: string | null; by?: string | null }): Promise<string> {
+    return this.uow.transaction(async (repos) => {
+      const endpoint = await endpointWithId(repos, endpointId);
+      const identity = input.identity ? await identityNamed(repos, input.identity) : null;
+      const rule: PauseRuleState = {
+        id: this.ids.uuid(),
+        endpoint_id: endpoint.id,
+        message: checkPauseMessage(input.message),
+        start_time: this.clock.now(),
+        identity_id: identity?.id ?? null,
+        ...ALL_PAUSED,
+        modified_by: input.by ?? 'xfer-admin',
+        modified_by_id: '00000000-0000-0000-0000-000000000000',
+        created_by_host_manager: false,
+      };
+      await repos.pauseRules.add(rule);
+      return rule.id;
+    });
+  }
+  async listPauseRules(endpointId: string) {
+    const repos = this.uow.repositories;
+    return repos.pauseRules.listForEndpoint((await endpointWithId(repos, endpointId)).id);
+  }
+  async removePauseRule(ruleId: string): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      if (!(await repos.pauseRules.findById(ruleId))) throw new ResourceNotFoundError(`No such pause rule '${ruleId}'`);
+      await repos.pauseRules.delete(ruleId);
+    });
+  }
+}
