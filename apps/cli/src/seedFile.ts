@@ -142,9 +142,9 @@ export class SeedFile {
       let username = identity;
       if (client !== undefined) {
         const clientId = clients.get(client) ?? client;
-        const state = await services.authorizationServer.client(clientId);
+        const state = await services.authorizationServer.registry.client(clientId);
         if (!state) throw new SeedError(`${at('client')}: no client '${client}' in the seed`);
-        username = (await services.authorizationServer.clientIdentity(state)).username;
+        username = (await services.authorizationServer.clientCredentials.clientIdentity(state)).username;
       }
       const expiresIn = entry.expires_in;
       if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isInteger(expiresIn) || expiresIn <= 0)) throw new SeedError(`${at('expires_in')}: a number of seconds`);

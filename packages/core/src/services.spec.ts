@@ -25,9 +25,9 @@ describe('createCoreServices', () => {
 
   it('issues and describes tokens with the default issuer and lifetime (48 hours), and requires the transfer scope', async () => {
     const { services, client, alice } = await world();
-    const [token] = await services.authorizationServer.issueTokens({ client, identityId: alice.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+    const [token] = await services.authorizationServer.tokens.issueTokens({ client, identityId: alice.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
     expect(token.expires_in).toBe(48 * 60 * 60);
-    expect(await services.authorizationServer.introspect(client, token.access_token, [])).toMatchObject({ iss: 'http://localhost:8081' });
+    expect(await services.authorizationServer.inspection.introspect(client, token.access_token, [])).toMatchObject({ iss: 'http://localhost:8081' });
     const idToken = JSON.parse(await services.idTokens.issue({ clientId: client.id, identityId: alice.id, scopes: ['openid'], accessToken: token.access_token, nonce: null, authTime: null }));
     expect(idToken).toMatchObject({ iss: 'http://localhost:8081' });
     expect(idToken.exp - idToken.iat).toBe(48 * 60 * 60);
@@ -36,9 +36,9 @@ describe('createCoreServices', () => {
 
   it('passes the issuer and lifetime to the authorization server and the id_tokens, and the scope rule to authentication', async () => {
     const { services, client, alice } = await world({ authorizationServer: { issuer: 'https://auth.example.org', accessTokenLifetimeSeconds: 600 }, authentication: { requiredScope: null } });
-    const [token] = await services.authorizationServer.issueTokens({ client, identityId: alice.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+    const [token] = await services.authorizationServer.tokens.issueTokens({ client, identityId: alice.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
     expect(token.expires_in).toBe(600);
-    expect(await services.authorizationServer.introspect(client, token.access_token, [])).toMatchObject({ iss: 'https://auth.example.org' });
+    expect(await services.authorizationServer.inspection.introspect(client, token.access_token, [])).toMatchObject({ iss: 'https://auth.example.org' });
     const idToken = JSON.parse(await services.idTokens.issue({ clientId: client.id, identityId: alice.id, scopes: ['openid'], accessToken: token.access_token, nonce: null, authTime: null }));
     expect(idToken).toMatchObject({ iss: 'https://auth.example.org' });
     expect(idToken.exp - idToken.iat).toBe(600);

@@ -43,7 +43,7 @@ export function clientsApiRoutes(registration: ClientRegistrationService, author
 
   router.delete('/clients/:id', async (req: Request, res: Response) => {
     const credentials = basicAuth(req);
-    const caller = credentials ? await authorizationServer.authenticateClient(credentials.name, credentials.pass) : null;
+    const caller = credentials ? await authorizationServer.registry.authenticateClient(credentials.name, credentials.pass) : null;
     if (!caller || caller.public_client) {
       res.status(401).set('WWW-Authenticate', 'Basic realm="xfer"').set('Cache-Control', 'no-store').json({ code: 'UNAUTHORIZED', message: 'Client authentication failed' });
       return;

@@ -156,7 +156,7 @@ export function helperPageRoutes(
     if (!user) return res.redirect(303, '/v2/web/login?next=%2Fv2%2Fweb%2Fconsents');
     const fields = formFields(req);
     const clientId = fields.client_id?.toLowerCase() ?? '';
-    if (isUuid(clientId)) await authorizationServer.rescind(user, clientId);
+    if (isUuid(clientId)) await authorizationServer.authorizationCode.rescind(user, clientId);
     const back = new URL(safeNext(fields.next?.startsWith('/v2/web/consents') ? fields.next : '/v2/web/consents'), 'http://localhost');
     if (isUuid(clientId)) back.searchParams.set('rescinded', clientId);
     res.redirect(303, `${back.pathname}${back.search}`);
@@ -171,7 +171,7 @@ export function helperPageRoutes(
    */
   async function checkedRequest(req: Request, res: Response, params: Record<string, string>): Promise<CheckedAuthorizationRequest | null> {
     try {
-      return await authorizationServer.checkAuthorizationRequest(params, ownAuthCodePage(req));
+      return await authorizationServer.authorizationCode.checkAuthorizationRequest(params, ownAuthCodePage(req));
     } catch (error) {
       if (!(error instanceof OAuthProtocolError)) throw error;
       res.redirect(302, protocolErrorRedirect(error, params.redirect_uri, params.state));
@@ -208,14 +208,14 @@ export function helperPageRoutes(
       if (silent) return backToClient('login_required', 'The user is not signed in');
       return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
     }
-    const pending = await authorizationServer.scopesToConsent(user, checked.client, checked.scopes);
+    const pending = await authorizationServer.authorizationCode.scopesToConsent(user, checked.client, checked.scopes);
     if (pending.length === 0) return sendProtocolResult(res, await protocol.authorize(params, user, true));
     if (silent) return backToClient('consent_required', 'The user has not consented to every scope asked for');
     allowFormRedirectTo(res, checked.redirectUri);
     const context = {
       title: 'Allow access',
       user,
-      tree: await authorizationServer.scopeTree(pending),
+      tree: await authorizationServer.authorizationCode.scopeTree(pending),
       params,
       csrfToken: csrfTokenFor(req, res),
       redirectHost: new URL(checked.redirectUri).host,
@@ -231,7 +231,7 @@ export function helperPageRoutes(
     const user = await service.signedIn(req.cookies?.[SESSION_COOKIE]);
     if (!user) return res.redirect(303, `/v2/web/login?next=${encodeURIComponent(authorizeUrl(params))}`);
     const allowed = fields.decision === 'allow';
-    if (allowed) await authorizationServer.recordConsents(user, checked.client, checked.scopes);
+    if (allowed) await authorizationServer.authorizationCode.recordConsents(user, checked.client, checked.scopes);
     sendProtocolResult(res, await protocol.authorize(params, user, allowed));
   });
 
@@ -240,7 +240,7 @@ export function helperPageRoutes(
     const next = new URL(extra.next, 'http://localhost');
     let client: ClientState | null = null;
     if (next.pathname === '/v2/web/authorize') {
-      const checked = await authorizationServer.checkAuthorizationRequest(authorizeParams((name) => next.searchParams.get(name) ?? undefined), ownAuthCodePage(req)).catch(() => null);
+      const checked = await authorizationServer.authorizationCode.checkAuthorizationRequest(authorizeParams((name) => next.searchParams.get(name) ?? undefined), ownAuthCodePage(req)).catch(() => null);
       if (checked) allowFormRedirectTo(res, checked.redirectUri);
       client = checked?.client ?? null;
     }

@@ -95,7 +95,7 @@ export class OAuthModel {
   }
 
   async getClient(clientId: string, clientSecret: string | null | undefined): Promise<GrantClient | null> {
-    const state = this.authenticateClients ? await this.service.authenticateClient(clientId, clientSecret) : await this.service.client(clientId);
+    const state = this.authenticateClients ? await this.service.registry.authenticateClient(clientId, clientSecret) : await this.service.registry.client(clientId);
     return state && OAuthModel.grantClient(state);
   }
 
@@ -119,7 +119,7 @@ export class OAuthModel {
     user: GrantUser,
   ): Promise<AuthorizationCode> {
     await translated(() =>
-      this.service.saveAuthorizationCode({
+      this.service.authorizationCode.saveAuthorizationCode({
         code: code.authorizationCode,
         client: client.state,
         identityId: user.id,
@@ -136,8 +136,8 @@ export class OAuthModel {
   }
 
   async getAuthorizationCode(authorizationCode: string): Promise<AuthorizationCode | null> {
-    const code = await this.service.findAuthorizationCode(authorizationCode);
-    const client = code && (await this.service.client(code.client_id));
+    const code = await this.service.authorizationCode.findAuthorizationCode(authorizationCode);
+    const client = code && (await this.service.registry.client(code.client_id));
     if (!code || !client) return null;
     return {
       authorizationCode,
@@ -152,12 +152,12 @@ export class OAuthModel {
   }
 
   async revokeAuthorizationCode(code: AuthorizationCode): Promise<boolean> {
-    return this.service.consumeAuthorizationCode(code.codeHash as string);
+    return this.service.authorizationCode.consumeAuthorizationCode(code.codeHash as string);
   }
 
   async getRefreshToken(refreshToken: string): Promise<RefreshToken | null> {
-    const state = await this.service.findRefreshToken(refreshToken);
-    const client = state && (await this.service.client(state.client_id));
+    const state = await this.service.refreshToken.findRefreshToken(refreshToken);
+    const client = state && (await this.service.registry.client(state.client_id));
     if (!state || !client) return null;
     const user: GrantUser = { id: state.identity_id, refresh: { secret: refreshToken, state } };
     return { refreshToken, scope: state.scopes, client: OAuthModel.grantClient(client), user };
@@ -165,19 +165,19 @@ export class OAuthModel {
 
   /** Only called when refresh tokens rotate, which they do not here (the hosted service keeps them). */
   async revokeToken(token: RefreshToken): Promise<boolean> {
-    await this.service.revokeToken((token.client as GrantClient).state, token.refreshToken);
+    await this.service.inspection.revokeToken((token.client as GrantClient).state, token.refreshToken);
     return true;
   }
 
   async getUserFromClient(client: GrantClient): Promise<GrantUser> {
-    const identity = await this.service.clientIdentity(client.state);
+    const identity = await this.service.clientCredentials.clientIdentity(client.state);
     return { id: identity.id, viaClientCredentials: true };
   }
 
   /** Issues our tokens (one per resource server) in place of the library's; the first is the response's top level. */
   async saveToken(token: Token, client: GrantClient, user: GrantUser): Promise<Token> {
     const issued = await translated(() =>
-      this.service.issueTokens({
+      this.service.tokens.issueTokens({
         client: client.state,
         identityId: user.id,
         scopeNames: token.scope ?? [],

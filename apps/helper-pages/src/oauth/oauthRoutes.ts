@@ -60,15 +60,15 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
       res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'Missing parameter: token' });
       return;
     }
-    const tokens = await service.issueDependentTokens(client, fields.token, fields.access_type === 'offline');
+    const tokens = await service.dependentToken.issueDependentTokens(client, fields.token, fields.access_type === 'offline');
     res.set('Cache-Control', 'no-store').json(tokens.map((t) => tokenDocument(t)));
   }
 
   /** Client authentication for introspection and revocation: HTTP Basic, or client_id/client_secret in the body. */
   async function callingClient(req: Request, fields: Record<string, string | undefined>): Promise<ClientState | null> {
     const basic = basicAuth(req);
-    if (basic) return service.authenticateClient(basic.name, basic.pass);
-    return fields.client_id ? service.authenticateClient(fields.client_id, fields.client_secret) : null;
+    if (basic) return service.registry.authenticateClient(basic.name, basic.pass);
+    return fields.client_id ? service.registry.authenticateClient(fields.client_id, fields.client_secret) : null;
   }
 
   /**
@@ -91,25 +91,25 @@ export function oauthRoutes(service: AuthorizationServerService, protocol: OAuth
   router.post(
     '/token/introspect',
     form,
-    aboutToken(true, (client, token, fields) => service.introspect(client, token, (fields.include ?? '').split(',').map((s) => s.trim()))),
+    aboutToken(true, (client, token, fields) => service.inspection.introspect(client, token, (fields.include ?? '').split(',').map((s) => s.trim()))),
   );
 
   /** The hosted service's token validation: is this access or refresh token, issued to the calling client, live? */
-  router.post('/token/validate', form, aboutToken(false, (client, token) => service.validateToken(client, token)));
+  router.post('/token/validate', form, aboutToken(false, (client, token) => service.inspection.validateToken(client, token)));
 
   // RFC 7009 2.2: the same answer whether or not the token was known
   router.post(
     '/token/revoke',
     form,
     aboutToken(false, async (client, token) => {
-      await service.revokeToken(client, token);
+      await service.inspection.revokeToken(client, token);
       return {};
     }),
   );
 
   /** OpenID Connect userinfo (GET or POST with the bearer token), as the hosted service's SDK calls it. */
   const userInfo = async (req: Request, res: Response) => {
-    res.set('Cache-Control', 'no-store').json(await service.userInfo(bearerToken(req.get('authorization'))));
+    res.set('Cache-Control', 'no-store').json(await service.inspection.userInfo(bearerToken(req.get('authorization'))));
   };
   router.get('/userinfo', userInfo);
   router.post('/userinfo', userInfo);
@@ -125,7 +125,7 @@ export function openIdRoutes(service: AuthorizationServerService, idTokens: IdTo
   const router = Router();
   router.get('/.well-known/openid-configuration', async (_req, res) => {
     const key = await idTokens.signingKey();
-    res.set('Cache-Control', 'public, max-age=300').json(discoveryDocument(issuer, await service.scopeNames(), key.algorithm));
+    res.set('Cache-Control', 'public, max-age=300').json(discoveryDocument(issuer, await service.registry.scopeNames(), key.algorithm));
   });
   // short-lived in caches: a rotated key must reach verifiers before the tokens it signs do
   router.get(JWKS_PATH, async (_req, res) => {

@@ -38,55 +38,55 @@ describe('AuthorizationServerService', () => {
 
   it('refuses unknown clients and unregistered redirect URIs without a redirect; the rest as protocol errors', async () => {
     const request = { client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' };
-    await expect(server().checkAuthorizationRequest({ ...request, client_id: 'nope' })).rejects.toThrow(UnsafeAuthorizationRequestError);
-    await expect(server().checkAuthorizationRequest({ ...request, redirect_uri: `${CALLBACK}/` })).rejects.toThrow(UnsafeAuthorizationRequestError);
-    await expect(server().checkAuthorizationRequest({ ...request, scope: 'openid nope' })).rejects.toThrow(OAuthProtocolError);
-    expect((await server().checkAuthorizationRequest(request)).scopes.map((s) => s.name)).toEqual(['openid']);
+    await expect(server().authorizationCode.checkAuthorizationRequest({ ...request, client_id: 'nope' })).rejects.toThrow(UnsafeAuthorizationRequestError);
+    await expect(server().authorizationCode.checkAuthorizationRequest({ ...request, redirect_uri: `${CALLBACK}/` })).rejects.toThrow(UnsafeAuthorizationRequestError);
+    await expect(server().authorizationCode.checkAuthorizationRequest({ ...request, scope: 'openid nope' })).rejects.toThrow(OAuthProtocolError);
+    expect((await server().authorizationCode.checkAuthorizationRequest(request)).scopes.map((s) => s.name)).toEqual(['openid']);
   });
 
   it('records a consent tree per scope not yet consented, and asks nothing the second time', async () => {
-    const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: `${TRANSFER_SCOPE} openid` });
-    const tree = await server().scopeTree(scopes);
+    const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: `${TRANSFER_SCOPE} openid` });
+    const tree = await server().authorizationCode.scopeTree(scopes);
     expect(tree.map((n) => [n.scope.name, n.children.map((c) => [c.scope.name, c.children.map((g) => g.scope.name)])])).toEqual([
       [TRANSFER_SCOPE, [['urn:xfer:scope:archive.example.org:read', ['urn:xfer:scope:storage.example.org:data_access']]]],
       ['openid', []],
     ]);
     // Allow from two tabs at once records each consent once
-    await Promise.all([server().recordConsents(alice, portal, scopes), server().recordConsents(alice, portal, scopes)]);
-    expect(await server().scopesToConsent(alice, portal, scopes)).toEqual([]);
+    await Promise.all([server().authorizationCode.recordConsents(alice, portal, scopes), server().authorizationCode.recordConsents(alice, portal, scopes)]);
+    expect(await server().authorizationCode.scopesToConsent(alice, portal, scopes)).toEqual([]);
     const consents = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
     expect(consents.map((c) => c.dependency_path.length)).toEqual([1, 2, 3, 1]);
-    await server().recordConsents(alice, portal, scopes);
+    await server().authorizationCode.recordConsents(alice, portal, scopes);
     expect(await world.uow.repositories.consents.listForIdentities([alice.identity.id])).toHaveLength(4);
   });
 
   it('issues one token per resource server, only on approved consents, and introspects for the right clients', async () => {
     const issue = () =>
-      server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE, 'openid'], refresh: 'new', requireConsent: true });
+      server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE, 'openid'], refresh: 'new', requireConsent: true });
     await expect(issue()).rejects.toThrow(/rescinded/);
-    const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: `${TRANSFER_SCOPE} openid` });
-    await server().recordConsents(alice, portal, scopes);
+    const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: `${TRANSFER_SCOPE} openid` });
+    await server().authorizationCode.recordConsents(alice, portal, scopes);
     const [transfer, openid] = await issue();
     expect([transfer.resource_server, openid.resource_server]).toEqual(['transfer.api.globus.org', 'auth.globus.org']);
     expect(transfer.refresh_token).not.toBe(openid.refresh_token);
-    expect(await server().introspect(portal, transfer.access_token, ['identity_set'])).toMatchObject({ active: true, sub: alice.identity.id, identity_set: [alice.identity.id] });
+    expect(await server().inspection.introspect(portal, transfer.access_token, ['identity_set'])).toMatchObject({ active: true, sub: alice.identity.id, identity_set: [alice.identity.id] });
     const stranger = (await world.services.admin.clients.addClient({ display_name: 'Stranger', public_client: false })).client;
-    expect(await server().introspect(stranger, transfer.access_token, [])).toEqual({ active: false });
+    expect(await server().inspection.introspect(stranger, transfer.access_token, [])).toEqual({ active: false });
 
-    expect(await server().rescind(alice, portal.id)).toEqual({ consents: 2, tokens: 4 });
-    expect(await server().introspect(portal, transfer.access_token, [])).toEqual({ active: false });
+    expect(await server().authorizationCode.rescind(alice, portal.id)).toEqual({ consents: 2, tokens: 4 });
+    expect(await server().inspection.introspect(portal, transfer.access_token, [])).toEqual({ active: false });
     await expect(issue()).rejects.toThrow(/rescinded/);
   });
 
   describe('with two clients', () => {
     let lab: ClientState;
     const consentTo = async (client: ClientState, scope: string) => {
-      const { scopes } = await server().checkAuthorizationRequest({ client_id: client.id, redirect_uri: CALLBACK, response_type: 'code', scope });
-      await server().recordConsents(alice, client, scopes);
+      const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: client.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().authorizationCode.recordConsents(alice, client, scopes);
       return scopes;
     };
     const issueFor = (client: ClientState, scopeNames: string[]) =>
-      server().issueTokens({ client, identityId: alice.identity.id, scopeNames, refresh: 'new', requireConsent: true });
+      server().tokens.issueTokens({ client, identityId: alice.identity.id, scopeNames, refresh: 'new', requireConsent: true });
 
     beforeEach(async () => {
       lab = (await world.services.admin.clients.addClient({ display_name: 'Lab', redirect_uris: [CALLBACK], public_client: false })).client;
@@ -94,8 +94,8 @@ describe('AuthorizationServerService', () => {
 
     it('counts a consent for the client it was given to only', async () => {
       const scopes = await consentTo(portal, 'openid');
-      expect(await server().scopesToConsent(alice, portal, scopes)).toEqual([]);
-      expect((await server().scopesToConsent(alice, lab, scopes)).map((s) => s.name)).toEqual(['openid']);
+      expect(await server().authorizationCode.scopesToConsent(alice, portal, scopes)).toEqual([]);
+      expect((await server().authorizationCode.scopesToConsent(alice, lab, scopes)).map((s) => s.name)).toEqual(['openid']);
       await expect(issueFor(lab, ['openid'])).rejects.toThrow(/rescinded/);
       await expect(issueFor(portal, ['openid'])).resolves.toHaveLength(1);
     });
@@ -105,9 +105,9 @@ describe('AuthorizationServerService', () => {
       await consentTo(lab, 'openid');
       const [portalToken] = await issueFor(portal, ['openid']);
       const [labToken] = await issueFor(lab, ['openid']);
-      expect(await server().rescind(alice, portal.id)).toEqual({ consents: 1, tokens: 2 });
-      expect(await server().introspect(portal, portalToken.access_token, [])).toEqual({ active: false });
-      expect(await server().introspect(lab, labToken.access_token, [])).toMatchObject({ active: true, client_id: lab.id });
+      expect(await server().authorizationCode.rescind(alice, portal.id)).toEqual({ consents: 1, tokens: 2 });
+      expect(await server().inspection.introspect(portal, portalToken.access_token, [])).toEqual({ active: false });
+      expect(await server().inspection.introspect(lab, labToken.access_token, [])).toMatchObject({ active: true, client_id: lab.id });
       await expect(issueFor(lab, ['openid'])).resolves.toHaveLength(1);
       await expect(issueFor(portal, ['openid'])).rejects.toThrow(/rescinded/);
     });
@@ -118,32 +118,32 @@ describe('AuthorizationServerService', () => {
       const { admin } = world.services;
       const auth = (await admin.clients.addClient({ display_name: 'Auth RS', public_client: false, resource_server: 'auth.globus.org' })).client;
       const other = (await admin.clients.addClient({ display_name: 'Other RS', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
-      expect(await server().introspect(portal, token.access_token, [])).toMatchObject({ active: true });
-      expect(await server().introspect(auth, token.access_token, [])).toMatchObject({ active: true, aud: ['auth.globus.org', portal.id] });
-      expect(await server().introspect(other, token.access_token, [])).toEqual({ active: false });
-      expect(await server().introspect(lab, token.access_token, [])).toEqual({ active: false });
+      expect(await server().inspection.introspect(portal, token.access_token, [])).toMatchObject({ active: true });
+      expect(await server().inspection.introspect(auth, token.access_token, [])).toMatchObject({ active: true, aud: ['auth.globus.org', portal.id] });
+      expect(await server().inspection.introspect(other, token.access_token, [])).toEqual({ active: false });
+      expect(await server().inspection.introspect(lab, token.access_token, [])).toEqual({ active: false });
     });
   });
 
   it('issues access tokens that live as long as expires_in says (48 hours)', async () => {
-    const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
-    await server().recordConsents(alice, portal, scopes);
-    const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
+    const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
+    await server().authorizationCode.recordConsents(alice, portal, scopes);
+    const [token] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
     expect(token.expires_in).toBe(48 * 60 * 60);
     expect(token.expires_at.getTime() - world.clock.now().getTime()).toBe(48 * 60 * 60 * 1000);
     world.clock.advance(48 * 60 * 60 - 60);
-    expect(await server().introspect(portal, token.access_token, [])).toMatchObject({ active: true });
+    expect(await server().inspection.introspect(portal, token.access_token, [])).toMatchObject({ active: true });
     world.clock.advance(120);
-    expect(await server().introspect(portal, token.access_token, [])).toEqual({ active: false });
+    expect(await server().inspection.introspect(portal, token.access_token, [])).toEqual({ active: false });
   });
 
   it('requires PKCE S256 of public clients before a code is stored', async () => {
     const app = (await world.services.admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
     const base = { code: 'c', client: app, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], expiresAt: world.clock.now() };
-    await expect(server().saveAuthorizationCode({ ...base, codeChallenge: null, codeChallengeMethod: null })).rejects.toThrow(/PKCE/);
-    await expect(server().saveAuthorizationCode({ ...base, codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'plain' })).rejects.toThrow(/S256/);
+    await expect(server().authorizationCode.saveAuthorizationCode({ ...base, codeChallenge: null, codeChallengeMethod: null })).rejects.toThrow(/PKCE/);
+    await expect(server().authorizationCode.saveAuthorizationCode({ ...base, codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'plain' })).rejects.toThrow(/S256/);
     // and only for consented scopes
-    await expect(server().saveAuthorizationCode({ ...base, codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'S256' })).rejects.toThrow(/rescinded/);
+    await expect(server().authorizationCode.saveAuthorizationCode({ ...base, codeChallenge: 'x'.repeat(43), codeChallengeMethod: 'S256' })).rejects.toThrow(/rescinded/);
   });
 
   describe('client authentication', () => {
@@ -151,15 +151,15 @@ describe('AuthorizationServerService', () => {
       const confidential = await world.services.admin.clients.addClient({ display_name: 'Backend', public_client: false });
       const app = await world.services.admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] });
       const other = await world.services.admin.clients.addClient({ display_name: 'Other', public_client: false });
-      expect((await server().authenticateClient(confidential.client.id, confidential.secret))?.id).toBe(confidential.client.id);
-      expect(await server().authenticateClient(confidential.client.id, other.secret)).toBeNull();
-      expect(await server().authenticateClient(confidential.client.id, undefined)).toBeNull();
-      expect(await server().authenticateClient(confidential.client.id, '')).toBeNull();
-      expect(await server().authenticateClient('not-a-client', confidential.secret)).toBeNull();
-      expect(await server().authenticateClient(undefined, undefined)).toBeNull();
-      expect((await server().authenticateClient(app.client.id, undefined))?.id).toBe(app.client.id);
-      expect((await server().authenticateClient(app.client.id, null))?.id).toBe(app.client.id);
-      expect(await server().authenticateClient(app.client.id, 'a secret')).toBeNull();
+      expect((await server().registry.authenticateClient(confidential.client.id, confidential.secret))?.id).toBe(confidential.client.id);
+      expect(await server().registry.authenticateClient(confidential.client.id, other.secret)).toBeNull();
+      expect(await server().registry.authenticateClient(confidential.client.id, undefined)).toBeNull();
+      expect(await server().registry.authenticateClient(confidential.client.id, '')).toBeNull();
+      expect(await server().registry.authenticateClient('not-a-client', confidential.secret)).toBeNull();
+      expect(await server().registry.authenticateClient(undefined, undefined)).toBeNull();
+      expect((await server().registry.authenticateClient(app.client.id, undefined))?.id).toBe(app.client.id);
+      expect((await server().registry.authenticateClient(app.client.id, null))?.id).toBe(app.client.id);
+      expect(await server().registry.authenticateClient(app.client.id, 'a secret')).toBeNull();
     });
   });
 
@@ -167,7 +167,7 @@ describe('AuthorizationServerService', () => {
     const request = () => ({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
     const codeOf = async (params: Record<string, string | undefined>) => {
       try {
-        await server().checkAuthorizationRequest({ ...request(), ...params });
+        await server().authorizationCode.checkAuthorizationRequest({ ...request(), ...params });
         return 'accepted';
       } catch (error) {
         return error instanceof OAuthProtocolError ? error.code : (error as Error).constructor.name;
@@ -196,7 +196,7 @@ describe('AuthorizationServerService', () => {
       expect(await codeOf({ scope: undefined })).toBe('invalid_scope');
       expect(await codeOf({ scope: '   ' })).toBe('invalid_scope');
       expect(await codeOf({ scope: 'openid unknown' })).toBe('invalid_scope');
-      const checked = await server().checkAuthorizationRequest({ ...request(), scope: `openid ${TRANSFER_SCOPE} openid` });
+      const checked = await server().authorizationCode.checkAuthorizationRequest({ ...request(), scope: `openid ${TRANSFER_SCOPE} openid` });
       expect(checked.scopes.map((s) => s.name)).toEqual(['openid', TRANSFER_SCOPE]);
       expect(checked.redirectUri).toBe(CALLBACK);
       expect(checked.client.id).toBe(portal.id);
@@ -217,7 +217,7 @@ describe('AuthorizationServerService', () => {
     });
 
     it('lists every registered scope for the discovery document', async () => {
-      expect((await server().scopeNames()).sort()).toEqual(['openid', TRANSFER_SCOPE, 'urn:xfer:scope:archive.example.org:read', 'urn:xfer:scope:storage.example.org:data_access'].sort());
+      expect((await server().registry.scopeNames()).sort()).toEqual(['openid', TRANSFER_SCOPE, 'urn:xfer:scope:archive.example.org:read', 'urn:xfer:scope:storage.example.org:data_access'].sort());
     });
   });
 
@@ -229,25 +229,25 @@ describe('AuthorizationServerService', () => {
       await admin.clients.addScope('urn:xfer:scope:chain.example.org:s11', 'Level 11');
       for (let i = 10; i >= 0; i--) await admin.clients.addScope(`urn:xfer:scope:chain.example.org:s${i}`, `Level ${i}`, { dependsOn: [`urn:xfer:scope:chain.example.org:s${i + 1}`] });
       const top = (await world.uow.repositories.scopes.findByName('urn:xfer:scope:chain.example.org:s0'))!;
-      expect(depth(await server().scopeTree([top]))).toBe(8);
+      expect(depth(await server().authorizationCode.scopeTree([top]))).toBe(8);
       const fourth = (await world.uow.repositories.scopes.findByName('urn:xfer:scope:chain.example.org:s8'))!;
-      expect(depth(await server().scopeTree([fourth]))).toBe(4);
+      expect(depth(await server().authorizationCode.scopeTree([fourth]))).toBe(4);
     });
 
     it('never shows a scope beneath itself', async () => {
       const looped = { id: 'looped-scope', name: 'urn:xfer:scope:loop.example.org:self', description: 'Loops', resource_server: 'loop.example.org', dependent_scope_ids: ['looped-scope'], created_at: world.clock.now() };
       await world.uow.repositories.scopes.add(looped);
-      expect(await server().scopeTree([looped])).toEqual([{ scope: looped, children: [] }]);
+      expect(await server().authorizationCode.scopeTree([looped])).toEqual([{ scope: looped, children: [] }]);
     });
   });
 
   describe('codes, refresh tokens and token issue', () => {
     const consent = async (client: ClientState, scope: string) => {
-      const { scopes } = await server().checkAuthorizationRequest({ client_id: client.id, redirect_uri: CALLBACK, response_type: 'code', scope });
-      await server().recordConsents(alice, client, scopes);
+      const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: client.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().authorizationCode.recordConsents(alice, client, scopes);
     };
     const saveCode = (code: string, extra: { nonce?: string | null; authTime?: Date | null } = {}) =>
-      server().saveAuthorizationCode({ code, client: portal, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], codeChallenge: null, codeChallengeMethod: null, expiresAt: world.clock.now(), ...extra });
+      server().authorizationCode.saveAuthorizationCode({ code, client: portal, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], codeChallenge: null, codeChallengeMethod: null, expiresAt: world.clock.now(), ...extra });
 
     it('keeps only a hash of a code, with what the token request will need', async () => {
       await consent(portal, 'openid');
@@ -255,9 +255,9 @@ describe('AuthorizationServerService', () => {
       const saved = await saveCode('the-code', { nonce: 'n-1', authTime });
       expect(saved.code_hash).not.toContain('the-code');
       expect(saved).toMatchObject({ client_id: portal.id, identity_id: alice.identity.id, redirect_uri: CALLBACK, scopes: ['openid'], code_challenge: null, code_challenge_method: null, nonce: 'n-1', auth_time: authTime, used_at: null });
-      expect(await server().findAuthorizationCode('the-code')).toEqual(saved);
-      expect(await server().findAuthorizationCode('another-code')).toBeNull();
-      const withPkce = await server().saveAuthorizationCode({
+      expect(await server().authorizationCode.findAuthorizationCode('the-code')).toEqual(saved);
+      expect(await server().authorizationCode.findAuthorizationCode('another-code')).toBeNull();
+      const withPkce = await server().authorizationCode.saveAuthorizationCode({
         code: 'pkce-code', client: portal, identityId: alice.identity.id, redirectUri: CALLBACK, scopes: ['openid'], codeChallenge: 'c'.repeat(43), codeChallengeMethod: null, expiresAt: world.clock.now(),
       });
       expect(withPkce).toMatchObject({ code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', nonce: null, auth_time: null });
@@ -266,53 +266,53 @@ describe('AuthorizationServerService', () => {
     it('spends a code once, and revokes what it bought when it comes back', async () => {
       await consent(portal, 'openid');
       const saved = await saveCode('the-code');
-      expect(await server().consumeAuthorizationCode(saved.code_hash)).toBe(true);
-      expect(await server().consumeAuthorizationCode(saved.code_hash)).toBe(false);
-      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, codeHash: saved.code_hash });
-      const [unrelated] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
-      expect(await server().findRefreshToken(token.refresh_token!)).not.toBeNull();
-      expect(await server().findAuthorizationCode('the-code')).toBeNull();
-      expect(await server().introspect(portal, token.access_token, [])).toEqual({ active: false });
-      expect(await server().findRefreshToken(token.refresh_token!)).toBeNull();
-      expect(await server().introspect(portal, unrelated.access_token, [])).toMatchObject({ active: true });
-      expect(await server().findRefreshToken(unrelated.refresh_token!)).not.toBeNull();
+      expect(await server().authorizationCode.consumeAuthorizationCode(saved.code_hash)).toBe(true);
+      expect(await server().authorizationCode.consumeAuthorizationCode(saved.code_hash)).toBe(false);
+      const [token] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, codeHash: saved.code_hash });
+      const [unrelated] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
+      expect(await server().refreshToken.findRefreshToken(token.refresh_token!)).not.toBeNull();
+      expect(await server().authorizationCode.findAuthorizationCode('the-code')).toBeNull();
+      expect(await server().inspection.introspect(portal, token.access_token, [])).toEqual({ active: false });
+      expect(await server().refreshToken.findRefreshToken(token.refresh_token!)).toBeNull();
+      expect(await server().inspection.introspect(portal, unrelated.access_token, [])).toMatchObject({ active: true });
+      expect(await server().refreshToken.findRefreshToken(unrelated.refresh_token!)).not.toBeNull();
     });
 
     it('finds a refresh token by its value while it is not revoked', async () => {
       await consent(portal, 'openid');
-      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, authTime: new Date('2026-01-01T00:00:00Z') });
-      const found = await server().findRefreshToken(token.refresh_token!);
+      const [token] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, authTime: new Date('2026-01-01T00:00:00Z') });
+      const found = await server().refreshToken.findRefreshToken(token.refresh_token!);
       expect(found).toMatchObject({ identity_id: alice.identity.id, client_id: portal.id, scopes: ['openid'], resource_server: 'auth.globus.org', auth_time: new Date('2026-01-01T00:00:00Z'), consent_client_id: null, revoked_at: null });
-      expect(await server().findRefreshToken('not-a-token')).toBeNull();
-      await server().revokeToken(portal, token.refresh_token!);
-      expect(await server().findRefreshToken(token.refresh_token!)).toBeNull();
+      expect(await server().refreshToken.findRefreshToken('not-a-token')).toBeNull();
+      await server().inspection.revokeToken(portal, token.refresh_token!);
+      expect(await server().refreshToken.findRefreshToken(token.refresh_token!)).toBeNull();
     });
 
     it('refreshes with the same refresh token (not rotated)', async () => {
       await consent(portal, 'openid');
       const authTime = new Date('2026-01-01T00:00:00Z');
-      const [first] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, authTime });
-      const refresh = (await server().findRefreshToken(first.refresh_token!))!;
+      const [first] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, authTime });
+      const refresh = (await server().refreshToken.findRefreshToken(first.refresh_token!))!;
       world.clock.advance(60);
-      const [second] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh, refreshSecret: first.refresh_token!, requireConsent: true, authTime: null });
+      const [second] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh, refreshSecret: first.refresh_token!, requireConsent: true, authTime: null });
       expect(second.refresh_token).toBe(first.refresh_token);
       expect(second.access_token).not.toBe(first.access_token);
       expect(second.expires_at.getTime()).toBe(first.expires_at.getTime() + 60_000);
       // revoking the refresh token takes both access tokens with it
-      await server().revokeToken(portal, first.refresh_token!);
-      expect(await server().introspect(portal, first.access_token, [])).toEqual({ active: false });
-      expect(await server().introspect(portal, second.access_token, [])).toEqual({ active: false });
+      await server().inspection.revokeToken(portal, first.refresh_token!);
+      expect(await server().inspection.introspect(portal, first.access_token, [])).toEqual({ active: false });
+      expect(await server().inspection.introspect(portal, second.access_token, [])).toEqual({ active: false });
     });
 
     it('issues without refresh tokens when none is asked, and groups scopes of one resource server into one token', async () => {
       await world.services.admin.clients.addScope('email', 'Your email address');
       await consent(portal, `openid email ${TRANSFER_SCOPE}`);
-      const tokens = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid', TRANSFER_SCOPE, 'email'], refresh: 'none', requireConsent: true });
+      const tokens = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid', TRANSFER_SCOPE, 'email'], refresh: 'none', requireConsent: true });
       expect(tokens.map((t) => [t.resource_server, t.scopes, t.refresh_token])).toEqual([
         ['auth.globus.org', ['openid', 'email'], null],
         ['transfer.api.globus.org', [TRANSFER_SCOPE], null],
       ]);
-      expect(await server().introspect(portal, tokens[0].access_token, [])).toMatchObject({ active: true, scope: 'openid email' });
+      expect(await server().inspection.introspect(portal, tokens[0].access_token, [])).toMatchObject({ active: true, scope: 'openid email' });
     });
 
     it('stamps the consents a token is issued under as used', async () => {
@@ -320,44 +320,44 @@ describe('AuthorizationServerService', () => {
       const before = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
       expect(before.map((c) => c.last_used)).toEqual([null, null, null]);
       world.clock.advance(30);
-      await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
+      await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
       const after = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
       expect(after.map((c) => c.last_used)).toEqual([world.clock.now(), world.clock.now(), world.clock.now()]);
     });
 
     it('issues without consent when the grant needs none (client credentials), but never for unknown scopes', async () => {
-      const tokens = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: false });
+      const tokens = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: false });
       expect(tokens).toHaveLength(1);
-      await expect(server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid', 'nope'], refresh: 'none', requireConsent: false })).rejects.toMatchObject({ code: 'invalid_scope' });
+      await expect(server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid', 'nope'], refresh: 'none', requireConsent: false })).rejects.toMatchObject({ code: 'invalid_scope' });
     });
 
     it('refuses a grant whose identity is gone', async () => {
       await consent(portal, 'openid');
-      await expect(server().issueTokens({ client: portal, identityId: 'gone', scopeNames: ['openid'], refresh: 'none', requireConsent: true })).rejects.toMatchObject({ code: 'invalid_grant' });
+      await expect(server().tokens.issueTokens({ client: portal, identityId: 'gone', scopeNames: ['openid'], refresh: 'none', requireConsent: true })).rejects.toMatchObject({ code: 'invalid_grant' });
     });
 
     it('gives a client its own identity for client_credentials, made once', async () => {
-      const first = await server().clientIdentity(portal);
+      const first = await server().clientCredentials.clientIdentity(portal);
       expect(first).toMatchObject({ id: portal.id, username: `${portal.id}@clients.auth.globus.org`, name: 'Portal', identity_type: 'client' });
-      expect(await server().clientIdentity(portal)).toEqual(first);
+      expect(await server().clientCredentials.clientIdentity(portal)).toEqual(first);
       expect(await world.uow.repositories.identities.findById(portal.id)).toEqual(first);
     });
   });
 
   describe('revocation (RFC 7009)', () => {
     it('revokes a token only for the client it was issued to, and ignores anything else', async () => {
-      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
-      await server().recordConsents(alice, portal, scopes);
+      const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
+      await server().authorizationCode.recordConsents(alice, portal, scopes);
       const lab = (await world.services.admin.clients.addClient({ display_name: 'Lab', public_client: false })).client;
-      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
-      await server().revokeToken(lab, token.access_token);
-      await server().revokeToken(lab, token.refresh_token!);
-      await server().revokeToken(portal, 'not-a-token');
-      expect(await server().introspect(portal, token.access_token, [])).toMatchObject({ active: true });
-      expect(await server().findRefreshToken(token.refresh_token!)).not.toBeNull();
-      await server().revokeToken(portal, token.access_token);
-      expect(await server().introspect(portal, token.access_token, [])).toEqual({ active: false });
-      expect(await server().findRefreshToken(token.refresh_token!)).not.toBeNull();
+      const [token] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true });
+      await server().inspection.revokeToken(lab, token.access_token);
+      await server().inspection.revokeToken(lab, token.refresh_token!);
+      await server().inspection.revokeToken(portal, 'not-a-token');
+      expect(await server().inspection.introspect(portal, token.access_token, [])).toMatchObject({ active: true });
+      expect(await server().refreshToken.findRefreshToken(token.refresh_token!)).not.toBeNull();
+      await server().inspection.revokeToken(portal, token.access_token);
+      expect(await server().inspection.introspect(portal, token.access_token, [])).toEqual({ active: false });
+      expect(await server().refreshToken.findRefreshToken(token.refresh_token!)).not.toBeNull();
     });
   });
 
@@ -368,44 +368,44 @@ describe('AuthorizationServerService', () => {
     let userToken: string;
 
     beforeEach(async () => {
-      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: TRANSFER_SCOPE });
-      await server().recordConsents(alice, portal, scopes);
-      [{ access_token: userToken }] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
+      const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: TRANSFER_SCOPE });
+      await server().authorizationCode.recordConsents(alice, portal, scopes);
+      [{ access_token: userToken }] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
       transferService = (await world.services.admin.clients.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
     });
 
     it("gives the token's resource server tokens for the scopes beneath the token's, as itself", async () => {
-      const [dependent] = await server().issueDependentTokens(transferService, userToken, false);
+      const [dependent] = await server().dependentToken.issueDependentTokens(transferService, userToken, false);
       expect(dependent).toMatchObject({ resource_server: 'archive.example.org', scopes: [ARCHIVE], refresh_token: null });
-      expect(await server().introspect(transferService, dependent.access_token, [])).toMatchObject({ active: true, sub: alice.identity.id, client_id: transferService.id, scope: ARCHIVE });
+      expect(await server().inspection.introspect(transferService, dependent.access_token, [])).toMatchObject({ active: true, sub: alice.identity.id, client_id: transferService.id, scope: ARCHIVE });
     });
 
     it('adds refresh tokens when offline, which keep resting on the user\'s consents to the first client', async () => {
-      const [dependent] = await server().issueDependentTokens(transferService, userToken, true);
-      const refresh = (await server().findRefreshToken(dependent.refresh_token!))!;
+      const [dependent] = await server().dependentToken.issueDependentTokens(transferService, userToken, true);
+      const refresh = (await server().refreshToken.findRefreshToken(dependent.refresh_token!))!;
       expect(refresh).toMatchObject({ client_id: transferService.id, consent_client_id: portal.id, scopes: [ARCHIVE] });
-      const again = () => server().issueTokens({ client: transferService, identityId: alice.identity.id, scopeNames: [ARCHIVE], refresh, refreshSecret: dependent.refresh_token!, requireConsent: true });
+      const again = () => server().tokens.issueTokens({ client: transferService, identityId: alice.identity.id, scopeNames: [ARCHIVE], refresh, refreshSecret: dependent.refresh_token!, requireConsent: true });
       await expect(again()).resolves.toHaveLength(1);
-      await server().rescind(alice, portal.id);
+      await server().authorizationCode.rescind(alice, portal.id);
       await expect(again()).rejects.toMatchObject({ code: 'invalid_grant' });
     });
 
     it('goes one level down only, and names each dependent scope once', async () => {
       const storageService = (await world.services.admin.clients.addClient({ display_name: 'Archive', public_client: false, resource_server: 'archive.example.org' })).client;
-      const [archive] = await server().issueDependentTokens(transferService, userToken, false);
-      await expect(server().issueDependentTokens(storageService, archive.access_token, false)).rejects.toMatchObject({ code: 'invalid_grant' });
+      const [archive] = await server().dependentToken.issueDependentTokens(transferService, userToken, false);
+      await expect(server().dependentToken.issueDependentTokens(storageService, archive.access_token, false)).rejects.toMatchObject({ code: 'invalid_grant' });
       await world.services.admin.clients.addScope('urn:xfer:scope:transfer.api.globus.org:other', 'Also archive', { dependsOn: [ARCHIVE] });
-      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'urn:xfer:scope:transfer.api.globus.org:other' });
-      await server().recordConsents(alice, portal, scopes);
-      const [both] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE, 'urn:xfer:scope:transfer.api.globus.org:other'], refresh: 'none', requireConsent: true });
-      const dependents = await server().issueDependentTokens(transferService, both.access_token, false);
+      const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'urn:xfer:scope:transfer.api.globus.org:other' });
+      await server().authorizationCode.recordConsents(alice, portal, scopes);
+      const [both] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE, 'urn:xfer:scope:transfer.api.globus.org:other'], refresh: 'none', requireConsent: true });
+      const dependents = await server().dependentToken.issueDependentTokens(transferService, both.access_token, false);
       expect(dependents.map((t) => t.scopes)).toEqual([[ARCHIVE]]);
       expect(dependents.map((t) => t.scopes).flat()).not.toContain(STORAGE);
     });
 
     it('stamps the consents it used', async () => {
       world.clock.advance(90);
-      await server().issueDependentTokens(transferService, userToken, false);
+      await server().dependentToken.issueDependentTokens(transferService, userToken, false);
       const consents = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
       expect(consents.map((c) => [c.dependency_path.length, c.last_used?.getTime() ?? null])).toEqual([
         [1, world.clock.now().getTime() - 90_000],
@@ -419,38 +419,38 @@ describe('AuthorizationServerService', () => {
       const publicApp = (await admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
       const noServer = (await admin.clients.addClient({ display_name: 'Plain', public_client: false })).client;
       const elsewhere = (await admin.clients.addClient({ display_name: 'Elsewhere', public_client: false, resource_server: 'archive.example.org' })).client;
-      await expect(server().issueDependentTokens(publicApp, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
-      await expect(server().issueDependentTokens(noServer, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
-      await expect(server().issueDependentTokens(elsewhere, userToken, false)).rejects.toThrow(/not issued for your resource server/);
-      await expect(server().issueDependentTokens(transferService, 'not-a-token', false)).rejects.toThrow(/not valid/);
+      await expect(server().dependentToken.issueDependentTokens(publicApp, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
+      await expect(server().dependentToken.issueDependentTokens(noServer, userToken, false)).rejects.toMatchObject({ code: 'unauthorized_client' });
+      await expect(server().dependentToken.issueDependentTokens(elsewhere, userToken, false)).rejects.toThrow(/not issued for your resource server/);
+      await expect(server().dependentToken.issueDependentTokens(transferService, 'not-a-token', false)).rejects.toThrow(/not valid/);
     });
 
     it('refuses tokens an operator issued, and grants the user rescinded', async () => {
       const { token } = await world.services.admin.tokens.issueToken('alice');
-      await expect(server().issueDependentTokens(transferService, token, false)).rejects.toThrow(/operator/);
+      await expect(server().dependentToken.issueDependentTokens(transferService, token, false)).rejects.toThrow(/operator/);
       const consents = await world.uow.repositories.consents.listForIdentities([alice.identity.id]);
       // the dependent consent alone revoked: the root still stands
       await world.uow.repositories.consents.update([{ ...consents[1], status: 'revoked' }]);
-      await expect(server().issueDependentTokens(transferService, userToken, false)).rejects.toThrow(/beneath/);
-      await server().rescind(alice, portal.id);
-      await expect(server().issueDependentTokens(transferService, userToken, false)).rejects.toThrow(/not valid/);
+      await expect(server().dependentToken.issueDependentTokens(transferService, userToken, false)).rejects.toThrow(/beneath/);
+      await server().authorizationCode.rescind(alice, portal.id);
+      await expect(server().dependentToken.issueDependentTokens(transferService, userToken, false)).rejects.toThrow(/not valid/);
     });
 
     it('counts the consents of every identity the user has linked', async () => {
       await world.services.admin.identities.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: null });
       await world.services.admin.identities.linkIdentities('alice', 'alice@work.example.org');
       const work = (await world.uow.repositories.identities.findByUsername('alice@work.example.org'))!;
-      const [token] = await server().issueTokens({ client: portal, identityId: work.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
-      await expect(server().issueDependentTokens(transferService, token.access_token, false)).resolves.toHaveLength(1);
+      const [token] = await server().tokens.issueTokens({ client: portal, identityId: work.id, scopeNames: [TRANSFER_SCOPE], refresh: 'none', requireConsent: true });
+      await expect(server().dependentToken.issueDependentTokens(transferService, token.access_token, false)).resolves.toHaveLength(1);
     });
   });
 
   describe('introspection and userinfo', () => {
     let token: string;
     const issue = async (scope: string) => {
-      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope });
-      await server().recordConsents(alice, portal, scopes);
-      const [issued] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: scopes.map((s) => s.name), refresh: 'none', requireConsent: true });
+      const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().authorizationCode.recordConsents(alice, portal, scopes);
+      const [issued] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: scopes.map((s) => s.name), refresh: 'none', requireConsent: true });
       return issued.access_token;
     };
 
@@ -463,7 +463,7 @@ describe('AuthorizationServerService', () => {
 
     it('describes a live token as RFC 7662 does, with times in seconds', async () => {
       const created = Math.floor(world.clock.now().getTime() / 1000);
-      expect(await server().introspect(portal, token, [])).toEqual({
+      expect(await server().inspection.introspect(portal, token, [])).toEqual({
         active: true,
         token_type: 'Bearer',
         scope: 'openid',
@@ -483,19 +483,19 @@ describe('AuthorizationServerService', () => {
     it('adds the identity set when asked, as ids or in detail', async () => {
       await world.services.admin.identities.addIdentity({ username: 'alice@work.example.org', name: 'Alice at work', email: 'alice@work.example.org' });
       await world.services.admin.identities.linkIdentities('alice', 'alice@work.example.org');
-      const ids = (await server().introspect(portal, token, ['identity_set'])) as unknown as { identity_set: string[]; identity_set_detail?: unknown };
+      const ids = (await server().inspection.introspect(portal, token, ['identity_set'])) as unknown as { identity_set: string[]; identity_set_detail?: unknown };
       expect(ids.identity_set).toHaveLength(2);
       expect(ids.identity_set_detail).toBeUndefined();
-      const detail = (await server().introspect(portal, token, ['identity_set_detail'])) as unknown as { identity_set?: unknown; identity_set_detail: { sub: string; username: string }[] };
+      const detail = (await server().inspection.introspect(portal, token, ['identity_set_detail'])) as unknown as { identity_set?: unknown; identity_set_detail: { sub: string; username: string }[] };
       expect(detail.identity_set).toBeUndefined();
       expect(detail.identity_set_detail.map((i) => i.sub).sort()).toEqual([...ids.identity_set].sort());
       expect(detail.identity_set_detail.map((i) => i.username).sort()).toEqual(['alice', 'alice@work.example.org']);
     });
 
     it('answers userinfo with sub, and the claims of each scope the token has', async () => {
-      expect(await server().userInfo(token)).toEqual({ sub: alice.identity.id });
+      expect(await server().inspection.userInfo(token)).toEqual({ sub: alice.identity.id });
       const full = await issue(`openid profile email ${VIEW_IDENTITY_SET_SCOPE}`);
-      expect(await server().userInfo(full)).toEqual({
+      expect(await server().inspection.userInfo(full)).toEqual({
         sub: alice.identity.id,
         preferred_username: 'alice',
         name: 'alice',
@@ -508,10 +508,10 @@ describe('AuthorizationServerService', () => {
     });
 
     it('refuses userinfo without a live token, or without openid', async () => {
-      await expect(server().userInfo(undefined)).rejects.toThrow(AuthenticationFailedError);
-      await expect(server().userInfo('not-a-token')).rejects.toThrow(AuthenticationFailedError);
+      await expect(server().inspection.userInfo(undefined)).rejects.toThrow(AuthenticationFailedError);
+      await expect(server().inspection.userInfo('not-a-token')).rejects.toThrow(AuthenticationFailedError);
       const { token: operatorToken } = await world.services.admin.tokens.issueToken('alice', null, 'profile');
-      await expect(server().userInfo(operatorToken)).rejects.toThrow(ConsentRequiredError);
+      await expect(server().inspection.userInfo(operatorToken)).rejects.toThrow(ConsentRequiredError);
     });
   });
 
@@ -525,7 +525,7 @@ describe('AuthorizationServerService', () => {
       throw new Error('not refused');
     };
     const request = { redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' };
-    const check = (params: Record<string, string | undefined>) => refusal(server().checkAuthorizationRequest({ ...request, client_id: portal.id, ...params }));
+    const check = (params: Record<string, string | undefined>) => refusal(server().authorizationCode.checkAuthorizationRequest({ ...request, client_id: portal.id, ...params }));
 
     it('names the problem of an authorization request', async () => {
       expect(await check({ client_id: 'nope' })).toMatchObject({ message: 'The application that sent you here is not registered with this service (unknown client_id).' });
@@ -542,65 +542,65 @@ describe('AuthorizationServerService', () => {
     it('names the problem of a dependent-token request', async () => {
       const app = (await world.services.admin.clients.addClient({ display_name: 'App', redirect_uris: [CALLBACK] })).client;
       const rs = (await world.services.admin.clients.addClient({ display_name: 'RS', public_client: false, resource_server: 'auth.globus.org' })).client;
-      expect(await refusal(server().issueDependentTokens(app, 'x', false))).toEqual({
+      expect(await refusal(server().dependentToken.issueDependentTokens(app, 'x', false))).toEqual({
         code: 'unauthorized_client',
         message: 'Only a resource server (a confidential client registered for one) may ask for dependent tokens',
       });
-      expect(await refusal(server().issueDependentTokens(rs, 'x', false))).toEqual({ code: 'invalid_grant', message: 'The token is not valid, expired or revoked' });
+      expect(await refusal(server().dependentToken.issueDependentTokens(rs, 'x', false))).toEqual({ code: 'invalid_grant', message: 'The token is not valid, expired or revoked' });
       const other = (await world.services.admin.tokens.issueToken('alice')).token;
-      expect(await refusal(server().issueDependentTokens(rs, other, false))).toEqual({ code: 'invalid_grant', message: 'The token was not issued for your resource server' });
+      expect(await refusal(server().dependentToken.issueDependentTokens(rs, other, false))).toEqual({ code: 'invalid_grant', message: 'The token was not issued for your resource server' });
       const operator = (await world.services.admin.tokens.issueToken('alice', null, 'openid')).token;
-      expect(await refusal(server().issueDependentTokens(rs, operator, false))).toEqual({ code: 'invalid_grant', message: 'The token rests on no consent (an operator issued it)' });
+      expect(await refusal(server().dependentToken.issueDependentTokens(rs, operator, false))).toEqual({ code: 'invalid_grant', message: 'The token rests on no consent (an operator issued it)' });
     });
 
     it('names the problem of a grant and of userinfo', async () => {
-      expect(await refusal(server().issueTokens({ client: portal, identityId: 'gone', scopeNames: ['openid'], refresh: 'none', requireConsent: true }))).toEqual({
+      expect(await refusal(server().tokens.issueTokens({ client: portal, identityId: 'gone', scopeNames: ['openid'], refresh: 'none', requireConsent: true }))).toEqual({
         code: 'invalid_grant',
         message: 'The identity of this grant no longer exists',
       });
-      expect(await refusal(server().userInfo('nope'))).toMatchObject({ message: 'Token is not valid, expired or revoked.' });
+      expect(await refusal(server().inspection.userInfo('nope'))).toMatchObject({ message: 'Token is not valid, expired or revoked.' });
       const { token } = await world.services.admin.tokens.issueToken('alice', null, 'profile');
-      const refused = await server().userInfo(token).catch((e: unknown) => e);
+      const refused = await server().inspection.userInfo(token).catch((e: unknown) => e);
       expect(refused).toMatchObject({ message: 'userinfo needs a token with the openid scope', requiredScopes: ['openid'] });
     });
   });
 
   describe('rules the survivors of mutation testing showed', () => {
     const consentTo = async (scope: string) => {
-      const { scopes } = await server().checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope });
-      await server().recordConsents(alice, portal, scopes);
+      const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope });
+      await server().authorizationCode.recordConsents(alice, portal, scopes);
     };
 
     it('uses the default issuer and token lifetime when none is configured', async () => {
       const plain = new AuthorizationServerService(world.uow, world.clock);
       await consentTo('openid');
-      const [token] = await plain.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+      const [token] = await plain.tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
       expect(token.expires_in).toBe(DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS);
-      expect(await plain.introspect(portal, token.access_token, [])).toMatchObject({ iss: 'http://localhost' });
+      expect(await plain.inspection.introspect(portal, token.access_token, [])).toMatchObject({ iss: 'http://localhost' });
     });
 
     it("gives a resource server an operator token's audience as itself alone", async () => {
       const rs = (await world.services.admin.clients.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
       const { token } = await world.services.admin.tokens.issueToken('alice');
-      expect(await server().introspect(rs, token, [])).toMatchObject({ active: true, client_id: null, aud: ['transfer.api.globus.org'], exp: null });
+      expect(await server().inspection.introspect(rs, token, [])).toMatchObject({ active: true, client_id: null, aud: ['transfer.api.globus.org'], exp: null });
     });
 
     it("needs a root consent for the client's own grant: a consent beneath another scope is not one", async () => {
       await consentTo(TRANSFER_SCOPE);
-      await expect(server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['urn:xfer:scope:archive.example.org:read'], refresh: 'none', requireConsent: true })).rejects.toMatchObject({ code: 'invalid_grant' });
+      await expect(server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['urn:xfer:scope:archive.example.org:read'], refresh: 'none', requireConsent: true })).rejects.toMatchObject({ code: 'invalid_grant' });
     });
 
     it('stores a token issued without a refresh token as having none', async () => {
       await consentTo('openid');
-      const [token] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+      const [token] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
       expect((await world.uow.repositories.accessTokens.findByHash(hashToken(token.access_token)))?.refresh_token_hash).toBeNull();
     });
 
     it('refuses a code for a scope that does not exist, and stamps no consent when a code is stored', async () => {
       await consentTo('openid');
       const base = { client: portal, identityId: alice.identity.id, redirectUri: CALLBACK, codeChallenge: null, codeChallengeMethod: null, expiresAt: world.clock.now() };
-      await expect(server().saveAuthorizationCode({ ...base, code: 'a', scopes: ['openid', 'no-such-scope'] })).rejects.toMatchObject({ code: 'invalid_grant' });
-      await server().saveAuthorizationCode({ ...base, code: 'b', scopes: ['openid'] });
+      await expect(server().authorizationCode.saveAuthorizationCode({ ...base, code: 'a', scopes: ['openid', 'no-such-scope'] })).rejects.toMatchObject({ code: 'invalid_grant' });
+      await server().authorizationCode.saveAuthorizationCode({ ...base, code: 'b', scopes: ['openid'] });
       expect((await world.uow.repositories.consents.listForIdentities([alice.identity.id])).map((c) => c.last_used)).toEqual([null]);
     });
 
@@ -617,12 +617,12 @@ describe('AuthorizationServerService', () => {
         await admin.clients.addScope(B, 'B');
         await admin.clients.addScope(BOTH, 'Both', { dependsOn: [A, B] });
         await consentTo(BOTH);
-        [{ access_token: userToken }] = await server().issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [BOTH], refresh: 'none', requireConsent: true });
+        [{ access_token: userToken }] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [BOTH], refresh: 'none', requireConsent: true });
         rs = (await admin.clients.addClient({ display_name: 'Transfer', public_client: false, resource_server: 'transfer.api.globus.org' })).client;
       });
 
       it('issues a token for each dependent scope, stored without a refresh token unless offline', async () => {
-        const tokens = await server().issueDependentTokens(rs, userToken, false);
+        const tokens = await server().dependentToken.issueDependentTokens(rs, userToken, false);
         expect(tokens.map((t) => t.scopes)).toEqual([[A], [B]]);
         for (const t of tokens) expect((await world.uow.repositories.accessTokens.findByHash(hashToken(t.access_token)))?.refresh_token_hash).toBeNull();
       });
@@ -631,13 +631,13 @@ describe('AuthorizationServerService', () => {
         const bScope = (await world.uow.repositories.scopes.findByName(B))!;
         const b = (await world.uow.repositories.consents.listForIdentities([alice.identity.id])).find((c) => c.scope_id === bScope.id)!;
         await world.uow.repositories.consents.update([{ ...b, status: 'revoked' }]);
-        await expect(server().issueDependentTokens(rs, userToken, false)).rejects.toThrow(`The user has not consented to '${B}' beneath '${BOTH}', or rescinded it`);
+        await expect(server().dependentToken.issueDependentTokens(rs, userToken, false)).rejects.toThrow(`The user has not consented to '${B}' beneath '${BOTH}', or rescinded it`);
       });
 
       it("needs the root consent the token rests on, though the token lives", async () => {
         const root = (await world.uow.repositories.consents.listForIdentities([alice.identity.id])).find((c) => c.dependency_path.length === 1)!;
         await world.services.admin.tokens.revokeConsent(root.id);
-        await expect(server().issueDependentTokens(rs, userToken, false)).rejects.toThrow(`The user has not consented to '${BOTH}' for this client, or rescinded it`);
+        await expect(server().dependentToken.issueDependentTokens(rs, userToken, false)).rejects.toThrow(`The user has not consented to '${BOTH}' for this client, or rescinded it`);
       });
     });
   });

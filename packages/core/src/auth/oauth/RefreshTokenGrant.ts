@@ -1,0 +1,16 @@
+import { hashToken } from '../AccessToken';
+import type { RefreshTokenState } from '../Grant';
+import type { AuthorizationServerRepositories } from './rules';
+
+/** The refresh token grant (RFC 6749 6): a live refresh token by its value. */
+export class RefreshTokenGrant {
+  constructor(
+    private readonly uow: AuthorizationServerRepositories,
+  ) {}
+
+  /** A live refresh token by its value. */
+  async findRefreshToken(secret: string): Promise<RefreshTokenState | null> {
+    const found = await this.uow.repositories.refreshTokens.findByHash(hashToken(secret));
+    return found && found.revoked_at === null ? found : null;
+  }
+}
