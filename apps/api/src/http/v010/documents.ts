@@ -1,8 +1,6 @@
 import {
   BadRequestError,
   isVirtualServer,
-  shortUsername,
-  type EndpointKind,
   type EndpointServer,
   type EndpointView,
   type PauseRuleState,
@@ -10,14 +8,10 @@ import {
   type VirtualServer,
 } from '@xfer/core';
 
+import { ENDPOINT_FIELDS, fieldContext } from './endpointFields';
+
 /** Aggregates to v0.10 response documents: the hosted service's keys, compatibility keys included. */
 
-const ENTITY_TYPES: Record<EndpointKind, string> = {
-  server: 'GCSv4_host',
-  object_store: 'GCSv4_host',
-  shared: 'GCSv4_share',
-  personal: 'GCP_mapped_collection',
-};
 
 export interface ServerDocument {
   DATA_TYPE: 'server';
@@ -77,99 +71,21 @@ function virtualServerDocument(server: VirtualServer): ServerDocument {
 
 /**
  * The endpoint document: every field of spec 2.1 (null when unset, because clients index keys
- * directly), the compatibility keys of compat-notes, and `DATA`, the server documents.
+ * directly), the compatibility keys of compat-notes, and `DATA`, the server documents; the fields
+ * as endpointFields.ts declares them.
  */
-export function endpointDocument(view: EndpointView) {
-  const { endpoint, host } = view;
-  const s = endpoint.snapshot;
-  const shared = s.kind === 'shared';
-  const personal = s.kind === 'personal';
-  const numbers = endpoint.networkSettings;
-  // Shares and personal clients authenticate with service credentials: activated, never expiring.
-  const serviceCredentials = shared || personal;
-  return {
-    DATA_TYPE: 'endpoint' as const,
-    id: s.id,
-    display_name: s.display_name,
-    organization: s.organization,
-    department: s.department,
-    keywords: s.keywords,
-    name: s.name,
-    canonical_name: s.canonical_name,
-    username: shortUsername(s.owner_string),
-    owner_id: s.owner_id,
-    owner_string: s.owner_string,
-    description: s.description,
-    contact_email: s.contact_email,
-    contact_info: s.contact_info,
-    info_link: s.info_link,
-    public: s.public,
-    subscription_id: s.subscription_id,
-    default_directory: s.default_directory,
-    force_encryption: s.force_encryption,
-    disable_verify: s.disable_verify,
-    expire_time: null,
-    expires_in: serviceCredentials ? -1 : 0,
-    activated: serviceCredentials,
-    myproxy_server: s.myproxy_server,
-    myproxy_dn: s.myproxy_dn,
-    oauth_server: s.oauth_server,
-    is_vendor_connect: personal,
-    vendor_connect_setup_key: view.setupKeyVisible ? s.vendor_connect_setup_key : null,
-    host_endpoint: s.host_endpoint_id,
-    host_endpoint_id: s.host_endpoint_id,
-    host_endpoint_display_name: shared && host !== null && view.hostVisible ? (host.displayName ?? host.canonicalName) : null,
-    host_path: view.hostPathVisible ? s.host_path : null,
-    s3_url: s.s3_url,
-    s3_owner_activated: s.kind === 'object_store' ? false : null,
-    acl_available: shared,
-    acl_editable: view.aclEditable,
-    in_use: false,
-    my_effective_roles: [...view.roles],
-    vcp_connected: s.vcp_connected,
-    vcp_paused: s.vcp_paused,
-    network_use: s.network_use,
-    location: s.location,
-    min_concurrency: numbers?.min_concurrency ?? null,
-    preferred_concurrency: numbers?.preferred_concurrency ?? null,
-    min_parallelism: numbers?.min_parallelism ?? null,
-    preferred_parallelism: numbers?.preferred_parallelism ?? null,
-    // the hosted service's names of min_concurrency and min_parallelism (compat: both names, one value)
-    max_concurrency: numbers?.min_concurrency ?? null,
-    max_parallelism: numbers?.min_parallelism ?? null,
-    local_user_info_available: shared ? (host?.snapshot.local_user_info_available ?? null) : s.local_user_info_available,
-    https_server: s.https_server,
-    entity_type: ENTITY_TYPES[s.kind],
-    is_globus_connect: personal,
-    gcp_connected: s.vcp_connected,
-    gcp_paused: s.vcp_paused,
-    // what today's hosted clients print: xfer has no GCSv5 server behind an endpoint
-    shareable: endpoint.shareable,
-    subscription_admin_verified: s.subscription_admin_verified,
-    non_functional: !endpoint.functional,
-    high_assurance: false,
-    gcs_version: null,
-    gcs_manager_url: null,
-    tlsftp_server: null,
-    DATA: endpoint.servers.map(serverDocument),
-  };
+export function endpointDocument(view: EndpointView): EndpointDocument {
+  const context = fieldContext(view);
+  const document: Record<string, unknown> = {};
+  for (const field of ENDPOINT_FIELDS) document[field.name] = field.value(context);
+  document.DATA = view.endpoint.servers.map(serverDocument);
+  return document as EndpointDocument;
 }
 
-export type EndpointDocument = ReturnType<typeof endpointDocument>;
+export type EndpointDocument = Record<string, unknown> & { DATA_TYPE: 'endpoint'; id: string; DATA: ServerDocument[] };
 
 /** Every key of an endpoint document, in document order. */
-export const ENDPOINT_DOCUMENT_KEYS: readonly string[] = Object.freeze([
-  'DATA_TYPE', 'id', 'display_name', 'organization', 'department', 'keywords', 'name', 'canonical_name',
-  'username', 'owner_id', 'owner_string', 'description', 'contact_email', 'contact_info', 'info_link', 'public',
-  'subscription_id', 'default_directory', 'force_encryption', 'disable_verify', 'expire_time', 'expires_in',
-  'activated', 'myproxy_server', 'myproxy_dn', 'oauth_server', 'is_vendor_connect', 'vendor_connect_setup_key',
-  'host_endpoint', 'host_endpoint_id', 'host_endpoint_display_name', 'host_path', 's3_url', 's3_owner_activated',
-  'acl_available', 'acl_editable', 'in_use', 'my_effective_roles', 'vcp_connected', 'vcp_paused', 'network_use',
-  'location', 'min_concurrency', 'preferred_concurrency', 'min_parallelism', 'preferred_parallelism',
-  'max_concurrency', 'max_parallelism', 'local_user_info_available', 'https_server', 'entity_type', 'is_globus_connect',
-  'gcp_connected', 'gcp_paused', 'shareable', 'subscription_admin_verified', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url',
-  'tlsftp_server', 'DATA',
-]);
+export const ENDPOINT_DOCUMENT_KEYS: readonly string[] = Object.freeze([...ENDPOINT_FIELDS.map((f) => f.name), 'DATA']);
 
 /**
  * The `fields` query parameter: known document keys, `server` for the `DATA` list.

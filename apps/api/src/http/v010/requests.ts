@@ -18,6 +18,7 @@ import {
 import { Type } from 'class-transformer';
 import { Allow, IsArray, IsBoolean, IsInt, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
 import { endpointDocument, serverDocument } from './documents';
+import { ENDPOINT_FIELDS } from './endpointFields';
 import { parseBody } from './validation';
 
 /**
@@ -70,19 +71,8 @@ declareFields(ServerDocumentDto.prototype, {
   ...Object.fromEntries(DERIVED_SERVER_FIELDS.map((f) => [f, 'any'])),
 });
 
-/** Read-only keys of the endpoint document: accepted on update when sent back unchanged. */
-const READ_ONLY_ENDPOINT_FIELDS = [
-  'id', 'username', 'owner_id', 'expire_time', 'expires_in', 'activated', 'vendor_connect_setup_key',
-  'host_endpoint_display_name', 's3_url', 's3_owner_activated', 'acl_available', 'acl_editable', 'in_use',
-  'my_effective_roles', 'vcp_connected', 'vcp_paused', 'local_user_info_available', 'entity_type', 'gcp_connected',
-  'gcp_paused', 'shareable', 'subscription_admin_verified', 'non_functional', 'high_assurance', 'gcs_version', 'gcs_manager_url', 'tlsftp_server',
-] as const;
-
-/** The hosted service's names of two settings (compat: requests take either name, never two values). */
-const CONCURRENCY_ALIASES = [
-  ['max_concurrency', 'min_concurrency'],
-  ['max_parallelism', 'min_parallelism'],
-] as const;
+/** The hosted names of two settings (compat: requests take either name, never two values): [hosted, spec]. */
+const CONCURRENCY_ALIASES = ENDPOINT_FIELDS.flatMap((f) => (f.aliasOf ? [[f.name, f.aliasOf] as const] : []));
 
 /** Every key of endpoint, shared-endpoint and update bodies, including the read-only ones of a GET. */
 export class EndpointDocumentDto {
@@ -94,43 +84,8 @@ export class EndpointDocumentDto {
   @Type(() => ServerDocumentDto)
   DATA?: ServerDocumentDto[];
 }
-declareFields(EndpointDocumentDto.prototype, {
-  DATA_TYPE: 'string',
-  display_name: 'string',
-  organization: 'string',
-  department: 'string',
-  keywords: 'string',
-  name: 'string',
-  canonical_name: 'string',
-  owner_string: 'string',
-  description: 'string',
-  contact_email: 'string',
-  contact_info: 'string',
-  info_link: 'string',
-  public: 'boolean',
-  subscription_id: 'string',
-  default_directory: 'string',
-  force_encryption: 'boolean',
-  disable_verify: 'boolean',
-  myproxy_server: 'string',
-  myproxy_dn: 'string',
-  oauth_server: 'string',
-  is_vendor_connect: 'nullableBoolean',
-  is_globus_connect: 'nullableBoolean',
-  host_endpoint: 'string',
-  host_endpoint_id: 'string',
-  host_path: 'string',
-  network_use: 'string',
-  location: 'string',
-  min_concurrency: 'integer',
-  preferred_concurrency: 'integer',
-  min_parallelism: 'integer',
-  preferred_parallelism: 'integer',
-  max_concurrency: 'integer',
-  max_parallelism: 'integer',
-  https_server: 'string',
-  ...Object.fromEntries(READ_ONLY_ENDPOINT_FIELDS.map((f) => [f, 'any'])),
-});
+// every field a body may hold, of its type; the read-only ones as any value (checked against the current document on update)
+declareFields(EndpointDocumentDto.prototype, Object.fromEntries(ENDPOINT_FIELDS.flatMap((f): [string, FieldType][] => (f.input ? [[f.name, f.input === 'readOnly' ? 'any' : f.input]] : []))));
 
 /** An endpoint body once its types are checked: what each key holds is what its DTO allows. */
 type EndpointBody = Record<string, unknown> & {
