@@ -297,7 +297,7 @@ describe('servers that cannot change, and the first server', () => {
   it('lists the virtual server of a personal-client endpoint but refuses every change to it', () => {
     const laptop = create({ display_name: 'Laptop', personal: true });
     const [virtual] = laptop.listServers();
-    expect(virtual).toBeDefined();
+    expect(laptop.listServers()).toHaveLength(1);
     expect(() => laptop.addServer({ hostname: 'a.example.org' })).toThrow(/virtual and cannot be changed/);
     expect(() => laptop.updateServer(virtual.id, { port: 2812 })).toThrow(/virtual and cannot be changed/);
     expect(() => laptop.removeServer(virtual.id)).toThrow(/virtual and cannot be changed/);

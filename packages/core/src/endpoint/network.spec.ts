@@ -19,7 +19,8 @@ describe('network use', () => {
   it('takes custom numbers within their ranges (concurrency 1-128, parallelism 1-64), each minimum at most its preferred value', () => {
     const ok = { min_concurrency: 128, preferred_concurrency: 128, min_parallelism: 64, preferred_parallelism: 64 };
     expect(checkCustomSettings(ok)).toBe(ok);
-    expect(checkCustomSettings({ min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 })).toBeDefined();
+    const least = { min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 };
+    expect(checkCustomSettings(least)).toBe(least);
     const fails = (patch: Partial<typeof ok>) => () => checkCustomSettings({ ...ok, ...patch });
     expect(fails({ min_concurrency: 0 })).toThrow('Invalid min_concurrency: must be an integer from 1 to 128');
     expect(fails({ preferred_concurrency: 129 })).toThrow('Invalid preferred_concurrency: must be an integer from 1 to 128');
