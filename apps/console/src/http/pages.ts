@@ -84,6 +84,25 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     };
   }
 
+  type PageHandler = Parameters<typeof endpointPage>[1];
+  type EndpointPage = Parameters<PageHandler>[0];
+
+  /**
+   * POST .../<tab>/<item>/delete: the API's DELETE of that item (`apiItem`: its collection's
+   * singular in the API), then the tab again with `notice`, or with the API's refusal.
+   */
+  function removal(tab: string, apiItem: string, notice: string, again: (page: EndpointPage, errors: Errors) => Promise<void>, wrap: (handler: PageHandler) => RequestHandler = (handler) => endpointPage(tab, handler)) {
+    return wrap(async (page, req) => {
+      const ep = String(page.ep.id);
+      try {
+        await page.api.transfer('DELETE', `/endpoint/${ep}/${apiItem}/${encodeURIComponent(String(req.params.item))}`);
+        page.redirect(`/endpoints/${ep}/${tab}`, notice);
+      } catch (error) {
+        await again(page, formErrors(error));
+      }
+    });
+  }
+
   // ---- search ----
   router.get('/search', async (req, res) => {
     const page = signedIn(req, res);
@@ -258,18 +277,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     }),
   );
 
-  router.post(
-    '/endpoints/:id/servers/:serverId/delete',
-    ...form,
-    endpointPage('servers', async (page, req) => {
-      try {
-        await page.api.transfer('DELETE', `/endpoint/${String(page.ep.id)}/server/${encodeURIComponent(String(req.params.serverId))}`);
-        page.redirect(`/endpoints/${String(page.ep.id)}/servers`, 'Server removed.');
-      } catch (error) {
-        await showServers(page, { scheme: 'gsiftp' }, formErrors(error), 400);
-      }
-    }),
-  );
+  router.post('/endpoints/:id/servers/:item/delete', ...form, removal('servers', 'server', 'Server removed.', (page, errors) => showServers(page, { scheme: 'gsiftp' }, errors, 400)));
 
   // ---- roles ----
   async function showRoles(page: { api: PersonApi; ep: Json; kind: EndpointKind; show: (t: string, c: Record<string, unknown>, s?: number) => void }, values: Record<string, unknown>, errors: Errors, status?: number) {
@@ -308,18 +316,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     }),
   );
 
-  router.post(
-    '/endpoints/:id/roles/:roleId/delete',
-    ...form,
-    endpointPage('roles', async (page, req) => {
-      try {
-        await page.api.transfer('DELETE', `/endpoint/${String(page.ep.id)}/role/${encodeURIComponent(String(req.params.roleId))}`);
-        page.redirect(`/endpoints/${String(page.ep.id)}/roles`, 'Role removed.');
-      } catch (error) {
-        await showRoles(page, { role: 'activity_monitor' }, formErrors(error), 400);
-      }
-    }),
-  );
+  router.post('/endpoints/:id/roles/:item/delete', ...form, removal('roles', 'role', 'Role removed.', (page, errors) => showRoles(page, { role: 'activity_monitor' }, errors, 400)));
 
   // ---- shares of a host ----
   async function showShares(page: { api: PersonApi; ep: Json; show: (t: string, c: Record<string, unknown>, s?: number) => void }, values: Record<string, unknown>, errors: Errors, status?: number) {
@@ -436,18 +433,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     }),
   );
 
-  router.post(
-    '/endpoints/:id/permissions/:ruleId/delete',
-    ...form,
-    permissionTab(async (page, req) => {
-      try {
-        await page.api.transfer('DELETE', `/endpoint/${String(page.ep.id)}/access/${encodeURIComponent(String(req.params.ruleId))}`);
-        page.redirect(`/endpoints/${String(page.ep.id)}/permissions`, 'Permission deleted.');
-      } catch (error) {
-        await showPermissions(page, { principal_type: 'identity', path: '/', permissions: 'r' }, formErrors(error), 400);
-      }
-    }),
-  );
+  router.post('/endpoints/:id/permissions/:item/delete', ...form, removal('permissions', 'access', 'Permission deleted.', (page, errors) => showPermissions(page, { principal_type: 'identity', path: '/', permissions: 'r' }, errors, 400), permissionTab));
 
   return router;
 }
