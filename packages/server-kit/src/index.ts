@@ -1,4 +1,4 @@
-export { assignRequestId, newRequestId, requestIdOf } from './requestId';
+export { assignRequestIds, RequestIds, requestIdOf } from './requestId';
 export { createLogger, logRequestError, requestLogger, type Logger } from './logging';
 export { addHealthRoutes, type HealthOfDatabase } from './health';
 export { coreContainer, coreServicesOf, TOKENS, type Adapters } from './composition';

@@ -21,7 +21,7 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestContext);
+  app.use(requestContext());
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-api' })));
   addHealthRoutes(app, container.get(TOKENS.Database));
   // Any content type: curl -d sends form encoding by default, and the body is JSON either way.

@@ -1,4 +1,4 @@
-import { assignRequestId, requestIdOf } from '@xfer/server-kit';
+import { assignRequestIds, requestIdOf } from '@xfer/server-kit';
 import type { NextFunction, Request, Response } from 'express';
 
 export const API_VERSION = '0.10';
@@ -12,9 +12,12 @@ export function resourceOf(req: Request): string {
 
 export const requestId = requestIdOf;
 
-/** Gives every request its id, the API version header, and no content sniffing of our JSON. */
-export function requestContext(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('X-Transfer-API-Version', API_VERSION);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  assignRequestId(req, res, next);
+/** A middleware that gives every request its id (from ids of its own), the API version header, and no content sniffing of our JSON. */
+export function requestContext() {
+  const assignRequestId = assignRequestIds();
+  return (req: Request, res: Response, next: NextFunction): void => {
+    res.setHeader('X-Transfer-API-Version', API_VERSION);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    assignRequestId(req, res, next);
+  };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createViews, VIEWS_STATIC_DIR } from '@xfer/helper-pages';
-import { assignRequestId, createLogger, logRequestError, requestIdOf, requestLogger, type Logger } from '@xfer/server-kit';
+import { assignRequestIds, createLogger, logRequestError, requestIdOf, requestLogger, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
 import { doubleCsrf } from 'csrf-csrf';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -54,7 +54,7 @@ export function createConsoleApp(options: ConsoleOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   if (options.trustProxy) app.set('trust proxy', 1);
-  app.use(assignRequestId);
+  app.use(assignRequestIds());
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-console' })));
   app.use(
     helmet({

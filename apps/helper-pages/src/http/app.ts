@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ResourceNotFoundError } from '@xfer/core';
 import { TOKENS } from '@xfer/server-kit';
-import { assignRequestId, createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
+import { assignRequestIds, createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -42,7 +42,7 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   app.disable('x-powered-by');
   // One hop: the proxy in front of us. `true` would let any client spoof X-Forwarded-For past the sign-in throttle.
   if (options.trustProxy) app.set('trust proxy', 1);
-  app.use(assignRequestId);
+  app.use(assignRequestIds());
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-helper-pages' })));
   addHealthRoutes(app, container.get(TOKENS.Database));
   app.use(
