@@ -306,8 +306,8 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
       const body = req.body as Record<string, unknown>;
       const username = text(body.username);
       try {
-        const [identity] = username === '' ? [] : await page.api.identities('usernames', [username]);
-        if (!identity) return await showRoles(page, body, { username: username === '' ? 'Give the username of the person to grant the role to.' : `No identity with the username '${username}'.` }, 400);
+        const identity = await identityOfUsername(page.api, username, 'to grant the role to');
+        if ('error' in identity) return await showRoles(page, body, { username: identity.error }, 400);
         await page.api.transfer('POST', `/endpoint/${String(page.ep.id)}/role`, { DATA_TYPE: 'role', principal_type: 'identity', principal: identity.id, role: text(body.role) });
         page.redirect(`/endpoints/${String(page.ep.id)}/roles`, `Granted ${ROLE_LABELS[text(body.role)] ?? text(body.role)} to ${identity.username}.`);
       } catch (error) {
@@ -387,8 +387,8 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
         let principal = '';
         if (type === 'identity') {
           const username = text(body.username);
-          const [identity] = username === '' ? [] : await page.api.identities('usernames', [username]);
-          if (!identity) return await showPermissions(page, body, { username: username === '' ? 'Give the username of the person to share with.' : `No identity with the username '${username}'.` }, 400);
+          const identity = await identityOfUsername(page.api, username, 'to share with');
+          if ('error' in identity) return await showPermissions(page, body, { username: identity.error }, 400);
           principal = identity.id;
         } else if (type === 'group') principal = text(body.group);
         await page.api.transfer('POST', `/endpoint/${String(page.ep.id)}/access`, {
@@ -436,6 +436,13 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
   router.post('/endpoints/:id/permissions/:item/delete', ...form, removal('permissions', 'access', 'Permission deleted.', (page, errors) => showPermissions(page, { principal_type: 'identity', path: '/', permissions: 'r' }, errors, 400), permissionTab));
 
   return router;
+}
+
+/** The identity of a username typed in a form, or what to say beside the Username field. */
+async function identityOfUsername(api: PersonApi, username: string, purpose: string): Promise<{ id: string; username: string } | { error: string }> {
+  if (username === '') return { error: `Give the username of the person ${purpose}.` };
+  const [identity] = await api.identities('usernames', [username]);
+  return identity ?? { error: `No identity with the username '${username}'.` };
 }
 
 /** Usernames by identity id (unknown ids are left out). */

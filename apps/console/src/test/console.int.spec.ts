@@ -120,6 +120,20 @@ describe('the web console over HTTP', () => {
     expect(page.text).toContain('<strong>Maintenance until Friday</strong>');
   });
 
+  it('asks for a username before it looks anyone up, and says when nobody has it', async () => {
+    const { token } = await world.services.admin.tokens.issueToken('alice');
+    const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Roles DTN' }) });
+    const { id } = (await created.json()) as { id: string };
+    const { agent } = await signedIn('alice');
+    const csrf = hidden((await agent.get(`/console/endpoints/${id}/roles`)).text, '_csrf');
+    const empty = await agent.post(`/console/endpoints/${id}/roles`).type('form').send({ _csrf: csrf, username: '', role: 'activity_monitor' });
+    expect(empty.status).toBe(400);
+    expect(empty.text).toContain('<p class="field-error" id="e-username">Give the username of the person to grant the role to.</p>');
+    const nobody = await agent.post(`/console/endpoints/${id}/roles`).type('form').send({ _csrf: csrf, username: 'nobody@example.org', role: 'activity_monitor' });
+    expect(nobody.text).toContain('No identity with the username &#39;nobody@example.org&#39;.');
+    expect((await world.services.admin.endpoints.listRoles(id)).map((r) => r.principal)).toEqual(['alice']);
+  });
+
   it('sends people back only to pages of the console', () => {
     expect(safeConsolePath('/console/endpoints/x?tab=1')).toBe('/console/endpoints/x?tab=1');
     for (const hostile of ['//evil.example.org/console/', 'https://evil.example.org/console/', '/console/../v2/web/consents', '/console/login', '/console\\evil', undefined, ['/console/search']]) {
