@@ -1,0 +1,36 @@
+import { ApiError } from './api';
+import { documentFromForm, kindOf, overviewGroups, roleOptions } from './endpoints';
+
+describe('what the console makes of the API', () => {
+  it('finds the field an API refusal names, else none', () => {
+    expect(new ApiError(400, 'BadRequest', 'Invalid display_name: must be at most 128 characters').field).toBe('display_name');
+    expect(new ApiError(400, 'BadRequest', "Invalid contact_email: 'x' is not an e-mail address").field).toBe('contact_email');
+    expect(new ApiError(400, 'BadRequest', "Field 'host_path' is required: an absolute path on the host").field).toBe('host_path');
+    expect(new ApiError(409, 'Exists', "An access rule for this principal and path '/' exists already").field).toBe('path');
+    expect(new ApiError(403, 'PermissionDenied', "You need the 'administrator' role").field).toBeNull();
+  });
+
+  it('tells the kinds apart as people do', () => {
+    expect([kindOf({ host_endpoint_id: 'h' }), kindOf({ is_globus_connect: true }), kindOf({ is_globus_connect: false })]).toEqual(['share', 'personal', 'server']);
+    expect(roleOptions('server').map((o) => o.value)).not.toContain('access_manager');
+    expect(roleOptions('share').map((o) => o.value)).toContain('access_manager');
+  });
+
+  it('shows every field of the document once, grouped, and never a setup key', () => {
+    const document = { DATA_TYPE: 'endpoint', id: 'e1', display_name: 'Lab', public: true, keywords: null, globus_connect_setup_key: 'secret', brand_new_field: ['a', 'b'], DATA: [] };
+    const groups = overviewGroups(document);
+    const labels = groups.flatMap((g) => g.fields.map((f) => `${f.label}=${f.value}`));
+    expect(labels).toEqual(['Display name=Lab', 'Keywords=—', 'Endpoint id=e1', 'Public=Yes', 'brand_new_field=a, b']);
+    expect(groups.map((g) => g.title)).toEqual(['About', 'Other']);
+  });
+
+  it('sends a form as the API takes it: trimmed text, empty as null, unticked boxes as false', () => {
+    expect(documentFromForm({ display_name: '  Lab ', description: '', public: 'true' }, { text: ['display_name', 'description', 'organization'], flags: ['public', 'force_encryption'] })).toEqual({
+      display_name: 'Lab',
+      description: null,
+      organization: null,
+      public: true,
+      force_encryption: false,
+    });
+  });
+});
