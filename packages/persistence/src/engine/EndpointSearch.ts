@@ -21,8 +21,6 @@ export class SearchStatement {
   rank = '0';
   /** The text's part checked visibility already (Postgres, with its matches). */
   visibilityChecked = false;
-  /** Common table expressions before the page's, each ending in a comma (Postgres). */
-  prelude = '';
 
   constructor(
     protected readonly sql: Sql,
@@ -73,8 +71,6 @@ export class SearchStatement {
     if (criteria.hostId !== undefined) this.cond('e.host_endpoint_id = ?', criteria.hostId);
     if (criteria.hostKind) this.cond('EXISTS (SELECT 1 FROM endpoints he WHERE he.id = e.host_endpoint_id AND he.kind = ?)', criteria.hostKind);
     if (criteria.functional !== undefined) this.cond(`${criteria.functional ? 'NOT ' : ''}(e.kind = 'server' AND e.servers = '[]')`);
-    // matches that need nothing of the endpoint row are paged without it
-    if (this.where.length === 0 && this.prelude !== '') [this.from, this.id] = ['m', 'm.endpoint_id'];
   }
 
   /** ` WHERE ...`, or nothing. */

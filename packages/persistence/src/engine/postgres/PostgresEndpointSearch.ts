@@ -20,14 +20,26 @@ function groupJsonWithRoles(rows: readonly PostgresRow[]): EndpointWithRoles[] {
   return groupRows(rows, (row) => row.e.id, (row) => row.e);
 }
 
+/** A Postgres search as it is built: its matches in common table expressions before the page's. */
+class PostgresSearchStatement extends SearchStatement {
+  /** The common table expressions before the page's, each ending in a comma. */
+  prelude = '';
+
+  override filter(): void {
+    super.filter();
+    // matches that need nothing of the endpoint row are paged without it
+    if (this.where.length === 0 && this.prelude !== '') [this.from, this.id] = ['m', 'm.endpoint_id'];
+  }
+}
+
 /**
  * Postgres's endpoint search: a weighted tsvector per endpoint (labels from the shared field
  * weights), every term a prefix of a stemmed word or the index's own words where few, ranked by
  * ts_rank with the shared weights; the page and its rows in one statement.
  */
-export class PostgresEndpointSearch extends EndpointSearch<PostgresSql, SearchStatement> {
-  protected statement(criteria: EndpointCriteria): SearchStatement {
-    return new SearchStatement(this.sql, criteria);
+export class PostgresEndpointSearch extends EndpointSearch<PostgresSql, PostgresSearchStatement> {
+  protected statement(criteria: EndpointCriteria): PostgresSearchStatement {
+    return new PostgresSearchStatement(this.sql, criteria);
   }
 
   /**
@@ -36,7 +48,7 @@ export class PostgresEndpointSearch extends EndpointSearch<PostgresSql, SearchSt
    * overestimates a query of many rare words and scans the whole table instead (130 ms instead of
    * 0.7 at 100,000 endpoints); visible by the search row's own flag or the caller's roles.
    */
-  protected async matchText(q: SearchStatement): Promise<boolean> {
+  protected async matchText(q: PostgresSearchStatement): Promise<boolean> {
     const { criteria } = q;
     const { visibleTo } = criteria;
     const list = (values: readonly unknown[]) => q.list(values);
@@ -65,7 +77,7 @@ export class PostgresEndpointSearch extends EndpointSearch<PostgresSql, SearchSt
    * search (on the pool where a short term may make it long). Each page row's endpoint and roles
    * are looked up by key (LATERAL), never joined by a plan made for an unknown number of page rows.
    */
-  protected async hits(q: SearchStatement): Promise<SearchHit[]> {
+  protected async hits(q: PostgresSearchStatement): Promise<SearchHit[]> {
     const { criteria } = q;
     const page = q.page();
     const { principalIds } = criteria.visibleTo;
