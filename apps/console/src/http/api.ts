@@ -48,12 +48,18 @@ export class PersonApi {
   private async call(url: string, token: string, method: string, body?: Json, query?: Record<string, string | number | undefined>): Promise<Json> {
     const target = new URL(url);
     for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') target.searchParams.set(name, String(value));
-    const response = await fetch(target, {
-      method,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body && { 'content-type': 'application/json' }) },
-      body: body && JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
+    let response: Response;
+    try {
+      response = await fetch(target, {
+        method,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body && { 'content-type': 'application/json' }) },
+        body: body && JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch {
+      // down, unreachable or too slow: a page that says so, not an internal error
+      throw new ApiError(502, 'Unavailable', `The service at ${target.origin} did not answer. Try again in a moment.`);
+    }
     const text = await response.text();
     let document: Json = {};
     try {

@@ -179,7 +179,8 @@ export function createConsoleApp(options: ConsoleOptions): Express {
       return render(req, res, 'error.njk', { title: 'Form expired', message: 'The form expired or did not come from this site. Reload the page and try again.' }, 403);
     }
     if (error instanceof ApiError) {
-      return render(req, res, 'error.njk', { title: error.status === 404 ? 'Not found' : error.status === 403 ? 'Not allowed' : 'Request refused', message: error.message }, error.status >= 500 ? 502 : error.status);
+      const title = error.status === 404 ? 'Not found' : error.status === 403 ? 'Not allowed' : error.status >= 500 ? 'Service unavailable' : 'Request refused';
+      return render(req, res, 'error.njk', { title, message: error.message }, error.status >= 500 ? 502 : error.status);
     }
     if (error instanceof SignInError) {
       return render(req, res, 'error.njk', { title: 'Sign-in is not available', message: error.message }, 502);

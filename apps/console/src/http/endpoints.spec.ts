@@ -1,4 +1,4 @@
-import { ApiError } from './api';
+import { ApiError, PersonApi } from './api';
 import { documentFromForm, kindOf, overviewGroups, roleOptions } from './endpoints';
 
 describe('what the console makes of the API', () => {
@@ -32,5 +32,12 @@ describe('what the console makes of the API', () => {
       public: true,
       force_encryption: false,
     });
+  });
+});
+
+describe('the API out of reach', () => {
+  it('is a refusal that says which service did not answer, not an internal error', async () => {
+    const api = new PersonApi('http://127.0.0.1:9', 'http://127.0.0.1:9', { transfer: 't', auth: 'a' });
+    await expect(api.transfer('GET', '/endpoint_search')).rejects.toMatchObject({ status: 502, code: 'Unavailable', message: 'The service at http://127.0.0.1:9 did not answer. Try again in a moment.' });
   });
 });

@@ -1,7 +1,7 @@
 import { CONSOLE_CLIENT } from '@xfer/core';
 import supertest from 'supertest';
 import { CONSOLE_SESSION_COOKIE, safeConsolePath } from '../http/app';
-import { PASSWORD, startConsoleWorld, type ConsoleWorld } from './harness';
+import { hidden, signInOverHttp, startConsoleWorld, type ConsoleWorld } from './harness';
 
 /** The console over HTTP, as a browser without JavaScript: sign-in, sessions, forms and their protection. */
 describe('the web console over HTTP', () => {
@@ -12,37 +12,7 @@ describe('the web console over HTTP', () => {
   });
   afterAll(() => world.close());
 
-  const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
-
-  /** Signs in through the authorization service's pages as a browser would; returns the agent (it keeps the cookies). */
-  async function signedIn(username: string) {
-    const agent = supertest.agent(world.url);
-    const start = await agent.get('/console/login?next=%2Fconsole%2Fsearch%3Fscope%3Dall');
-    expect(start.status).toBe(303);
-    const authorize = new URL(start.headers.location);
-    expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ client_id: CONSOLE_CLIENT.id, response_type: 'code', code_challenge_method: 'S256', redirect_uri: `${world.url}/console/callback` });
-    expect(authorize.searchParams.get('scope')).toContain('urn:globus:auth:scope:transfer.api.globus.org:all');
-    // follows the authorization service's redirects, as a browser does, until a page or the console's callback
-    const follow = async (res: supertest.Response): Promise<supertest.Response> => {
-      while ([302, 303].includes(res.status) && !res.headers.location.includes('/console/callback')) res = await agent.get(res.headers.location.replace(world.url, ''));
-      return res;
-    };
-    const loginPage = await follow(await agent.get(`${authorize.pathname}${authorize.search}`));
-    const signIn = await agent.post('/v2/web/login').type('form').send({ _csrf: hidden(loginPage.text, '_csrf'), next: hidden(loginPage.text, 'next'), username, password: PASSWORD });
-    let answer = await follow(signIn);
-    if (answer.status === 200) {
-      // the consent screen: allow
-      const fields: Record<string, string> = { decision: 'allow' };
-      for (const [, name, value] of answer.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[name] = value.replace(/&amp;/g, '&');
-      answer = await agent.post('/v2/web/authorize').type('form').send(fields);
-    }
-    const callback = new URL(answer.headers.location);
-    expect(callback.pathname).toBe('/console/callback');
-    const landed = await agent.get(`${callback.pathname}${callback.search}`);
-    expect(landed.status).toBe(303);
-    expect(landed.headers.location).toBe('/console/search?scope=all');
-    return { agent, cookies: [...(start.headers['set-cookie'] as unknown as string[]), ...((landed.headers['set-cookie'] as unknown as string[]) ?? [])] };
-  }
+  const signedIn = (username: string) => signInOverHttp(world, username);
 
   it('sends a browser without a session to sign in, and back to the page it asked for', async () => {
     const res = await supertest(world.url).get('/console/endpoints/new');

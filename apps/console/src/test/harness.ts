@@ -2,12 +2,13 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
-import type { CoreServices, Repositories } from '@xfer/core';
+import { CONSOLE_CLIENT, type CoreServices, type Repositories } from '@xfer/core';
 import { buildHelperPagesContainer, createApp as createPagesApp, prepareSigningKeys } from '@xfer/helper-pages';
 import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { coreServicesOf } from '@xfer/server-kit';
 import { createLogger, freePort } from '@xfer/server-kit';
 import express from 'express';
+import supertest from 'supertest';
 import { createConsoleApp, type ConsoleOptions } from '../http/app';
 import { registerConsoleClient } from '../registration';
 import type { Engine } from '@xfer/persistence';
@@ -68,4 +69,37 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
       await engine.close();
     },
   };
+}
+
+/** A hidden field's value in a page's HTML. */
+export const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
+
+/** Signs in to the console through the authorization service's pages as a browser would; returns the agent (it keeps the cookies). */
+export async function signInOverHttp(world: ConsoleWorld, username: string) {
+  const agent = supertest.agent(world.url);
+  const start = await agent.get('/console/login?next=%2Fconsole%2Fsearch%3Fscope%3Dall');
+  expect(start.status).toBe(303);
+  const authorize = new URL(start.headers.location);
+  expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ client_id: CONSOLE_CLIENT.id, response_type: 'code', code_challenge_method: 'S256', redirect_uri: `${world.url}/console/callback` });
+  expect(authorize.searchParams.get('scope')).toContain('urn:globus:auth:scope:transfer.api.globus.org:all');
+  // follows the authorization service's redirects, as a browser does, until a page or the console's callback
+  const follow = async (res: supertest.Response): Promise<supertest.Response> => {
+    while ([302, 303].includes(res.status) && !res.headers.location.includes('/console/callback')) res = await agent.get(res.headers.location.replace(world.url, ''));
+    return res;
+  };
+  const loginPage = await follow(await agent.get(`${authorize.pathname}${authorize.search}`));
+  const signIn = await agent.post('/v2/web/login').type('form').send({ _csrf: hidden(loginPage.text, '_csrf'), next: hidden(loginPage.text, 'next'), username, password: PASSWORD });
+  let answer = await follow(signIn);
+  if (answer.status === 200) {
+    // the consent screen: allow
+    const fields: Record<string, string> = { decision: 'allow' };
+    for (const [, name, value] of answer.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[name] = value.replace(/&amp;/g, '&');
+    answer = await agent.post('/v2/web/authorize').type('form').send(fields);
+  }
+  const callback = new URL(answer.headers.location);
+  expect(callback.pathname).toBe('/console/callback');
+  const landed = await agent.get(`${callback.pathname}${callback.search}`);
+  expect(landed.status).toBe(303);
+  expect(landed.headers.location).toBe('/console/search?scope=all');
+  return { agent, cookies: [...(start.headers['set-cookie'] as unknown as string[]), ...((landed.headers['set-cookie'] as unknown as string[]) ?? [])] };
 }
