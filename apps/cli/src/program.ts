@@ -4,6 +4,7 @@ import { apiConfig, createApp } from '@xfer/api';
 import {
   bootstrapDemo,
   checkPassword,
+  CONSOLE_CLIENT,
   DomainError,
   type CoreServices,
 } from '@xfer/core';
@@ -441,9 +442,11 @@ export function buildProgram(io: Io): Command {
         // the hosted service's standard scopes and the CLI's client, once per database
         const admin = coreServicesOf(coreContainer(persistenceAdapters(engine))).admin;
         const installed = await admin.clients.installStandardCatalogue();
-        // the web console's client at its configured address (its start brings address and secret up to date)
+        // the web console's client at its configured address; without a configured secret only when
+        // missing: a new random one would lock out a console running now (its start sets its own)
         const consoleSettings = consoleConfig(io.env);
-        await registerConsoleClient(admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
+        const registered = (await admin.clients.listClients()).some((c) => c.id === CONSOLE_CLIENT.id);
+        if (consoleSettings.clientSecret || !registered) await registerConsoleClient(admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
         if (program.opts().json) io.out(JSON.stringify({ applied: names, installed }));
         else {
           const lines = names.map((n) => `applied ${n}`);

@@ -224,7 +224,13 @@ describe('xfer admin command', () => {
     expect((await xfer('migrate')).out).toBe('database is up to date');
     // the web console's client, registered at its configured address
     const clients = JSON.parse((await xfer('--json', 'client', 'list')).out) as { id: string; display_name: string; redirect_uris: string[] }[];
-    expect(clients.find((c) => c.display_name === 'xfer console')?.redirect_uris).toEqual(['http://127.0.0.1:8082/console/callback', 'http://127.0.0.1:8082/console/']);
+    const console = clients.find((c) => c.display_name === 'xfer console')!;
+    expect(console.redirect_uris).toEqual(['http://127.0.0.1:8082/console/callback', 'http://127.0.0.1:8082/console/']);
+    // a later migrate leaves the secret of a console that may be running alone
+    const secretOf = () => inspect(async (u) => (await u.repositories.clients.findById(console.id))!.secret_hash);
+    const before = await secretOf();
+    expect((await xfer('migrate')).out).toBe('database is up to date');
+    expect(await secretOf()).toBe(before);
   });
 
   it('answers unknown commands, missing arguments and bad settings with exit code 2, and has help', async () => {

@@ -52,6 +52,9 @@ function formErrors(error: unknown, fieldNames: Record<string, string> = {}): Er
   return { [name ?? '_form']: error.message };
 }
 
+/** The API's refusal as one message for the top of a page (other errors go on up). */
+const refusal = (error: unknown): string => Object.values(formErrors(error))[0];
+
 /** The tabs of one endpoint's pages; `current`: the page shown. */
 function endpointTabs(ep: Json, kind: EndpointKind, current: string) {
   const id = String(ep.id);
@@ -122,7 +125,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
         results = (found.DATA as Json[]).map((ep) => ({ id: ep.id, display_name: ep.display_name ?? ep.id, owner: ep.owner_string, kind: KIND_LABELS[kindOf(ep)], description: ep.description }));
         hasNext = found.has_next_page === true;
       } catch (caught) {
-        error = formErrors(caught)._form ?? Object.values(formErrors(caught))[0];
+        error = refusal(caught);
       }
     }
     const from = (pageNumber - 1) * PAGE_SIZE + 1;
@@ -222,7 +225,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
         await api.transfer('DELETE', `/endpoint/${String(ep.id)}`);
         redirect('/search', `Endpoint '${String(ep.display_name ?? ep.id)}' deleted.`);
       } catch (error) {
-        show('delete.njk', { heading: 'Delete', error: Object.values(formErrors(error))[0] }, (error as ApiError).status);
+        show('delete.njk', { heading: 'Delete', error: refusal(error) }, (error as ApiError).status);
       }
     }),
   );
@@ -292,7 +295,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
         roleLabel: ROLE_LABELS[String(r.role)] ?? String(r.role),
       }));
     } catch (caught) {
-      error = Object.values(formErrors(caught))[0];
+      error = refusal(caught);
     }
     page.show('roles.njk', { heading: 'Roles', roles, error, mayEdit: administers(page.ep), roleOptions: roleOptions(page.kind), values, errors }, status);
   }
@@ -328,7 +331,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
         ? ((await page.api.transfer('GET', `/endpoint/${String(page.ep.id)}/shared_endpoint_list`)).shared_endpoints as Json[])
         : ((await page.api.transfer('GET', `/endpoint/${String(page.ep.id)}/my_shared_endpoint_list`)).DATA as Json[]);
     } catch (caught) {
-      error = Object.values(formErrors(caught))[0];
+      error = refusal(caught);
     }
     page.show('shares.njk', { heading: 'Shares', shares, error, mayShare: administers(page.ep), values, errors }, status);
   }
@@ -363,7 +366,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
       const names = await usernamesOf(page.api, list.filter((r) => r.principal_type === 'identity').map((r) => String(r.principal)));
       rules = list.filter((r) => r.role_id == null).map((r) => ({ id: r.id, who: principalLabel(r, names), path: r.path, access: r.permissions === 'rw' ? 'Read and write' : 'Read', expires: displayValue(r.expiration_date) }));
     } catch (caught) {
-      error = Object.values(formErrors(caught))[0];
+      error = refusal(caught);
     }
     const mayEdit = page.ep.acl_editable === true;
     page.show('permissions.njk', { heading: 'Permissions', rules, error, mayEdit, principalOptions: PRINCIPAL_OPTIONS, permissionOptions: PERMISSION_OPTIONS, values, errors }, status);
