@@ -98,7 +98,7 @@ export class SeedFile {
       const password = text(entry, 'password', at, false);
       if (password !== undefined) {
         const where = at('password');
-        passwords.push(admin.identities.setPassword(username, password).then(() => null, (error: Error) => (error instanceof DomainError ? new SeedError(`${where}: ${error.message}`) : error)));
+        passwords.push(admin.identities.setPassword(username, password, 'fixture').then(() => null, (error: Error) => (error instanceof DomainError ? new SeedError(`${where}: ${error.message}`) : error)));
       }
     });
     const failed = (await Promise.all(passwords)).find((error) => error !== null);

@@ -1,4 +1,4 @@
-import { hashPassword } from '../auth/password';
+import { hashPassword, type PasswordPolicy } from '../auth/password';
 import { checkGroupName } from '../auth/Group';
 import { CLIENTS_DOMAIN, IdentitySet, isClientUsername, newIdentity, type IdentityState } from '../auth/Identity';
 import { BadRequestError, ConflictError } from '../shared/errors';
@@ -50,8 +50,9 @@ export class IdentityAdministration {
   async listIdentities(): Promise<IdentityState[]> {
     return this.uow.repositories.identities.list();
   }
-  async setPassword(username: string, password: string): Promise<void> {
-    const hash = await hashPassword(password);
+  /** `policy`: 'fixture' for a stand-in's seed (any non-empty password). */
+  async setPassword(username: string, password: string, policy: PasswordPolicy = 'person'): Promise<void> {
+    const hash = await hashPassword(password, policy);
     await this.uow.transaction(async (repos) => {
       const identity = await identityNamed(repos, username);
       await repos.identities.update([{ ...identity, password_hash: hash }]);

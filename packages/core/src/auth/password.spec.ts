@@ -10,6 +10,18 @@ describe('passwords', () => {
     expect(() => checkPassword('')).toThrow(BadRequestError);
   });
 
+  it("takes any non-empty password of a test fixture (a stand-in's seed), hashed at a lower cost that still verifies", async () => {
+    expect(checkPassword('pw', 'fixture')).toBe('pw');
+    expect(() => checkPassword('', 'fixture')).toThrow('Invalid password: it is empty');
+    expect(() => checkPassword('a'.repeat(1025), 'fixture')).toThrow('Invalid password: at most 1024 characters');
+    expect(() => checkPassword('pw')).toThrow('Invalid password: at least 8 characters');
+    const stored = await hashPassword('pw', 'fixture');
+    expect(stored).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect(await verifyPassword('pw', stored)).toBe(true);
+    expect(await verifyPassword('pW', stored)).toBe(false);
+    await expect(hashPassword('pw')).rejects.toThrow('at least 8 characters');
+  });
+
   it('stores scrypt with its parameters and a fresh salt, and verifies the same password only', async () => {
     const one = await hashPassword('correct horse battery');
     const two = await hashPassword('correct horse battery');

@@ -5,6 +5,14 @@ import { BadRequestError } from '../shared/errors';
 const PARAMS = { N: 16384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
+/**
+ * Whose password it is: a person's, in a real deployment (at least 8 characters, the full cost of
+ * scrypt), or a test fixture's (a stand-in's seed: any non-empty password, hashed at a cost that
+ * lets a test suite start in a moment; its database lives only as long as the test run).
+ */
+export type PasswordPolicy = 'person' | 'fixture';
+const COST: Record<PasswordPolicy, typeof PARAMS> = { person: PARAMS, fixture: { N: 1024, r: 8, p: 1 } };
+
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: 64 * 1024 * 1024 }, (error, key) =>
@@ -13,16 +21,18 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   );
 }
 
-export function checkPassword(password: string): string {
-  if (password.length < 8) throw new BadRequestError('Invalid password: at least 8 characters');
+export function checkPassword(password: string, policy: PasswordPolicy = 'person'): string {
+  if (password.length === 0) throw new BadRequestError('Invalid password: it is empty');
+  if (policy === 'person' && password.length < 8) throw new BadRequestError('Invalid password: at least 8 characters');
   if (password.length > 1024) throw new BadRequestError('Invalid password: at most 1024 characters');
   return password;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, policy: PasswordPolicy = 'person'): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(checkPassword(password), salt, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
+  const cost = COST[policy];
+  const key = await derive(checkPassword(password, policy), salt, cost);
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
