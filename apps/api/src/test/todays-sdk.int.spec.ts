@@ -73,13 +73,21 @@ describe.each(BACKENDS)("today's SDK calls on $name", (backend) => {
   it("carries the fields today's CLI prints, and takes the hosted names of the concurrency fields", async () => {
     const document = (await api.as(alice).get(`/endpoint/${host}`)).body;
     expect(document).toMatchObject({ shareable: true, non_functional: false, high_assurance: false, gcs_version: null, gcs_manager_url: null, tlsftp_server: null });
-    expect(document).toMatchObject({ max_concurrency: document.min_concurrency, max_parallelism: document.min_parallelism });
-    const custom = { network_use: 'custom', max_concurrency: 3, preferred_concurrency: 4, max_parallelism: 5, preferred_parallelism: 6 };
-    expect((await api.as(alice).put(`/endpoint/${host}`, custom)).status).toBe(200);
-    expect((await api.as(alice).get(`/endpoint/${host}`)).body).toMatchObject({ min_concurrency: 3, max_concurrency: 3, min_parallelism: 5, max_parallelism: 5 });
+    // the normal preset as the hosted service shows it, under both names of the two ceilings
+    expect(document).toMatchObject({ network_use: 'normal', max_concurrency: 4, preferred_concurrency: 2, max_parallelism: 8, preferred_parallelism: 4, min_concurrency: 4, min_parallelism: 8 });
+    // what CLI 3.42 sends for `globus endpoint update --network-use custom --max-concurrency 4 --preferred-concurrency 2 --max-parallelism 2 --preferred-parallelism 1`
+    const custom = { DATA_TYPE: 'endpoint', network_use: 'custom', max_concurrency: 4, preferred_concurrency: 2, max_parallelism: 2, preferred_parallelism: 1 };
+    expect((await api.as(alice).put(`/endpoint/${host}`, custom)).body).toMatchObject({ code: 'Updated' });
+    expect((await api.as(alice).get(`/endpoint/${host}`)).body).toMatchObject({ max_concurrency: 4, preferred_concurrency: 2, max_parallelism: 2, preferred_parallelism: 1, min_concurrency: 4, min_parallelism: 2 });
+    // ceilings: a preferred value above its maximum is refused, naming it
+    const above = await api.as(alice).put(`/endpoint/${host}`, { ...custom, preferred_concurrency: 5 });
+    expect(above.body).toMatchObject({ code: 'BadRequest', message: 'Invalid preferred_concurrency: must be at most max_concurrency' });
+    // last year's clients send the spec's names: the same numbers
+    expect((await api.as(alice).put(`/endpoint/${host}`, { network_use: 'custom', min_concurrency: 6, preferred_concurrency: 3, min_parallelism: 4, preferred_parallelism: 4 })).status).toBe(200);
+    expect((await api.as(alice).get(`/endpoint/${host}`)).body).toMatchObject({ max_concurrency: 6, min_concurrency: 6, max_parallelism: 4, min_parallelism: 4 });
     const disagree = await api.as(alice).put(`/endpoint/${host}`, { ...custom, min_concurrency: 2 });
     expect(disagree.status).toBe(400);
-    expect(disagree.body.message).toContain('max_concurrency and min_concurrency');
+    expect(disagree.body.message).toContain('min_concurrency and max_concurrency are one field and disagree');
     // a full document sent back as it came is accepted
     const full = (await api.as(alice).get(`/endpoint/${host}`)).body;
     expect((await api.as(alice).put(`/endpoint/${host}`, full)).status).toBe(200);

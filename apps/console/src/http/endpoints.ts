@@ -39,8 +39,8 @@ const GROUPS: { title: string; fields: [string, string][] }[] = [
     title: 'Management',
     fields: [
       ['subscription_id', 'Subscription'], ['subscription_admin_verified', 'Verified by subscription administrator'], ['network_use', 'Network use'],
-      ['min_concurrency', 'Minimum concurrency'], ['preferred_concurrency', 'Preferred concurrency'], ['max_concurrency', 'Maximum concurrency'],
-      ['min_parallelism', 'Minimum parallelism'], ['preferred_parallelism', 'Preferred parallelism'], ['max_parallelism', 'Maximum parallelism'], ['my_effective_roles', 'Your roles'],
+      ['max_concurrency', 'Maximum concurrency'], ['preferred_concurrency', 'Preferred concurrency'],
+      ['max_parallelism', 'Maximum parallelism'], ['preferred_parallelism', 'Preferred parallelism'], ['my_effective_roles', 'Your roles'],
     ],
   },
   {
@@ -50,10 +50,10 @@ const GROUPS: { title: string; fields: [string, string][] }[] = [
 ];
 
 /**
- * Not shown: the document's type, its servers (the Servers tab), and the setup keys: a credential
- * the console shows once, when the endpoint is made.
+ * Not shown: the document's type, its servers (the Servers tab), the setup keys (a credential
+ * the console shows once, when the endpoint is made), and the older names of the two maximums.
  */
-const NOT_SHOWN = new Set(['DATA_TYPE', 'DATA', 'globus_connect_setup_key', 'vendor_connect_setup_key']);
+const NOT_SHOWN = new Set(['DATA_TYPE', 'DATA', 'globus_connect_setup_key', 'vendor_connect_setup_key', 'min_concurrency', 'min_parallelism']);
 
 export function displayValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';

@@ -152,13 +152,13 @@ describe('Endpoint kinds on create', () => {
 });
 
 describe('network_use and the four numbers', () => {
-  const custom = { min_concurrency: 2, preferred_concurrency: 4, min_parallelism: 3, preferred_parallelism: 6 };
+  const custom = { max_concurrency: 4, preferred_concurrency: 2, max_parallelism: 6, preferred_parallelism: 3 };
 
   it('reads a preset as its values', () => {
     const endpoint = create({ display_name: 'N' });
-    expect(doc(endpoint)).toMatchObject({ network_use: 'normal', min_concurrency: 1, preferred_concurrency: 2, min_parallelism: 2, preferred_parallelism: 4 });
+    expect(doc(endpoint)).toMatchObject({ network_use: 'normal', max_concurrency: 4, preferred_concurrency: 2, max_parallelism: 8, preferred_parallelism: 4 });
     update(endpoint, { subscription_id: SUBSCRIPTION, network_use: 'aggressive' }, SUBSCRIPTION);
-    expect(doc(endpoint)).toMatchObject({ network_use: 'aggressive', min_concurrency: 2, preferred_concurrency: 8, min_parallelism: 4, preferred_parallelism: 16 });
+    expect(doc(endpoint)).toMatchObject({ network_use: 'aggressive', max_concurrency: 16, preferred_concurrency: 8, max_parallelism: 16, preferred_parallelism: 8 });
   });
 
   it('changes only on managed endpoints', () => {
@@ -169,30 +169,31 @@ describe('network_use and the four numbers', () => {
     expect(doc(managed).network_use).toBe('minimal');
   });
 
-  it('needs all four numbers with custom, within range and min <= preferred', () => {
+  it('needs all four numbers with custom, within range and preferred <= max', () => {
     const endpoint = create({ display_name: 'C', subscription_id: SUBSCRIPTION }, SUBSCRIPTION);
-    expect(() => update(endpoint, { network_use: 'custom', min_concurrency: 1 })).toThrow(/needs all of/);
-    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_concurrency: 5 })).toThrow(/at most preferred_concurrency/);
-    expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_concurrency: 129 })).toThrow(/1 to 128/);
-    expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_parallelism: 65 })).toThrow(/1 to 64/);
-    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 0 })).toThrow(/1 to 64/);
-    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 1.5 })).toThrow(/integer/);
-    expect(() => update(endpoint, { network_use: 'custom', ...custom, min_parallelism: 7 })).toThrow(/min_parallelism: must be at most preferred_parallelism/);
-    // min equal to preferred is allowed, for both pairs, at the edges of the ranges
-    update(endpoint, { network_use: 'custom', min_concurrency: 128, preferred_concurrency: 128, min_parallelism: 64, preferred_parallelism: 64 });
-    expect(doc(endpoint)).toMatchObject({ min_concurrency: 128, preferred_concurrency: 128, min_parallelism: 64, preferred_parallelism: 64 });
-    update(endpoint, { network_use: 'custom', min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 });
-    expect(doc(endpoint)).toMatchObject({ min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 });
+    expect(() => update(endpoint, { network_use: 'custom', max_concurrency: 1 })).toThrow(/needs all of/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_concurrency: 5 })).toThrow('Invalid preferred_concurrency: must be at most max_concurrency');
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, max_concurrency: 129 })).toThrow(/1 to 128/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, max_parallelism: 65 })).toThrow(/1 to 64/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_parallelism: 0 })).toThrow(/1 to 64/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, max_parallelism: 1.5 })).toThrow(/integer/);
+    expect(() => update(endpoint, { network_use: 'custom', ...custom, preferred_parallelism: 7 })).toThrow('Invalid preferred_parallelism: must be at most max_parallelism');
+    // preferred equal to max is allowed, for both pairs, at the edges of the ranges
+    update(endpoint, { network_use: 'custom', max_concurrency: 128, preferred_concurrency: 128, max_parallelism: 64, preferred_parallelism: 64 });
+    expect(doc(endpoint)).toMatchObject({ max_concurrency: 128, preferred_concurrency: 128, max_parallelism: 64, preferred_parallelism: 64 });
+    update(endpoint, { network_use: 'custom', max_concurrency: 1, preferred_concurrency: 1, max_parallelism: 1, preferred_parallelism: 1 });
+    expect(doc(endpoint)).toMatchObject({ max_concurrency: 1, preferred_concurrency: 1, max_parallelism: 1, preferred_parallelism: 1 });
     update(endpoint, { network_use: 'custom', ...custom });
     expect(doc(endpoint)).toMatchObject({ network_use: 'custom', ...custom });
-    update(endpoint, { preferred_parallelism: 10 });
-    expect(doc(endpoint).preferred_parallelism).toBe(10);
+    update(endpoint, { preferred_parallelism: 5 });
+    expect(doc(endpoint).preferred_parallelism).toBe(5);
+    expect(() => update(endpoint, { preferred_parallelism: 7 })).toThrow('Invalid preferred_parallelism: must be at most max_parallelism');
   });
 
   it('refuses the numbers without custom unless they are the preset values', () => {
     const endpoint = create({ display_name: 'P', subscription_id: SUBSCRIPTION }, SUBSCRIPTION);
-    expect(() => update(endpoint, { min_concurrency: 3 })).toThrow(/only be set together with network_use 'custom'/);
-    update(endpoint, { min_concurrency: 1, preferred_parallelism: 4 });
+    expect(() => update(endpoint, { max_concurrency: 3 })).toThrow(/only be set together with network_use 'custom'/);
+    update(endpoint, { max_concurrency: 4, preferred_parallelism: 4 });
     expect(() => update(endpoint, { network_use: 'bogus' })).toThrow(/minimal, normal, aggressive, custom/);
   });
 
@@ -200,7 +201,7 @@ describe('network_use and the four numbers', () => {
     const endpoint = create({ display_name: 'U', subscription_id: SUBSCRIPTION }, SUBSCRIPTION);
     update(endpoint, { network_use: 'custom', ...custom });
     update(endpoint, { subscription_id: null }, null);
-    expect(doc(endpoint)).toMatchObject({ subscription_id: null, network_use: 'normal', min_concurrency: 1, preferred_parallelism: 4 });
+    expect(doc(endpoint)).toMatchObject({ subscription_id: null, network_use: 'normal', max_concurrency: 4, preferred_parallelism: 4 });
   });
 });
 
@@ -271,7 +272,7 @@ describe('servers (spec 2.2, 4.2 rules 9-11)', () => {
 describe('updates per kind', () => {
   it('accepts settings a kind cannot change when sent unchanged, and refuses other values', () => {
     const endpoint = create({ display_name: 'Laptop', personal: true });
-    update(endpoint, { myproxy_server: null, https_server: null, network_use: 'normal', min_concurrency: 1 });
+    update(endpoint, { myproxy_server: null, https_server: null, network_use: 'normal', max_concurrency: 4 });
     expect(() => update(endpoint, { myproxy_server: 'myproxy.example.org' })).toThrow(/'myproxy_server' cannot be changed on a personal-client endpoint/);
     expect(() => update(endpoint, { https_server: 'https://data.example.org' })).toThrow(/'https_server' cannot be changed/);
   });

@@ -95,9 +95,9 @@ export interface EndpointSettings {
   /** A subscription id, DEFAULT or null, as asked; the service resolves it. */
   subscription_id?: string | null;
   network_use?: string | null;
-  min_concurrency?: number | null;
+  max_concurrency?: number | null;
   preferred_concurrency?: number | null;
-  min_parallelism?: number | null;
+  max_parallelism?: number | null;
   preferred_parallelism?: number | null;
 }
 
@@ -105,8 +105,8 @@ export interface EndpointSettings {
 export const ENDPOINT_SETTINGS: readonly (keyof EndpointSettings)[] = [
   'display_name', 'organization', 'department', 'keywords', 'description', 'contact_email', 'contact_info',
   'info_link', 'default_directory', 'force_encryption', 'disable_verify', 'public', 'myproxy_server', 'myproxy_dn',
-  'oauth_server', 'location', 'https_server', 'subscription_id', 'network_use', 'min_concurrency',
-  'preferred_concurrency', 'min_parallelism', 'preferred_parallelism',
+  'oauth_server', 'location', 'https_server', 'subscription_id', 'network_use', 'max_concurrency',
+  'preferred_concurrency', 'max_parallelism', 'preferred_parallelism',
 ];
 
 /** A new server or personal-client endpoint. */

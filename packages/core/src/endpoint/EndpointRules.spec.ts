@@ -83,7 +83,7 @@ describe('Endpoint rules', () => {
 
   it("takes back a share's read-only settings unchanged, the network ones included", () => {
     const s = share();
-    expect(() => s.update({ network_use: null, min_concurrency: null, preferred_parallelism: null, public: true, description: 'd' })).not.toThrow();
+    expect(() => s.update({ network_use: null, max_concurrency: null, preferred_parallelism: null, public: true, description: 'd' })).not.toThrow();
     expect(s.snapshot).toMatchObject({ network_use: null, public: true, description: 'd' });
   });
 
@@ -94,10 +94,10 @@ describe('Endpoint rules', () => {
   it('refuses network_use null, and custom numbers that are not integers', () => {
     const host = managedHost();
     expect(() => host.update({ network_use: null })).toThrow('Invalid network_use: must be a string');
-    expect(() => host.update({ network_use: 'custom', min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1 })).toThrow(
-      "network_use 'custom' needs all of min_concurrency, preferred_concurrency, min_parallelism, preferred_parallelism in the same request",
+    expect(() => host.update({ network_use: 'custom', max_concurrency: 1, preferred_concurrency: 1, max_parallelism: 1 })).toThrow(
+      "network_use 'custom' needs all of max_concurrency, preferred_concurrency, max_parallelism, preferred_parallelism in the same request",
     );
-    expect(() => host.update({ network_use: 'custom', min_concurrency: null, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 })).toThrow('Invalid min_concurrency: must be an integer');
+    expect(() => host.update({ network_use: 'custom', max_concurrency: null, preferred_concurrency: 1, max_parallelism: 1, preferred_parallelism: 1 })).toThrow('Invalid max_concurrency: must be an integer');
   });
 
   it('finds each server by its id, and says which one is missing', () => {

@@ -4,25 +4,30 @@ import { checkInteger } from '../shared/text';
 export type NetworkUse = 'minimal' | 'normal' | 'aggressive' | 'custom';
 export const NETWORK_USES: readonly NetworkUse[] = ['minimal', 'normal', 'aggressive', 'custom'];
 
+/**
+ * The four numbers of network use, by the hosted service's names. `max_*` are ceilings (the spec's
+ * `min_concurrency` and `min_parallelism` are older names of the same two numbers): the preferred
+ * values are at most the maximum ones.
+ */
 export interface NetworkSettings {
-  min_concurrency: number;
+  max_concurrency: number;
   preferred_concurrency: number;
-  min_parallelism: number;
+  max_parallelism: number;
   preferred_parallelism: number;
 }
 export type NetworkNumber = keyof NetworkSettings;
 export const NETWORK_NUMBERS: readonly NetworkNumber[] = [
-  'min_concurrency',
+  'max_concurrency',
   'preferred_concurrency',
-  'min_parallelism',
+  'max_parallelism',
   'preferred_parallelism',
 ];
 
-/** What the four numbers read as under each preset (compat-notes). */
+/** What the four numbers read as under each preset (compat-notes): normal as the hosted service shows it, the others below and above. */
 export const NETWORK_PRESETS: Record<Exclude<NetworkUse, 'custom'>, NetworkSettings> = {
-  minimal: { min_concurrency: 1, preferred_concurrency: 1, min_parallelism: 1, preferred_parallelism: 1 },
-  normal: { min_concurrency: 1, preferred_concurrency: 2, min_parallelism: 2, preferred_parallelism: 4 },
-  aggressive: { min_concurrency: 2, preferred_concurrency: 8, min_parallelism: 4, preferred_parallelism: 16 },
+  minimal: { max_concurrency: 2, preferred_concurrency: 1, max_parallelism: 2, preferred_parallelism: 1 },
+  normal: { max_concurrency: 4, preferred_concurrency: 2, max_parallelism: 8, preferred_parallelism: 4 },
+  aggressive: { max_concurrency: 16, preferred_concurrency: 8, max_parallelism: 16, preferred_parallelism: 8 },
 };
 
 export function checkNetworkUse(value: string): NetworkUse {
@@ -33,15 +38,15 @@ export function checkNetworkUse(value: string): NetworkUse {
 }
 
 export function checkCustomSettings(settings: NetworkSettings): NetworkSettings {
-  checkInteger('min_concurrency', settings.min_concurrency, 1, 128);
+  checkInteger('max_concurrency', settings.max_concurrency, 1, 128);
   checkInteger('preferred_concurrency', settings.preferred_concurrency, 1, 128);
-  checkInteger('min_parallelism', settings.min_parallelism, 1, 64);
+  checkInteger('max_parallelism', settings.max_parallelism, 1, 64);
   checkInteger('preferred_parallelism', settings.preferred_parallelism, 1, 64);
-  if (settings.min_concurrency > settings.preferred_concurrency) {
-    throw new BadRequestError('Invalid min_concurrency: must be at most preferred_concurrency');
+  if (settings.preferred_concurrency > settings.max_concurrency) {
+    throw new BadRequestError('Invalid preferred_concurrency: must be at most max_concurrency');
   }
-  if (settings.min_parallelism > settings.preferred_parallelism) {
-    throw new BadRequestError('Invalid min_parallelism: must be at most preferred_parallelism');
+  if (settings.preferred_parallelism > settings.max_parallelism) {
+    throw new BadRequestError('Invalid preferred_parallelism: must be at most max_parallelism');
   }
   return settings;
 }

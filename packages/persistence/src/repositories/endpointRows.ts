@@ -1,4 +1,4 @@
-import { Endpoint, type EndpointKind, type EndpointRole, type EndpointState, type EndpointWithRoles, type NetworkUse, type PrincipalType, type ServerScheme } from '@xfer/core';
+import { Endpoint, type EndpointKind, type EndpointRole, type EndpointState, type EndpointWithRoles, type NetworkSettings, type NetworkUse, type PrincipalType, type ServerScheme } from '@xfer/core';
 import type { EndpointRecord } from '../records/schemas';
 import { bool, boolOrNull, fromTime, toTime } from './mapping';
 
@@ -27,10 +27,21 @@ export function endpointFromRecord(r: EndpointRecord): Endpoint {
     local_user_info_available: boolOrNull(r.local_user_info_available),
     subscription_admin_verified: bool(r.subscription_admin_verified),
     network_use: r.network_use as NetworkUse | null,
-    custom_network: r.custom_network === null ? null : JSON.parse(r.custom_network),
+    custom_network: r.custom_network === null ? null : customNetworkFromJson(r.custom_network),
     servers: (JSON.parse(r.servers) as EndpointState['servers']).map((s) => ({ ...s, scheme: s.scheme as ServerScheme })),
     next_server_id: Number(r.next_server_id),
   });
+}
+
+/** Custom network numbers as stored: rows written before 2026-11-26 name the ceilings `min_*` (the spec's older names). */
+function customNetworkFromJson(json: string): NetworkSettings {
+  const stored = JSON.parse(json) as Partial<NetworkSettings> & { min_concurrency?: number; min_parallelism?: number };
+  return {
+    max_concurrency: (stored.max_concurrency ?? stored.min_concurrency)!,
+    preferred_concurrency: stored.preferred_concurrency!,
+    max_parallelism: (stored.max_parallelism ?? stored.min_parallelism)!,
+    preferred_parallelism: stored.preferred_parallelism!,
+  };
 }
 
 /** The caller's role assignment beside an endpoint `e` (LEFT JOINed as `r`). */

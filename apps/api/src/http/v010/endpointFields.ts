@@ -85,13 +85,13 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'vcp_paused', value: ({ s }) => s.vcp_paused, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'network_use', value: ({ s }) => s.network_use, schema: { enum: ['minimal', 'normal', 'aggressive', 'custom', null] }, input: 'string' },
   { name: 'location', value: ({ s }) => s.location, schema: nullable('string'), input: 'string' },
-  { name: 'min_concurrency', value: ({ numbers }) => numbers?.min_concurrency ?? null, schema: nullable('integer'), input: 'integer' },
+  // the spec's older names of max_concurrency and max_parallelism (compat: both names, one value)
+  { name: 'min_concurrency', value: ({ numbers }) => numbers?.max_concurrency ?? null, schema: { ...nullable('integer'), description: "The spec's name of max_concurrency: the same value" }, input: 'integer', aliasOf: 'max_concurrency' },
   { name: 'preferred_concurrency', value: ({ numbers }) => numbers?.preferred_concurrency ?? null, schema: nullable('integer'), input: 'integer' },
-  { name: 'min_parallelism', value: ({ numbers }) => numbers?.min_parallelism ?? null, schema: nullable('integer'), input: 'integer' },
+  { name: 'min_parallelism', value: ({ numbers }) => numbers?.max_parallelism ?? null, schema: { ...nullable('integer'), description: "The spec's name of max_parallelism: the same value" }, input: 'integer', aliasOf: 'max_parallelism' },
   { name: 'preferred_parallelism', value: ({ numbers }) => numbers?.preferred_parallelism ?? null, schema: nullable('integer'), input: 'integer' },
-  // the hosted service's names of min_concurrency and min_parallelism (compat: both names, one value)
-  { name: 'max_concurrency', value: ({ numbers }) => numbers?.min_concurrency ?? null, schema: { ...nullable('integer'), description: "The hosted service's name of min_concurrency: the same value" }, input: 'integer', aliasOf: 'min_concurrency' },
-  { name: 'max_parallelism', value: ({ numbers }) => numbers?.min_parallelism ?? null, schema: { ...nullable('integer'), description: "The hosted service's name of min_parallelism: the same value" }, input: 'integer', aliasOf: 'min_parallelism' },
+  { name: 'max_concurrency', value: ({ numbers }) => numbers?.max_concurrency ?? null, schema: { ...nullable('integer'), description: 'Ceiling of concurrent files: preferred_concurrency is at most this' }, input: 'integer' },
+  { name: 'max_parallelism', value: ({ numbers }) => numbers?.max_parallelism ?? null, schema: { ...nullable('integer'), description: 'Ceiling of parallel streams: preferred_parallelism is at most this' }, input: 'integer' },
   { name: 'local_user_info_available', value: ({ s, host, shared }) => shared ? (host?.snapshot.local_user_info_available ?? null) : s.local_user_info_available, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'https_server', value: ({ s }) => s.https_server, schema: nullable('string'), input: 'string' },
   { name: 'entity_type', value: ({ s }) => ENTITY_TYPES[s.kind], schema: { enum: ['GCSv4_host', 'GCSv4_share', 'GCP_mapped_collection'] }, input: 'readOnly' },

@@ -71,7 +71,7 @@ declareFields(ServerDocumentDto.prototype, {
   ...Object.fromEntries(DERIVED_SERVER_FIELDS.map((f) => [f, 'any'])),
 });
 
-/** The hosted names of two settings (compat: requests take either name, never two values): [hosted, spec]. */
+/** Two settings with a second name (compat: requests take either name, never two values): [alias, name]. */
 const CONCURRENCY_ALIASES = ENDPOINT_FIELDS.flatMap((f) => (f.aliasOf ? [[f.name, f.aliasOf] as const] : []));
 
 /** Every key of endpoint, shared-endpoint and update bodies, including the read-only ones of a GET. */
@@ -123,14 +123,14 @@ export function checkDataType(body: { DATA_TYPE?: unknown }, expected: string): 
   }
 }
 
-/** The hosted names of the concurrency settings, as the spec's names; both names with different values: 400 naming them. */
+/** The spec's older names of the concurrency ceilings, as the hosted names; both names with different values: 400 naming them. */
 function withConcurrencyAliases(body: EndpointBody): EndpointBody {
   let resolved = body;
-  for (const [hosted, spec] of CONCURRENCY_ALIASES) {
-    if (resolved[hosted] === undefined) continue;
-    const { [hosted]: value, ...rest } = resolved;
-    if (rest[spec] !== undefined && !jsonEqual(rest[spec], value)) throw new BadRequestError(`${hosted} and ${spec} are one field and disagree: send one of them`);
-    resolved = { ...rest, [spec]: value };
+  for (const [alias, name] of CONCURRENCY_ALIASES) {
+    if (resolved[alias] === undefined) continue;
+    const { [alias]: value, ...rest } = resolved;
+    if (rest[name] !== undefined && !jsonEqual(rest[name], value)) throw new BadRequestError(`${alias} and ${name} are one field and disagree: send one of them`);
+    resolved = { ...rest, [name]: value };
   }
   return resolved;
 }
