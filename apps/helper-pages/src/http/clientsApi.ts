@@ -1,4 +1,4 @@
-import { OWN_AUTH_CODE_PAGE, type AuthorizationServerService, type ClientRegistrationService, type ClientState } from '@xfer/core';
+import { grantTypesOf, OWN_AUTH_CODE_PAGE, type AuthorizationServerService, type ClientRegistrationService, type ClientState } from '@xfer/core';
 import basicAuth from 'basic-auth';
 import express, { Router, type Request, type Response } from 'express';
 
@@ -10,7 +10,7 @@ function clientDocument(req: Request, client: ClientState) {
     name: client.display_name,
     public_client: client.public_client,
     redirect_uris: client.redirect_uris.map((uri) => (uri === OWN_AUTH_CODE_PAGE ? `${origin}${uri}` : uri)),
-    grant_types: client.public_client ? ['authorization_code', 'refresh_token'] : ['authorization_code', 'client_credentials', 'refresh_token'],
+    grant_types: grantTypesOf(client),
     parent_client: client.template_id,
     fqdns: [],
     visibility: 'private',

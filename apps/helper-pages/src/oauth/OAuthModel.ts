@@ -15,6 +15,7 @@ import OAuth2Server, {
 import { answerTo } from '../http/errors';
 import {
   DomainError,
+  grantTypesOf,
   isRegisteredRedirect,
   OWN_AUTH_CODE_PAGE,
   type AuthorizationServerService,
@@ -90,8 +91,7 @@ export class OAuthModel {
   ) {}
 
   static grantClient(state: ClientState): GrantClient {
-    const grants = state.public_client ? ['authorization_code', 'refresh_token'] : ['authorization_code', 'refresh_token', 'client_credentials'];
-    return { id: state.id, redirectUris: state.redirect_uris, grants, state };
+    return { id: state.id, redirectUris: state.redirect_uris, grants: grantTypesOf(state), state };
   }
 
   async getClient(clientId: string, clientSecret: string | null | undefined): Promise<GrantClient | null> {
@@ -170,7 +170,7 @@ export class OAuthModel {
   }
 
   async getUserFromClient(client: GrantClient): Promise<GrantUser> {
-    const identity = await this.service.clientCredentials.clientIdentity(client.state);
+    const identity = await translated(() => this.service.clientCredentials.clientIdentity(client.state));
     return { id: identity.id, viaClientCredentials: true };
   }
 

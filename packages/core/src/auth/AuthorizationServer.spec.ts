@@ -342,6 +342,13 @@ describe('AuthorizationServerService', () => {
       expect(await server().clientCredentials.clientIdentity(portal)).toEqual(first);
       expect(await world.uow.repositories.identities.findById(portal.id)).toEqual(first);
     });
+
+    it('gives no identity of its own to a client made from a template, nor to a public one: they act only for people', async () => {
+      const made = { ...portal, id: 'c1a1e000-0000-4000-8000-000000000001', template_id: '95fdeba8-fac2-42bd-a357-e068d82ff78e' };
+      await expect(server().clientCredentials.clientIdentity(made)).rejects.toMatchObject({ code: 'unauthorized_client', message: "A client made from a template gets tokens only through a person's sign-in, never as itself" });
+      await expect(server().clientCredentials.clientIdentity({ ...portal, public_client: true })).rejects.toMatchObject({ code: 'unauthorized_client', message: 'A public client cannot act as itself' });
+      expect(await world.uow.repositories.identities.findById(made.id)).toBeNull();
+    });
   });
 
   describe('revocation (RFC 7009)', () => {

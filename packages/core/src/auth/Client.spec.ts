@@ -1,5 +1,5 @@
 import { BadRequestError } from '../shared/errors';
-import { checkBranding, checkClientDisplayName, checkRedirectUri, findNamedClient, safeReturnLink, type ClientRepository, type ClientState } from './Client';
+import { checkBranding, checkClientDisplayName, checkRedirectUri, findNamedClient, grantTypesOf, safeReturnLink, type ClientRepository, type ClientState } from './Client';
 
 const client = (redirect_uris: string[]): ClientState => ({
   id: '0f8fad5b-d9cb-469f-a165-70867728950e',
@@ -83,5 +83,18 @@ describe('the client a request names', () => {
     expect(await findNamedClient(clients, 'not-a-uuid')).toBeNull();
     // a stored id column of type uuid would refuse the others
     expect(clients.findById).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the grants a client may use', () => {
+  it('lets only a confidential client of its own (not one made from a template) act as itself', () => {
+    expect(grantTypesOf({ public_client: false, template_id: null })).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
+    expect(grantTypesOf({ public_client: false, template_id: '95fdeba8-fac2-42bd-a357-e068d82ff78e' })).toEqual(['authorization_code', 'refresh_token']);
+    expect(grantTypesOf({ public_client: true, template_id: null })).toEqual(['authorization_code', 'refresh_token']);
+  });
+
+  it('refuses a display name with bidirectional controls, which would show it otherwise than it is', () => {
+    for (const control of ['\u202a', '\u202e', '\u2066', '\u2069']) expect(() => checkClientDisplayName(`Portal ${control}x`)).toThrow('must not contain bidirectional control characters');
+    expect(checkClientDisplayName('Portail \u00e9t\u00e9 \u05e9\u05dc\u05d5\u05dd')).toBe('Portail \u00e9t\u00e9 \u05e9\u05dc\u05d5\u05dd');
   });
 });

@@ -60,7 +60,18 @@ export function checkBranding(branding: Partial<ClientBranding>): ClientBranding
 
 export function checkClientDisplayName(name: string): string {
   if (name.trim() === '') throw new BadRequestError('Invalid display_name: must not be empty');
-  return checkText('display_name', name, { max: 128, singleLine: true });
+  return checkText('display_name', name, { max: 128, singleLine: true, plainDirection: true });
+}
+
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
+/**
+ * The grants a client may use. A public client has no secret to act as itself with; a client made
+ * from a template (a native app's, POST /v2/api/clients, without credentials) exists to carry a
+ * person's sign-in: it gets tokens through that person's code and refresh tokens, never as itself.
+ */
+export function grantTypesOf(client: Pick<ClientState, 'public_client' | 'template_id'>): GrantType[] {
+  return client.public_client || client.template_id !== null ? ['authorization_code', 'refresh_token'] : ['authorization_code', 'refresh_token', 'client_credentials'];
 }
 
 export function checkRedirectUri(uri: string): string {

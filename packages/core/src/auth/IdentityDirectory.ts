@@ -4,6 +4,7 @@ import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { findLiveToken, hashToken } from './AccessToken';
 import type { ConsentState } from './Consent';
 import { identityDocument, isClientUsername, LOCAL_IDENTITY_PROVIDER, MAX_USERNAME, newIdentity, type IdentityState } from './Identity';
+import { AUTH_RESOURCE_SERVER } from './Scope';
 import { DEFAULT_SIGN_IN_THROTTLE } from './SignInThrottle';
 
 export type IdentityDirectoryRepositories = RepositoriesOf<'accessTokens' | 'consents' | 'identities' | 'scopes' | 'signInFailures'>;
@@ -17,6 +18,8 @@ export interface DirectoryCaller {
   setIds: ReadonlySet<string>;
   /** Whether the token carries the `email` scope: without it no address is shown, the caller's own included. */
   mayReadEmail: boolean;
+  /** The service the token is for: consents are the authorization service's to show. */
+  resourceServer: string;
 }
 
 /** The OpenID Connect scope that lets a token read e-mail addresses. */
@@ -47,7 +50,7 @@ export class IdentityDirectory {
     const live = token ? await findLiveToken(this.uow.repositories, token, this.clock.now()) : null;
     if (!live) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     const set = await this.uow.repositories.identities.listSet(live.identity.set_id);
-    return { identity: live.identity, setIds: new Set(set.map((i) => i.id)), mayReadEmail: live.token.scopes.includes(EMAIL_SCOPE) };
+    return { identity: live.identity, setIds: new Set(set.map((i) => i.id)), mayReadEmail: live.token.scopes.includes(EMAIL_SCOPE), resourceServer: live.token.resource_server };
   }
 
   /**
@@ -90,9 +93,13 @@ export class IdentityDirectory {
 
   /**
    * The consents of one of the caller's own identities, each with its scope's name: the hosted
-   * SDK's get_consents (its to_forest() builds the tree from dependency_path). Another's: 403.
+   * SDK's get_consents (its to_forest() builds the tree from dependency_path). Another's: 403; so
+   * is a token for another service (one minted for the transfer API says nothing of consents).
    */
   async consentsOf(caller: DirectoryCaller, identityId: string): Promise<(ConsentState & { scope_name: string })[]> {
+    if (caller.resourceServer !== AUTH_RESOURCE_SERVER) {
+      throw new PermissionDeniedError(`Consents are listed only with a token for the authorization service (${AUTH_RESOURCE_SERVER}), not one for ${caller.resourceServer}`);
+    }
     const id = identityId.toLowerCase();
     if (!caller.setIds.has(id)) throw new PermissionDeniedError("Only the consents of your own identities can be listed");
     const consents = await this.uow.repositories.consents.listForIdentities([id]);

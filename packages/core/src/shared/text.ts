@@ -5,7 +5,12 @@ export interface TextRule {
   max: number;
   singleLine?: boolean;
   ascii?: boolean;
+  /** A name shown to people as a trust decision (a client's, on the consent screen): no bidirectional controls that reorder what they read. */
+  plainDirection?: boolean;
 }
+
+/** Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they make text read otherwise than it is stored. */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 
 /** C0 control characters other than tab, LF and CR: never meaningful in a field, and NUL breaks Postgres. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
@@ -25,6 +30,9 @@ export function checkText(field: string, value: string, rule: TextRule): string 
   }
   if (rule.ascii && /[^\x20-\x7e]/.test(value)) {
     throw new BadRequestError(`Invalid ${field}: must be printable ASCII`);
+  }
+  if (rule.plainDirection && BIDI_CONTROL.test(value)) {
+    throw new BadRequestError(`Invalid ${field}: must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)`);
   }
   return value;
 }

@@ -79,6 +79,34 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       await database.drop();
     }
   });
+
+  it('revokes the tokens a client made from a template got as itself, and no other', async () => {
+    const database = await backend.create();
+    const engine = await openEngine(database.url);
+    try {
+      await engine.dataSource.undoLastMigration();
+      expect(MIGRATIONS[MIGRATIONS.length - 1].name).toBe('TemplateClientsActAsPeople1765584000000');
+      const repositories = typeormRepositories(engine, engine.dataSource.manager);
+      const now = new Date('2026-11-20T00:00:00Z');
+      const client = (id: string, template_id: string | null) => ({ id, display_name: id, branding: { logo_url: null, primary_color: null, background_color: null }, redirect_uris: [], public_client: false, secret_hash: 'h', resource_server: null, template_id, created_at: now });
+      const made = randomUUID();
+      const robot = randomUUID();
+      const person = randomUUID();
+      await repositories.clients.add(client(made, '95fdeba8-fac2-42bd-a357-e068d82ff78e'));
+      await repositories.clients.add(client(robot, null));
+      const token = (hash: string, identity_id: string, client_id: string) => ({ token_hash: hash.repeat(64), identity_id, client_id, created_at: now, expires_at: null, revoked_at: null, scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'], resource_server: 'transfer.api.globus.org', refresh_token_hash: null, consent_client_id: null });
+      await repositories.accessTokens.add(token('a', made, made));
+      await repositories.accessTokens.add(token('b', person, made));
+      await repositories.accessTokens.add(token('c', robot, robot));
+      await engine.dataSource.runMigrations();
+      expect((await repositories.accessTokens.findByHash('a'.repeat(64)))?.revoked_at).toEqual(expect.any(Date));
+      expect((await repositories.accessTokens.findByHash('b'.repeat(64)))?.revoked_at).toBeNull();
+      expect((await repositories.accessTokens.findByHash('c'.repeat(64)))?.revoked_at).toBeNull();
+    } finally {
+      await engine.close();
+      await database.drop();
+    }
+  });
 });
 
 describe.each(testBackends())('the search index on $name', (backend) => {

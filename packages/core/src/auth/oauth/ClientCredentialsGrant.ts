@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/ports';
-import type { ClientState } from '../Client';
+import { grantTypesOf, type ClientState } from '../Client';
 import { newIdentity, type IdentityState } from '../Identity';
-import { type AuthorizationServerRepositories, clientUsername } from './rules';
+import { type AuthorizationServerRepositories, clientUsername, OAuthProtocolError } from './rules';
 
 /** The client credentials grant (RFC 6749 4.4): the identity a confidential client acts as. */
 export class ClientCredentialsGrant {
@@ -12,6 +12,9 @@ export class ClientCredentialsGrant {
 
   /** The identity a confidential client acts as with client_credentials: its own, made on first use. */
   async clientIdentity(client: ClientState): Promise<IdentityState> {
+    if (!grantTypesOf(client).includes('client_credentials')) {
+      throw new OAuthProtocolError('unauthorized_client', client.template_id !== null ? 'A client made from a template gets tokens only through a person\'s sign-in, never as itself' : 'A public client cannot act as itself');
+    }
     return this.uow.transaction(async (repos) => {
       const existing = await repos.identities.findById(client.id);
       if (existing) return existing;
