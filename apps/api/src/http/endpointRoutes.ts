@@ -5,7 +5,7 @@ import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
 import { decodePauseRule, decodeSubscriptionAdminVerified, decodeSubscriptionChange } from './v010/endpointManager';
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
-import { encodeShareCursor, searchRequest, sharesPage } from './v010/paging';
+import { encodeShareCursor, pauseRuleListQuery, searchRequest, sharesPage } from './v010/paging';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, pauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
   assertSentBackUnchanged,
@@ -226,9 +226,9 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
   }
 
   router.get('/endpoint_manager/pause_rule_list', async (req, res) => {
-    const filter = typeof req.query.filter_endpoint === 'string' ? req.query.filter_endpoint.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-    const rules = await manager.pauseRules(principalOf(res), filter);
-    res.json({ DATA_TYPE: 'pause_rule_list', DATA: rules.map(pauseRuleDocument) });
+    const { filter, offset, limit } = pauseRuleListQuery(req.query);
+    const page = await manager.pauseRules(principalOf(res), filter, { offset, limit });
+    res.json({ DATA_TYPE: 'pause_rule_list', offset: page.offset, limit: page.limit, has_next_page: page.hasNextPage, DATA: page.rules.map(pauseRuleDocument) });
   });
 
   router.post('/endpoint_manager/pause_rule', async (req, res) => {

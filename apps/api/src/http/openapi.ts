@@ -184,7 +184,11 @@ export const openApiDocument = {
       get: {
         operationId: 'pauseRuleList',
         summary: 'Pause rules of the endpoints the caller manages them on (administrators, activity managers)',
-        parameters: [{ name: 'filter_endpoint', in: 'query', required: false, description: 'Comma-separated endpoint ids', schema: { type: 'string' } }],
+        parameters: [
+          { name: 'filter_endpoint', in: 'query', required: false, description: 'Comma-separated endpoint ids, at most 100 distinct', schema: { type: 'string' } },
+          { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+          { name: 'limit', in: 'query', required: false, description: 'Rules a page, 1 to 1000 (default 1000)', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+        ],
         responses: { '200': ok('Pause rules', ref('PauseRuleFullList')), ...errors },
       },
     },
@@ -258,7 +262,7 @@ export const openApiDocument = {
         },
         ['DATA_TYPE', 'id', 'message', 'endpoint_id', 'editable'],
       ),
-      PauseRuleFullList: documented({ DATA_TYPE: { const: 'pause_rule_list' }, DATA: { type: 'array', items: ref('PauseRule') } }, ['DATA_TYPE', 'DATA']),
+      PauseRuleFullList: documented({ DATA_TYPE: { const: 'pause_rule_list' }, offset: { type: 'integer' }, limit: { type: 'integer' }, has_next_page: { type: 'boolean' }, DATA: { type: 'array', items: ref('PauseRule') } }, ['DATA_TYPE', 'offset', 'limit', 'has_next_page', 'DATA']),
       PauseRuleInput: {
         type: 'object',
         description: 'endpoint_id and message on create; the pause_* flags not given pause. The read-only fields of a GET are accepted and ignored.',

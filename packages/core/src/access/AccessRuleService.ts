@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/Principal';
 import type { Endpoint } from '../endpoint/Endpoint';
 import { hostRolesOf, loadEndpoint } from '../endpoint/loadEndpoint';
-import { canManageAccessRules, isOwnerAdministrator, MONITOR_ROLES, oversees, type EndpointRole } from '../role/Role';
+import { canManageAccessRules, canViewEndpoint, isOwnerAdministrator, MONITOR_ROLES, oversees, type EndpointRole } from '../role/Role';
 import { AccessRuleNotFoundError, BadRequestError, ExistsError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
@@ -24,6 +24,13 @@ export interface AccessRulePatch {
 }
 
 const explicit = (rule: AccessRuleState): AccessRuleView => ({ ...rule, role_id: null, role_type: null });
+
+/** Only shares have access rules; that an endpoint is not one is said only to those who may see it (a stranger learns nothing of a private endpoint's kind). */
+function assertShareToOneWhoMaySee(endpoint: Endpoint, roles: readonly EndpointRole[]): void {
+  if (endpoint.kind === 'shared') return;
+  if (!canViewEndpoint(endpoint.isPublic, roles)) throw new PermissionDeniedError(`You may not see endpoint '${endpoint.id}'`);
+  throw new BadRequestError(`Endpoint '${endpoint.id}' is not a shared endpoint: only shares have access rules`);
+}
 
 /** Access rules of shares (catalogue features 4): managed by the share's administrators and access managers. */
 export class AccessRuleService {
@@ -98,7 +105,7 @@ export class AccessRuleService {
    */
   private async share(repos: Repos, caller: Principal, xid: string, forUpdate: boolean): Promise<Endpoint> {
     const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false, forUpdate });
-    if (endpoint.kind !== 'shared') throw new BadRequestError(`Endpoint '${endpoint.id}' is not a shared endpoint: only shares have access rules`);
+    assertShareToOneWhoMaySee(endpoint, roles);
     if (canManageAccessRules(roles)) return endpoint;
     if (!forUpdate && oversees((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) return endpoint;
     throw new PermissionDeniedError(`You need the 'administrator' or 'access_manager' role on endpoint '${endpoint.id}' to manage its access rules`);
@@ -107,7 +114,7 @@ export class AccessRuleService {
   /** The share, for a caller who monitors it or its host (the endpoint manager's access_list). */
   private async monitoredShare(repos: Repos, caller: Principal, xid: string): Promise<Endpoint> {
     const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false });
-    if (endpoint.kind !== 'shared') throw new BadRequestError(`Endpoint '${endpoint.id}' is not a shared endpoint: only shares have access rules`);
+    assertShareToOneWhoMaySee(endpoint, roles);
     const monitors = (held: readonly EndpointRole[]) => held.some((r) => MONITOR_ROLES.includes(r));
     if (monitors(roles) || monitors((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) return endpoint;
     throw new PermissionDeniedError(`You need the 'administrator', 'activity_manager' or 'activity_monitor' role on endpoint '${endpoint.id}' or its host`);

@@ -17,6 +17,17 @@ type Repos = EndpointManagerRepositories['repositories'];
 /** At most this many endpoints in one answer of the endpoint manager (monitored endpoints, pause rules). */
 export const MAX_MANAGED_ENDPOINTS = 1000;
 
+/** A pause-rule list names at most this many endpoints, and answers at most this many rules a page. */
+export const PAUSE_RULE_LIST_LIMITS = { endpoints: 100, rules: 1000 } as const;
+
+/** A page of pause rules: `offset` into them, at most `limit`. */
+export interface PauseRulePage {
+  rules: PauseRuleState[];
+  offset: number;
+  limit: number;
+  hasNextPage: boolean;
+}
+
 /** A new pause rule, or the changes to one: the flags not given pause (as the operator's rules do). */
 export interface PauseRuleInput {
   endpoint_id?: string;
@@ -68,19 +79,32 @@ export class EndpointManagerService {
     return views;
   }
 
-  /** The pause rules of the endpoints the caller manages them on (those of `endpointIds` only, when given). */
-  async pauseRules(caller: Principal, endpointIds?: readonly string[]): Promise<PauseRuleState[]> {
+  /**
+   * The pause rules of the endpoints the caller manages them on (those of `endpointIds` only, when
+   * given: each named once, at most PAUSE_RULE_LIST_LIMITS.endpoints), a page at a time.
+   */
+  async pauseRules(caller: Principal, endpointIds?: readonly string[], page: { offset?: number; limit?: number } = {}): Promise<PauseRulePage> {
+    const limit = page.limit ?? PAUSE_RULE_LIST_LIMITS.rules;
+    const offset = page.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 1 || limit > PAUSE_RULE_LIST_LIMITS.rules) throw new BadRequestError(`Invalid limit: a number from 1 to ${PAUSE_RULE_LIST_LIMITS.rules}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a number from 0');
     const repos = this.uow.repositories;
     let endpoints: Endpoint[];
     if (endpointIds) {
+      const distinct = [...new Set(endpointIds.map((id) => id.toLowerCase()))];
+      if (distinct.length > PAUSE_RULE_LIST_LIMITS.endpoints) throw new BadRequestError(`Invalid filter_endpoint: at most ${PAUSE_RULE_LIST_LIMITS.endpoints} endpoints, not ${distinct.length}`);
       endpoints = [];
-      for (const id of endpointIds) endpoints.push((await this.managing(repos, caller, id)).endpoint);
+      for (const id of distinct) endpoints.push((await this.managing(repos, caller, id)).endpoint);
     } else {
       endpoints = (await this.held(caller, PAUSE_RULE_MANAGERS)).map((h) => h.endpoint);
     }
+    // one rule list per endpoint, read only as far as the page reaches
     const rules: PauseRuleState[] = [];
-    for (const endpoint of endpoints) rules.push(...(await repos.pauseRules.listForEndpoint(endpoint.id)));
-    return rules;
+    for (const endpoint of endpoints) {
+      rules.push(...(await repos.pauseRules.listForEndpoint(endpoint.id)));
+      if (rules.length > offset + limit) break;
+    }
+    return { rules: rules.slice(offset, offset + limit), offset, limit, hasNextPage: rules.length > offset + limit };
   }
 
   async pauseRule(caller: Principal, ruleId: string): Promise<PauseRuleState> {

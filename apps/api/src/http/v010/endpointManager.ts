@@ -9,8 +9,9 @@ const FLAGS = ['pause_ls', 'pause_mkdir', 'pause_rename', 'pause_task_delete', '
 class PauseRuleDto {
   [field: string]: unknown;
   @IsOptional() @IsString() DATA_TYPE?: string;
-  @IsOptional() @IsString() endpoint_id?: string;
-  @IsOptional() @IsString() message?: string;
+  // a value or absent: null is no endpoint and no message
+  @ValidateIf((_o, v) => v !== undefined) @IsString() endpoint_id?: string;
+  @ValidateIf((_o, v) => v !== undefined) @IsString() message?: string;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsString() identity_id?: string | null;
   @ValidateIf((_o, v) => v !== undefined && v !== null) @IsString() start_time?: string | null;
   @IsOptional() @IsBoolean() pause_ls?: boolean;

@@ -58,3 +58,13 @@ export function searchRequest(query: Record<string, unknown>): EndpointSearchReq
     offset: integer('offset', text('offset')),
   };
 }
+
+/** The query of `GET /endpoint_manager/pause_rule_list`: `filter_endpoint` (comma-joined ids), `offset` and `limit`. */
+export function pauseRuleListQuery(query: Record<string, unknown>): { filter: string[] | undefined; offset: number | undefined; limit: number | undefined } {
+  const filter = first(query.filter_endpoint);
+  return {
+    filter: filter?.split(',').map((s) => s.trim()).filter(Boolean),
+    offset: integer('offset', first(query.offset)),
+    limit: integer('limit', first(query.limit)),
+  };
+}
