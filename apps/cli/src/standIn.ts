@@ -37,8 +37,12 @@ interface Fault {
   count: number;
 }
 
-/** At most this many requests in the journal: the oldest go first. */
-const JOURNAL_LIMIT = 10_000;
+/** At most this many requests in the journal, and about this many bytes of them: the oldest go first. */
+const JOURNAL_LIMIT = { entries: 10_000, bytes: 4 * 1024 * 1024 };
+/** A journal entry keeps a query of at most this many bytes (as JSON); a longer one is cut, and says so. */
+const JOURNAL_QUERY_BYTES = 2048;
+/** At most this many faults pending at once. */
+const FAULT_LIMIT = 100;
 
 /** What the hosted services answer a fault with: their error document, code by status. */
 function faultCode(status: number): string {
@@ -54,7 +58,9 @@ function faultCode(status: number): string {
  * to the seed, read the request journal and inject faults.
  */
 export class StandIn {
-  private readonly journal: JournalEntry[] = [];
+  /** The journal's entries, each with its size as JSON, and the sum of those sizes. */
+  private journal: { entry: JournalEntry; bytes: number }[] = [];
+  private journalBytes = 0;
   private faults: Fault[] = [];
 
   private constructor(
@@ -118,7 +124,8 @@ export class StandIn {
   /** Back to the seed: every table as it was after seeding; the journal and the faults cleared. */
   async reset(): Promise<void> {
     await this.engine.restore(this.seeded);
-    this.journal.length = 0;
+    this.journal = [];
+    this.journalBytes = 0;
     this.faults = [];
   }
 
@@ -134,15 +141,19 @@ export class StandIn {
     return (req: Request, res: Response, next: NextFunction) => {
       if (req.path.startsWith('/_xfer/')) return next();
       res.once('finish', () => {
-        this.journal.push({
+        const query = JSON.stringify(req.query);
+        const entry: JournalEntry = {
           method: req.method,
-          path: req.originalUrl.split('?')[0],
-          query: { ...req.query },
+          path: req.originalUrl.split('?')[0].slice(0, JOURNAL_QUERY_BYTES),
+          query: query.length <= JOURNAL_QUERY_BYTES ? { ...req.query } : { _truncated: `${query.slice(0, JOURNAL_QUERY_BYTES)}...` },
           status: res.statusCode,
           identity_id: (res.locals.identityId as string | undefined) ?? null,
           time: new Date().toISOString(),
-        });
-        if (this.journal.length > JOURNAL_LIMIT) this.journal.splice(0, this.journal.length - JOURNAL_LIMIT);
+        };
+        const bytes = JSON.stringify(entry).length;
+        this.journal.push({ entry, bytes });
+        this.journalBytes += bytes;
+        while (this.journal.length > JOURNAL_LIMIT.entries || this.journalBytes > JOURNAL_LIMIT.bytes) this.journalBytes -= this.journal.shift()!.bytes;
       });
       next();
     };
@@ -165,6 +176,14 @@ export class StandIn {
 
   private controlRoutes() {
     const router = express.Router();
+    const error = (res: Response, status: number, code: string, message: string) => res.status(status).json({ code, message, request_id: randomUUID().slice(0, 9), resource: res.req.originalUrl });
+    // a page of another site must not drive a developer's stand-in: a form posts no JSON, and a browser names its origin
+    router.use((req, res, next) => {
+      const origin = req.get('origin');
+      if ((origin !== undefined && origin !== this.url) || req.get('sec-fetch-site') === 'cross-site') return error(res, 403, 'PermissionDenied', 'Control routes answer only their own origin');
+      if (req.get('content-type') !== undefined && !req.is('application/json')) return error(res, 415, 'BadRequest', 'Control routes take JSON bodies only (Content-Type: application/json)');
+      next();
+    });
     router.use(express.json({ limit: '16kb' }));
     router.get('/health', (_req, res) => res.json({ status: 'ok', url: this.url }));
     router.post('/reset', async (_req, res) => {
@@ -174,16 +193,19 @@ export class StandIn {
     });
     router.get('/requests', (req, res) => {
       const path = typeof req.query.path === 'string' ? req.query.path : null;
-      res.json({ requests: path === null ? this.journal : this.journal.filter((r) => r.path.startsWith(path)) });
+      const entries = this.journal.map((r) => r.entry);
+      res.json({ requests: path === null ? entries : entries.filter((r) => r.path.startsWith(path)) });
     });
     router.get('/faults', (_req, res) => res.json({ faults: this.faults }));
     router.post('/faults', (req, res) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const bad = (why: string) => res.status(400).json({ code: 'BadRequest', message: why, request_id: randomUUID().slice(0, 9), resource: '/_xfer/faults' });
+      const bad = (why: string) => error(res, 400, 'BadRequest', why);
+      if (this.faults.length >= FAULT_LIMIT) return error(res, 409, 'LimitExceeded', `At most ${FAULT_LIMIT} faults pending at once: clear them (DELETE /_xfer/faults)`);
       const unknown = Object.keys(body).filter((k) => !['method', 'path', 'status', 'count', 'retry_after', 'delay_ms'].includes(k));
       if (unknown.length > 0) return bad(`Unknown fields: ${unknown.join(', ')}`);
       const method = typeof body.method === 'string' ? body.method.toUpperCase() : '*';
-      if (typeof body.path !== 'string' || !body.path.startsWith('/')) return bad("Field 'path' is required: a path prefix such as /v0.10/endpoint/");
+      if (typeof body.path !== 'string' || !body.path.startsWith('/') || body.path.length > 2048) return bad("Field 'path' is required: a path prefix such as /v0.10/endpoint/, at most 2048 characters");
+      if (body.method !== undefined && (typeof body.method !== 'string' || !/^([A-Za-z]{1,16}|\*)$/.test(body.method))) return bad("Invalid 'method': an HTTP method such as GET, or *");
       const integer = (name: string, min: number, max: number): number | null | undefined => {
         const value = body[name];
         if (value === undefined || value === null) return null;
@@ -206,7 +228,7 @@ export class StandIn {
       this.faults = [];
       res.json({ faults: [] });
     });
-    router.use((req, res) => res.status(404).json({ code: 'ClientError.NotFound', message: `No control route ${req.method} ${req.path}`, request_id: randomUUID().slice(0, 9), resource: req.originalUrl }));
+    router.use((req, res) => error(res, 404, 'ClientError.NotFound', `No control route ${req.method} ${req.path}`));
     // a body that cannot be read is the caller's mistake; anything else ours: JSON either way, never a page or a stack
     router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
       const status = (error as { status?: number }).status;

@@ -115,6 +115,49 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     expect({ status: unreadable.status, type: unreadable.headers.get('content-type') }).toEqual({ status: 400, type: expect.stringContaining('application/json') });
   });
 
+  it('F10: a page of another site cannot drive the control routes (no form bodies, no foreign origin); a plain POST still resets', async () => {
+    const made = async () => (await (await control('/requests?path=/v0.10/endpoint')).json()).requests.length as number;
+    await transfer.endpoint.get(LAB, as('alice-token'));
+    const attempts: [string, RequestInit][] = [
+      ['form', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'a=1' }],
+      ['text', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' }],
+      ['multipart', { method: 'POST', headers: { 'Content-Type': 'multipart/form-data; boundary=x' }, body: '--x--' }],
+      ['origin', { method: 'POST', headers: { Origin: 'https://attacker.example' } }],
+      ['fetch metadata', { method: 'POST', headers: { 'Sec-Fetch-Site': 'cross-site' } }],
+    ];
+    for (const [name, init] of attempts) {
+      const res = await control('/reset', init);
+      expect({ name, status: res.status, code: (await res.json()).code }).toEqual({ name, status: name === 'origin' || name === 'fetch metadata' ? 403 : 415, code: expect.any(String) });
+      expect(await made()).toBe(1);
+    }
+    expect((await control('/faults', { method: 'DELETE', headers: { Origin: 'https://attacker.example' } })).status).toBe(403);
+    expect((await control('/reset', { method: 'POST', headers: { Origin: url } })).status).toBe(200);
+    expect(await made()).toBe(0);
+  });
+
+  it('F11: at most 100 faults pending, and a journal bounded in bytes as well as in entries (long queries cut, and marked)', async () => {
+    for (let i = 0; i < 100; i++) expect((await post('/faults', { path: `/v0.10/nothing-${i}`, status: 503 })).status).toBe(201);
+    const over = await post('/faults', { path: '/v0.10/one-more', status: 503 });
+    expect(over.status).toBe(409);
+    expect((await over.json()).message).toContain('At most 100 faults');
+    expect((await post('/faults', { path: `/${'p'.repeat(3000)}`, status: 503 })).status).toBe(409);
+    await control('/faults', { method: 'DELETE' });
+    expect((await post('/faults', { path: `/${'p'.repeat(3000)}`, status: 503 })).status).toBe(400);
+    // a query of 15 KB is kept as its first 2 KB, marked
+    await fetch(`${url}/v0.10/endpoint_search?filter_fulltext=${'x'.repeat(15_000)}`, as('alice-token'));
+    const cut = (JSON.parse(await (await control('/requests')).text()).requests as { query: Record<string, string> }[]).at(-1)!.query;
+    expect(cut._truncated).toMatch(/^\{"filter_fulltext":"x+\.\.\.$/);
+    expect(cut._truncated.length).toBeLessThanOrEqual(2051);
+    // 2,200 entries of 2 KB each would be 4.8 MB: the oldest go, the journal stays within 4 MB
+    const near = 'y'.repeat(1_950);
+    for (let i = 0; i < 2_200; i++) await fetch(`${url}/v0.10/endpoint/${i}?q=${near}`);
+    const journal = await (await control('/requests')).text();
+    expect(journal.length).toBeLessThan(4.1 * 1024 * 1024);
+    const requests = JSON.parse(journal).requests as { path: string; query: Record<string, string> }[];
+    expect(requests.length).toBeLessThan(2_200);
+    expect(requests.at(-1)).toMatchObject({ path: '/v0.10/endpoint/2199', query: { q: near } });
+  });
+
   it('exports its state in the seed format when it stops; loading the export and exporting again gives the same file', async () => {
     // this test starts its own stand-ins: the one of beforeEach goes
     child.stdin!.end();
