@@ -1,4 +1,7 @@
-import { CLI_TEMPLATE_CLIENT, CONSOLE_CLIENT, isTokenUsable, STANDARD_CLIENTS, type CoreServices, type Endpoint, type Repositories } from '@xfer/core';
+import { constants, closeSync, fchmodSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { CLI_TEMPLATE_CLIENT, CONSOLE_CLIENT, isClientUsername, isTokenUsable, STANDARD_CLIENTS, type CoreServices, type Endpoint, type Repositories } from '@xfer/core';
+import { stringify as stringifyYaml } from 'yaml';
+import { ConfigError } from '@xfer/config';
 
 type Entry = Record<string, unknown>;
 
@@ -27,7 +30,8 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
 
   for (const identity of identities) {
     const linked = identities.filter((i) => i.set_id === identity.id && i.id !== identity.id).map((i) => i.username);
-    seed.identities.push(compact({ id: identity.id, username: identity.username, name: identity.name, email: identity.email, organization: identity.organization, password_hash: identity.password_hash, linked: linked.length > 0 ? linked : null }));
+    // a client's own identity: made again by its client when the seed is loaded, with the client's id
+    seed.identities.push(compact({ id: isClientUsername(identity.username) ? null : identity.id, username: identity.username, name: identity.name, email: identity.email, organization: identity.organization, password_hash: identity.password_hash, linked: linked.length > 0 ? linked : null }));
   }
   for (const group of groups) seed.groups.push({ id: group.id, name: group.name, members: group.members });
   for (const subscription of await admin.subscriptions.listSubscriptions()) {
@@ -106,4 +110,26 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
     }
   }
   return Object.fromEntries(Object.entries(seed).filter(([, list]) => list.length > 0));
+}
+
+/**
+ * Writes a seed (JSON, or YAML for .yaml/.yml) readable by its owner only: it holds the hashes of
+ * passwords, tokens and secrets. A symbolic link at `file` is refused, never followed.
+ */
+export function writeSeedFile(file: string, seed: Record<string, Entry[]>): void {
+  const text = /\.ya?ml$/i.test(file) ? stringifyYaml(seed) : `${JSON.stringify(seed, null, 2)}\n`;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new ConfigError(`${file} is a symbolic link: the export is written only to a file of its own`);
+    throw error;
+  }
+  try {
+    fchmodSync(fd, 0o600);
+    ftruncateSync(fd, 0);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -17,9 +17,7 @@ import { closeGracefully, listen } from '@xfer/server-kit';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { seedDatabase } from './seed';
 import { StandIn } from './standIn';
-import { exportSeed } from './exportSeed';
-import { writeFileSync } from 'node:fs';
-import { stringify as stringifyYaml } from 'yaml';
+import { exportSeed, writeSeedFile } from './exportSeed';
 import { bothApps } from './bothApps';
 
 /** Exit code for bad arguments and refused operations. */
@@ -475,7 +473,7 @@ export function buildProgram(io: Io): Command {
     .description('write the database\'s state in the seed format of serve --ephemeral (JSON, or YAML for .yaml/.yml)')
     .action(async (file: string) => {
       const seed = await withServices((services, engine) => exportSeed(services, new TypeormUnitOfWork(engine).repositories));
-      writeFileSync(file, /\.ya?ml$/i.test(file) ? stringifyYaml(seed) : `${JSON.stringify(seed, null, 2)}\n`);
+      writeSeedFile(file, seed);
       io.out(program.opts().json ? JSON.stringify({ file, objects: Object.values(seed).reduce((n, list) => n + list.length, 0) }) : `wrote ${file}`);
     });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { decodeCreateEndpoint, decodeCreateSharedEndpoint } from '@xfer/api';
-import { DomainError, type CoreServices, type Principal } from '@xfer/core';
+import { decodeCreateEndpoint, decodeCreateSharedEndpoint, decodeNewAccessRule } from '@xfer/api';
+import { DomainError, isClientUsername, isUuid, type CoreServices, type Principal } from '@xfer/core';
 import { ConfigError } from '@xfer/config';
 import { parse as parseYaml } from 'yaml';
 
@@ -51,22 +51,62 @@ export class SeedFile {
       if (!(SECTIONS as readonly string[]).includes(section)) throw new SeedError(`${file}: unknown list '${section}' (known: ${SECTIONS.join(', ')})`);
       if (!Array.isArray(list) || list.some((e) => e === null || typeof e !== 'object' || Array.isArray(e))) throw new SeedError(`${file}: '${section}' must be a list of objects`);
     }
-    return new SeedFile(file, parsed as Record<string, Entry[]>);
+    const seed = new SeedFile(file, parsed as Record<string, Entry[]>);
+    seed.checkShapes();
+    return seed;
   }
 
-  /** Creates every object, in the order their references need; `nextId` makes the next id the services take. */
+  /** Where an object stands, as every message names it: the file, the list and index, and its name. */
+  private where(section: string, index: number, entry: Entry): string {
+    const label = typeof entry.username === 'string' ? entry.username : typeof entry.name === 'string' ? entry.name : typeof entry.display_name === 'string' ? entry.display_name : undefined;
+    return `${this.file}: ${section}[${index}]${label ? ` (${label})` : ''}`;
+  }
+
+  /**
+   * What the use cases cannot see before they store: every id a UUID and none given twice (an id
+   * names one object in the whole seed), and the nested lists of endpoints made of objects.
+   */
+  private checkShapes(): void {
+    const ids = new Map<string, string>();
+    const checkId = (id: unknown, where: string) => {
+      if (id === undefined) return;
+      if (typeof id !== 'string' || !isUuid(id)) throw new SeedError(`${where}: id: a UUID such as 2f7c5d4e-1b8a-4c3d-9e6f-0a1b2c3d4e5f, not ${JSON.stringify(id)?.slice(0, 60)}`);
+      const other = ids.get(id.toLowerCase());
+      if (other !== undefined) throw new SeedError(`${where}: id: '${id}' is the id of ${other} too`);
+      ids.set(id.toLowerCase(), where.slice(this.file.length + 2));
+    };
+    const objects = (value: unknown, where: string, what: string): Entry[] => {
+      if (value === undefined) return [];
+      if (!Array.isArray(value) || value.some((v) => v === null || typeof v !== 'object' || Array.isArray(v))) throw new SeedError(`${where}: a list of ${what}`);
+      return value as Entry[];
+    };
+    for (const section of SECTIONS) {
+      for (const [index, entry] of (this.content[section] ?? []).entries()) {
+        const where = this.where(section, index, entry);
+        // a client's own identity has the client's id (checked when it is made)
+        if (!(section === 'identities' && typeof entry.username === 'string' && isClientUsername(entry.username))) checkId(entry.id, where);
+        if (section !== 'endpoints') continue;
+        objects(entry.roles, `${where}: roles`, '{principal, role}');
+        objects(entry.servers, `${where}: servers`, 'server documents');
+        for (const [i, share] of objects(entry.shares, `${where}: shares`, 'shared endpoints').entries()) {
+          checkId(share.id, `${where}: shares[${i}]`);
+          objects(share.access, `${where}: shares[${i}].access`, 'access rules');
+        }
+      }
+    }
+  }
+
+  /** Creates every object, in the order their references need; `nextId` makes the next id the services take. Returns how many objects the seed lists. */
   async apply(services: CoreServices, nextId: (id: string) => void): Promise<number> {
     const { admin } = services;
-    let count = 0;
+    const count = SECTIONS.reduce((n, section) => n + (this.content[section]?.length ?? 0), 0);
     const each = async (section: (typeof SECTIONS)[number], work: (entry: Entry, at: (field: string) => string) => Promise<void>) => {
       for (const [index, entry] of (this.content[section] ?? []).entries()) {
-        const label = typeof entry.username === 'string' ? entry.username : typeof entry.name === 'string' ? entry.name : typeof entry.display_name === 'string' ? entry.display_name : undefined;
-        const where = `${this.file}: ${section}[${index}]${label ? ` (${label})` : ''}`;
+        const where = this.where(section, index, entry);
         const allowed: readonly string[] | null = section === 'endpoints' ? null : KEYS[section];
         for (const key of Object.keys(entry)) if (allowed && !allowed.includes(key)) throw new SeedError(`${where}: unknown field '${key}' (known: ${allowed.join(', ')})`);
         try {
           await work(entry, (field) => `${where}: ${field}`);
-          count++;
         } catch (error) {
           if (error instanceof SeedError) throw error;
           if (error instanceof DomainError) throw new SeedError(`${where}: ${error.message}`);
@@ -86,9 +126,12 @@ export class SeedFile {
       return value as string[];
     };
 
+    // a client's own identity (an export lists it among identities) is made by the client, below
+    const ofClient = (entry: Entry) => typeof entry.username === 'string' && isClientUsername(entry.username);
     // passwords are hashed (scrypt, on libuv's threads) side by side: the seed's slowest part
     const passwords: Promise<Error | null>[] = [];
     await each('identities', async (entry, at) => {
+      if (ofClient(entry)) return;
       const username = text(entry, 'username', at)!;
       const id = text(entry, 'id', at, false);
       if (id !== undefined) nextId(id.toLowerCase());
@@ -103,21 +146,6 @@ export class SeedFile {
     });
     const failed = (await Promise.all(passwords)).find((error) => error !== null);
     if (failed) throw failed;
-    await each('identities', async (entry, at) => {
-      for (const other of names(entry, 'linked', at)) await admin.identities.linkIdentities(entry.username as string, other);
-    });
-    await each('groups', async (entry, at) => {
-      const name = text(entry, 'name', at)!;
-      const id = text(entry, 'id', at, false);
-      if (id !== undefined) nextId(id.toLowerCase());
-      await admin.identities.addGroup(name);
-      for (const member of names(entry, 'members', at)) await admin.identities.addGroupMember(name, member);
-    });
-    await each('subscriptions', async (entry, at) => {
-      const id = text(entry, 'id', at, false);
-      if (id !== undefined) nextId(id.toLowerCase());
-      await admin.subscriptions.addSubscription(text(entry, 'name', at)!, names(entry, 'members', at), names(entry, 'admins', at));
-    });
     const clients = new Map<string, string>();
     await each('clients', async (entry, at) => {
       const id = text(entry, 'id', at, false);
@@ -133,6 +161,29 @@ export class SeedFile {
       });
       clients.set(client.display_name, client.id);
       clients.set(client.id, client.id);
+    });
+    await each('identities', async (entry, at) => {
+      if (!ofClient(entry)) return;
+      const clientId = (entry.username as string).split('@')[0];
+      const client = await services.authorizationServer.registry.client(clientId);
+      if (!client) throw new SeedError(`${at('username')}: the identity of client '${clientId}', which is not among the seed's clients`);
+      if (entry.id !== undefined && String(entry.id).toLowerCase() !== client.id) throw new SeedError(`${at('id')}: a client's identity has the client's id, ${client.id}`);
+      await services.authorizationServer.clientCredentials.clientIdentity(client);
+    });
+    await each('identities', async (entry, at) => {
+      for (const other of names(entry, 'linked', at)) await admin.identities.linkIdentities(entry.username as string, other);
+    });
+    await each('groups', async (entry, at) => {
+      const name = text(entry, 'name', at)!;
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
+      await admin.identities.addGroup(name);
+      for (const member of names(entry, 'members', at)) await admin.identities.addGroupMember(name, member);
+    });
+    await each('subscriptions', async (entry, at) => {
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
+      await admin.subscriptions.addSubscription(text(entry, 'name', at)!, names(entry, 'members', at), names(entry, 'admins', at));
     });
     await each('tokens', async (entry, at) => {
       const scopes = names(entry, 'scopes', at);
@@ -196,9 +247,14 @@ export class SeedFile {
         const made = await services.endpoints.createSharedEndpoint(shareOwner, await decodeCreateSharedEndpoint({ ...shareFields, host_endpoint: endpointId }));
         for (const [j, rule] of ((access ?? []) as Entry[]).entries()) {
           const where = at(`shares[${i}].access[${j}]`);
-          const type = rule?.principal_type;
-          const principal = type === 'identity' || type === 'group' ? await principalId(String(rule.principal), where) : '';
-          await services.accessRules.add(shareOwner, made.id, { ...(rule as Entry), principal_type: String(type), principal } as Parameters<CoreServices['accessRules']['add']>[2]);
+          const type = rule.principal_type;
+          const principal = (type === 'identity' || type === 'group') && typeof rule.principal === 'string' ? await principalId(rule.principal, where) : (rule.principal ?? '');
+          try {
+            // the API's decoder checks each field's type, as for a POST of the rule
+            await services.accessRules.add(shareOwner, made.id, await decodeNewAccessRule({ ...rule, principal }));
+          } catch (error) {
+            throw error instanceof DomainError ? new SeedError(`${where}: ${error.message}`) : error;
+          }
         }
       }
     });

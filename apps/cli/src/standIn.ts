@@ -8,9 +8,7 @@ import { createApp as createPagesApp, helperPagesConfig, prepareSigningKeys } fr
 import { openMemoryEngine, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
 import { coreServicesOf, TOKENS } from '@xfer/server-kit';
 import type { Container } from 'inversify';
-import { writeFileSync } from 'node:fs';
-import { stringify as stringifyYaml } from 'yaml';
-import { exportSeed } from './exportSeed';
+import { exportSeed, writeSeedFile } from './exportSeed';
 import { createLogger } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { bothApps } from './bothApps';
@@ -74,7 +72,7 @@ export class StandIn {
   /** The current state in the seed format (`--export-on-exit`). */
   async exportTo(file: string): Promise<void> {
     const seed = await exportSeed(coreServicesOf(this.container), this.container.get(TOKENS.UnitOfWork).repositories);
-    writeFileSync(file, /\.ya?ml$/i.test(file) ? stringifyYaml(seed) : `${JSON.stringify(seed, null, 2)}\n`);
+    writeSeedFile(file, seed);
   }
 
   static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -179,6 +179,34 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     child.kill('SIGTERM');
     await once(child, 'exit');
     expect(JSON.parse(readFileSync(join(dir, 'second.json'), 'utf8'))).toEqual(first);
+    // readable by its owner only: it holds hashes of passwords and tokens
+    expect(statSync(join(dir, 'second.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it("F13: an export where a client has its own identity loads back; an export is never written through a symbolic link", async () => {
+    child.stdin!.end();
+    await once(child, 'exit');
+    const robot = '6b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e';
+    writeFileSync(join(dir, 'robot.json'), JSON.stringify({ ...SEED, clients: [{ id: robot, name: 'Robot', secret: 'robot-secret-1', confidential: true }], tokens: [...SEED.tokens, { client: 'Robot', value: 'robot-token' }] }));
+    url = await start(['--seed', 'robot.json', '--export-on-exit', 'first.json']);
+    expect((await fetch(`${url}/v0.10/endpoint_search?filter_scope=my-endpoints`, as('robot-token'))).status).toBe(200);
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    const first = JSON.parse(readFileSync(join(dir, 'first.json'), 'utf8'));
+    expect(first.identities).toContainEqual({ username: `${robot}@clients.auth.globus.org`, name: 'Robot' });
+    url = await start(['--seed', 'first.json', '--export-on-exit', 'second.json']);
+    expect((await fetch(`${url}/v0.10/endpoint_search?filter_scope=my-endpoints`, as('robot-token'))).status).toBe(200);
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    expect(JSON.parse(readFileSync(join(dir, 'second.json'), 'utf8'))).toEqual(first);
+    // a link planted where the export goes is refused, and what it points at is untouched
+    writeFileSync(join(dir, 'precious.txt'), 'keep me');
+    symlinkSync(join(dir, 'precious.txt'), join(dir, 'linked.json'));
+    const refused = await new Promise<{ code: number; err: string }>((resolve) =>
+      execFile(process.execPath, [BIN, 'export', 'linked.json', '--database', 'sqlite::memory:'], { cwd: dir }, (error, _out, err) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, err })),
+    );
+    expect(refused).toEqual({ code: 2, err: expect.stringContaining('linked.json is a symbolic link') });
+    expect(readFileSync(join(dir, 'precious.txt'), 'utf8')).toBe('keep me');
   });
 
   it('names the file, the object and the field of a seed it cannot load, and exits 2', async () => {
@@ -195,6 +223,33 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
       code: 2,
       err: expect.stringMatching(/bad\.json: endpoints\[0\] \(X\): Invalid location 'nowhere'/),
     });
+  });
+
+  it('F12: refuses duplicate ids, duplicate token values, out-of-range numbers, wrong types in access rules and ids that are not UUIDs, naming them (exit 2)', async () => {
+    const run = (seed: unknown) =>
+      new Promise<{ code: number; err: string }>((resolve) => {
+        writeFileSync(join(dir, 'bad.json'), JSON.stringify(seed));
+        execFile(process.execPath, [BIN, 'serve', '--ephemeral', '--port', '0', '--seed', 'bad.json'], { cwd: dir }, (error, _out, err) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, err: err.trim() }));
+      });
+    const ID = '2f7c5d4e-1b8a-4c3d-9e6f-0a1b2c3d4e5f';
+    const alice = { username: 'a@example.org' };
+    const hostWithRules = (access: unknown) => ({
+      identities: [alice],
+      subscriptions: [{ name: 'S', members: ['a@example.org'] }],
+      endpoints: [{ owner: 'a@example.org', display_name: 'H', subscription_id: 'DEFAULT', servers: [{ hostname: 'h.example.org' }], shares: [{ display_name: 'Sh', host_path: '/x/', access }] }],
+    });
+    const cases: [unknown, string][] = [
+      [{ clients: [{ id: ID, name: 'A' }, { id: ID.toUpperCase(), name: 'B' }] }, `bad.json: clients[1] (B): id: '${ID.toUpperCase()}' is the id of clients[0] (A) too`],
+      [{ identities: [{ ...alice, id: ID }], endpoints: [{ id: ID, owner: 'a@example.org', display_name: 'E' }] }, `bad.json: endpoints[0] (E): id: '${ID}' is the id of identities[0] (a@example.org) too`],
+      [{ identities: [{ ...alice, id: 'not-a-uuid' }] }, 'bad.json: identities[0] (a@example.org): id: a UUID'],
+      [{ identities: [alice], groups: [{ id: 7, name: 'g' }] }, 'bad.json: groups[0] (g): id: a UUID'],
+      [{ identities: [alice], tokens: [{ identity: 'a@example.org', value: 'token-one' }, { identity: 'a@example.org', value: 'token-one' }] }, 'bad.json: tokens[1]: A token with this value exists already'],
+      [{ identities: [alice], tokens: [{ identity: 'a@example.org', value: 'token-one', expires_in: 1e20 }] }, 'bad.json: tokens[0]: Invalid expires_in: a whole number of seconds from 1 to 315360000'],
+      [hostWithRules([{ principal_type: 'all_authenticated_users', principal: '', path: 7, permissions: 5 }]), 'bad.json: endpoints[0] (H): shares[0].access[0]: Invalid path: must be a string or null; Invalid permissions'],
+      [hostWithRules(['x']), 'bad.json: endpoints[0] (H): shares[0].access: a list of access rules'],
+      [{ identities: [alice], endpoints: [{ owner: 'a@example.org', display_name: 'E', shares: [5] }] }, 'bad.json: endpoints[0] (E): shares: a list of shared endpoints'],
+    ];
+    for (const [seed, message] of cases) expect(await run(seed)).toEqual({ code: 2, err: expect.stringContaining(`xfer: ${message}`) });
   });
 
   it('serves the web console under /console/, whose client outlives a reset', async () => {

@@ -1,4 +1,4 @@
-import { hashToken, newTokenSecret, tokenId, type AccessTokenState } from '../auth/AccessToken';
+import { hashToken, newTokenSecret, tokenId, type AccessTokenRepository, type AccessTokenState } from '../auth/AccessToken';
 import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
 import { checkScopeName, resourceServerOf } from '../auth/Scope';
 import { ConsentSet, type ConsentState } from '../auth/Consent';
@@ -18,6 +18,15 @@ export interface IssuedToken {
 export type TokenAdminRepositories = RepositoriesOf<'accessTokens' | 'clients' | 'consents' | 'identities' | 'scopes'>;
 
 /** Tokens an operator issues or revokes, and consents. */
+/** The longest lifetime an operator may give a token: ten years. */
+export const MAX_OPERATOR_TOKEN_LIFETIME = 10 * 365 * 24 * 60 * 60;
+
+/** A token whose value (its hash) another token has already is refused: two holders would share one credential. */
+async function addOnce(tokens: AccessTokenRepository, token: AccessTokenState): Promise<void> {
+  if (await tokens.findByHash(token.token_hash)) throw new ConflictError('A token with this value exists already: give another value');
+  await tokens.add(token);
+}
+
 export class TokenAdministration {
   constructor(
     private readonly uow: TokenAdminRepositories,
@@ -35,10 +44,13 @@ export class TokenAdministration {
       // several scopes, space-separated as in OAuth 2.0
       const scopes = scope.split(' ').filter(Boolean);
       if (value !== undefined && !/^[\x21-\x7e]{8,512}$/.test(value)) throw new BadRequestError('Invalid token value: 8 to 512 printable ASCII characters without spaces');
+      if (lifetimeSeconds !== null && (!Number.isInteger(lifetimeSeconds) || lifetimeSeconds < 1 || lifetimeSeconds > MAX_OPERATOR_TOKEN_LIFETIME)) {
+        throw new BadRequestError(`Invalid expires_in: a whole number of seconds from 1 to ${MAX_OPERATOR_TOKEN_LIFETIME} (ten years)`);
+      }
       const token = value ?? newTokenSecret();
       const now = this.clock.now();
       const expires_at = lifetimeSeconds === null ? null : new Date(now.getTime() + lifetimeSeconds * 1000);
-      await repos.accessTokens.add(operatorToken(identity.id, scopes, hashToken(token), expires_at, now));
+      await addOnce(repos.accessTokens, operatorToken(identity.id, scopes, hashToken(token), expires_at, now));
       return { token, identity_id: identity.id, expires_at };
     });
   }
@@ -47,7 +59,7 @@ export class TokenAdministration {
     if (!/^[0-9a-f]{64}$/.test(token.token_hash)) throw new BadRequestError('Invalid value_hash: a token hash as xfer export writes it');
     await this.uow.transaction(async (repos) => {
       const identity = await identityNamed(repos, username);
-      await repos.accessTokens.add(operatorToken(identity.id, token.scopes, token.token_hash, token.expires_at, this.clock.now()));
+      await addOnce(repos.accessTokens, operatorToken(identity.id, token.scopes, token.token_hash, token.expires_at, this.clock.now()));
     });
   }
   /** Tokens of an identity, without their secrets (which are never stored). */
