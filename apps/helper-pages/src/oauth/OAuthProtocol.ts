@@ -1,5 +1,5 @@
 import OAuth2Server, { OAuthError, Request, Response, ServerError } from '@node-oauth/oauth2-server';
-import { parseScopeParameter, type AuthorizationServerService, type IdTokenService, type IssuedAccessToken, type SignedIn } from '@xfer/core';
+import { OAuthProtocolError, parseScopeParameter, type AuthorizationServerService, type IdTokenService, type IssuedAccessToken, type SignedIn } from '@xfer/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import { OAuthModel, tokenDocument, type GrantUser } from './OAuthModel';
 
@@ -43,7 +43,11 @@ export class OAuthProtocol {
   private readonly authorizeServer: OAuth2Server;
   private readonly tokenServer: OAuth2Server;
 
-  constructor(service: AuthorizationServerService, idTokens: IdTokenService, options: OAuthProtocolOptions) {
+  constructor(
+    private readonly service: AuthorizationServerService,
+    idTokens: IdTokenService,
+    options: OAuthProtocolOptions,
+  ) {
     this.authorizeServer = new OAuth2Server({
       model: new OAuthModel(service, idTokens, false) as unknown as OAuth2Server.AuthorizationCodeModel,
       authorizationCodeLifetime: options.codeLifetimeSeconds,
@@ -75,6 +79,15 @@ export class OAuthProtocol {
 
   /** The token endpoint: a form body and headers as they came. */
   async token(headers: IncomingHttpHeaders, body: Record<string, unknown>): Promise<ProtocolResult> {
+    // the library sees only the roots of the scope string: the names in brackets are checked here, never ignored
+    if (typeof body.scope === 'string' && body.scope.includes('[')) {
+      try {
+        await this.service.registry.checkScopeParameter(body.scope);
+      } catch (error) {
+        if (!(error instanceof OAuthProtocolError)) throw error;
+        return { status: 400, headers: { 'cache-control': 'no-store' }, body: { error: error.code, error_description: error.message }, location: null, failure: null };
+      }
+    }
     const request = new Request({ headers: headers as Record<string, string>, method: 'POST', query: {}, body: { ...body, ...rootScopes(body.scope) } });
     const response = new Response();
     const result = await this.run(response, () => this.tokenServer.token(request, response));

@@ -44,4 +44,14 @@ describe.each(BACKENDS)('security review three, authorization service, on $name'
     expect(made.status).toBe(400);
     expect(made.body.client).toBeUndefined();
   });
+
+  it('also seen: a dependency named in brackets of a scope string at the token endpoint must exist, as at the authorization endpoint', async () => {
+    const robot = await pages.admin.clients.addClient({ display_name: 'Robot', redirect_uris: [], public_client: false });
+    const token = (scope: string) => pages.http.post('/v2/oauth2/token').auth(robot.client.id, robot.secret!).type('form').send({ grant_type: 'client_credentials', scope });
+    const unknown = await token(`${TRANSFER_SCOPE}[urn:example:scope:nowhere.example.org:all]`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ error: 'invalid_scope', error_description: "Unknown scope 'urn:example:scope:nowhere.example.org:all'" });
+    expect(unknown.body.access_token).toBeUndefined();
+    expect((await token(`${TRANSFER_SCOPE}[openid]`)).status).toBe(200);
+  });
 });

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashToken } from '../AccessToken';
 import { findNamedClient, type ClientState } from '../Client';
-import type { AuthorizationServerRepositories } from './rules';
+import { knownScopes, type AuthorizationServerRepositories } from './rules';
 
 /** Clients and scopes as the protocol meets them: who a request is for, who authenticates at the token endpoints, which scopes exist. */
 export class OAuthRegistry {
@@ -24,6 +24,13 @@ export class OAuthRegistry {
     if (!secret || !client.secret_hash) return null;
     const given = Buffer.from(hashToken(secret), 'hex');
     return timingSafeEqual(given, Buffer.from(client.secret_hash, 'hex')) ? client : null;
+  }
+  /**
+   * A scope parameter as a whole, dependencies in brackets included: each name registered, else
+   * invalid_scope naming it (the token endpoint hands the protocol library only the roots).
+   */
+  async checkScopeParameter(scope: string): Promise<void> {
+    await knownScopes(this.uow.repositories, scope);
   }
   /** The names of every registered scope (for the discovery document). */
   async scopeNames(): Promise<string[]> {
