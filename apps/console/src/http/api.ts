@@ -61,14 +61,17 @@ export class PersonApi {
       throw new ApiError(502, 'Unavailable', `The service at ${target.origin} did not answer. Try again in a moment.`);
     }
     const text = await response.text();
-    let document: Json = {};
+    let document: unknown = null;
     try {
-      document = text ? (JSON.parse(text) as Json) : {};
+      document = JSON.parse(text);
     } catch {
-      // an answer that is not JSON (a proxy's page): the status says enough
+      // an answer that is not JSON (a proxy's page): the status says enough of a refusal
     }
+    const fields: Json = document !== null && typeof document === 'object' && !Array.isArray(document) ? (document as Json) : {};
     if (response.status === 401) throw new SignedOutError('Your sign-in has ended');
-    if (!response.ok) throw new ApiError(response.status, String(document.code ?? response.status), String(document.message ?? response.statusText));
-    return document;
+    if (!response.ok) throw new ApiError(response.status, String(fields.code ?? response.status), String(fields.message ?? response.statusText));
+    // a success that is no JSON document (a proxy's or another service's page) is no answer of the API
+    if (fields !== document) throw new ApiError(502, 'Unavailable', `The service at ${target.origin} answered with something other than the API's JSON. Try again in a moment.`);
+    return fields;
   }
 }

@@ -9,7 +9,7 @@ import helmet from 'helmet';
 import { ApiError, PersonApi, SignedOutError } from './api';
 import { consolePages, type PageContext } from './pages';
 import { ConsoleSessions, DEFAULT_SESSION_OPTIONS, type ConsoleSession, type SessionOptions } from './sessions';
-import { ConsoleSignIn, SignInError } from './signIn';
+import { ConsoleSignIn, PendingSignIns, SIGN_IN_SECONDS, SignInError } from './signIn';
 
 export interface ConsoleOptions {
   /** Where the console calls the API (without /v0.10). */
@@ -28,6 +28,8 @@ export interface ConsoleOptions {
 }
 
 export const CONSOLE_SESSION_COOKIE = 'xfer_console';
+/** A sign-in under way, sealed (see PendingSignIns). */
+export const CONSOLE_SIGN_IN_COOKIE = 'xfer_console_signin';
 const CSRF_COOKIE = 'xfer_console_csrf';
 const BASE = '/console';
 const CONSOLE_STATIC_DIR = join(__dirname, '..', '..', 'public');
@@ -40,14 +42,19 @@ export function safeConsolePath(next: unknown): string {
   return `${url.pathname}${url.search}`;
 }
 
+/** The console's Express app, and what ends its sessions (revoking their tokens) when the process stops. */
+export type ConsoleApp = Express & { endSessions(): Promise<void> };
+
 /**
  * The web console: server-rendered pages over the public API, as a first-party OAuth client.
  * Every page lives under /console/; the app does not listen.
  */
-export function createConsoleApp(options: ConsoleOptions): Express {
+export function createConsoleApp(options: ConsoleOptions): ConsoleApp {
   const views = createViews(join(__dirname, '..', '..', 'views'));
-  const sessions = new ConsoleSessions({ ...DEFAULT_SESSION_OPTIONS, ...options.sessions });
   const signIn = new ConsoleSignIn(options);
+  // whenever a session ends, everything its sign-in got is revoked
+  const sessions = new ConsoleSessions((ended) => signIn.revoke(ended.tokens), { ...DEFAULT_SESSION_OPTIONS, ...options.sessions });
+  const pendingSignIns = new PendingSignIns();
   const authOrigin = new URL(options.authUrl).origin;
   const csrfSecret = options.csrfSecret ?? randomBytes(32).toString('hex');
 
@@ -105,7 +112,7 @@ export function createConsoleApp(options: ConsoleOptions): Express {
   /** The page's context for a signed-in person; null when the browser was sent to sign in. */
   function signedIn(req: Request, res: Response): PageContext | null {
     const session = sessionOf(req);
-    if (!session?.person || !session.tokens) {
+    if (!session) {
       res.redirect(303, `${BASE}/login?next=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : `${BASE}/search`)}`);
       return null;
     }
@@ -130,20 +137,25 @@ export function createConsoleApp(options: ConsoleOptions): Express {
   app.get(BASE, (_req, res) => res.redirect(302, `${BASE}/`));
 
   app.get(`${BASE}/login`, async (req, res) => {
-    const existing = sessionOf(req);
     const next = safeConsolePath(req.query.next);
-    if (existing?.person) return res.redirect(303, next);
-    const session = existing ?? sessions.create();
-    res.cookie(CONSOLE_SESSION_COOKIE, session.id, cookieOptions(req));
-    res.redirect(303, await signIn.start(session, next));
+    if (sessionOf(req)) return res.redirect(303, next);
+    // nothing kept on the server until the sign-in completes: the request under way travels sealed in the browser's cookie
+    const { url, pending } = await signIn.start(next);
+    res.cookie(CONSOLE_SIGN_IN_COOKIE, await pendingSignIns.seal(pending), { ...cookieOptions(req), maxAge: SIGN_IN_SECONDS * 1000 });
+    res.redirect(303, url);
   });
 
   app.get(`${BASE}/callback`, async (req, res) => {
-    const session = sessionOf(req);
+    const pending = await pendingSignIns.open(req.cookies?.[CONSOLE_SIGN_IN_COOKIE] as string | undefined);
+    res.clearCookie(CONSOLE_SIGN_IN_COOKIE, cookieOptions(req));
     try {
-      if (!session) throw new SignInError('This sign-in did not start in this browser, or took too long');
-      const next = await signIn.finish(session, req.query as Record<string, string>);
-      res.redirect(303, next);
+      const { person, tokens } = await signIn.finish(pending, req.query as Record<string, string>);
+      // a new session id at every sign-in: whatever id the browser held before names nothing now
+      const before = sessionOf(req);
+      if (before) await sessions.end(before);
+      const session = sessions.create(person, tokens);
+      res.cookie(CONSOLE_SESSION_COOKIE, session.id, cookieOptions(req));
+      res.redirect(303, pending!.next);
     } catch (error) {
       if (!(error instanceof SignInError)) throw error;
       render(req, res, 'error.njk', { title: 'Sign-in failed', message: `${error.message}. Sign in again from the start page.` }, 400);
@@ -152,10 +164,7 @@ export function createConsoleApp(options: ConsoleOptions): Express {
 
   app.post(`${BASE}/logout`, ...form, async (req, res) => {
     const session = sessionOf(req);
-    if (session) {
-      sessions.end(session);
-      if (session.tokens) await signIn.revoke(session.tokens.all);
-    }
+    if (session) await sessions.end(session);
     for (const name of [CONSOLE_SESSION_COOKIE, CSRF_COOKIE]) res.clearCookie(name, cookieOptions(req));
     // on to the authorization service's sign-out, which links back here
     const logout = new URL('/v2/web/logout', options.authUrl);
@@ -172,7 +181,7 @@ export function createConsoleApp(options: ConsoleOptions): Express {
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof SignedOutError) {
       const session = sessionOf(req);
-      if (session) sessions.end(session);
+      if (session) void sessions.end(session);
       return res.redirect(303, `${BASE}/login?next=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : `${BASE}/search`)}`);
     }
     if ((error as { code?: string })?.code === 'EBADCSRFTOKEN') {
@@ -192,7 +201,7 @@ export function createConsoleApp(options: ConsoleOptions): Express {
     logRequestError(res, error);
     render(req, res, 'error.njk', { title: 'Something went wrong', message: 'An internal error occurred. Please try again later.', requestId: requestIdOf(res) }, 500);
   });
-  return app;
+  return Object.assign(app, { endSessions: () => sessions.endAll() });
 }
 
 export type { ConsoleSession };

@@ -71,15 +71,30 @@ function endpointTabs(ep: Json, kind: EndpointKind, current: string) {
   return tabs;
 }
 
+/**
+ * What each id in a console path looks like: checked before any call, so that `..`, a slash or
+ * anything else never reaches the API as part of its path (a mismatch is the console's 404 page).
+ */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PATH_IDS: Record<string, RegExp> = { id: UUID, serverId: /^\d{1,9}$/, roleId: UUID, ruleId: UUID };
+
 export function consolePages(signedIn: (req: Request, res: Response) => PageContext | null, form: RequestHandler[]): Router {
   const router = Router();
+  for (const [name, pattern] of Object.entries(PATH_IDS)) router.param(name, (_req, _res, next, value) => next(pattern.test(String(value)) ? undefined : 'router'));
 
   /** A page of one endpoint: loads it (a 404 or 403 of the API becomes that page) and renders within its tabs. */
   function endpointPage(tab: string, handler: (page: PageContext & { ep: Json; kind: EndpointKind; show: (template: string, context: Record<string, unknown>, status?: number) => void }, req: Request) => Promise<void>): RequestHandler {
     return async (req, res) => {
       const page = signedIn(req, res);
       if (!page) return;
-      const ep = await page.api.transfer('GET', `/endpoint/${encodeURIComponent(String(req.params.id))}`);
+      let ep: Json;
+      try {
+        ep = await page.api.transfer('GET', `/endpoint/${String(req.params.id)}`);
+      } catch (error) {
+        // back to a page of an endpoint deleted since: say so, as a page of its own
+        if (!(error instanceof ApiError) || error.code !== 'EndpointDeleted') throw error;
+        return page.render('gone.njk', { title: 'Endpoint deleted', message: 'This endpoint was deleted. Its pages are gone with it.' }, 410);
+      }
       const kind = kindOf(ep);
       const show = (template: string, context: Record<string, unknown>, status?: number) =>
         page.render(template, { title: `${context.heading ?? tab} · ${String(ep.display_name ?? ep.id)}`, ep, kind: KIND_LABELS[kind].toLowerCase(), tabs: endpointTabs(ep, kind, tab), ...context }, status);
@@ -94,11 +109,11 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
    * POST .../<tab>/<item>/delete: the API's DELETE of that item (`apiItem`: its collection's
    * singular in the API), then the tab again with `notice`, or with the API's refusal.
    */
-  function removal(tab: string, apiItem: string, notice: string, again: (page: EndpointPage, errors: Errors) => Promise<void>, wrap: (handler: PageHandler) => RequestHandler = (handler) => endpointPage(tab, handler)) {
+  function removal(tab: string, apiItem: string, param: keyof typeof PATH_IDS, notice: string, again: (page: EndpointPage, errors: Errors) => Promise<void>, wrap: (handler: PageHandler) => RequestHandler = (handler) => endpointPage(tab, handler)) {
     return wrap(async (page, req) => {
       const ep = String(page.ep.id);
       try {
-        await page.api.transfer('DELETE', `/endpoint/${ep}/${apiItem}/${encodeURIComponent(String(req.params.item))}`);
+        await page.api.transfer('DELETE', `/endpoint/${ep}/${apiItem}/${String(req.params[param])}`);
         page.redirect(`/endpoints/${ep}/${tab}`, notice);
       } catch (error) {
         await again(page, formErrors(error));
@@ -165,11 +180,22 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     if (hostname !== '' && !personal) document.DATA = [{ DATA_TYPE: 'server', hostname }];
     try {
       const created = await page.api.transfer('POST', '/endpoint', document);
-      // a personal endpoint's setup key is shown once, on this answer (never stored by the console)
-      page.render('created.njk', { title: 'Endpoint created', id: created.id, displayName: document.display_name, setupKey: created.globus_connect_setup_key ?? null });
+      // a personal endpoint's setup key waits in the session for the one page that shows it (reload and back re-post nothing)
+      page.session.created = { id: String(created.id), displayName: String(document.display_name ?? created.id), setupKey: (created.globus_connect_setup_key as string | null | undefined) ?? null };
+      page.redirect(`/endpoints/${String(created.id)}/created`);
     } catch (error) {
       page.render('create.njk', { title: 'Create endpoint', values: body, errors: formErrors(error, { DATA: 'hostname', subscription_id: 'managed', is_globus_connect: 'kind' }) }, 400);
     }
+  });
+
+  router.get('/endpoints/:id/created', (req, res) => {
+    const page = signedIn(req, res);
+    if (!page) return;
+    const created = page.session.created;
+    // shown once: a reload, or any other endpoint, goes to the overview
+    if (created?.id !== req.params.id) return page.redirect(`/endpoints/${String(req.params.id)}`);
+    page.session.created = null;
+    page.render('created.njk', { title: 'Endpoint created', id: created.id, displayName: created.displayName, setupKey: created.setupKey });
   });
 
   // ---- overview ----
@@ -259,8 +285,9 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
 
   router.get(
     '/endpoints/:id/servers/:serverId/edit',
-    endpointPage('servers', async ({ api, ep, show }, req) => {
-      const server = await api.transfer('GET', `/endpoint/${String(ep.id)}/server/${encodeURIComponent(String(req.params.serverId))}`);
+    endpointPage('servers', async ({ api, ep, show, redirect }, req) => {
+      const server = await itemOrTab(api, `/endpoint/${String(ep.id)}/server/${String(req.params.serverId)}`, () => redirect(`/endpoints/${String(ep.id)}/servers`, 'That server was removed.'));
+      if (!server) return;
       show('server-edit.njk', { heading: 'Edit server', server, values: serverValues(server), errors: {} });
     }),
   );
@@ -269,8 +296,9 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     '/endpoints/:id/servers/:serverId/edit',
     ...form,
     endpointPage('servers', async ({ api, ep, show, redirect }, req) => {
-      const path = `/endpoint/${String(ep.id)}/server/${encodeURIComponent(String(req.params.serverId))}`;
-      const server = await api.transfer('GET', path);
+      const path = `/endpoint/${String(ep.id)}/server/${String(req.params.serverId)}`;
+      const server = await itemOrTab(api, path, () => redirect(`/endpoints/${String(ep.id)}/servers`, 'That server was removed.'));
+      if (!server) return;
       try {
         await api.transfer('PUT', path, serverDocument(req.body as Record<string, unknown>));
         redirect(`/endpoints/${String(ep.id)}/servers`, 'Server saved.');
@@ -280,7 +308,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     }),
   );
 
-  router.post('/endpoints/:id/servers/:item/delete', ...form, removal('servers', 'server', 'Server removed.', (page, errors) => showServers(page, { scheme: 'gsiftp' }, errors, 400)));
+  router.post('/endpoints/:id/servers/:serverId/delete', ...form, removal('servers', 'server', 'serverId', 'Server removed.', (page, errors) => showServers(page, { scheme: 'gsiftp' }, errors, 400)));
 
   // ---- roles ----
   async function showRoles(page: { api: PersonApi; ep: Json; kind: EndpointKind; show: (t: string, c: Record<string, unknown>, s?: number) => void }, values: Record<string, unknown>, errors: Errors, status?: number) {
@@ -319,7 +347,7 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     }),
   );
 
-  router.post('/endpoints/:id/roles/:item/delete', ...form, removal('roles', 'role', 'Role removed.', (page, errors) => showRoles(page, { role: 'activity_monitor' }, errors, 400)));
+  router.post('/endpoints/:id/roles/:roleId/delete', ...form, removal('roles', 'role', 'roleId', 'Role removed.', (page, errors) => showRoles(page, { role: 'activity_monitor' }, errors, 400)));
 
   // ---- shares of a host ----
   async function showShares(page: { api: PersonApi; ep: Json; show: (t: string, c: Record<string, unknown>, s?: number) => void }, values: Record<string, unknown>, errors: Errors, status?: number) {
@@ -411,8 +439,9 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
 
   router.get(
     '/endpoints/:id/permissions/:ruleId/edit',
-    permissionTab(async ({ api, ep, show }, req) => {
-      const rule = await api.transfer('GET', `/endpoint/${String(ep.id)}/access/${encodeURIComponent(String(req.params.ruleId))}`);
+    permissionTab(async ({ api, ep, show, redirect }, req) => {
+      const rule = await itemOrTab(api, `/endpoint/${String(ep.id)}/access/${String(req.params.ruleId)}`, () => redirect(`/endpoints/${String(ep.id)}/permissions`, 'That permission was deleted.'));
+      if (!rule) return;
       const names = await usernamesOf(api, rule.principal_type === 'identity' ? [String(rule.principal)] : []);
       const values = { permissions: rule.permissions, expiration_date: typeof rule.expiration_date === 'string' ? rule.expiration_date.slice(0, 10) : '' };
       show('permission-edit.njk', { heading: 'Edit permission', rule: { ...rule, who: principalLabel(rule, names) }, permissionOptions: PERMISSION_OPTIONS, values, errors: {} });
@@ -423,8 +452,9 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     '/endpoints/:id/permissions/:ruleId/edit',
     ...form,
     permissionTab(async ({ api, ep, show, redirect }, req) => {
-      const path = `/endpoint/${String(ep.id)}/access/${encodeURIComponent(String(req.params.ruleId))}`;
-      const rule = await api.transfer('GET', path);
+      const path = `/endpoint/${String(ep.id)}/access/${String(req.params.ruleId)}`;
+      const rule = await itemOrTab(api, path, () => redirect(`/endpoints/${String(ep.id)}/permissions`, 'That permission was deleted.'));
+      if (!rule) return;
       const body = req.body as Record<string, unknown>;
       try {
         await api.transfer('PUT', path, { DATA_TYPE: 'access', permissions: text(body.permissions), expiration_date: text(body.expiration_date) || null });
@@ -436,9 +466,20 @@ export function consolePages(signedIn: (req: Request, res: Response) => PageCont
     }),
   );
 
-  router.post('/endpoints/:id/permissions/:item/delete', ...form, removal('permissions', 'access', 'Permission deleted.', (page, errors) => showPermissions(page, { principal_type: 'identity', path: '/', permissions: 'r' }, errors, 400), permissionTab));
+  router.post('/endpoints/:id/permissions/:ruleId/delete', ...form, removal('permissions', 'access', 'ruleId', 'Permission deleted.', (page, errors) => showPermissions(page, { principal_type: 'identity', path: '/', permissions: 'r' }, errors, 400), permissionTab));
 
   return router;
+}
+
+/** An item of an endpoint (a server, a permission); when it is gone (back to a page of one removed since), `gone` and null. */
+async function itemOrTab(api: PersonApi, path: string, gone: () => void): Promise<Json | null> {
+  try {
+    return await api.transfer('GET', path);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    gone();
+    return null;
+  }
 }
 
 /** The identity of a username typed in a form, or what to say beside the Username field. */

@@ -225,6 +225,73 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     expect(await page.textContent('main')).toContain("Endpoint 'Alice laptop' deleted.");
   });
 
+  it('lands every form on a page after reload, back and forward, and makes nothing twice', async () => {
+    const page = await newPage();
+    await signIn(page, 'alice');
+    const ERROR_TITLES = ['Request refused', 'Form expired', 'Something went wrong', 'Bad request', 'Not found', 'Not allowed', 'Service unavailable'];
+    /** After a form: reload, back and forward each land on a page of the console that is no error. */
+    async function movesLandOnPages(form: string) {
+      for (const move of ['reload', 'back', 'forward'] as const) {
+        const response = move === 'reload' ? await page.reload() : move === 'back' ? await page.goBack() : await page.goForward();
+        const heading = (await page.locator('h1').first().textContent())?.trim();
+        expect({ form, move, status: response?.status(), error: ERROR_TITLES.includes(heading ?? '') }).toEqual({ form, move, status: expect.any(Number), error: false });
+        expect({ form, move, status: response!.status() < 400 || response!.status() === 410 }).toEqual({ form, move, status: true });
+      }
+    }
+    await page.goto(`${world.url}/console/endpoints/new`);
+    await page.getByLabel('Display name', { exact: true }).fill('Reload DTN');
+    await page.getByLabel('Managed by my subscription', { exact: true }).check();
+    await page.getByLabel('Server hostname', { exact: true }).fill('reload.example.org');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByRole('heading', { name: 'Endpoint created' }).waitFor();
+    const hostUrl = page.url().replace(/\/created$/, '');
+    await movesLandOnPages('create endpoint');
+    await page.goto(`${hostUrl}/edit`);
+    await page.getByLabel('Description', { exact: true }).fill('Reloaded');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(hostUrl);
+    await movesLandOnPages('edit');
+    await page.goto(`${hostUrl}/servers`);
+    await page.getByLabel('Hostname', { exact: true }).fill('reload2.example.org');
+    await page.getByRole('button', { name: 'Add server' }).click();
+    await page.getByText('Server added.').waitFor();
+    await movesLandOnPages('add server');
+    await page.goto(`${hostUrl}/servers`);
+    await page.getByRole('button', { name: 'Remove server reload2.example.org' }).click();
+    await page.getByText('Server removed.').waitFor();
+    await movesLandOnPages('remove server');
+    await page.goto(`${hostUrl}/roles`);
+    await page.getByLabel('Username', { exact: true }).fill('bob');
+    await page.getByRole('button', { name: 'Grant role' }).click();
+    await page.getByText('Granted').first().waitFor();
+    await movesLandOnPages('grant role');
+    await page.goto(`${hostUrl}/shares`);
+    await page.getByLabel('Path', { exact: true }).fill('/reload/');
+    await page.getByLabel('Display name', { exact: true }).fill('Reload share');
+    await page.getByRole('button', { name: 'Create share' }).click();
+    await page.waitForURL(/\/permissions$/);
+    const shareUrl = page.url().replace(/\/permissions$/, '');
+    await movesLandOnPages('create share');
+    await page.goto(`${shareUrl}/permissions`);
+    await page.getByLabel('Username', { exact: true }).fill('bob');
+    await page.getByLabel('Path', { exact: true }).fill('/');
+    await page.getByRole('button', { name: 'Add permission' }).click();
+    await page.getByText('Permission added').waitFor();
+    await movesLandOnPages('add permission');
+    await page.goto(`${shareUrl}/delete`);
+    await page.getByRole('button', { name: /Delete/ }).last().click();
+    await page.waitForURL(/\/console\/search/);
+    await movesLandOnPages('delete share');
+    // nothing made twice
+    const { token } = await world.services.admin.tokens.issueToken('alice');
+    const mine = await (await fetch(`${world.url}/v0.10/endpoint_search?filter_scope=my-endpoints&filter_fulltext=reload`, { headers: { authorization: `Bearer ${token}` } })).json();
+    expect((mine.DATA as { display_name: string }[]).map((e) => e.display_name)).toEqual(['Reload DTN']);
+    const hostId = hostUrl.split('/').pop()!;
+    expect((await world.services.admin.endpoints.listRoles(hostId)).filter((r) => r.principal === 'bob')).toHaveLength(1);
+    const servers = await (await fetch(`${world.url}/v0.10/endpoint/${hostId}/server_list`, { headers: { authorization: `Bearer ${token}` } })).json();
+    expect((servers.DATA as { hostname: string }[]).map((x) => x.hostname)).toEqual(['reload.example.org']);
+  });
+
   it('searches and pages through results with the keyboard only, and signs out', async () => {
     const { token } = await world.services.admin.tokens.issueToken('alice');
     for (let i = 1; i <= 30; i++) {

@@ -21,6 +21,8 @@ export interface ConsoleWorld {
   repositories: Repositories;
   /** alice's subscription: endpoints on it may be shared. */
   subscriptionId: string;
+  /** Ends every console session, as a stopping process does. */
+  endConsoleSessions(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
     services,
     repositories: uow.repositories,
     subscriptionId,
+    endConsoleSessions: () => consoleApp.endSessions(),
     async close() {
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
@@ -72,9 +75,8 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
 /** A hidden field's value in a page's HTML. */
 export const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]?.replace(/&amp;/g, '&');
 
-/** Signs in to the console through the authorization service's pages as a browser would; returns the agent (it keeps the cookies). */
-export async function signInOverHttp(world: ConsoleWorld, username: string) {
-  const agent = supertest.agent(world.url);
+/** Signs in to the console through the authorization service's pages as a browser would (`agent`: a browser of the test's); returns the agent (it keeps the cookies). */
+export async function signInOverHttp(world: ConsoleWorld, username: string, agent = supertest.agent(world.url)) {
   const start = await agent.get('/console/login?next=%2Fconsole%2Fsearch%3Fscope%3Dall');
   expect(start.status).toBe(303);
   const authorize = new URL(start.headers.location);
