@@ -1,6 +1,5 @@
 import { constants, closeSync, fchmodSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { CLI_TEMPLATE_CLIENT, CONSOLE_CLIENT, isClientUsername, isTokenUsable, STANDARD_CLIENTS, type CoreServices, type Endpoint, type Repositories } from '@xfer/core';
-import { stringify as stringifyYaml } from 'yaml';
 import { ConfigError } from '@xfer/config';
 
 type Entry = Record<string, unknown>;
@@ -117,7 +116,8 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
  * passwords, tokens and secrets. A symbolic link at `file` is refused, never followed.
  */
 export function writeSeedFile(file: string, seed: Record<string, Entry[]>): void {
-  const text = /\.ya?ml$/i.test(file) ? stringifyYaml(seed) : `${JSON.stringify(seed, null, 2)}\n`;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- yaml only for YAML exports (the stand-in's start loads this file)
+  const text = /\.ya?ml$/i.test(file) ? (require('yaml') as typeof import('yaml')).stringify(seed) : `${JSON.stringify(seed, null, 2)}\n`;
   let fd: number;
   try {
     fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);

@@ -82,15 +82,18 @@ export class StandIn {
       const config = apiConfig(options.env);
       const pagesConfig = helperPagesConfig(options.env);
       const { apiContainer, pagesContainer } = bothApps(engine, config, pagesConfig);
-      await prepareSigningKeys(pagesContainer, { signingKeySecret: pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process' }, () => undefined);
-      if (seed) {
+      // the signing key's RSA generation runs on libuv's threads while the seed loads
+      const keys = prepareSigningKeys(pagesContainer, { signingKeySecret: pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process' }, () => undefined);
+      const loadSeed = async () => {
+        if (!seed) return;
         // the seed's own ids: the next id the seeding services take, where the seed gives one
         const wanted: string[] = [];
         const ids: IdGenerator = { uuid: () => wanted.shift() ?? randomIdGenerator.uuid() };
         const services = createCoreServices(pagesContainer.get(TOKENS.UnitOfWork), systemClock, ids);
         const count = await seed.apply(services, (id) => wanted.push(id));
         options.log(`seeded ${count} objects from ${options.seedFile}`);
-      }
+      };
+      await Promise.all([keys, loadSeed()]);
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
       const app = express();
       const server = app.listen(options.port, options.host);
