@@ -13,6 +13,7 @@ const moduleNameMapper = {
   '^@xfer/persistence$': '<rootDir>/../../packages/persistence/src/index.ts',
   '^@xfer/server-kit/testing$': '<rootDir>/../../packages/server-kit/src/testing/index.ts',
   '^@xfer/server-kit$': '<rootDir>/../../packages/server-kit/src/index.ts',
+  '^@xfer/runtime$': '<rootDir>/../../packages/runtime/src/index.ts',
   '^@xfer/api$': '<rootDir>/../../apps/api/src/index.ts',
   '^@xfer/helper-pages$': '<rootDir>/../../apps/helper-pages/src/index.ts',
   '^@xfer/console$': '<rootDir>/../../apps/console/src/index.ts',
@@ -32,7 +33,7 @@ const config: Config = {
   testTimeout: 60_000,
   globalSetup: '<rootDir>/jest.global-setup.js',
   globalTeardown: '<rootDir>/jest.global-teardown.js',
-  projects: ['packages/config', 'packages/core', 'packages/persistence', 'packages/server-kit', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
+  projects: ['packages/config', 'packages/core', 'packages/persistence', 'packages/server-kit', 'packages/runtime', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
 };
 
 export default config;

@@ -1,6 +1,6 @@
 import { TRANSFER_SCOPE } from '@xfer/core';
 import { ConfigError, portFromEnv, serviceConfig } from '@xfer/config';
-import { databaseConfig } from '@xfer/persistence';
+import { databaseConfig } from '@xfer/runtime';
 
 export interface ApiConfig {
   databaseUrl: string;

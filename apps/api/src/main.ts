@@ -1,27 +1,31 @@
-import 'reflect-metadata';
 import cluster from 'node:cluster';
-import { openEngine } from '@xfer/persistence';
-import { closeGracefully, listen, runMain } from '@xfer/server-kit';
+import { Runtime } from '@xfer/runtime';
+import { runMain } from '@xfer/server-kit';
 import { apiConfig } from './config';
-import { buildApiContainer } from './container';
+import { apiCoreSettings } from './coreSettings';
 import { createApp } from './http/app';
 
 /**
  * `npm run start:api`: the API alone. With API_WORKERS=N, a primary process applies the migrations
- * and N workers share the port (node's cluster module); each has its own connection and read cache,
- * which see each other's writes (readCache.ts).
+ * and N workers share the port (node's cluster module); each has its own runtime (connection and
+ * read cache), and they see each other's writes (readCache.ts).
  */
 runMain(async () => {
   const config = apiConfig();
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config.workers, config.databaseUrl);
-  const engine = await openEngine(config.databaseUrl, { migrate: cluster.isPrimary, poolSize: config.databasePoolSize });
-  const server = await listen(createApp(buildApiContainer(engine, config), { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
+  const runtime = await Runtime.start(
+    { kind: 'server', databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, migrate: cluster.isPrimary, core: apiCoreSettings(config) },
+    async (rt) => {
+      await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
+    },
+  );
   if (cluster.isPrimary) console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);
-  closeGracefully([server], () => engine.close(), { log: cluster.isPrimary ? console.log : undefined });
+  runtime.closeOnSignals({ log: cluster.isPrimary ? console.log : undefined });
 });
 
 async function runPrimary(workers: number, databaseUrl: string): Promise<void> {
-  await (await openEngine(databaseUrl, { readCache: false, background: false })).close();
+  // the migrations, once, before the workers open the database
+  await Runtime.run({ databaseUrl }, async () => undefined);
   let stopping = false;
   let stop: (signal: NodeJS.Signals, exitCode?: number) => void = () => undefined;
   const fork = (): unknown => cluster.fork().once('exit', (code, signal) => {

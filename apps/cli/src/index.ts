@@ -1,2 +1,1 @@
 export { run, buildProgram, USAGE_ERROR, type Io } from './program';
-export { bothApps } from './bothApps';

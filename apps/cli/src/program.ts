@@ -1,6 +1,5 @@
-import type { Server } from 'node:http';
 import 'reflect-metadata';
-import { apiConfig, createApp } from '@xfer/api';
+import { apiConfig, apiCoreSettings, createApp } from '@xfer/api';
 import {
   bootstrapDemo,
   checkPassword,
@@ -9,16 +8,13 @@ import {
   type CoreServices,
 } from '@xfer/core';
 import { consoleConfig, createConsoleApp, registerConsoleClient } from '@xfer/console';
-import { buildHelperPagesContainer, createApp as createHelperPagesApp, helperPagesConfig, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
+import { createApp as createHelperPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
 import { ConfigError } from '@xfer/config';
-import { DatabaseUrlError, DEFAULT_DATABASE_URL, openEngine, persistenceAdapters, TypeormUnitOfWork, type Engine } from '@xfer/persistence';
-import { coreContainer, coreServicesOf } from '@xfer/server-kit';
-import { closeGracefully, listen } from '@xfer/server-kit';
+import { DatabaseUrlError, DEFAULT_DATABASE_URL, Runtime } from '@xfer/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { seedDatabase } from './seed';
+import { seedProgress } from './seed';
 import { StandIn } from './standIn';
 import { exportSeed, writeSeedFile } from './exportSeed';
-import { bothApps } from './bothApps';
 
 /** Exit code for bad arguments and refused operations. */
 export const USAGE_ERROR = 2;
@@ -74,21 +70,16 @@ export function buildProgram(io: Io): Command {
 
   const databaseUrl = () => (program.opts().database as string | undefined) ?? io.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 
-  async function withServices<T>(work: (services: CoreServices, engine: Engine) => Promise<T>): Promise<T> {
-    // one command, a few reads: no read cache (on Postgres it would open a listening connection), no threads
-    const engine = await openEngine(databaseUrl(), { readCache: false, background: false });
-    try {
-      // the auth app's container: the same core, and the keys that sign id_tokens (xfer keys)
-      return await work(coreServicesOf(buildHelperPagesContainer(engine, helperPagesConfig(io.env))), engine);
-    } finally {
-      await engine.close();
-    }
+  /** A one-shot command's work on the process's runtime: opened, used, closed in `finally`. */
+  function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+    // the auth app's settings too: the keys that sign id_tokens (xfer keys)
+    return Runtime.run({ databaseUrl: databaseUrl(), core: pagesCoreSettings(helperPagesConfig(io.env)) }, work);
   }
 
   /** Runs a command's work and prints its output as text or JSON. */
   function run<A extends unknown[]>(work: (services: CoreServices, ...args: A) => Promise<Output>) {
     return async (...args: A) => {
-      const output = await withServices((services) => work(services, ...args));
+      const output = await withRuntime((runtime) => work(runtime.services, ...args));
       if (program.opts().json) io.out(JSON.stringify(output.json, null, 2));
       else for (const line of ([] as string[]).concat(output.text)) io.out(line);
     };
@@ -433,12 +424,10 @@ export function buildProgram(io: Io): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
-      const engine = await openEngine(databaseUrl(), { migrate: false, readCache: false, background: false });
-      try {
-        const applied = await engine.dataSource.runMigrations({ transaction: 'each' });
-        const names = applied.map((m) => m.name);
+      await Runtime.run({ databaseUrl: databaseUrl(), migrate: false }, async (runtime) => {
+        const names = await runtime.migrate();
         // the hosted service's standard scopes and the CLI's client, once per database
-        const admin = coreServicesOf(coreContainer(persistenceAdapters(engine))).admin;
+        const { admin } = runtime.services;
         const installed = await admin.clients.installStandardCatalogue();
         // the web console's client at its configured address; without a configured secret only when
         // missing: a new random one would lock out a console running now (its start sets its own)
@@ -451,9 +440,7 @@ export function buildProgram(io: Io): Command {
           if (installed.scopes.length + installed.clients.length > 0) lines.push(`installed the standard catalogue: ${installed.scopes.length} scopes, ${installed.clients.length} client(s)`);
           io.out(lines.length === 0 ? 'database is up to date' : lines.join('\n'));
         }
-      } finally {
-        await engine.close();
-      }
+      });
     });
 
   program
@@ -462,7 +449,7 @@ export function buildProgram(io: Io): Command {
     .requiredOption('--endpoints <count>', 'number of endpoints to create', positiveInteger)
     .option('--shares-per-host <count>', 'shares on the first host endpoint', positiveInteger)
     .action(async (o: { endpoints: number; sharesPerHost?: number }) => {
-      const result = await withServices((_s, engine) => seedDatabase(engine, { endpoints: o.endpoints, sharesOnFirstHost: o.sharesPerHost ?? 0, progress: io.progress }));
+      const result = await withRuntime((runtime) => seedProgress(io.progress, o.endpoints, (onProgress) => runtime.seedForBenchmarks({ endpoints: o.endpoints, sharesOnFirstHost: o.sharesPerHost ?? 0, onProgress })));
       if (program.opts().json) io.out(JSON.stringify(result, null, 2));
       else io.out(`seeded ${result.endpoints} endpoints (${result.shares} shares) for ${result.owners} owners; token of ${result.username}: ${result.token}`);
     });
@@ -472,7 +459,7 @@ export function buildProgram(io: Io): Command {
     .command('export <file>')
     .description('write the database\'s state in the seed format of serve --ephemeral (JSON, or YAML for .yaml/.yml)')
     .action(async (file: string) => {
-      const seed = await withServices((services, engine) => exportSeed(services, new TypeormUnitOfWork(engine).repositories));
+      const seed = await withRuntime((runtime) => exportSeed(runtime.services, runtime.uow.repositories));
       writeSeedFile(file, seed);
       io.out(program.opts().json ? JSON.stringify({ file, objects: Object.values(seed).reduce((n, list) => n + list.length, 0) }) : `wrote ${file}`);
     });
@@ -510,38 +497,27 @@ export function buildProgram(io: Io): Command {
         if (clash) throw new ConfigError(`${name} and ${clash[0]} are both ${port}: the apps need a port each; set one of them`);
       }
       const url = databaseUrl();
-      const engine = await openEngine(url);
-      const { apiContainer, pagesContainer } = bothApps(engine, config, pagesConfig);
-      await prepareSigningKeys(pagesContainer, pagesConfig, io.err);
-      const servers: Server[] = [];
-      try {
-        servers.push(await listen(createApp(apiContainer, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT'));
-        servers.push(await listen(createHelperPagesApp(pagesContainer, { ...pagesConfig, apiUrl: `http://${config.host}:${config.apiPort}` }), pagesConfig.authPort, config.host, 'AUTH_PORT'));
-        const credentials = await registerConsoleClient(coreServicesOf(pagesContainer).admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
-        servers.push(await listen(createConsoleApp({ ...consoleSettings, ...credentials }), consoleSettings.consolePort, config.host, 'CONSOLE_PORT'));
-      } catch (error) {
-        // a failed start leaves nothing open behind it, so the process can exit with the error
-        for (const server of servers) server.close();
-        await engine.close();
-        throw error;
-      }
-      const stopHousekeeping = startHousekeeping(pagesContainer, { log: io.err });
       const apiUrl = `http://${config.host}:${config.apiPort}`;
       const authUrl = `http://${config.host}:${pagesConfig.authPort}`;
+      // one runtime, one set of services for the three apps; closed in reverse: the console (its
+      // sessions' tokens revoked while the authorization service still answers), then the others
+      const runtime = await Runtime.start({ kind: 'server', databaseUrl: url, poolSize: config.databasePoolSize, core: { ...apiCoreSettings(config), ...pagesCoreSettings(pagesConfig) } }, async (rt) => {
+        await prepareSigningKeys(rt.services, pagesConfig, io.err);
+        await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
+        await rt.listen(createHelperPagesApp(rt.appServices, { ...pagesConfig, apiUrl }), pagesConfig.authPort, config.host, 'AUTH_PORT');
+        rt.onClose('housekeeping', startHousekeeping(rt.services.housekeeping, { log: io.err }));
+        const credentials = await registerConsoleClient(rt.services.admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
+        const consoleApp = createConsoleApp({ ...consoleSettings, ...credentials });
+        rt.onClose('console sessions', () => consoleApp.endSessions());
+        await rt.listen(consoleApp, consoleSettings.consolePort, config.host, 'CONSOLE_PORT');
+      });
       io.err(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
       io.err(`xfer helper pages  ${authUrl}/v2/web/`);
       io.err(`xfer console       ${consoleSettings.publicUrl}/console/`);
       if (options.demo) {
-        for (const line of await bootstrapDemo(coreServicesOf(pagesContainer), apiUrl, authUrl)) io.err(line);
+        for (const line of await bootstrapDemo(runtime.services, apiUrl, authUrl)) io.err(line);
       }
-      closeGracefully(
-        servers,
-        () => {
-          stopHousekeeping();
-          return engine.close();
-        },
-        { log: io.err },
-      );
+      runtime.closeOnSignals({ log: io.err });
       await new Promise(() => undefined);
     });
 

@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiConfig, createApp as createApiApp } from '@xfer/api';
-import { createCoreServices, randomIdGenerator, systemClock, type IdGenerator } from '@xfer/core';
+import { apiConfig, apiCoreSettings, createApp as createApiApp } from '@xfer/api';
+import { randomIdGenerator, type IdGenerator } from '@xfer/core';
 import { createConsoleApp, registerConsoleClient } from '@xfer/console';
-import { createApp as createPagesApp, helperPagesConfig, prepareSigningKeys } from '@xfer/helper-pages';
-import { openMemoryEngine, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
-import { coreServicesOf, TOKENS } from '@xfer/server-kit';
-import type { Container } from 'inversify';
-import { exportSeed, writeSeedFile } from './exportSeed';
-import { createLogger } from '@xfer/server-kit';
+import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
+import { closeServer, Runtime, type TableSnapshot } from '@xfer/runtime';
+import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { bothApps } from './bothApps';
+import { exportSeed, writeSeedFile } from './exportSeed';
 import { SeedFile } from './seedFile';
 
 /** One request as the journal keeps it. */
@@ -62,52 +59,44 @@ export class StandIn {
   private faults: Fault[] = [];
 
   private constructor(
-    private readonly engine: SqliteEngine,
-    private readonly server: Server,
+    private readonly runtime: Runtime,
     private readonly seeded: TableSnapshot,
     readonly url: string,
-    private readonly container: Container,
   ) {}
 
   /** The current state in the seed format (`--export-on-exit`). */
   async exportTo(file: string): Promise<void> {
-    const seed = await exportSeed(coreServicesOf(this.container), this.container.get(TOKENS.UnitOfWork).repositories);
-    writeSeedFile(file, seed);
+    writeSeedFile(file, await exportSeed(this.runtime.services, this.runtime.uow.repositories));
   }
 
   static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {
     const seed = options.seedFile ? SeedFile.read(options.seedFile) : null;
-    const engine = await openMemoryEngine();
-    try {
-      const config = apiConfig(options.env);
-      const pagesConfig = helperPagesConfig(options.env);
-      const { apiContainer, pagesContainer } = bothApps(engine, config, pagesConfig);
-      // the signing key's RSA generation runs on libuv's threads while the seed loads
-      const keys = prepareSigningKeys(pagesContainer, { signingKeySecret: pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process' }, () => undefined);
-      const loadSeed = async () => {
-        if (!seed) return;
-        // the seed's own ids: the next id the seeding services take, where the seed gives one
-        const wanted: string[] = [];
-        const ids: IdGenerator = { uuid: () => wanted.shift() ?? randomIdGenerator.uuid() };
-        const services = createCoreServices(pagesContainer.get(TOKENS.UnitOfWork), systemClock, ids);
-        const count = await seed.apply(services, (id) => wanted.push(id));
-        options.log(`seeded ${count} objects from ${options.seedFile}`);
-      };
-      await Promise.all([keys, loadSeed()]);
-      const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
-      const app = express();
-      const server = app.listen(options.port, options.host);
-      await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-      const url = `http://${options.host}:${(server.address() as AddressInfo).port}`;
+    const config = apiConfig(options.env);
+    const pagesConfig = helperPagesConfig(options.env);
+    const app = express();
+    // listening first: the address is the issuer the services are built with
+    const server: Server = await listen(app, options.port, options.host, '--port');
+    const url = `http://${options.host}:${(server.address() as AddressInfo).port}`;
+    // the ids a seed gives, taken in turn by what it creates; random ones otherwise
+    const wanted: string[] = [];
+    const ids: IdGenerator = { uuid: () => wanted.shift() ?? randomIdGenerator.uuid() };
+    const signingKeySecret = pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process';
+    let standIn: StandIn | null = null;
+    const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret }), ids };
+    await Runtime.start({ kind: 'standIn', core }, async (runtime) => {
+      runtime.onClose('the stand-in server', () => closeServer(server));
+      await prepareSigningKeys(runtime.services, { signingKeySecret }, () => undefined);
+      // alone on the services while it loads: each id it gives goes to the object it names
+      if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id))} objects from ${options.seedFile}`);
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
-      const credentials = await registerConsoleClient(coreServicesOf(pagesContainer).admin, url);
-      const seeded = await engine.snapshot();
-      const standIn = new StandIn(engine, server, seeded, url, pagesContainer);
+      const credentials = await registerConsoleClient(runtime.services.admin, url);
+      standIn = new StandIn(runtime, await runtime.snapshot(), url);
+      const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
       app.use(standIn.journalRequests());
       app.use('/_xfer', standIn.controlRoutes());
       app.use(standIn.injectFaults());
-      const api = createApiApp(apiContainer, { bodyLimit: config.bodyLimit, logger });
-      const pages = createPagesApp(pagesContainer, { ...pagesConfig, issuer: url, logger });
+      const api = createApiApp(runtime.appServices, { bodyLimit: config.bodyLimit, logger });
+      const pages = createPagesApp(runtime.appServices, { ...pagesConfig, issuer: url, logger });
       // the console calls the API and the authorization service over HTTP, here on this one port
       const consoleApp = createConsoleApp({ apiUrl: url, authUrl: url, publicUrl: url, ...credentials, logger });
       app.use((req, res, next) => {
@@ -115,27 +104,25 @@ export class StandIn {
         if (req.path.startsWith('/console/') || req.path === '/console') return consoleApp(req, res, next);
         return pages(req, res, next);
       });
-      return standIn;
-    } catch (error) {
-      await engine.close();
+    }).catch(async (error: unknown) => {
+      // the runtime closed what it had opened; a server it never adopted closes here
+      if (server.listening) await closeServer(server);
       throw error;
-    }
+    });
+    return standIn!;
   }
 
   /** Back to the seed: every table as it was after seeding; the journal and the faults cleared. */
   async reset(): Promise<void> {
-    await this.engine.restore(this.seeded);
+    await this.runtime.restore(this.seeded);
     this.journal = [];
     this.journalBytes = 0;
     this.faults = [];
   }
 
   /** Stops answering (idle keep-alive connections of a test's HTTP client closed at once) and drops the database. */
-  async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeIdleConnections();
-    await closed;
-    await this.engine.close();
+  close(): Promise<void> {
+    return this.runtime.close();
   }
 
   private journalRequests() {

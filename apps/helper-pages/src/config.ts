@@ -1,5 +1,5 @@
 import { booleanFromEnv, ConfigError, portFromEnv, secondsFromEnv, serviceConfig } from '@xfer/config';
-import { databaseConfig } from '@xfer/persistence';
+import { databaseConfig } from '@xfer/runtime';
 
 export interface HelperPagesConfig {
   databaseUrl: string;

@@ -1,14 +1,13 @@
-import { TOKENS } from '@xfer/server-kit';
-import type { Container } from 'inversify';
+import type { Housekeeping } from '@xfer/core';
 
 export const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
  * Purges expired sessions, codes, tokens and old failed sign-ins now and then every interval
- * (each run bounded); returns what stops it. Several instances may run it: deletes are idempotent.
+ * (each run bounded); returns what stops it (the runtime calls it before the engine closes).
+ * Several instances may run it: deletes are idempotent.
  */
-export function startHousekeeping(container: Container, options: { intervalMs?: number; log?: (line: string) => void } = {}): () => void {
-  const housekeeping = container.get(TOKENS.housekeeping);
+export function startHousekeeping(housekeeping: Housekeeping, options: { intervalMs?: number; log?: (line: string) => void } = {}): () => void {
   const run = () =>
     housekeeping.purgeExpired().catch((error: unknown) => options.log?.(`housekeeping failed: ${error instanceof Error ? error.message : String(error)}`));
   void run();

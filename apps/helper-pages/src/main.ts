@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { openEngine } from '@xfer/persistence';
-import { closeGracefully, listen, runMain } from '@xfer/server-kit';
+import { Runtime } from '@xfer/runtime';
+import { runMain } from '@xfer/server-kit';
 import { helperPagesConfig } from './config';
-import { buildHelperPagesContainer } from './container';
+import { pagesCoreSettings } from './coreSettings';
 import { createApp } from './http/app';
 import { startHousekeeping } from './housekeeping';
 import { prepareSigningKeys } from './oauth/startup';
@@ -10,18 +10,11 @@ import { prepareSigningKeys } from './oauth/startup';
 /** `npm run start:auth`: the helper pages alone. */
 runMain(async () => {
   const config = helperPagesConfig();
-  const engine = await openEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
-  const container = buildHelperPagesContainer(engine, config);
-  await prepareSigningKeys(container, config, console.error);
-  const server = await listen(createApp(container, config), config.authPort, config.host, 'AUTH_PORT');
-  const stopHousekeeping = startHousekeeping(container, { log: console.error });
+  const runtime = await Runtime.start({ kind: 'server', databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, core: pagesCoreSettings(config) }, async (rt) => {
+    await prepareSigningKeys(rt.services, config, console.error);
+    await rt.listen(createApp(rt.appServices, config), config.authPort, config.host, 'AUTH_PORT');
+    rt.onClose('housekeeping', startHousekeeping(rt.services.housekeeping, { log: console.error }));
+  });
   console.log(`xfer helper pages on http://${config.host}:${config.authPort}/v2/web/identities (database ${config.databaseUrl})`);
-  closeGracefully(
-    [server],
-    () => {
-      stopHousekeeping();
-      return engine.close();
-    },
-    { log: console.log },
-  );
+  runtime.closeOnSignals({ log: console.log });
 });

@@ -1,6 +1,6 @@
 import type { Repositories, UnitOfWork } from '@xfer/core';
 import type { EntityManager } from 'typeorm';
-import type { Engine } from './engine/Engine';
+import { internalsOf, type Engine } from './engine/Engine';
 import { TypeormAccessTokenRepository, TypeormGroupRepository, TypeormIdentityRepository } from './repositories/TypeormIdentityRepositories';
 import {
   TypeormAuthorizationCodeRepository,
@@ -51,7 +51,7 @@ export class TypeormUnitOfWork implements UnitOfWork {
   readonly repositories: Repositories;
 
   constructor(private readonly engine: Engine) {
-    this.repositories = typeormRepositories(engine, engine.dataSource.manager);
+    this.repositories = typeormRepositories(engine, internalsOf(engine).dataSource.manager);
   }
 
   transaction<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {

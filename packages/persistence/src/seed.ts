@@ -9,7 +9,7 @@ import {
 } from '@xfer/core';
 import { EndpointSchema, IdentitySchema, RoleAssignmentSchema, type EndpointRecord } from './records/schemas';
 import { endpointToRecord } from './repositories/TypeormEndpointRepository';
-import type { Engine, RowBatch } from './engine/Engine';
+import { internalsOf, type Engine, type RowBatch } from './engine/Engine';
 import { TypeormUnitOfWork } from './TypeormUnitOfWork';
 
 export interface SeedOptions {
@@ -49,7 +49,7 @@ const WORDS = ['genomics', 'climate', 'imaging', 'archive', 'scratch', 'projects
  * built by the domain (Endpoint.create) and written in bulk.
  */
 export async function seedDatabase(engine: Engine, options: SeedOptions): Promise<SeedResult> {
-  const { dataSource } = engine;
+  const { dataSource } = internalsOf(engine);
   const uow = new TypeormUnitOfWork(engine);
   const admin = new Administration(uow, systemClock, randomIdGenerator);
   const suffix = randomUUID().slice(0, 8);

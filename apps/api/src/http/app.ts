@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { TOKENS } from '@xfer/server-kit';
-import { createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
+import type { CoreServices, ReadMemo } from '@xfer/core';
+import { createLogger, addHealthRoutes, requestLogger, type HealthOfDatabase, type Logger } from '@xfer/server-kit';
 import express, { type Express } from 'express';
-import type { Container } from 'inversify';
 import { authenticate } from './authenticate';
 import { endpointRoutes } from './endpointRoutes';
 import { errorHandler, notFoundHandler } from './errors';
@@ -16,14 +15,20 @@ export interface ApiOptions {
   logger?: Logger;
 }
 
-/** The endpoint management API (area B) over the services bound in `container`. Does not listen. */
-export function createApp(container: Container, options: ApiOptions = {}): Express {
+/** What the API uses of the process: its core services, the read memo, and the database for the health checks. */
+export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance'> & {
+  readMemo: ReadMemo;
+  database: HealthOfDatabase;
+};
+
+/** The endpoint management API (area B) over the process's services. Does not listen. */
+export function createApp(services: ApiServices, options: ApiOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext());
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-api' })));
-  addHealthRoutes(app, container.get(TOKENS.Database));
+  addHealthRoutes(app, services.database);
   // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
   const parseJson = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true });
   // reads carry no body: they skip the parser's checks
@@ -31,13 +36,12 @@ export function createApp(container: Container, options: ApiOptions = {}): Expre
   app.get(`${VERSION_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApiDocument);
   });
-  const maintenance = container.get(TOKENS.maintenance);
   app.use(VERSION_PREFIX, (_req, _res, next) => {
-    const pending = maintenance.check();
+    const pending = services.maintenance.check();
     if (pending) pending.then(() => next(), next);
     else next();
   });
-  app.use(VERSION_PREFIX, authenticate(container.get(TOKENS.authentication)), endpointRoutes(container.get(TOKENS.endpoints), container.get(TOKENS.accessRules), container.get(TOKENS.endpointManager), container.get(TOKENS.ReadMemo)));
+  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints, services.accessRules, services.endpointManager, services.readMemo));
   // what someone who types the API's address sees: where things are
   app.get('/', (_req, res) => {
     res.json({ service: 'xfer endpoint management API', api: `${VERSION_PREFIX}/`, openapi: `${VERSION_PREFIX}/openapi.json` });

@@ -1,13 +1,11 @@
 import 'reflect-metadata';
 import { FixedClock, SequentialIdGenerator, TestWorld } from '@xfer/core/testing';
-import { openEngine } from '@xfer/persistence';
-import { TOKENS } from '@xfer/server-kit';
+import { Runtime } from '@xfer/runtime';
 import { testBackends } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import supertest from 'supertest';
-import { buildApiContainer } from '../container';
 import { createApp } from '../http/app';
 import { V } from './harness';
 
@@ -202,11 +200,10 @@ describe('the wire answers to a fixed script (golden)', () => {
   it('are the recorded ones, byte for byte but for ids', async () => {
     const [sqlite] = testBackends();
     const database = await sqlite.create();
-    const engine = await openEngine(database.url);
+    const runtime = await Runtime.open({ kind: 'server', databaseUrl: database.url, core: { clock: new FixedClock(), ids: new SequentialIdGenerator() } });
     try {
-      const container = buildApiContainer(engine, { clock: new FixedClock(), ids: new SequentialIdGenerator() });
-      const app = createApp(container, { logger: createLogger({ level: 'silent' }) });
-      const world = new TestWorld(container.get(TOKENS.UnitOfWork));
+      const app = createApp(runtime.appServices, { logger: createLogger({ level: 'silent' }) });
+      const world = new TestWorld(runtime.uow);
       const tokens: Record<string, string> = { nobody: 'no-such-token' };
       for (const name of ['alice', 'bob', 'carol']) tokens[name] = (await world.user(name)).token;
       await world.subscriptionFor('alice');
@@ -250,7 +247,7 @@ describe('the wire answers to a fixed script (golden)', () => {
       const recorded = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Answer[];
       expect(answers).toEqual(recorded);
     } finally {
-      await engine.close();
+      await runtime.close();
       await database.drop();
     }
   });

@@ -1,12 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import { openEngine } from '@xfer/persistence';
+import { Runtime } from '@xfer/runtime';
 import { createLogger } from '@xfer/server-kit';
 import express from 'express';
 import supertest from 'supertest';
-import { buildApiContainer } from '../container';
+import { apiCoreSettings } from '../coreSettings';
 import { createApp } from '../http/app';
 import { V } from './harness';
-import type { Engine } from '@xfer/persistence';
 
 const TRANSFER_SCOPE = 'urn:globus:auth:scope:transfer.api.globus.org:all';
 const PRIMARY = 'aaaaaaaa-1111-4111-8111-000000000001';
@@ -35,7 +34,7 @@ function startStubAuthServer() {
 
 describe('token introspection against an external authorization server', () => {
   let stub: ReturnType<typeof startStubAuthServer>;
-  let engine: Engine;
+  const runtimes: Runtime[] = [];
   let url: string;
 
   beforeAll(async () => {
@@ -44,18 +43,20 @@ describe('token introspection against an external authorization server', () => {
     url = `http://127.0.0.1:${(stub.server.address() as AddressInfo).port}/v2/oauth2/token/introspect`;
   });
   afterAll(() => new Promise((r) => stub.server.close(r)));
-  beforeEach(async () => (engine = await openEngine('sqlite::memory:')));
-  afterEach(() => engine.close());
+  afterEach(async () => {
+    for (const runtime of runtimes.splice(0)) await runtime.close();
+  });
 
-  const api = (clientSecret = 's3cret', introspectionUrl = url) =>
-    supertest(
-      createApp(buildApiContainer(engine, { introspection: { url: introspectionUrl, clientId: 'resource-server', clientSecret }, requiredScope: TRANSFER_SCOPE }), {
-        logger: createLogger({ level: 'silent' }),
-      }),
-    );
+  /** The API of a process whose tokens an external authorization server introspects. */
+  const api = async (clientSecret = 's3cret', introspectionUrl = url) => {
+    const core = apiCoreSettings({ introspection: { url: introspectionUrl, clientId: 'resource-server', clientSecret }, requiredScope: TRANSFER_SCOPE });
+    const runtime = await Runtime.open({ kind: 'server', databaseUrl: 'sqlite::memory:', core });
+    runtimes.push(runtime);
+    return supertest(createApp(runtime.appServices, { logger: createLogger({ level: 'silent' }) }));
+  };
 
   it('takes the introspected sub as owner and every identity of the identity_set as the caller', async () => {
-    const http = api();
+    const http = await api();
     const created = await http.post(`${V}/endpoint`).set('Authorization', 'Bearer primary-token').send({ display_name: 'External' });
     expect(created.status).toBe(201);
     const doc = await http.get(`${V}/endpoint/${created.body.id}`).set('Authorization', 'Bearer primary-token');
@@ -67,7 +68,7 @@ describe('token introspection against an external authorization server', () => {
   });
 
   it('answers an inactive token with 401 and a token without the scope with 403 ConsentRequired', async () => {
-    const http = api();
+    const http = await api();
     const inactive = await http.get(`${V}/endpoint/x`).set('Authorization', 'Bearer unknown');
     expect({ status: inactive.status, code: inactive.body.code }).toEqual({ status: 401, code: 'ClientError.AuthenticationFailed' });
     const noScope = await http.get(`${V}/endpoint/x`).set('Authorization', 'Bearer openid-only');
@@ -76,9 +77,9 @@ describe('token introspection against an external authorization server', () => {
   });
 
   it('answers 503 with Retry-After when the authorization server refuses us or cannot be reached', async () => {
-    const refused = await api('wrong-secret').get(`${V}/endpoint/x`).set('Authorization', 'Bearer primary-token');
+    const refused = await (await api('wrong-secret')).get(`${V}/endpoint/x`).set('Authorization', 'Bearer primary-token');
     expect({ status: refused.status, code: refused.body.code, retry: refused.headers['retry-after'] }).toEqual({ status: 503, code: 'ServiceUnavailable', retry: '5' });
-    const unreachable = await api('s3cret', 'http://127.0.0.1:1/introspect').get(`${V}/endpoint/x`).set('Authorization', 'Bearer primary-token');
+    const unreachable = await (await api('s3cret', 'http://127.0.0.1:1/introspect')).get(`${V}/endpoint/x`).set('Authorization', 'Bearer primary-token');
     expect(unreachable.status).toBe(503);
   });
 });

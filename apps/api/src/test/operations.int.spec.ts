@@ -1,8 +1,7 @@
 import { Writable } from 'node:stream';
-import { openEngine } from '@xfer/persistence';
+import { Runtime } from '@xfer/runtime';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
-import { buildApiContainer } from '../container';
 import { createApp } from '../http/app';
 import { BACKENDS, startApi, V } from './harness';
 
@@ -72,14 +71,14 @@ describe.each(BACKENDS)('operating the API on $name', (backend) => {
 
   it('is not ready while migrations are pending', async () => {
     const database = await backend.create();
-    const engine = await openEngine(database.url, { migrate: false });
+    const runtime = await Runtime.open({ kind: 'server', databaseUrl: database.url, migrate: false });
     try {
-      const app = createApp(buildApiContainer(engine), { logger: createLogger({ level: 'silent' }) });
+      const app = createApp(runtime.appServices, { logger: createLogger({ level: 'silent' }) });
       const res = await supertest(app).get('/readyz');
       expect(res.status).toBe(503);
       expect(res.body.reason).toContain('migrations are pending');
     } finally {
-      await engine.close();
+      await runtime.close();
       await database.drop();
     }
   });

@@ -1,8 +1,7 @@
-import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
+import { createApp as createApiApp } from '@xfer/api';
 import { TestWorld } from '@xfer/core/testing';
-import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openEngine } from '@xfer/persistence';
-import { TOKENS } from '@xfer/server-kit';
+import { createApp as createPagesApp, pagesCoreSettings } from '@xfer/helper-pages';
+import { Runtime } from '@xfer/runtime';
 import { testBackends } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
@@ -51,18 +50,16 @@ const HEADERS: Record<string, string>[] = [
 describe.each(testBackends())('hostile input on $name: no route of either app answers 5xx', (backend) => {
   it('to hostile cookies, headers and bodies', async () => {
     const database = await backend.create();
-    const engine = await openEngine(database.url);
+    const runtime = await Runtime.open({ kind: 'server', databaseUrl: database.url, core: pagesCoreSettings({}) });
     const logger = createLogger({ level: 'silent' });
     try {
-      const apiContainer = buildApiContainer(engine);
-      const pagesContainer = buildHelperPagesContainer(engine);
-      const world = new TestWorld(apiContainer.get(TOKENS.UnitOfWork));
+      const world = new TestWorld(runtime.uow);
       const alice = await world.user('alice');
       const endpointId = (await world.services.endpoints.createEndpoint(await alice.principal(), { display_name: 'Target', personal: false, servers: [{ hostname: 'a.example.org' }] })).id;
       const clientId = (await world.services.admin.clients.addClient({ display_name: 'Portal', redirect_uris: ['https://portal.example.org/cb'] })).client.id;
       const apps = [
-        { http: supertest(createApiApp(apiContainer, { logger })), routes: API_ROUTES },
-        { http: supertest(createPagesApp(pagesContainer, { logger })), routes: AUTH_ROUTES },
+        { http: supertest(createApiApp(runtime.appServices, { logger })), routes: API_ROUTES },
+        { http: supertest(createPagesApp(runtime.appServices, { logger })), routes: AUTH_ROUTES },
       ];
       const failures: string[] = [];
       for (const { http, routes } of apps) {
@@ -83,7 +80,7 @@ describe.each(testBackends())('hostile input on $name: no route of either app an
       }
       expect(failures).toEqual([]);
     } finally {
-      await engine.close();
+      await runtime.close();
       await database.drop();
     }
   });

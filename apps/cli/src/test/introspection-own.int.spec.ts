@@ -1,12 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
+import { apiCoreSettings, createApp as createApiApp } from '@xfer/api';
 import { TRANSFER_SCOPE } from '@xfer/core';
-import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openEngine } from '@xfer/persistence';
-import { TOKENS } from '@xfer/server-kit';
+import { createApp as createPagesApp, pagesCoreSettings } from '@xfer/helper-pages';
+import { Runtime } from '@xfer/runtime';
 import { createLogger } from '@xfer/server-kit';
-import type { Engine } from '@xfer/persistence';
 
 /**
  * An API that trusts an xfer authorization service running elsewhere (its own database): the API's
@@ -14,7 +12,7 @@ import type { Engine } from '@xfer/persistence';
  */
 describe('the API checking tokens by introspection at an xfer authorization service', () => {
   const servers: Server[] = [];
-  const dataSources: Engine[] = [];
+  const runtimes: Runtime[] = [];
   let authUrl: string;
   let apiUrl: string;
   let worker: { id: string; secret: string };
@@ -28,22 +26,23 @@ describe('the API checking tokens by introspection at an xfer authorization serv
 
   beforeAll(async () => {
     const logger = createLogger({ level: 'silent' });
-    const [authDb, apiDb] = await Promise.all([openEngine('sqlite::memory:'), openEngine('sqlite::memory:')]);
-    dataSources.push(authDb, apiDb);
-    const pages = buildHelperPagesContainer(authDb);
-    authUrl = await listen(createServer(createPagesApp(pages, { logger })));
-    const admin = pages.get(TOKENS.admin);
+    // two processes of their own: the authorization service, and an API that introspects its tokens
+    const auth = await Runtime.open({ kind: 'server', databaseUrl: 'sqlite::memory:', core: pagesCoreSettings({}) });
+    runtimes.push(auth);
+    authUrl = await listen(createServer(createPagesApp(auth.appServices, { logger })));
+    const { admin } = auth.services;
     await admin.clients.addScope(TRANSFER_SCOPE, 'Manage your endpoints and file transfers');
     const transfer = await admin.clients.addClient({ display_name: 'Transfer API', public_client: false, resource_server: 'transfer.api.globus.org' });
     const added = await admin.clients.addClient({ display_name: 'Nightly job', public_client: false });
     worker = { id: added.client.id, secret: added.secret! };
-    const api = buildApiContainer(apiDb, { introspection: { url: `${authUrl}/v2/oauth2/token/introspect`, clientId: transfer.client.id, clientSecret: transfer.secret! } });
-    apiUrl = await listen(createServer(createApiApp(api, { logger })));
+    const api = await Runtime.open({ kind: 'server', databaseUrl: 'sqlite::memory:', core: apiCoreSettings({ introspection: { url: `${authUrl}/v2/oauth2/token/introspect`, clientId: transfer.client.id, clientSecret: transfer.secret! } }) });
+    runtimes.push(api);
+    apiUrl = await listen(createServer(createApiApp(api.appServices, { logger })));
   });
 
   afterAll(async () => {
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
-    for (const engine of dataSources) await engine.close();
+    for (const runtime of runtimes) await runtime.close();
   });
 
   it('accepts a client_credentials token while it is live and refuses it once revoked', async () => {

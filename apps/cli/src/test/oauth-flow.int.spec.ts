@@ -3,15 +3,13 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
+import { createApp as createApiApp } from '@xfer/api';
 import { TRANSFER_SCOPE } from '@xfer/core';
-import { buildHelperPagesContainer, createApp as createPagesApp } from '@xfer/helper-pages';
-import { openEngine } from '@xfer/persistence';
-import { TOKENS } from '@xfer/server-kit';
+import { createApp as createPagesApp, pagesCoreSettings } from '@xfer/helper-pages';
+import { Runtime } from '@xfer/runtime';
 import { createLogger } from '@xfer/server-kit';
 import { closeBrowserSuite, launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
 import type { Browser } from 'playwright-core';
-import type { Engine } from '@xfer/persistence';
 
 /**
  * The whole OAuth 2.0 flow in Debian's Chromium, as a user of a web application sees it: a tiny
@@ -83,7 +81,7 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
 // without a Chromium the run fails in jest.global-setup.js, unless the user skipped the browser suites
 (CHROMIUM ? describe : describe.skip)('OAuth 2.0 sign-in of a web application, in a real browser', () => {
   let browser: Browser;
-  let engine: Engine;
+  let runtime: Runtime;
   const servers: Server[] = [];
   let authUrl: string;
   let apiUrl: string;
@@ -91,16 +89,15 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
   let portalUrl: string;
 
   beforeAll(async () => {
-    engine = await openEngine('sqlite::memory:');
+    runtime = await Runtime.open({ kind: 'server', databaseUrl: 'sqlite::memory:', core: pagesCoreSettings({}) });
     const logger = createLogger({ level: 'silent' });
-    const pagesContainer = buildHelperPagesContainer(engine);
-    const pagesServer = createServer(createPagesApp(pagesContainer, { logger }));
-    const apiServer = createServer(createApiApp(buildApiContainer(engine), { logger }));
+    const pagesServer = createServer(createPagesApp(runtime.appServices, { logger }));
+    const apiServer = createServer(createApiApp(runtime.appServices, { logger }));
     servers.push(pagesServer, apiServer);
     authUrl = await listen(pagesServer);
     apiUrl = await listen(apiServer);
 
-    const admin = pagesContainer.get(TOKENS.admin);
+    const { admin } = runtime.services;
     await admin.identities.addIdentity({ username: 'alice', name: 'Alice Example' });
     await admin.identities.setPassword('alice', PASSWORD);
     await admin.clients.addScope('urn:xfer:scope:storage.example.org:data_access', 'Read and write files on your lab storage');
@@ -120,7 +117,7 @@ function relyingParty(authUrl: string, apiUrl: string, registration: { clientId:
 
   afterAll(async () => {
     await closeBrowserSuite(browser, servers);
-    await engine.close();
+    await runtime?.close();
     screenshots.cleanup();
   });
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createViews, VIEWS_STATIC_DIR } from '@xfer/helper-pages';
-import { assignRequestIds, createLogger, logRequestError, requestIdOf, requestLogger, type Logger } from '@xfer/server-kit';
+import { assignRequestIds, createLogger, createViews, logRequestError, requestIdOf, requestLogger, SHARED_STATIC_DIR, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
 import { doubleCsrf } from 'csrf-csrf';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -128,7 +127,7 @@ export function createConsoleApp(options: ConsoleOptions): ConsoleApp {
   }
 
   const staticOptions = { maxAge: '1h', index: false } as const;
-  app.use(`${BASE}/static`, express.static(CONSOLE_STATIC_DIR, staticOptions), express.static(VIEWS_STATIC_DIR, staticOptions));
+  app.use(`${BASE}/static`, express.static(CONSOLE_STATIC_DIR, staticOptions), express.static(SHARED_STATIC_DIR, staticOptions));
 
   app.get(`${BASE}/`, (req, res) => {
     if (sessionOf(req)?.person) return res.redirect(303, `${BASE}/search`);

@@ -1,16 +1,14 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { buildApiContainer, createApp as createApiApp } from '@xfer/api';
+import { createApp as createApiApp } from '@xfer/api';
 import { CONSOLE_CLIENT, type CoreServices, type Repositories } from '@xfer/core';
-import { buildHelperPagesContainer, createApp as createPagesApp, prepareSigningKeys } from '@xfer/helper-pages';
-import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
-import { coreServicesOf } from '@xfer/server-kit';
+import { createApp as createPagesApp, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
+import { Runtime } from '@xfer/runtime';
 import { createLogger, freePort } from '@xfer/server-kit';
 import express from 'express';
 import supertest from 'supertest';
 import { createConsoleApp, type ConsoleOptions } from '../http/app';
 import { registerConsoleClient } from '../registration';
-import type { Engine } from '@xfer/persistence';
 
 export const PASSWORD = 'a long console password';
 
@@ -31,14 +29,12 @@ export interface ConsoleWorld {
  * the stand-in), with alice (a subscription member) and bob, both with PASSWORD.
  */
 export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): Promise<ConsoleWorld> {
-  const engine: Engine = await openEngine('sqlite::memory:');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const uow = new TypeormUnitOfWork(engine);
-  const apiContainer = buildApiContainer(engine, { uow });
-  const pagesContainer = buildHelperPagesContainer(engine, { issuer: url, uow });
-  await prepareSigningKeys(pagesContainer, { signingKeySecret: 'console tests sign with keys of their own' }, () => undefined);
-  const services = coreServicesOf(pagesContainer);
+  const signingKeySecret = 'console tests sign with keys of their own';
+  const runtime = await Runtime.open({ kind: 'server', databaseUrl: 'sqlite::memory:', core: pagesCoreSettings({ issuer: url, signingKeySecret }) });
+  const { services } = runtime;
+  await prepareSigningKeys(services, { signingKeySecret }, () => undefined);
   for (const username of ['alice', 'bob']) {
     await services.admin.identities.addIdentity({ username, name: username === 'alice' ? 'Alice Example' : 'Bob Example', email: `${username}@example.org` });
     await services.admin.identities.setPassword(username, PASSWORD);
@@ -46,8 +42,8 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
   const subscriptionId = await services.admin.subscriptions.addSubscription('Lab subscription', ['alice']);
   const credentials = await registerConsoleClient(services.admin, url);
   const logger = createLogger({ level: 'silent' });
-  const api = createApiApp(apiContainer, { logger });
-  const pages = createPagesApp(pagesContainer, { issuer: url, logger });
+  const api = createApiApp(runtime.appServices, { logger });
+  const pages = createPagesApp(runtime.appServices, { issuer: url, logger });
   const consoleApp = createConsoleApp({ apiUrl: url, authUrl: url, publicUrl: url, ...credentials, logger, ...options });
   const app = express();
   app.use((req, res, next) => {
@@ -60,14 +56,14 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
   return {
     url,
     services,
-    repositories: uow.repositories,
+    repositories: runtime.uow.repositories,
     subscriptionId,
     endConsoleSessions: () => consoleApp.endSessions(),
     async close() {
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
       await closed;
-      await engine.close();
+      await runtime.close();
     },
   };
 }

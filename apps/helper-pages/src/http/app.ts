@@ -1,20 +1,24 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ResourceNotFoundError } from '@xfer/core';
-import { TOKENS } from '@xfer/server-kit';
-import { assignRequestIds, createLogger, addHealthRoutes, requestLogger, type Logger } from '@xfer/server-kit';
+import { ResourceNotFoundError, type CoreServices } from '@xfer/core';
+import { assignRequestIds, createLogger, addHealthRoutes, createViews, requestLogger, SHARED_STATIC_DIR, type HealthOfDatabase, type Logger } from '@xfer/server-kit';
 import { parse as parseCookies } from 'cookie';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Container } from 'inversify';
 import { clientsApiRoutes } from './clientsApi';
 import { apiErrorHandler, errorPages } from './errors';
 import { identitiesApiRoutes } from './identitiesApi';
 import { helperPageRoutes } from './pages';
 import { OAuthProtocol } from '../oauth/OAuthProtocol';
 import { oauthRoutes, openIdRoutes } from '../oauth/oauthRoutes';
-import { createViews, VIEWS_STATIC_DIR } from './views';
+
+/** The helper pages' own templates and scripts (the stylesheet is shared: server-kit's). */
+const VIEWS_DIR = join(__dirname, '..', '..', 'views');
+const OWN_STATIC_DIR = join(__dirname, '..', '..', 'public');
+
+/** What the authorization service uses of the process: its core services, and the database for the health checks. */
+export type PagesServices = Pick<CoreServices, 'authorizationServer' | 'idTokens' | 'identityDirectory' | 'clientRegistration' | 'helperPages'> & { database: HealthOfDatabase };
 
 export interface HelperPagesOptions {
   /** HMAC secret of the CSRF tokens; random per process unless set (set it when several instances share users). */
@@ -32,10 +36,9 @@ export interface HelperPagesOptions {
 }
 
 /** The authorization service's browser helper pages (area A). Does not listen. */
-export function createApp(container: Container, options: HelperPagesOptions = {}): Express {
-  const authorizationServer = container.get(TOKENS.authorizationServer);
-  const views = createViews();
-  const idTokens = container.get(TOKENS.idTokens);
+export function createApp(services: PagesServices, options: HelperPagesOptions = {}): Express {
+  const { authorizationServer, idTokens } = services;
+  const views = createViews(VIEWS_DIR);
   const protocol = new OAuthProtocol(authorizationServer, idTokens, { codeLifetimeSeconds: options.codeLifetimeSeconds ?? 600 });
   const issuer = options.issuer ?? 'http://localhost:8081';
   const app = express();
@@ -44,7 +47,7 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   if (options.trustProxy) app.set('trust proxy', 1);
   app.use(assignRequestIds());
   app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-helper-pages' })));
-  addHealthRoutes(app, container.get(TOKENS.Database));
+  addHealthRoutes(app, services.database);
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -74,20 +77,21 @@ export function createApp(container: Container, options: HelperPagesOptions = {}
   app.use(openIdRoutes(authorizationServer, idTokens, issuer));
   app.use(
     '/v2/api',
-    identitiesApiRoutes(container.get(TOKENS.identityDirectory)),
-    clientsApiRoutes(container.get(TOKENS.clientRegistration), authorizationServer),
+    identitiesApiRoutes(services.identityDirectory),
+    clientsApiRoutes(services.clientRegistration, authorizationServer),
     // every answer of the JSON API is a JSON document, an unknown route's too
     (req: express.Request) => {
       throw new ResourceNotFoundError(`No route ${req.method} ${req.originalUrl.split('?')[0].slice(0, 200)}`);
     },
     apiErrorHandler,
   );
-  app.use('/v2/web/static', express.static(VIEWS_STATIC_DIR, { maxAge: '1h', index: false }));
+  const staticOptions = { maxAge: '1h', index: false } as const;
+  app.use('/v2/web/static', express.static(OWN_STATIC_DIR, staticOptions), express.static(SHARED_STATIC_DIR, staticOptions));
   // browsers ask for it at the root whatever the page links
-  app.get('/favicon.ico', (_req, res) => res.sendFile(join(VIEWS_STATIC_DIR, 'favicon.ico'), { maxAge: '1d' }));
+  app.get('/favicon.ico', (_req, res) => res.sendFile(join(SHARED_STATIC_DIR, 'favicon.ico'), { maxAge: '1d' }));
   app.use(
     '/v2/web',
-    helperPageRoutes(container.get(TOKENS.helperPages), authorizationServer, protocol, views, {
+    helperPageRoutes(services.helperPages, authorizationServer, protocol, views, {
       csrfSecret: options.csrfSecret ?? randomBytes(32).toString('hex'),
       apiUrl: options.apiUrl,
     }),

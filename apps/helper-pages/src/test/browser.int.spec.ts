@@ -2,15 +2,13 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { bootstrapDemo, createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
-import { openEngine } from '@xfer/persistence';
-import { TOKENS } from '@xfer/server-kit';
+import { bootstrapDemo } from '@xfer/core';
+import { Runtime } from '@xfer/runtime';
 import { createLogger } from '@xfer/server-kit';
 import { launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
 import type { Browser, Page } from 'playwright-core';
-import { buildHelperPagesContainer } from '../container';
+import { pagesCoreSettings } from '../coreSettings';
 import { createApp } from '../http/app';
-import type { Engine } from '@xfer/persistence';
 
 /**
  * The helper pages in Debian's Chromium, driven by playwright-core: what a user sees and does.
@@ -25,18 +23,16 @@ const PORTAL = 'https://portal.example.org/';
 (CHROMIUM ? describe : describe.skip)('helper pages in a real browser', () => {
   let browser: Browser;
   let server: Server;
-  let engine: Engine;
+  let runtime: Runtime;
   let base: string;
   let demo: { password: string; query: string };
 
   beforeAll(async () => {
-    engine = await openEngine('sqlite::memory:');
-    const container = buildHelperPagesContainer(engine);
-    server = createApp(container, { logger: createLogger({ level: 'silent' }) }).listen(0, '127.0.0.1');
+    runtime = await Runtime.open({ kind: 'server', databaseUrl: 'sqlite::memory:', core: pagesCoreSettings({}) });
+    server = createApp(runtime.appServices, { logger: createLogger({ level: 'silent' }) }).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const services = createCoreServices(container.get(TOKENS.UnitOfWork), systemClock, randomIdGenerator);
-    const lines = (await bootstrapDemo(services, 'http://127.0.0.1:8080', base)).join('\n');
+    const lines = (await bootstrapDemo(runtime.services, 'http://127.0.0.1:8080', base)).join('\n');
     demo = { password: /with password (\S+)/.exec(lines)![1], query: /identities\?(\S+)/.exec(lines)![1] };
     browser = await launchTestBrowser();
   }, 60_000);
@@ -44,7 +40,7 @@ const PORTAL = 'https://portal.example.org/';
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => server.close(resolve));
-    await engine.close();
+    await runtime?.close();
     screenshots.cleanup();
   });
 
@@ -129,8 +125,7 @@ const PORTAL = 'https://portal.example.org/';
       `javascript:alert('uri')`,
       `'><svg onload=alert('svg')>`,
     ];
-    const container = buildHelperPagesContainer(engine);
-    const admin = createCoreServices(container.get(TOKENS.UnitOfWork), systemClock, randomIdGenerator).admin;
+    const { admin } = runtime.services;
     const { client } = await admin.clients.addClient({ display_name: `<script>alert('client')</script>` });
     for (const pagePath of ['logout', 'identities', 'consents']) {
       await page.goto(`${base}/v2/web/${pagePath}`);

@@ -3,12 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorld } from '@xfer/core/testing';
-import { openEngine } from '@xfer/persistence';
-import { TOKENS } from '@xfer/server-kit';
+import { Runtime } from '@xfer/runtime';
 import { testBackends, type TestBackend, type TestDatabase } from '@xfer/persistence/testing';
 import { createLogger } from '@xfer/server-kit';
 import supertest from 'supertest';
-import { buildHelperPagesContainer } from '../container';
+import { pagesCoreSettings } from '../coreSettings';
 import { createApp, type HelperPagesOptions } from '../http/app';
 
 export const BACKENDS = testBackends();
@@ -18,15 +17,14 @@ export const PASSWORD = 'correct horse battery';
 export async function startPages(
   backend: TestBackend,
   options: HelperPagesOptions = {},
-  config: Parameters<typeof buildHelperPagesContainer>[1] = {},
+  config: Parameters<typeof pagesCoreSettings>[0] = {},
   /** A database another instance uses too; the caller drops it. */
   shared?: TestDatabase,
 ) {
   const database = shared ?? (await backend.create());
-  const engine = await openEngine(database.url);
-  const container = buildHelperPagesContainer(engine, config);
-  const app = createApp(container, { logger: createLogger({ level: 'silent' }), ...options });
-  const world = new TestWorld(container.get(TOKENS.UnitOfWork));
+  const runtime = await Runtime.open({ kind: 'server', databaseUrl: database.url, core: pagesCoreSettings(config) });
+  const app = createApp(runtime.appServices, { logger: createLogger({ level: 'silent' }), ...options });
+  const world = new TestWorld(runtime.uow);
   const admin = world.services.admin;
 
   async function userWithPassword(username: string, extra: { name?: string; email?: string; organization?: string } = {}) {
@@ -46,10 +44,10 @@ export async function startPages(
   }
 
   const close = async () => {
-    await engine.close();
+    await runtime.close();
     if (!shared) await database.drop();
   };
-  return { app, http: supertest(app), container, world, admin, userWithPassword, signedInAgent, close };
+  return { app, http: supertest(app), runtime, world, admin, userWithPassword, signedInAgent, close };
 }
 
 export type Pages = Awaited<ReturnType<typeof startPages>>;

@@ -1,13 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { openEngine } from '@xfer/persistence';
-import { TOKENS } from '@xfer/server-kit';
+import { Runtime } from '@xfer/runtime';
 import { createLogger, freePort } from '@xfer/server-kit';
 import { closeBrowserSuite, launchTestBrowser, testChromium } from '@xfer/server-kit/testing';
 import { generators, Issuer, type BaseClient } from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { buildHelperPagesContainer } from '../container';
+import { pagesCoreSettings } from '../coreSettings';
 import { createApp } from '../http/app';
-import type { Engine } from '@xfer/persistence';
 
 /**
  * A relying party that knows only xfer's discovery URL signs a user in with a standard OpenID
@@ -49,21 +47,20 @@ function relyingParty(client: () => BaseClient, redirectUri: string) {
 
 (CHROMIUM ? describe : describe.skip)('OpenID Connect sign-in of a relying party that uses only the discovery document, in a real browser', () => {
   let browser: Browser;
-  let engine: Engine;
+  let runtime: Runtime;
   const servers: Server[] = [];
   let rpUrl: string;
   let aliceId: string;
 
   beforeAll(async () => {
-    engine = await openEngine('sqlite::memory:');
     const authPort = await freePort();
     const issuer = `http://127.0.0.1:${authPort}`;
-    const container = buildHelperPagesContainer(engine, { issuer });
-    const authServer = createServer(createApp(container, { logger: createLogger({ level: 'silent' }), issuer }));
+    runtime = await Runtime.open({ kind: 'server', databaseUrl: 'sqlite::memory:', core: pagesCoreSettings({ issuer }) });
+    const authServer = createServer(createApp(runtime.appServices, { logger: createLogger({ level: 'silent' }), issuer }));
     servers.push(authServer);
     await listenOn(authServer, authPort);
 
-    const admin = container.get(TOKENS.admin);
+    const { admin } = runtime.services;
     aliceId = (await admin.identities.addIdentity({ username: 'alice', name: 'Alice Example', email: 'alice@example.org' })).id;
     await admin.identities.setPassword('alice', PASSWORD);
     for (const scope of ['openid', 'profile', 'email']) await admin.clients.addScope(scope, `Know your ${scope === 'openid' ? 'identity' : scope}`);
@@ -89,7 +86,7 @@ function relyingParty(client: () => BaseClient, redirectUri: string) {
 
   afterAll(async () => {
     await closeBrowserSuite(browser, servers);
-    await engine.close();
+    await runtime?.close();
   });
 
   it('signs in, consents, and the relying party verifies the id_token with the published keys', async () => {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { TRANSFER_SCOPE, VIEW_IDENTITY_SET_SCOPE } from '@xfer/core';
-import { TOKENS } from '@xfer/server-kit';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import type supertest from 'supertest';
 import { BACKENDS, startPages, type Pages } from './harness';
@@ -125,7 +124,7 @@ describe.each(BACKENDS)('OpenID Connect on $name', (backend) => {
   it('rotates keys: new tokens are signed with the new key, tokens signed before still verify', async () => {
     const before = await signIn('openid');
     const oldKid = decodeProtectedHeader(before.id_token!).kid;
-    const rotated = await pages.container.get(TOKENS.idTokens).rotate();
+    const rotated = await pages.runtime.services.idTokens.rotate();
     expect(rotated.retired).toEqual([oldKid]);
     const after = await signIn('openid');
     expect(decodeProtectedHeader(after.id_token!).kid).toBe(rotated.kid);

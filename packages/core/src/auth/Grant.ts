@@ -45,6 +45,11 @@ export interface RefreshTokenState {
   revoked_at: Date | null;
 }
 
+/** Whether a refresh token can still be used: refresh tokens live until revoked (the hosted service does not rotate them). */
+export function isRefreshTokenLive(token: Pick<RefreshTokenState, 'revoked_at'>): boolean {
+  return token.revoked_at === null;
+}
+
 export interface RefreshTokenRepository {
   add(token: RefreshTokenState): Promise<void>;
   findByHash(hash: string): Promise<RefreshTokenState | null>;

@@ -119,21 +119,14 @@ export class EndpointService {
    * subscription, `false` also by the endpoint's administrators (Endpoint decides).
    */
   async setSubscriptionAdminVerified(caller: Principal, xid: string, verified: boolean): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.uow.transaction(async (repos) => {
-          const { endpoint, roles } = await this.load(repos, caller, xid, BY_ID_FOR_UPDATE);
-          this.assertCanView(endpoint, roles);
-          const subscription = endpoint.subscriptionId === null ? null : await repos.subscriptions.findById(endpoint.subscriptionId);
-          const subscriptionAdministrator = subscription !== null && subscription.administrator_ids.some((id) => caller.principalIds.includes(id));
-          endpoint.setSubscriptionAdminVerified(verified, { subscriptionAdministrator, endpointAdministrator: roles.includes('administrator') });
-          await repos.endpoints.update(endpoint);
-        });
-        return;
-      } catch (error) {
-        if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+    await this.retryingTransaction(async (repos) => {
+      const { endpoint, roles } = await this.load(repos, caller, xid, BY_ID_FOR_UPDATE);
+      this.assertCanView(endpoint, roles);
+      const subscription = endpoint.subscriptionId === null ? null : await repos.subscriptions.findById(endpoint.subscriptionId);
+      const subscriptionAdministrator = subscription !== null && subscription.administrator_ids.some((id) => caller.principalIds.includes(id));
+      endpoint.setSubscriptionAdminVerified(verified, { subscriptionAdministrator, endpointAdministrator: roles.includes('administrator') });
+      await repos.endpoints.update(endpoint);
+    });
   }
 
   /** 5. Delete endpoint: administrators only; servers, roles and pause rules go with it, a tombstone stays. */
@@ -346,15 +339,20 @@ export class EndpointService {
     xid: string,
     change: (repos: Repos, endpoint: Endpoint, roles: EndpointRole[]) => Promise<T>,
   ): Promise<T> {
+    return this.retryingTransaction(async (repos) => {
+      const { endpoint, roles } = await this.load(repos, caller, xid, BY_ID_FOR_UPDATE);
+      this.assertAdministrator(endpoint, roles);
+      const result = await change(repos, endpoint, roles);
+      await repos.endpoints.update(endpoint);
+      return result;
+    });
+  }
+
+  /** A transaction that writes an endpoint, run again (up to MAX_ATTEMPTS) when another writer changed it first. */
+  private async retryingTransaction<T>(work: (repos: Repos) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.uow.transaction(async (repos) => {
-          const { endpoint, roles } = await this.load(repos, caller, xid, BY_ID_FOR_UPDATE);
-          this.assertAdministrator(endpoint, roles);
-          const result = await change(repos, endpoint, roles);
-          await repos.endpoints.update(endpoint);
-          return result;
-        });
+        return await this.uow.transaction(work);
       } catch (error) {
         if (!(error instanceof ConcurrentModificationError) || attempt >= MAX_ATTEMPTS) throw error;
       }

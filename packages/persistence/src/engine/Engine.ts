@@ -23,7 +23,6 @@ export interface EndpointSearcher {
 export interface Engine {
   /** Which database, for messages and the health check. */
   readonly name: 'sqlite' | 'postgres';
-  readonly dataSource: DataSource;
   /** What the apps remember rendered documents with until anything changes (the read cache, or nothing). */
   readonly readMemo: ReadMemo;
   /** Raw SQL for a repository on `manager` (the DataSource's, or a transaction's). */
@@ -32,12 +31,12 @@ export interface Engine {
   endpointSearch(manager: EntityManager): EndpointSearcher;
   /** Runs `work` in a write transaction: on SQLite queued behind this process's others, begun IMMEDIATE. */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
-  /** A write of this process ended: the read cache starts a new generation; SQLite's upkeep and checkpoints follow. */
-  written(): void;
   /** Resolves when the database answers (the health check). */
   ping(): Promise<void>;
   /** Whether migrations are pending (the readiness check). */
   migrationsPending(): Promise<boolean>;
+  /** Applies the pending migrations, each in its own transaction; returns their names (`xfer migrate`). */
+  migrate(): Promise<string[]>;
   /** Batches of rows, in one transaction, fast (the benchmark's seed), outside any unit of work. */
   insertRows(batches: readonly RowBatch[]): Promise<void>;
   /** After a bulk load: the planner's statistics, and the search index compacted. */
@@ -59,4 +58,20 @@ export interface EngineOptions {
   background?: boolean;
   /** Postgres: connections this process keeps (DATABASE_POOL_SIZE). */
   poolSize?: number;
+}
+
+/**
+ * What persistence's own parts (the units of work, the seed, its tests) use of an engine beside
+ * its public surface: the TypeORM DataSource, and the signal that a write of this process ended
+ * (the read cache starts a new generation; SQLite's upkeep and checkpoints follow).
+ */
+export interface EngineInternals extends Engine {
+  readonly dataSource: DataSource;
+  written(): void;
+}
+
+/** An engine's internals (every engine openEngine makes has them). */
+export function internalsOf(engine: Engine): EngineInternals {
+  if (!('dataSource' in engine)) throw new Error(`not an engine of this package: ${engine.name}`);
+  return engine as EngineInternals;
 }

@@ -2,7 +2,7 @@ import { ConfigError } from '@xfer/config';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../migrations';
 import { ALL_SCHEMAS } from '../records/schemas';
-import type { Engine, EngineOptions } from './Engine';
+import type { EngineInternals, EngineOptions } from './Engine';
 import { PostgresEngine, postgresDataSourceOptions } from './postgres/PostgresEngine';
 import { SqliteEngine, sqliteDataSourceOptions } from './sqlite/SqliteEngine';
 
@@ -39,7 +39,7 @@ export function dataSourceOptions(url: string, options: { createDirectory?: bool
  * be reached, found or created throws DatabaseUrlError saying why and what to check; a thread that
  * cannot start fails the open, naming it.
  */
-export async function openEngine(url: string, options: EngineOptions = {}): Promise<Engine> {
+export async function openEngine(url: string, options: EngineOptions = {}): Promise<EngineInternals> {
   let dataSource: DataSource;
   try {
     dataSource = new DataSource(dataSourceOptions(url, { poolSize: options.poolSize }));

@@ -2,7 +2,7 @@ import { openEngine } from '../engine/openEngine';
 import { PIPELINED_READ_CONNECTIONS } from '../engine/postgres/PipelinedReads';
 import type { Sql } from '../engine/Sql';
 import { freshPostgresDatabase, testPostgresUrl } from '../testing';
-import type { Engine } from '../engine/Engine';
+import type { EngineInternals as Engine } from '../engine/Engine';
 
 // the global setup starts a Postgres (the system's or the embedded one) unless XFER_TEST_SKIP names it
 const postgresIt = testPostgresUrl() ? it : it.skip;

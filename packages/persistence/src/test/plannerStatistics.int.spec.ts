@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openEngine } from '../engine/openEngine';
 import { seedDatabase } from '../seed';
 import { freshPostgresDatabase, testPostgresUrl } from '../testing';
-import type { Engine } from '../engine/Engine';
+import type { EngineInternals as Engine } from '../engine/Engine';
 
 describe("SQLite's planner statistics", () => {
   let directory: string;

@@ -3,7 +3,7 @@ import { Endpoint, newIdentity } from '@xfer/core';
 import { openEngine } from '../engine/openEngine';
 import type { SqliteEngine } from '../engine/sqlite/SqliteEngine';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
-import type { Engine } from '../engine/Engine';
+import type { EngineInternals as Engine } from '../engine/Engine';
 
 describe('the SQLite search index after a run of small writes', () => {
   let engine: Engine;

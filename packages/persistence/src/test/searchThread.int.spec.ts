@@ -8,7 +8,7 @@ import { SEARCHED_COLUMNS } from '../engine/sqlite/SearchThread';
 import type { SqliteEngine } from '../engine/sqlite/SqliteEngine';
 import { seedDatabase } from '../seed';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
-import type { Engine } from '../engine/Engine';
+import type { EngineInternals as Engine } from '../engine/Engine';
 
 describe('searches on an SQLite file', () => {
   let directory: string;

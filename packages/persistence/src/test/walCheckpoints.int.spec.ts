@@ -8,7 +8,7 @@ import { openEngine } from '../engine/openEngine';
 import { TypeormUnitOfWork } from '../TypeormUnitOfWork';
 import { RESET_WAL_PAGES } from '../engine/sqlite/WalCheckpoints';
 import type { SqliteEngine } from '../engine/sqlite/SqliteEngine';
-import type { Engine } from '../engine/Engine';
+import type { EngineInternals as Engine } from '../engine/Engine';
 
 describe('the WAL of an SQLite file', () => {
   let directory: string;

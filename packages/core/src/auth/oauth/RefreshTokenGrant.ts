@@ -1,5 +1,5 @@
 import { hashToken } from '../AccessToken';
-import type { RefreshTokenState } from '../Grant';
+import { isRefreshTokenLive, type RefreshTokenState } from '../Grant';
 import type { AuthorizationServerRepositories } from './rules';
 
 /** The refresh token grant (RFC 6749 6): a live refresh token by its value. */
@@ -11,6 +11,6 @@ export class RefreshTokenGrant {
   /** A live refresh token by its value. */
   async findRefreshToken(secret: string): Promise<RefreshTokenState | null> {
     const found = await this.uow.repositories.refreshTokens.findByHash(hashToken(secret));
-    return found && found.revoked_at === null ? found : null;
+    return found && isRefreshTokenLive(found) ? found : null;
   }
 }

@@ -2,6 +2,7 @@ import { AuthenticationFailedError, ConsentRequiredError } from '../../shared/er
 import type { Clock } from '../../shared/ports';
 import { findLiveToken, hashToken, isTokenUsable, type AccessTokenState } from '../AccessToken';
 import type { ClientState } from '../Client';
+import { isRefreshTokenLive } from '../Grant';
 import { identityDocument, type IdentityState } from '../Identity';
 import { identitySetClaim, profileClaims, VIEW_IDENTITY_SET_SCOPE } from '../IdToken';
 import type { AuthorizationServerOptions, AuthorizationServerRepositories, IntrospectionDocument, OAuthRepositories } from './rules';
@@ -118,7 +119,7 @@ export class TokenInspection {
     const now = this.clock.now();
     const { refreshTokens, accessTokens } = this.uow.repositories;
     const refresh = await refreshTokens.findByHash(hash);
-    if (refresh) return { active: refresh.revoked_at === null && refresh.client_id === caller.id };
+    if (refresh) return { active: isRefreshTokenLive(refresh) && refresh.client_id === caller.id };
     const access = await accessTokens.findByHash(hash);
     return { active: access !== null && isTokenUsable(access, now) && access.client_id === caller.id };
   }

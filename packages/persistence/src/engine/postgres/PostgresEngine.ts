@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { noReadMemo, type ReadMemo } from '@xfer/core';
 import type { ClientConfig } from 'pg';
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
-import type { Engine, EngineOptions, RowBatch } from '../Engine';
+import type { EngineInternals, EngineOptions, RowBatch } from '../Engine';
 import { ReadCache } from '../ReadCache';
 import { PIPELINED_READ_CONNECTIONS, PipelinedReads, type NamedQuery } from './PipelinedReads';
 import { PostgresChangeWatch } from './PostgresChangeWatch';
@@ -42,7 +42,7 @@ interface PgPool {
  * pipelined connection of their own (or the pool, when slow); the read cache follows the commits of
  * every process by LISTEN. Closes the cache's listener and the pipelined connection, then the pool.
  */
-export class PostgresEngine implements Engine, PostgresReads {
+export class PostgresEngine implements EngineInternals, PostgresReads {
   readonly name = 'postgres';
   /** The named statements by their `?` text: a name and the `$n` text (one per text and connection). */
   private readonly preparedStatements = new Map<string, { name: string; text: string }>();
@@ -111,6 +111,10 @@ export class PostgresEngine implements Engine, PostgresReads {
 
   migrationsPending(): Promise<boolean> {
     return this.dataSource.showMigrations();
+  }
+
+  async migrate(): Promise<string[]> {
+    return (await this.dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
   }
 
   /** One multi-row INSERT per table, in one transaction. */

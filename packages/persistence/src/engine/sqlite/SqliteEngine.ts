@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { noReadMemo, type ReadMemo } from '@xfer/core';
 import type Database from 'better-sqlite3';
 import { DataSource, type DataSourceOptions, type EntityManager } from 'typeorm';
-import type { Engine, EngineOptions, RowBatch } from '../Engine';
+import type { EngineInternals, EngineOptions, RowBatch } from '../Engine';
 import { ReadCache } from '../ReadCache';
 import { insertSql } from '../Sql';
 import { Fts5Terms } from './fts5';
@@ -57,7 +57,7 @@ export interface SqliteParts {
  * checkpoints and the searches on threads of their own, and the search index's segments merged
  * between requests. Closes them in the reverse order of their start, then the connection.
  */
-export class SqliteEngine implements Engine {
+export class SqliteEngine implements EngineInternals {
   readonly name = 'sqlite';
   private readonly statements = new Map<string, Database.Statement>();
   private readonly terms = new Fts5Terms();
@@ -168,6 +168,10 @@ export class SqliteEngine implements Engine {
 
   migrationsPending(): Promise<boolean> {
     return this.dataSource.showMigrations();
+  }
+
+  async migrate(): Promise<string[]> {
+    return (await this.dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
   }
 
   /** One prepared statement per table, run for each row on the better-sqlite3 handle, in one transaction. */

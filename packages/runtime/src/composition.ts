@@ -9,15 +9,18 @@ import {
   type ReadMemo,
   type UnitOfWork,
 } from '@xfer/core';
+import type { HealthOfDatabase } from '@xfer/server-kit';
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
-import type { HealthOfDatabase } from './health';
 
-/** What an app's composition root takes from its persistence: units of work, the read memo, and the database for the health checks. */
+/** What the core services are built over: units of work, the read memo, and the database for the health checks. */
 export interface Adapters {
   uow: UnitOfWork;
   readMemo: ReadMemo;
   database: HealthOfDatabase;
 }
+
+/** How the core services are built: the apps' settings and adapters (token introspection, key crypto), and a clock and ids (tests fix them). */
+export type CoreSettings = CoreOptions & { clock?: Clock; ids?: IdGenerator };
 
 type ServiceTokens = { [K in keyof CoreServices]: ServiceIdentifier<CoreServices[K]> };
 
@@ -37,7 +40,7 @@ const SERVICES: ServiceTokens = {
   accessRules: Symbol.for('xfer.AccessRuleService'),
 };
 
-/** Typed service identifiers shared by every composition root (API, helper pages, CLI). */
+/** Typed identifiers of the process's container: the adapters, then every core service. */
 export const TOKENS = {
   Database: Symbol.for('xfer.Database') as ServiceIdentifier<HealthOfDatabase>,
   UnitOfWork: Symbol.for('xfer.UnitOfWork') as ServiceIdentifier<UnitOfWork>,
@@ -47,7 +50,7 @@ export const TOKENS = {
   ...SERVICES,
 } as const;
 
-/** The adapters' bindings. */
+/** The adapters' bindings (the TypeORM repositories behind the unit of work, the read memo, the database). */
 function adaptersModule(adapters: Adapters): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.Database).toConstantValue(adapters.database);
@@ -57,14 +60,15 @@ function adaptersModule(adapters: Adapters): ContainerModule {
 }
 
 /** The core use cases, each bound on its own over whatever UnitOfWork, Clock and IdGenerator are bound. */
-function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreOptions = {}): ContainerModule {
+function coreModule(settings: CoreSettings): ContainerModule {
+  const { clock, ids, ...options } = settings;
   return new ContainerModule(({ bind }) => {
-    bind(TOKENS.Clock).toConstantValue(options.clock ?? systemClock);
-    bind(TOKENS.IdGenerator).toConstantValue(options.ids ?? randomIdGenerator);
+    bind(TOKENS.Clock).toConstantValue(clock ?? systemClock);
+    bind(TOKENS.IdGenerator).toConstantValue(ids ?? randomIdGenerator);
     for (const key of Object.keys(SERVICES) as (keyof CoreServices)[]) {
       bind(SERVICES[key] as ServiceIdentifier<unknown>)
         .toResolvedValue(
-          (uow: UnitOfWork, clock: Clock, ids: IdGenerator) => CORE_SERVICE_FACTORIES[key]({ uow, clock, ids, options }),
+          (uow: UnitOfWork, clockValue: Clock, idsValue: IdGenerator) => CORE_SERVICE_FACTORIES[key]({ uow, clock: clockValue, ids: idsValue, options }),
           [TOKENS.UnitOfWork, TOKENS.Clock, TOKENS.IdGenerator],
         )
         .inSingletonScope();
@@ -72,14 +76,14 @@ function coreModule(options: { clock?: Clock; ids?: IdGenerator } & CoreOptions 
   });
 }
 
-/** Every core service a container binds, for a caller that uses many of them (the CLI). */
-export function coreServicesOf(container: Container): CoreServices {
-  return Object.fromEntries((Object.keys(SERVICES) as (keyof CoreServices)[]).map((key) => [key, container.get(SERVICES[key] as ServiceIdentifier<unknown>)])) as unknown as CoreServices;
+/** The process's one container: the adapters, and the core services over them. */
+export function processContainer(adapters: Adapters, settings: CoreSettings = {}): Container {
+  const container = new Container();
+  container.loadSync(adaptersModule(adapters), coreModule(settings));
+  return container;
 }
 
-/** A container of the adapters and the core services over them: what each app's composition root starts from. */
-export function coreContainer(adapters: Adapters, options: Parameters<typeof coreModule>[0] = {}): Container {
-  const container = new Container();
-  container.loadSync(adaptersModule(adapters), coreModule(options));
-  return container;
+/** Every core service of a container, resolved once (at the composition root). */
+export function resolveCoreServices(container: Container): CoreServices {
+  return Object.fromEntries((Object.keys(SERVICES) as (keyof CoreServices)[]).map((key) => [key, container.get(SERVICES[key] as ServiceIdentifier<unknown>)])) as unknown as CoreServices;
 }
