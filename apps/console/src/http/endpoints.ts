@@ -111,10 +111,13 @@ export const ROLE_LABELS: Record<string, string> = {
   activity_monitor: 'Activity monitor',
 };
 
+/** The roles the API grants today (activity_manager only once xfer runs tasks): shown, never offered. */
+const GRANTABLE_ROLES = ['administrator', 'access_manager', 'activity_monitor'];
+
 /** The roles one may grant on an endpoint of this kind (access managers only on shares). */
 export function roleOptions(kind: EndpointKind): { value: string; label: string }[] {
   return Object.entries(ROLE_LABELS)
-    .filter(([role]) => kind === 'share' || role !== 'access_manager')
+    .filter(([role]) => GRANTABLE_ROLES.includes(role) && (kind === 'share' || role !== 'access_manager'))
     .map(([value, label]) => ({ value, label }));
 }
 
