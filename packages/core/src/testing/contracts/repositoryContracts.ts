@@ -621,17 +621,17 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         for (const s of [session(1, alice, 10), session(2, alice, 100), session(3, bob, 10), session(4, bob, 20), session(5, bob, 100)]) await uow.repositories.sessions.add(s);
         await uow.repositories.sessions.deleteForIdentity(alice);
         expect(await uow.repositories.sessions.findByHash(hashToken('s2'))).toBeNull();
-        expect(await uow.repositories.sessions.findByHash(hashToken('s5'))).not.toBeNull();
+        expect((await uow.repositories.sessions.findByHash(hashToken('s5')))?.identity_id).toBe(bob);
         expect(await uow.repositories.sessions.purgeExpired(at(50), 1)).toBe(1);
         expect(await uow.repositories.sessions.purgeExpired(at(50), 10)).toBe(1);
         expect(await uow.repositories.sessions.purgeExpired(at(50), 10)).toBe(0);
-        expect(await uow.repositories.sessions.findByHash(hashToken('s5'))).not.toBeNull();
+        expect(await uow.repositories.sessions.findByHash(hashToken('s5'))).toEqual(session(5, bob, 100));
 
         const code = { code_hash: hashToken('c'), client_id: ids.uuid(), identity_id: alice, redirect_uri: 'https://x.example.org/', scopes: ['s'], code_challenge: null, code_challenge_method: null, nonce: null, auth_time: null, created_at: now, expires_at: at(10), used_at: null };
         await uow.repositories.authorizationCodes.add(code);
         await uow.repositories.authorizationCodes.add({ ...code, code_hash: hashToken('c2'), expires_at: at(100) });
         expect(await uow.repositories.authorizationCodes.purgeExpired(at(50), 10)).toBe(1);
-        expect(await uow.repositories.authorizationCodes.findByHash(hashToken('c2'))).not.toBeNull();
+        expect(await uow.repositories.authorizationCodes.findByHash(hashToken('c2'))).toMatchObject({ code_hash: hashToken('c2'), identity_id: alice, expires_at: at(100) });
 
         const holder = await identity('carol');
         await uow.repositories.accessTokens.add(tokenOf('expired', holder.id, { expires_at: at(10) }));
@@ -786,7 +786,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
             await repos.endpoints.insert(serverEndpoint(alice, 'Kept'));
           }),
         ).rejects.toThrow(ConflictError);
-        expect(await uow.repositories.endpoints.findById(kept.id)).not.toBeNull();
+        expect((await uow.repositories.endpoints.findById(kept.id))?.snapshot.display_name).toBe('Kept');
         expect(await uow.repositories.endpoints.findById(lost.id)).toBeNull();
       });
 
@@ -794,7 +794,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const alice = await identity('alice');
         const endpoints = Array.from({ length: 10 }, (_, i) => serverEndpoint(alice, `Concurrent ${i}`));
         await Promise.all(endpoints.map((e) => uow.transaction(async (repos) => repos.endpoints.insert(e))));
-        for (const e of endpoints) expect(await uow.repositories.endpoints.findById(e.id)).not.toBeNull();
+        expect(await Promise.all(endpoints.map(async (e) => (await uow.repositories.endpoints.findById(e.id))?.snapshot.display_name))).toEqual(endpoints.map((_, i) => `Concurrent ${i}`));
       });
     });
   });
