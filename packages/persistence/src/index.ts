@@ -11,6 +11,5 @@ export type { SqliteEngine } from './engine/sqlite/SqliteEngine';
 export type { TableSnapshot } from './engine/sqlite/tableSnapshot';
 export { TypeormUnitOfWork, typeormRepositories } from './TypeormUnitOfWork';
 export { MIGRATIONS } from './migrations';
-export { persistenceAdapters } from './adapters';
 export { databaseConfig } from './config';
 export { seedDatabase, type SeedOptions, type SeedResult } from './seed';

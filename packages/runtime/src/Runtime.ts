@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { CoreServices, ReadMemo, UnitOfWork } from '@xfer/core';
-import { openEngine, openMemoryEngine, persistenceAdapters, seedDatabase, type Engine, type EngineOptions, type SeedOptions, type SeedResult, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
+import { openEngine, openMemoryEngine, seedDatabase, TypeormUnitOfWork, type Engine, type EngineOptions, type SeedOptions, type SeedResult, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
 import { listen, type HealthOfDatabase } from '@xfer/server-kit';
 import type { Express } from 'express';
 import { processContainer, resolveCoreServices, type CoreSettings } from './composition';
@@ -70,7 +70,8 @@ export class Runtime {
       if (!options.databaseUrl) throw new Error(`a ${options.kind} runtime needs a database URL`);
       engine = await openEngine(options.databaseUrl, { ...ENGINE_OPTIONS[options.kind], ...(options.poolSize !== undefined && { poolSize: options.poolSize }), migrate: options.migrate });
     }
-    const adapters = persistenceAdapters(engine);
+    // the TypeORM repositories behind one unit of work, which every app of the process shares (its transactions queue on the engine)
+    const adapters = { uow: new TypeormUnitOfWork(engine), readMemo: engine.readMemo, database: engine };
     const services = resolveCoreServices(processContainer(adapters, options.core));
     return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, memory);
   }
