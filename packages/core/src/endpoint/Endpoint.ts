@@ -139,7 +139,9 @@ export interface Tombstone {
 /** Servers one endpoint may hold: enough for any real site, and bounds every document's size. */
 export const MAX_SERVERS = 100;
 
-const SINGLE_LINE_128: TextRule = { max: 128, singleLine: true };
+/** The longest display name and legacy name (spec section 8): one number for the rule, the wire's schema and the column. */
+export const ENDPOINT_NAME_MAX = 128;
+const DISPLAY_NAME_RULE: TextRule = { max: ENDPOINT_NAME_MAX, singleLine: true };
 const SINGLE_LINE_1024: TextRule = { max: 1024, singleLine: true };
 
 type Normalizer<T> = (field: string, value: T) => T;
@@ -172,7 +174,7 @@ const httpsServer = (field: string, value: string): string => {
 
 /** Settings whose value is stored as given, once checked. */
 const SIMPLE_FIELDS = {
-  display_name: text(SINGLE_LINE_128),
+  display_name: text(DISPLAY_NAME_RULE),
   organization: text(SINGLE_LINE_1024),
   department: text(SINGLE_LINE_1024),
   keywords: text({ max: 1024 }),
@@ -250,12 +252,12 @@ const NULL_ON_SHARES = new Set<string>([
   ...NETWORK_FIELDS,
 ]);
 
-const LEGACY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const LEGACY_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${ENDPOINT_NAME_MAX}}$`);
 
 /** A legacy endpoint name: the part of a canonical name after `#`. */
 export function checkLegacyName(field: string, value: string): string {
   if (!LEGACY_NAME.test(value)) {
-    throw new BadRequestError(`Invalid ${field}: 1 to 128 letters, digits, '_', '-' or '.'`);
+    throw new BadRequestError(`Invalid ${field}: 1 to ${ENDPOINT_NAME_MAX} letters, digits, '_', '-' or '.'`);
   }
   return value;
 }

@@ -16,6 +16,7 @@ import type {
   SubscriptionState,
 } from '@xfer/core';
 import { EntitySchema, type EntitySchemaColumnOptions } from 'typeorm';
+import { ENDPOINT_NAME_MAX } from '@xfer/core';
 
 /**
  * Persistence records: plain rows, separate from the aggregates (TypeORM hydrates with `new Target()`).
@@ -133,11 +134,11 @@ export const EndpointSchema = new EntitySchema<EndpointRecord>({
     kind: varchar(16),
     version: int(),
     created_at: time(),
-    display_name: varchar(128, true),
+    display_name: varchar(ENDPOINT_NAME_MAX, true),
     organization: varchar(1024, true),
     department: varchar(1024, true),
     keywords: varchar(1024, true),
-    name: varchar(128),
+    name: varchar(ENDPOINT_NAME_MAX),
     canonical_name: varchar(400),
     owner_id: varchar(36),
     owner_string: varchar(255),

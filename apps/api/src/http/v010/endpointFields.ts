@@ -1,4 +1,4 @@
-import { shortUsername, type Endpoint, type EndpointKind, type EndpointState, type EndpointView } from '@xfer/core';
+import { ENDPOINT_NAME_MAX, shortUsername, type Endpoint, type EndpointKind, type EndpointState, type EndpointView } from '@xfer/core';
 
 /**
  * The endpoint document of v0.10, field by field, in document order: the one declaration from which
@@ -45,11 +45,11 @@ const ENTITY_TYPES: Record<EndpointKind, string> = {
 export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'DATA_TYPE', value: () => 'endpoint', schema: { const: 'endpoint' }, input: 'string' },
   { name: 'id', value: ({ s }) => s.id, schema: { type: 'string', format: 'uuid' }, input: 'readOnly' },
-  { name: 'display_name', value: ({ s }) => s.display_name, schema: nullable('string', { maxLength: 128 }), input: 'string' },
+  { name: 'display_name', value: ({ s }) => s.display_name, schema: nullable('string', { maxLength: ENDPOINT_NAME_MAX }), input: 'string' },
   { name: 'organization', value: ({ s }) => s.organization, schema: nullable('string', { maxLength: 1024 }), input: 'string' },
   { name: 'department', value: ({ s }) => s.department, schema: nullable('string', { maxLength: 1024 }), input: 'string' },
   { name: 'keywords', value: ({ s }) => s.keywords, schema: nullable('string', { maxLength: 1024 }), input: 'string' },
-  { name: 'name', value: ({ s }) => s.name, schema: { type: 'string', maxLength: 128 }, input: 'string' },
+  { name: 'name', value: ({ s }) => s.name, schema: { type: 'string', maxLength: ENDPOINT_NAME_MAX }, input: 'string' },
   { name: 'canonical_name', value: ({ s }) => s.canonical_name, schema: { type: 'string' }, input: 'string' },
   { name: 'username', value: ({ s }) => shortUsername(s.owner_string), schema: { type: 'string' }, input: 'readOnly' },
   { name: 'owner_id', value: ({ s }) => s.owner_id, schema: { type: 'string' }, input: 'readOnly' },
