@@ -397,6 +397,16 @@ describe('AuthorizationServerService', () => {
       await expect(again()).rejects.toMatchObject({ code: 'invalid_grant' });
     });
 
+    it('names the dependent scope the user has not consented to beneath the root, when that consent alone is gone', async () => {
+      const consents = await world.services.admin.tokens.listConsents(alice.identity.username);
+      const below = consents.find((c) => c.dependency_path.length === 2)!;
+      await world.services.admin.tokens.revokeConsent(below.id);
+      await expect(server().dependentToken.issueDependentTokens(transferService, userToken, false)).rejects.toMatchObject({
+        code: 'invalid_grant',
+        message: `The user has not consented to '${below.scope_name}' beneath '${TRANSFER_SCOPE}', or rescinded it`,
+      });
+    });
+
     it('goes one level down only, and names each dependent scope once', async () => {
       const storageService = (await world.services.admin.clients.addClient({ display_name: 'Archive', public_client: false, resource_server: 'archive.example.org' })).client;
       const [archive] = await server().dependentToken.issueDependentTokens(transferService, userToken, false);

@@ -46,6 +46,8 @@ describe('Endpoint field rules (spec 2.1, section 8, compat-notes)', () => {
     ['https_server', 'http://data.example.org', /https/],
     ['https_server', 'https://data.example.org/path', /without path/],
     ['https_server', 'https://data.example.org?x=1', /without path/],
+    ['https_server', 'https://data.example.org/.', /without path/],
+    ['https_server', ' https://data.example.org', /without path/],
     ['location', null, /Automatic/],
     ['myproxy_server', 'not a host', /hostname/],
     ['description', 'nul \u0000 byte', /control characters/],
@@ -319,5 +321,65 @@ describe('servers that cannot change, and the first server', () => {
     const share = (host_path: string | null) => Endpoint.createShared({ display_name: `Share ${host_path}`, host_endpoint_id: host.id, host_path }, { id: nextId(), owner, now, host, callerIsHostAdministrator: true });
     for (const path of ['projects/a/', '~/a/', '', null]) expect(() => share(path)).toThrow(/host_path' is required: an absolute path/);
     expect(share('/projects/a/').snapshot).toMatchObject({ kind: 'shared', host_path: '/projects/a/' });
+  });
+});
+
+describe('Endpoint rules mutation testing found unheld', () => {
+  const managedHost = () => create({ display_name: 'Managed', subscription_id: SUBSCRIPTION, servers: [{ hostname: 'a.example.org' }] }, SUBSCRIPTION);
+
+  it('is shareable as a managed host or a personal endpoint, functional unless a server endpoint has no servers', () => {
+    expect(managedHost().shareable).toBe(true);
+    expect(create({ display_name: 'Unmanaged', servers: [{ hostname: 'a.example.org' }] }).shareable).toBe(false);
+    expect(create({ display_name: 'Laptop', personal: true }).shareable).toBe(true);
+    const host = managedHost();
+    const share = Endpoint.createShared({ display_name: 'S', host_endpoint_id: host.id, host_path: '/d/' }, { id: nextId(), owner, now, host, callerIsHostAdministrator: true });
+    expect(share.shareable).toBe(false);
+    expect(create({ display_name: 'Empty' }).functional).toBe(false);
+    expect(create({ display_name: 'Served', servers: [{ hostname: 'a.example.org' }] }).functional).toBe(true);
+    expect(create({ display_name: 'Laptop 2', personal: true }).functional).toBe(true);
+    expect(share.functional).toBe(true);
+  });
+
+  it('starts unverified; is verified only by a subscription administrator, cleared also by its own, lost with a change of subscription', () => {
+    const host = managedHost();
+    expect(host.snapshot.subscription_admin_verified).toBe(false);
+    const none = { subscriptionAdministrator: false, endpointAdministrator: false };
+    expect(() => host.setSubscriptionAdminVerified(true, { ...none, endpointAdministrator: true })).toThrow(`Only an administrator of subscription '${SUBSCRIPTION}' may verify endpoint '${host.id}'`);
+    host.setSubscriptionAdminVerified(true, { ...none, subscriptionAdministrator: true });
+    expect(host.snapshot.subscription_admin_verified).toBe(true);
+    expect(() => host.setSubscriptionAdminVerified(false, none)).toThrow(`You need the 'administrator' role on endpoint '${host.id}' or on its subscription to clear its verification`);
+    host.setSubscriptionAdminVerified(false, { ...none, endpointAdministrator: true });
+    expect(host.snapshot.subscription_admin_verified).toBe(false);
+    host.setSubscriptionAdminVerified(false, { ...none, subscriptionAdministrator: true });
+    host.setSubscriptionAdminVerified(true, { ...none, subscriptionAdministrator: true });
+    update(host, { subscription_id: SUBSCRIPTION }, SUBSCRIPTION);
+    expect(host.snapshot.subscription_admin_verified).toBe(true);
+    const other = '44444444-4444-4444-8444-444444444444';
+    update(host, { subscription_id: other }, other);
+    expect(host.snapshot.subscription_admin_verified).toBe(false);
+    const unmanaged = create({ display_name: 'Plain' });
+    expect(() => unmanaged.setSubscriptionAdminVerified(true, { ...none, subscriptionAdministrator: true })).toThrow(`Endpoint '${unmanaged.id}' has no subscription: there is nothing to verify`);
+  });
+
+  it('takes a proxy host of at most 255 characters with its port', () => {
+    const host = (length: number) => `${'a'.repeat(length - 5)}:7512`;
+    expect(create({ display_name: 'P255', myproxy_server: host(255) }).snapshot.myproxy_server).toBe(host(255));
+    expect(() => create({ display_name: 'P256', myproxy_server: host(256) })).toThrow(`Invalid myproxy_server: '${host(256)}' is not a hostname[:port]`);
+  });
+
+  it('ignores what a patch leaves undefined, and names the kind a refused change is about', () => {
+    const host = managedHost();
+    const share = Endpoint.createShared({ display_name: 'S', host_endpoint_id: host.id, host_path: '/d/' }, { id: nextId(), owner, now, host, callerIsHostAdministrator: true });
+    share.update({ network_use: undefined, public: undefined, description: 'kept' });
+    expect(share.snapshot.description).toBe('kept');
+    expect(() => share.update({ location: '1,2' })).toThrow("Field 'location' cannot be changed on a shared endpoint");
+  });
+
+  it('refuses a custom number cleared to null while the others stay', () => {
+    const host = managedHost();
+    update(host, { network_use: 'custom', max_concurrency: 4, preferred_concurrency: 2, max_parallelism: 4, preferred_parallelism: 2 });
+    expect(() => update(host, { preferred_parallelism: null })).toThrow('Invalid preferred_parallelism: must be an integer');
+    expect(() => update(host, { max_concurrency: null })).toThrow('Invalid max_concurrency: must be an integer');
+    expect(doc(host)).toMatchObject({ max_concurrency: 4, preferred_parallelism: 2 });
   });
 });

@@ -2,6 +2,7 @@ import type { Principal } from '../auth/Principal';
 import { BadRequestError, ConcurrentModificationError, EndpointNotFoundError, PermissionDeniedError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
 import { Endpoint } from './Endpoint';
+import { viewOf } from './EndpointService';
 import { MAX_SEARCH_WINDOW } from './EndpointSearch';
 
 /** Rules of the endpoint use cases that mutation testing showed no unit test held. */
@@ -187,5 +188,93 @@ describe('EndpointService: rules of every operation', () => {
       expect(await endpoints().search(bob, { fulltext: 'reef', limit: 10, offset: MAX_SEARCH_WINDOW - 10 })).toMatchObject({ hasNextPage: false });
       expect(await endpoints().search(bob, { fulltext: 'reef', limit: 10, offset: MAX_SEARCH_WINDOW - 20 })).toMatchObject({ hasNextPage: true });
     }, 30_000);
+  });
+});
+
+describe('EndpointService: verification by the subscription administrators (subscription_admin_verified)', () => {
+  let world: TestWorld;
+  let alice: Principal;
+  let bob: Principal;
+  let carol: Principal;
+  let host: string;
+  const endpoints = () => world.services.endpoints;
+  const verified = async () => (await endpoints().getEndpoint(alice, host)).endpoint.snapshot.subscription_admin_verified;
+
+  beforeEach(async () => {
+    world = new TestWorld();
+    [alice, bob, carol] = await world.principals('alice', 'bob', 'carol');
+    // alice uses the subscription; bob administers it
+    await world.services.admin.subscriptions.addSubscription('Lab', ['alice'], ['bob']);
+    host = (await endpoints().createEndpoint(alice, { display_name: 'Host', subscription_id: 'DEFAULT', public: true })).id;
+  });
+
+  it('is set by an administrator of the subscription only, and cleared by them or by the endpoint administrators', async () => {
+    expect(await verified()).toBe(false);
+    await expect(endpoints().setSubscriptionAdminVerified(alice, host, true)).rejects.toThrow(PermissionDeniedError);
+    await expect(endpoints().setSubscriptionAdminVerified(carol, host, true)).rejects.toThrow(PermissionDeniedError);
+    await endpoints().setSubscriptionAdminVerified(bob, host, true);
+    expect(await verified()).toBe(true);
+    await expect(endpoints().setSubscriptionAdminVerified(carol, host, false)).rejects.toThrow(`You need the 'administrator' role on endpoint '${host}' or on its subscription to clear its verification`);
+    await endpoints().setSubscriptionAdminVerified(alice, host, false);
+    expect(await verified()).toBe(false);
+    await endpoints().setSubscriptionAdminVerified(bob, host, true);
+    await endpoints().setSubscriptionAdminVerified(bob, host, false);
+    expect(await verified()).toBe(false);
+  });
+
+  it('counts an administrator through a group, and needs a subscription to verify', async () => {
+    await world.services.admin.identities.addGroup('admins');
+    await world.services.admin.identities.addGroupMember('admins', 'carol');
+    await world.services.admin.subscriptions.addSubscriptionAdministrator('Lab', 'admins');
+    await endpoints().setSubscriptionAdminVerified(await world.principal('carol'), host, true);
+    expect(await verified()).toBe(true);
+    const plain = (await endpoints().createEndpoint(alice, { display_name: 'Unmanaged', public: true })).id;
+    await expect(endpoints().setSubscriptionAdminVerified(bob, plain, true)).rejects.toThrow(`Endpoint '${plain}' has no subscription: there is nothing to verify`);
+  });
+
+  it('is cleared when the subscription changes, and kept when the same one is set again', async () => {
+    await endpoints().setSubscriptionAdminVerified(bob, host, true);
+    await endpoints().updateEndpoint(alice, host, { subscription_id: 'DEFAULT' });
+    expect(await verified()).toBe(true);
+    await endpoints().updateEndpoint(alice, host, { subscription_id: null });
+    expect(await verified()).toBe(false);
+  });
+
+  it('retries when another writer changed the endpoint first', async () => {
+    const repository = world.uow.repositories.endpoints;
+    const real = repository.update.bind(repository);
+    let calls = 0;
+    jest.spyOn(repository, 'update').mockImplementation(async (endpoint) => {
+      if (++calls === 1) throw new ConcurrentModificationError('lost');
+      return real(endpoint);
+    });
+    await endpoints().setSubscriptionAdminVerified(bob, host, true);
+    expect(calls).toBe(2);
+    expect(await verified()).toBe(true);
+  });
+});
+
+describe('what a view of an endpoint shows its caller (viewOf)', () => {
+  const owner = { id: 'o', username: 'owner', name: null, email: null, organization: null, identity_provider: 'x', identity_type: 'login' as const, status: 'used' as const, set_id: 'o', password_hash: null, linked_at: null, created_at: new Date() };
+  const now = new Date('2026-01-01T00:00:00Z');
+  const host = Endpoint.create({ display_name: 'Host', subscription_id: 's', servers: [{ hostname: 'h.example.org' }] }, { id: 'aaaaaaaa-0000-4000-8000-000000000001', owner, now, subscriptionId: 's', setupKey: 'k' });
+  const share = Endpoint.createShared({ display_name: 'Share', host_endpoint_id: host.id, host_path: '/d/' }, { id: 'aaaaaaaa-0000-4000-8000-000000000002', owner, now, host, callerIsHostAdministrator: true });
+
+  it('lets only a share have editable access rules, for its administrators and access managers', () => {
+    expect(viewOf(host, ['administrator'], null, false, []).aclEditable).toBe(false);
+    expect(viewOf(share, ['administrator'], host, true, []).aclEditable).toBe(true);
+    expect(viewOf(share, ['access_manager'], host, true, []).aclEditable).toBe(true);
+    expect(viewOf(share, ['activity_monitor'], host, true, []).aclEditable).toBe(false);
+  });
+
+  it("shows a share's host_path to its administrators and to the host's administrators and monitors, never a host's own", () => {
+    expect(viewOf(share, ['administrator'], host, true, []).hostPathVisible).toBe(true);
+    expect(viewOf(share, [], host, true, ['administrator']).hostPathVisible).toBe(true);
+    expect(viewOf(share, [], host, true, ['activity_monitor']).hostPathVisible).toBe(true);
+    expect(viewOf(share, ['access_manager'], host, true, []).hostPathVisible).toBe(false);
+    expect(viewOf(share, ['administrator'], null, false, []).hostPathVisible).toBe(false);
+    expect(viewOf(host, ['administrator'], null, false, ['administrator']).hostPathVisible).toBe(false);
+    expect(viewOf(host, ['administrator'], null, false, []).setupKeyVisible).toBe(true);
+    expect(viewOf(host, ['activity_monitor'], null, false, []).setupKeyVisible).toBe(false);
   });
 });
