@@ -11,6 +11,7 @@ const moduleNameMapper = {
   '^@xfer/core/testing$': '<rootDir>/../../packages/core/src/testing/index.ts',
   '^@xfer/persistence/testing$': '<rootDir>/../../packages/persistence/src/testing/index.ts',
   '^@xfer/persistence$': '<rootDir>/../../packages/persistence/src/index.ts',
+  '^@xfer/storage$': '<rootDir>/../../packages/storage/src/index.ts',
   '^@xfer/server-kit/testing$': '<rootDir>/../../packages/server-kit/src/testing/index.ts',
   '^@xfer/server-kit$': '<rootDir>/../../packages/server-kit/src/index.ts',
   '^@xfer/runtime$': '<rootDir>/../../packages/runtime/src/index.ts',
@@ -33,7 +34,7 @@ const config: Config = {
   testTimeout: 60_000,
   globalSetup: '<rootDir>/jest.global-setup.js',
   globalTeardown: '<rootDir>/jest.global-teardown.js',
-  projects: ['packages/config', 'packages/core', 'packages/persistence', 'packages/server-kit', 'packages/runtime', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
+  projects: ['packages/config', 'packages/core', 'packages/persistence', 'packages/storage', 'packages/server-kit', 'packages/runtime', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
 };
 
 export default config;

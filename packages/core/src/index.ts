@@ -48,4 +48,8 @@ export * from './admin/demo';
 export * from './services';
 export * from './access/AccessRule';
 export * from './access/AccessRuleService';
+export * from './storage/Storage';
+export * from './storage/FileService';
+export * from './storage/paths';
+export { octal, type ListingField } from './storage/listing';
 export * from './endpoint/EndpointSearch';

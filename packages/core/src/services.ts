@@ -12,6 +12,8 @@ import { Housekeeping } from './shared/Housekeeping';
 import { EndpointManagerService } from './endpoint/EndpointManager';
 import { EndpointService } from './endpoint/EndpointService';
 import { MaintenanceGate } from './shared/MaintenanceGate';
+import { FileService } from './storage/FileService';
+import { NO_STORAGE, type StorageDirectory } from './storage/Storage';
 import type { Clock, IdGenerator } from './shared/ports';
 import type { UnitOfWork } from './shared/UnitOfWork';
 
@@ -29,6 +31,7 @@ export interface CoreServices {
   idTokens: IdTokenService;
   identityDirectory: IdentityDirectory;
   accessRules: AccessRuleService;
+  files: FileService;
 }
 
 export interface CoreOptions {
@@ -37,6 +40,8 @@ export interface CoreOptions {
   signInThrottle?: Partial<SignInThrottleOptions>;
   /** Signs id_tokens (OpenID Connect); without it the service issues none. */
   keyCrypto?: KeyCrypto;
+  /** The storage behind endpoints; without it no endpoint has any (EndpointNotConnected). */
+  storages?: StorageDirectory;
 }
 
 /** What every service is built from: each takes the part of the unit of work it declares. */
@@ -78,6 +83,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
   housekeeping: ({ uow, clock, options }) =>
     new Housekeeping(uow, clock, { signInWindowSeconds: options.signInThrottle?.windowSeconds ?? DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle.windowSeconds }),
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
+  files: ({ uow, clock, options }) => new FileService(uow, clock, options.storages ?? NO_STORAGE),
 };
 
 /** Every service over one unit of work, without a container: for tests and for embedding the core. */
@@ -96,5 +102,6 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     idTokens: CORE_SERVICE_FACTORIES.idTokens(dependencies),
     identityDirectory: CORE_SERVICE_FACTORIES.identityDirectory(dependencies),
     accessRules: CORE_SERVICE_FACTORIES.accessRules(dependencies),
+    files: CORE_SERVICE_FACTORIES.files(dependencies),
   };
 }

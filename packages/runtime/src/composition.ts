@@ -38,6 +38,7 @@ const SERVICES: ServiceTokens = {
   idTokens: Symbol.for('xfer.IdTokenService'),
   identityDirectory: Symbol.for('xfer.IdentityDirectory'),
   accessRules: Symbol.for('xfer.AccessRuleService'),
+  files: Symbol.for('xfer.FileService'),
 };
 
 /** Typed identifiers of the process's container: the adapters, then every core service. */

@@ -2,6 +2,7 @@ import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rul
 import { ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
 import { BadRequestError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
+import type { StorageAttachment } from '../storage/Storage';
 
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { endpointWithId, identityNamed, principalNamed } from './lookups';
@@ -92,5 +93,19 @@ export class EndpointAdministration {
       if (!(await repos.pauseRules.findById(ruleId))) throw new ResourceNotFoundError(`No such pause rule '${ruleId}'`);
       await repos.pauseRules.delete(ruleId);
     });
+  }
+
+  /** Attaches storage to a server or personal endpoint (replacing what was attached), or with null detaches it. */
+  async setStorage(endpointId: string, attachment: StorageAttachment | null): Promise<void> {
+    await this.uow.transaction(async (repos) => {
+      const endpoint = await endpointWithId(repos, endpointId);
+      if (attachment === null) endpoint.detachStorage();
+      else endpoint.attachStorage(attachment);
+      await repos.endpoints.update(endpoint);
+    });
+  }
+  /** The storage attached to an endpoint, or null. */
+  async storageOf(endpointId: string): Promise<StorageAttachment | null> {
+    return (await endpointWithId(this.uow.repositories, endpointId)).snapshot.storage;
   }
 }

@@ -1,8 +1,9 @@
 import type { IdentityState } from '../auth/Identity';
 import { shortUsername } from '../auth/Identity';
 import { BadRequestError, LimitExceededError, PermissionDeniedError, ServerNotFoundError } from '../shared/errors';
-import { checkEmail, checkHttpUrl, checkText, jsonEqual, parseHttpUrl, type TextRule } from '../shared/text';
+import { checkEmail, checkHttpUrl, checkText, hasAnyControlCharacter, jsonEqual, parseHttpUrl, type TextRule } from '../shared/text';
 import { checkLocation } from './location';
+import type { StorageAttachment } from '../storage/Storage';
 import {
   checkCustomSettings,
   checkNetworkUse,
@@ -68,6 +69,8 @@ export interface EndpointState {
   https_server: string | null;
   servers: ServerState[];
   next_server_id: number;
+  /** The storage behind a server or personal endpoint (its shares see it from their host_path); null: none. */
+  storage: StorageAttachment | null;
 }
 
 /**
@@ -626,6 +629,21 @@ export class Endpoint {
     return this.state;
   }
 
+  /** Attaches storage (an operator's or a seed's doing): only a server or personal endpoint has its own; a share sees its host's. */
+  attachStorage(attachment: StorageAttachment): void {
+    if (this.state.kind !== 'server' && this.state.kind !== 'personal') {
+      throw new BadRequestError(`Storage is attached to a server or personal endpoint, not to ${KIND_WORDS[this.state.kind]}: a share sees its host's storage from its host_path`);
+    }
+    if (attachment.type === 'posix' && (!attachment.root.startsWith('/') || hasAnyControlCharacter(attachment.root))) {
+      throw new BadRequestError(`Invalid storage root '${attachment.root.slice(0, 200)}': an absolute directory of the xfer host`);
+    }
+    this.state.storage = attachment.type === 'posix' ? { type: 'posix', root: attachment.root } : { type: 'memory' };
+  }
+
+  detachStorage(): void {
+    this.state.storage = null;
+  }
+
   /** Marks the write; the repository stores `version` and checks the previous one. */
   nextVersion(): void {
     this.state.version += 1;
@@ -688,5 +706,6 @@ function emptyState(id: string, kind: EndpointKind, now: Date, owner: IdentitySt
     https_server: null,
     servers: [],
     next_server_id: 1,
+    storage: null,
   };
 }

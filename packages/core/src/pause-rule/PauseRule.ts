@@ -41,6 +41,11 @@ export function pauseRuleAffects(rule: PauseRuleState, identityIds: ReadonlySet<
   return rule.identity_id === null || identityIds.has(rule.identity_id);
 }
 
+/** A rule pauses a caller's operations once it has started and when it affects the caller. */
+export function pauseRuleInForce(rule: PauseRuleState, identityIds: ReadonlySet<string>, now: Date): boolean {
+  return (rule.start_time === null || rule.start_time.getTime() <= now.getTime()) && pauseRuleAffects(rule, identityIds);
+}
+
 export interface PauseRuleRepository {
   add(rule: PauseRuleState): Promise<void>;
   listForEndpoint(endpointId: string): Promise<PauseRuleState[]>;

@@ -20,7 +20,7 @@ export class AuthenticationFailedError extends DomainError {
 }
 
 export class PermissionDeniedError extends DomainError {
-  readonly code = 'PermissionDenied';
+  readonly code: string = 'PermissionDenied';
 }
 
 export abstract class NotFoundError extends DomainError {}
@@ -65,7 +65,7 @@ export class InvalidPathError extends BadRequestError {
 
 /** The same thing exists already (an access rule for the same principal and path). */
 export class ExistsError extends DomainError {
-  readonly code = 'Exists';
+  readonly code: string = 'Exists';
 }
 
 export class EndpointDeletedError extends DomainError {
@@ -76,7 +76,41 @@ export class EndpointDeletedError extends DomainError {
 }
 
 export class ConflictError extends DomainError {
-  readonly code = 'ClientError.Conflict';
+  readonly code: string = 'ClientError.Conflict';
+}
+
+/** The storage behind an endpoint refused the caller a path (the hosted EndpointPermissionDenied). */
+export class EndpointPermissionDeniedError extends PermissionDeniedError {
+  override readonly code: string = 'EndpointPermissionDenied';
+}
+
+/** No file or directory at a path of an endpoint's storage. */
+export class FileNotFoundError extends NotFoundError {
+  readonly code = 'NotFound';
+  constructor(path: string) {
+    super(`Path not found: '${path}' does not exist`);
+  }
+}
+
+/** mkdir of a path that exists (the hosted ExternalError.MkdirFailed.Exists, which clients never retry). */
+export class MkdirExistsError extends ExistsError {
+  override readonly code: string = 'ExternalError.MkdirFailed.Exists';
+  constructor(path: string) {
+    super(`Path already exists: '${path}'`);
+  }
+}
+
+/** A file operation that a pause rule affecting the caller pauses. */
+export class OperationPausedError extends ConflictError {
+  override readonly code = 'OperationPaused';
+}
+
+/** An endpoint without storage: nothing can be listed or moved on it. */
+export class EndpointNotConnectedError extends ConflictError {
+  override readonly code = 'EndpointNotConnected';
+  constructor(endpointId: string) {
+    super(`No storage is attached to endpoint '${endpointId}'`);
+  }
 }
 
 /** A resource would grow past what one endpoint may hold (servers, access rules). */

@@ -16,6 +16,14 @@ const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
+/** Any C0 control character, tab and new lines included (a path or a directory name holds none). */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const ANY_CONTROL = /[\u0000-\u001f\u007f]/;
+
+export function hasAnyControlCharacter(value: string): boolean {
+  return ANY_CONTROL.test(value);
+}
+
 export function hasControlCharacters(value: string): boolean {
   return CONTROL.test(value);
 }

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/Principal';
 import type { ReadOptions } from '../endpoint/EndpointRepository';
-import { createCoreServices, type CoreServices } from '../services';
+import { createCoreServices, type CoreOptions, type CoreServices } from '../services';
 import type { UnitOfWork } from '../shared/UnitOfWork';
 import { FixedClock, SequentialIdGenerator } from './fakes';
 import { InMemoryUnitOfWork } from './InMemoryUnitOfWork';
@@ -15,8 +15,11 @@ export class TestWorld {
   readonly ids = new SequentialIdGenerator('abcdef');
   readonly services: CoreServices;
 
-  constructor(readonly uow: UnitOfWork = new InMemoryUnitOfWork()) {
-    this.services = createCoreServices(uow, this.clock, this.ids);
+  constructor(
+    readonly uow: UnitOfWork = new InMemoryUnitOfWork(),
+    options: CoreOptions = {},
+  ) {
+    this.services = createCoreServices(uow, this.clock, this.ids, options);
   }
 
   /** Adds an identity and returns its token and principal. */

@@ -126,7 +126,7 @@ export const SubscriptionAdministratorSchema = new EntitySchema<SubscriptionAdmi
   columns: { subscription_id: id(), principal_id: id() },
 });
 
-export type EndpointRecord = RowOf<EndpointState, 'custom_network' | 'servers'>;
+export type EndpointRecord = RowOf<EndpointState, 'custom_network' | 'servers' | 'storage'>;
 export const EndpointSchema = new EntitySchema<EndpointRecord>({
   name: 'endpoints',
   columns: {
@@ -168,6 +168,7 @@ export const EndpointSchema = new EntitySchema<EndpointRecord>({
     https_server: text(),
     servers: text(false),
     next_server_id: int(),
+    storage: text(),
   },
 });
 

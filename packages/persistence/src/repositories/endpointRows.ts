@@ -9,6 +9,7 @@ export function endpointToRecord(s: EndpointState): EndpointRecord {
     ...s,
     created_at: toTime(s.created_at),
     custom_network: s.custom_network === null ? null : JSON.stringify(s.custom_network),
+    storage: s.storage === null ? null : JSON.stringify(s.storage),
     servers: JSON.stringify(s.servers),
   };
 }
@@ -28,6 +29,8 @@ export function endpointFromRecord(r: EndpointRecord): Endpoint {
     subscription_admin_verified: bool(r.subscription_admin_verified),
     network_use: r.network_use as NetworkUse | null,
     custom_network: r.custom_network === null ? null : customNetworkFromJson(r.custom_network),
+    // rows written before storage existed have no such column value
+    storage: r.storage == null ? null : (JSON.parse(r.storage) as EndpointState['storage']),
     servers: (JSON.parse(r.servers) as EndpointState['servers']).map((s) => ({ ...s, scheme: s.scheme as ServerScheme })),
     next_server_id: Number(r.next_server_id),
   });

@@ -1,0 +1,241 @@
+import { isAccessRuleLive, type AccessRuleState } from '../access/AccessRule';
+import { shortUsername } from '../auth/Identity';
+import type { Principal } from '../auth/Principal';
+import type { Endpoint } from '../endpoint/Endpoint';
+import { hostRolesOf, loadEndpoint } from '../endpoint/loadEndpoint';
+import { pauseRuleInForce, type PauseFlags } from '../pause-rule/PauseRule';
+import { canViewEndpoint, type EndpointRole } from '../role/Role';
+import {
+  BadRequestError,
+  EndpointNotConnectedError,
+  EndpointPermissionDeniedError,
+  FileNotFoundError,
+  MkdirExistsError,
+  OperationPausedError,
+  PermissionDeniedError,
+} from '../shared/errors';
+import type { Clock } from '../shared/ports';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
+import { parseListingFilter, parseListingOrder, compareEntries, type ListingOrder } from './listing';
+import { baseName, isWithin, joinStoragePath, resolveStoragePath } from './paths';
+import { StorageError, type FileEntry, type Storage, type StorageDirectory } from './Storage';
+
+export type FileServiceRepositories = RepositoriesOf<'endpoints' | 'accessRules' | 'pauseRules'>;
+type Repos = FileServiceRepositories['repositories'];
+
+/** At most this many entries in one listing (the hosted limit), and by default. */
+export const MAX_LISTING = 100_000;
+
+export interface ListingOptions {
+  /** Names beginning with a dot too (default true). */
+  showHidden?: boolean;
+  limit?: number;
+  offset?: number;
+  /** `name ASC,type DESC` (or one per element): fields of the file document, each ASC (the default) or DESC. */
+  orderby?: string | readonly string[];
+  /** The hosted filter grammar: `/`-separated clauses that all hold; several filters: any of them holds. */
+  filter?: string | readonly string[];
+}
+
+export interface Listing {
+  /** The path as resolved, ending in `/`. */
+  path: string;
+  /** The resolved path when the caller asked with `~` (the hosted answer has null otherwise). */
+  absolutePath: string | null;
+  entries: FileEntry[];
+  /** Entries matching the filter, over every page. */
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+type Access = 'r' | 'rw';
+type FileOperation = keyof Pick<PauseFlags, 'pause_ls' | 'pause_mkdir' | 'pause_rename'>;
+
+/** One operation on an endpoint's storage: where, for whom, and what decides access there. */
+interface Located {
+  endpoint: Endpoint;
+  storage: Storage;
+  /** The path within the storage of a path on the endpoint (a share's start at its host_path). */
+  base: string;
+  roles: EndpointRole[];
+  /** A share's live access rules that name the caller, with their paths resolved. */
+  rules: { path: string; permissions: Access }[];
+  home: string;
+}
+
+/**
+ * Files on endpoints (tasks-and-file-operations: file operations): ls, stat, mkdir and rename on
+ * the storage behind an endpoint. A host's administrators read and write its storage; on a share,
+ * its administrators and access managers everything under host_path, and everyone its live access
+ * rules name what lies under the rule's path (r: read; rw: also write). Anyone else who may see
+ * the endpoint is refused EndpointPermissionDenied; one who may not see it, as on every route.
+ * A pause rule in force for the caller that names the operation refuses it (OperationPaused).
+ */
+export class FileService {
+  constructor(
+    private readonly uow: FileServiceRepositories,
+    private readonly clock: Clock,
+    private readonly storages: StorageDirectory,
+  ) {}
+
+  async ls(caller: Principal, xid: string, rawPath: string | undefined, options: ListingOptions = {}): Promise<Listing> {
+    const limit = options.limit ?? MAX_LISTING;
+    const offset = options.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LISTING) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_LISTING}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
+    const order = parseListingOrder(options.orderby);
+    const keep = parseListingFilter(options.filter);
+    const located = await this.locate(caller, xid, 'pause_ls');
+    const asked = rawPath ?? '/~/';
+    const path = resolveStoragePath(asked, located.home);
+    this.assertAllowed(located, path, 'r');
+    const dir = joinStoragePath(located.base, path);
+    const info = await this.storageCall(path, () => located.storage.stat(dir));
+    if (info.type !== 'dir') throw new BadRequestError(`Path '${path}' is not a directory`);
+
+    // Names first (streamed, cheap); whole entries only for what the filter, the order or the page needs.
+    const names: string[] = [];
+    const showHidden = options.showHidden ?? true;
+    await this.storageCall(path, async () => {
+      for await (const name of located.storage.names(dir)) if (showHidden || !name.startsWith('.')) names.push(name);
+    });
+    const entryOf = (name: string): Promise<FileEntry | null> => this.entryIfPresent(located.storage, joinStoragePath(dir, `/${name}`), name);
+    const byName: ListingOrder = [...order, { field: 'name', descending: false }];
+    let page: FileEntry[];
+    let total: number;
+    if (keep.namesOnly && order.every((o) => o.field === 'name')) {
+      const matching = names.filter((name) => keep.test({ name }));
+      matching.sort((a, b) => compareEntries({ name: a }, { name: b }, byName));
+      total = matching.length;
+      page = present(await Promise.all(matching.slice(offset, offset + limit).map(entryOf)));
+    } else {
+      const matching = present(await mapInBatches(names, entryOf)).filter((entry) => keep.test(entry));
+      matching.sort((a, b) => compareEntries(a, b, byName));
+      total = matching.length;
+      page = matching.slice(offset, offset + limit);
+    }
+    return { path: path === '/' ? '/' : `${path}/`, absolutePath: asked.includes('~') ? (path === '/' ? '/' : `${path}/`) : null, entries: page, total, offset, limit };
+  }
+
+  async stat(caller: Principal, xid: string, rawPath: string): Promise<FileEntry> {
+    const located = await this.locate(caller, xid, 'pause_ls');
+    const path = resolveStoragePath(rawPath, located.home);
+    this.assertAllowed(located, path, 'r');
+    const entry = await this.storageCall(path, () => located.storage.stat(joinStoragePath(located.base, path)));
+    return { ...entry, name: baseName(path) };
+  }
+
+  async mkdir(caller: Principal, xid: string, rawPath: string): Promise<string> {
+    const located = await this.locate(caller, xid, 'pause_mkdir');
+    const path = resolveStoragePath(rawPath, located.home);
+    if (path === '/') throw new MkdirExistsError(path);
+    this.assertAllowed(located, path, 'rw');
+    await this.storageCall(path, () => located.storage.mkdir(joinStoragePath(located.base, path)));
+    return path;
+  }
+
+  async rename(caller: Principal, xid: string, rawOld: string, rawNew: string): Promise<void> {
+    const located = await this.locate(caller, xid, 'pause_rename');
+    const from = resolveStoragePath(rawOld, located.home);
+    const to = resolveStoragePath(rawNew, located.home);
+    if (from === '/' || to === '/') throw new BadRequestError("Invalid path: the endpoint's root cannot be renamed, nor anything renamed onto it");
+    if (isWithin(to, from)) throw new BadRequestError(`Invalid new_path '${to}': a directory cannot move into itself`);
+    this.assertAllowed(located, from, 'rw');
+    this.assertAllowed(located, to, 'rw');
+    await this.storageCall(from, () => located.storage.rename(joinStoragePath(located.base, from), joinStoragePath(located.base, to)));
+  }
+
+  /**
+   * The endpoint, the storage its paths live on (a share's host's, from its host_path), and what
+   * decides access there; refused when a pause rule in force for the caller pauses `operation`.
+   */
+  private async locate(caller: Principal, xid: string, operation: FileOperation): Promise<Located> {
+    const repos: Repos = this.uow.repositories;
+    const now = this.clock.now();
+    const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    const shared = endpoint.kind === 'shared';
+    const rules = shared ? (await repos.accessRules.listForEndpoint(endpoint.id)).filter((rule) => isAccessRuleLive(rule, now) && ruleNamesCaller(rule, caller)) : [];
+    // a share's access rules let their principals see the share's files, as hosted shares do
+    if (!canViewEndpoint(endpoint.isPublic, roles) && rules.length === 0) {
+      throw new PermissionDeniedError(`You need the 'administrator' or 'activity_monitor' role on endpoint '${endpoint.id}', an access rule on it, or it must be public`);
+    }
+    const host = shared ? (await hostRolesOf(repos, caller, endpoint.hostEndpointId)).host : endpoint;
+    for (const paused of host && host !== endpoint ? [endpoint, host] : [endpoint]) {
+      const rule = (await repos.pauseRules.listForEndpoint(paused.id)).find((r) => r[operation] && pauseRuleInForce(r, caller.identityIds, now));
+      if (rule) throw new OperationPausedError(`Paused by endpoint '${paused.id}': ${rule.message}`);
+    }
+    const attachment = host?.snapshot.storage ?? null;
+    if (!host || !attachment) throw new EndpointNotConnectedError(endpoint.id);
+    const storage = this.storages.storageOf(host.id, attachment);
+    const defaultDirectory = endpoint.snapshot.default_directory;
+    const home = defaultDirectory && !defaultDirectory.includes('~') ? resolveStoragePath(defaultDirectory, '/') : shared ? '/' : `/home/${shortUsername(caller.primary.username)}`;
+    const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';
+    return { endpoint, storage, base, roles, rules: rules.map((rule) => ({ path: resolveStoragePath(rule.path, home), permissions: rule.permissions })), home };
+  }
+
+  private assertAllowed(located: Located, path: string, wanted: Access): void {
+    const { endpoint, roles, rules } = located;
+    if (roles.includes('administrator')) return;
+    if (endpoint.kind === 'shared') {
+      if (roles.includes('access_manager')) return;
+      if (rules.some((rule) => isWithin(path, rule.path) && (wanted === 'r' || rule.permissions === 'rw'))) return;
+    }
+    throw new EndpointPermissionDeniedError(`Denied by endpoint '${endpoint.id}': you may not ${wanted === 'r' ? 'read' : 'write'} '${path}'`);
+  }
+
+  /** The entry at `path`, or null when it went away since its directory was read. */
+  private async entryIfPresent(storage: Storage, path: string, name: string): Promise<FileEntry | null> {
+    try {
+      return { ...(await storage.stat(path)), name };
+    } catch (error) {
+      if (error instanceof StorageError && error.failure === 'not_found') return null;
+      return this.storageCall(path, () => Promise.reject(error));
+    }
+  }
+
+  /** A StorageError as what a caller is told; anything else goes on up. */
+  private async storageCall<T>(path: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      switch (error.failure) {
+        case 'not_found':
+          throw new FileNotFoundError(path);
+        case 'exists':
+          throw new MkdirExistsError(path);
+        case 'not_directory':
+          throw new BadRequestError(`Path '${path}' or its parent is not a directory`);
+        case 'is_directory':
+          throw new BadRequestError(`Path '${path}' is a directory`);
+        default:
+          throw new EndpointPermissionDeniedError(`Denied by endpoint: '${path}' may not be used: ${error.message}`);
+      }
+    }
+  }
+}
+
+/** Whether a rule's principal is the caller: one of its identities or groups, or everyone signed in. */
+function ruleNamesCaller(rule: AccessRuleState, caller: Principal): boolean {
+  switch (rule.principal_type) {
+    case 'identity':
+      return caller.identityIds.has(rule.principal);
+    case 'group':
+      return caller.groupIds.has(rule.principal);
+    default:
+      // all_authenticated_users and anonymous: every caller here is signed in, and may read what anyone may
+      return true;
+  }
+}
+
+function present(entries: (FileEntry | null)[]): FileEntry[] {
+  return entries.filter((entry): entry is FileEntry => entry !== null);
+}
+
+/** `map` over many items, a bounded number at a time (a directory may hold 100,000 entries). */
+async function mapInBatches<T, R>(items: readonly T[], map: (item: T) => Promise<R>, batch = 64): Promise<R[]> {
+  const results: R[] = [];
+  for (let at = 0; at < items.length; at += batch) results.push(...(await Promise.all(items.slice(at, at + batch).map(map))));
+  return results;
+}

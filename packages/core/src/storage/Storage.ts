@@ -1,0 +1,77 @@
+/**
+ * The storage behind an endpoint (a directory on the xfer host, or a tree in memory), as the file
+ * operations and transfer and delete tasks use it. Paths given to a Storage are absolute within
+ * its root, as `resolveStoragePath` makes them (no `.`, `..`, doubled or trailing slashes; `/` for
+ * the root); a Storage never reaches outside its root, through symbolic links included.
+ */
+import { EndpointNotConnectedError } from '../shared/errors';
+
+export type FileType = 'file' | 'dir' | 'invalid_symlink';
+
+/** One entry of a directory, as the hosted `file` document describes it. */
+export interface FileEntry {
+  name: string;
+  type: FileType;
+  size: number;
+  lastModified: Date;
+  /** The permission bits, e.g. 0o644. */
+  permissions: number;
+  user: string | null;
+  group: string | null;
+  /** A symbolic link within the root: its target, as a path within the root; null otherwise. */
+  link: { target: string; size: number; lastModified: Date; user: string | null; group: string | null } | null;
+}
+
+/** Why a Storage refused: the path is missing, it (or its parent) is not a directory, it exists already, or it may not be used. */
+export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied';
+
+export class StorageError extends Error {
+  constructor(
+    readonly failure: StorageFailure,
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StorageError';
+  }
+}
+
+export type ChecksumAlgorithm = 'md5' | 'sha256';
+
+export interface Storage {
+  /** The entry at `path` (a link within the root described with its target's type and size). */
+  stat(path: string): Promise<FileEntry>;
+  /** The names in the directory at `path`, unsorted, streamed (a directory may hold 100,000 of them). */
+  names(path: string): AsyncIterable<string>;
+  /** Makes one directory; its parent must exist. */
+  mkdir(path: string): Promise<void>;
+  /** Moves a file or directory within the storage; the new parent must exist. */
+  rename(from: string, to: string): Promise<void>;
+  /** The bytes of the file at `path`, streamed. */
+  read(path: string): AsyncIterable<Uint8Array>;
+  /**
+   * Writes `data` to the file at `path` through a temporary name beside it, then renames it into
+   * place: a reader never sees half a file at its final name. Returns the bytes written.
+   */
+  write(path: string, data: AsyncIterable<Uint8Array>, options?: { lastModified?: Date }): Promise<number>;
+  /** Removes a file, or an empty directory. */
+  remove(path: string): Promise<void>;
+  /** The hex digest of the file at `path`. */
+  checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string>;
+}
+
+/** How an endpoint's storage is attached: a directory of the xfer host, or a tree in memory. */
+export type StorageAttachment = { type: 'posix'; root: string } | { type: 'memory' };
+
+/** The storages of this process's endpoints (the runtime owns it). */
+export interface StorageDirectory {
+  /** The storage attached to an endpoint, as its attachment says. */
+  storageOf(endpointId: string, attachment: StorageAttachment): Storage;
+}
+
+/** No endpoint has storage (a process that serves no files). */
+export const NO_STORAGE: StorageDirectory = {
+  storageOf(endpointId) {
+    throw new EndpointNotConnectedError(endpointId);
+  },
+};

@@ -1,0 +1,45 @@
+import type { Storage, StorageAttachment, StorageDirectory } from '@xfer/core';
+import type { FsStorage } from './FsStorage';
+import { MemoryTree, type MemoryFiles } from './memory';
+import { posixStorage } from './posix';
+
+/**
+ * The storage behind this process's endpoints, as their attachments say: a posix directory (one
+ * storage per root), or the endpoint's memory tree, made empty on first use and kept for the
+ * process's life. The runtime owns one.
+ */
+export class EndpointStorages implements StorageDirectory {
+  private readonly trees = new Map<string, MemoryTree>();
+  private readonly directories = new Map<string, FsStorage>();
+
+  storageOf(endpointId: string, attachment: StorageAttachment): Storage {
+    if (attachment.type === 'memory') return this.treeOf(endpointId).storage;
+    let storage = this.directories.get(attachment.root);
+    if (!storage) {
+      storage = posixStorage(attachment.root);
+      this.directories.set(attachment.root, storage);
+    }
+    return storage;
+  }
+
+  /** An endpoint's memory tree (empty until something is put in it). */
+  treeOf(endpointId: string): MemoryTree {
+    let tree = this.trees.get(endpointId);
+    if (!tree) {
+      tree = new MemoryTree();
+      this.trees.set(endpointId, tree);
+    }
+    return tree;
+  }
+
+  /** Every memory tree's files, to restore later (the stand-in's reset). */
+  snapshot(): Map<string, MemoryFiles> {
+    return new Map([...this.trees].map(([id, tree]) => [id, tree.files()]));
+  }
+
+  /** The memory trees as a snapshot had them; trees made since are emptied. */
+  restore(snapshot: Map<string, MemoryFiles>): void {
+    for (const [id, tree] of this.trees) tree.replace(snapshot.get(id) ?? {});
+    for (const [id, files] of snapshot) if (!this.trees.has(id)) this.treeOf(id).replace(files);
+  }
+}

@@ -1,0 +1,266 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { baseName, parentOf, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
+import type { FsApi, FsHandle, FsStats } from './fsApi';
+
+/** How a storage names the owner and group of its entries (numeric ids on posix, none in memory). */
+export type AccountNames = (uid: number, gid: number) => Promise<{ user: string | null; group: string | null }>;
+
+export interface FsStorageOptions {
+  /** Where the opened file or directory of a descriptor really is (Linux: /proc/self/fd), to catch a path swapped between check and use. */
+  whereIs?: (fd: number) => Promise<string | null>;
+  accountNames?: AccountNames;
+  /** Permission bits of new directories and files (a memory tree has no umask). */
+  modes?: { dir: number; file: number };
+}
+
+const FAILURES: Record<string, StorageFailure> = {
+  ENOENT: 'not_found',
+  ENOTDIR: 'not_directory',
+  EISDIR: 'is_directory',
+  EEXIST: 'exists',
+  ENOTEMPTY: 'exists',
+  EACCES: 'denied',
+  EPERM: 'denied',
+  ELOOP: 'denied',
+};
+
+/** A temporary file's prefix: a write lands under it, then is renamed to its final name. */
+export const PART_PREFIX = '.xfer-part-';
+
+/**
+ * The Storage port over a Node-style filesystem (the host's, or a memfs tree) from `root` down.
+ * Every path is resolved through its real path before use and refused when that lies outside the
+ * root; what is opened is checked again where it really is (a symlink swapped in between); a
+ * directory made or a file renamed through a parent swapped in between is undone and refused.
+ */
+export class FsStorage implements Storage {
+  private realRoot: Promise<string> | null = null;
+
+  constructor(
+    private readonly fs: FsApi,
+    private readonly root: string,
+    private readonly options: FsStorageOptions = {},
+  ) {}
+
+  async stat(path: string): Promise<FileEntry> {
+    return this.guard(path, async () => {
+      const parent = path === '/' ? null : await this.inside(parentOf(path), path);
+      const full = parent === null ? await this.rootPath() : `${parent}/${baseName(path)}`;
+      const own = await this.fs.lstat(full);
+      if (!own.isSymbolicLink()) return this.entryOf(baseName(path), own, null);
+      return this.linkEntry(baseName(path), full, own);
+    });
+  }
+
+  async *names(path: string): AsyncIterable<string> {
+    const real = await this.guard(path, () => this.inside(path, path));
+    yield* this.guardStream(path, this.listDirectory(real, path));
+  }
+
+  async mkdir(path: string): Promise<void> {
+    await this.guard(path, async () => {
+      const made = `${await this.inside(parentOf(path), path)}/${baseName(path)}`;
+      await this.fs.mkdir(made, { mode: this.options.modes?.dir ?? 0o777 });
+      if (!(await this.isInside(made))) {
+        await this.fs.rmdir(made).catch(() => undefined);
+        throw new StorageError('denied', path, 'its parent is outside the storage root');
+      }
+    });
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    await this.guard(from, async () => {
+      const source = `${await this.inside(parentOf(from), from)}/${baseName(from)}`;
+      const target = `${await this.guard(to, () => this.inside(parentOf(to), to))}/${baseName(to)}`;
+      await this.fs.lstat(source);
+      if (await this.exists(target)) throw new StorageError('exists', to, `'${to}' exists already`);
+      await this.fs.rename(source, target);
+      if (!(await this.isInside(parentOf(target)))) {
+        await this.fs.rename(target, source).catch(() => undefined);
+        throw new StorageError('denied', to, 'its parent is outside the storage root');
+      }
+    });
+  }
+
+  async *read(path: string): AsyncIterable<Uint8Array> {
+    const handle = await this.guard(path, () => this.openInside(path));
+    try {
+      const buffer = Buffer.alloc(1 << 20);
+      for (;;) {
+        const { bytesRead } = await this.guard(path, () => handle.read(buffer, 0, buffer.length, null));
+        if (bytesRead === 0) return;
+        yield Buffer.from(buffer.subarray(0, bytesRead));
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async write(path: string, data: AsyncIterable<Uint8Array>, options: { lastModified?: Date } = {}): Promise<number> {
+    return this.guard(path, async () => {
+      const parent = await this.inside(parentOf(path), path);
+      const part = `${parent}/${PART_PREFIX}${randomBytes(6).toString('hex')}-${baseName(path)}`.slice(0, parent.length + 255);
+      const handle = await this.fs.open(part, this.fs.constants.O_WRONLY | this.fs.constants.O_CREAT | this.fs.constants.O_EXCL | this.fs.constants.O_NOFOLLOW, this.options.modes?.file ?? 0o666);
+      let written = 0;
+      try {
+        await this.verifyOpened(handle, path);
+        for await (const chunk of data) {
+          await handle.write(chunk, 0, chunk.length, null);
+          written += chunk.length;
+        }
+        await handle.close();
+        if (options.lastModified) await this.fs.utimes(part, options.lastModified, options.lastModified);
+        await this.fs.rename(part, `${parent}/${baseName(path)}`);
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        await this.fs.unlink(part).catch(() => undefined);
+        throw error;
+      }
+      return written;
+    });
+  }
+
+  async remove(path: string): Promise<void> {
+    if (path === '/') throw new StorageError('denied', path, 'the storage root cannot be removed');
+    await this.guard(path, async () => {
+      const target = `${await this.inside(parentOf(path), path)}/${baseName(path)}`;
+      // a symbolic link goes itself, never what it points to
+      if ((await this.fs.lstat(target)).isDirectory()) await this.fs.rmdir(target);
+      else await this.fs.unlink(target);
+    });
+  }
+
+  async checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string> {
+    const hash = createHash(algorithm);
+    for await (const chunk of this.read(path)) hash.update(chunk);
+    return hash.digest('hex');
+  }
+
+  /** The root as the filesystem really has it (symbolic links resolved), once. */
+  private rootPath(): Promise<string> {
+    this.realRoot ??= this.fs.realpath(this.root).catch((error: unknown) => {
+      this.realRoot = null;
+      throw error;
+    });
+    return this.realRoot;
+  }
+
+  /** The real path of `path` (within the root), refused when it resolves outside. */
+  private async inside(path: string, asked: string): Promise<string> {
+    const root = await this.rootPath();
+    const real = await this.fs.realpath(path === '/' ? root : `${root}${path}`);
+    if (!within(real, root)) throw new StorageError('denied', asked, 'it leads outside the storage root');
+    return real;
+  }
+
+  private async isInside(realPath: string): Promise<boolean> {
+    return within(await this.fs.realpath(realPath), await this.rootPath());
+  }
+
+  private async exists(path: string): Promise<boolean> {
+    try {
+      await this.fs.lstat(path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
+  private async openInside(path: string): Promise<FsHandle> {
+    const real = await this.inside(path, path);
+    const handle = await this.fs.open(real, this.fs.constants.O_RDONLY | this.fs.constants.O_NOFOLLOW);
+    try {
+      await this.verifyOpened(handle, path);
+      if ((await handle.stat()).isDirectory()) throw new StorageError('is_directory', path, `'${path}' is a directory`);
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** Refuses what was opened when it really lies outside the root (a component swapped for a link after the check). */
+  private async verifyOpened(handle: FsHandle, path: string): Promise<void> {
+    if (!this.options.whereIs) return;
+    const where = await this.options.whereIs(handle.fd);
+    if (where === null || !within(where, await this.rootPath())) throw new StorageError('denied', path, 'it leads outside the storage root');
+  }
+
+  private async *listDirectory(real: string, path: string): AsyncIterable<string> {
+    let dirPath = real;
+    let handle: FsHandle | null = null;
+    if (this.options.whereIs) {
+      // read the directory through the descriptor checked to be inside, not through its path again
+      handle = await this.fs.open(real, this.fs.constants.O_RDONLY | this.fs.constants.O_DIRECTORY | this.fs.constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+        // the real path was a directory a moment ago: a link now stands there
+        throw error.code === 'ELOOP' || error.code === 'ENOTDIR' ? new StorageError('denied', path, 'it changed into a link while in use') : error;
+      });
+      await this.verifyOpened(handle, path).catch(async (error: unknown) => {
+        await handle?.close();
+        throw error;
+      });
+      dirPath = `/proc/self/fd/${handle.fd}`;
+    }
+    try {
+      const dir = await this.fs.opendir(dirPath, { bufferSize: 256 });
+      for await (const entry of dir) if (!entry.name.startsWith(PART_PREFIX)) yield entry.name;
+    } finally {
+      await handle?.close();
+    }
+  }
+
+  private async linkEntry(name: string, full: string, own: FsStats): Promise<FileEntry> {
+    const root = await this.rootPath();
+    const target = await this.fs.realpath(full).catch(() => null);
+    if (target === null || !within(target, root)) return { ...(await this.entryOf(name, own, null)), type: 'invalid_symlink' };
+    const targetStats = await this.fs.stat(target);
+    const ownEntry = await this.entryOf(name, own, null);
+    const entry = await this.entryOf(name, targetStats, null);
+    return {
+      ...entry,
+      link: { target: target === root ? '/' : target.slice(root === '/' ? 0 : root.length), size: ownEntry.size, lastModified: ownEntry.lastModified, user: ownEntry.user, group: ownEntry.group },
+    };
+  }
+
+  private async entryOf(name: string, stats: FsStats, link: FileEntry['link']): Promise<FileEntry> {
+    const names = this.options.accountNames ? await this.options.accountNames(Number(stats.uid), Number(stats.gid)) : { user: null, group: null };
+    return {
+      name,
+      type: stats.isDirectory() ? 'dir' : 'file',
+      size: Number(stats.size),
+      lastModified: new Date(Math.floor(Number(stats.mtimeMs) / 1000) * 1000),
+      permissions: Number(stats.mode) & 0o7777,
+      user: names.user,
+      group: names.group,
+      link,
+    };
+  }
+
+  /** Filesystem errors as StorageErrors for `path`; anything unknown goes on up. */
+  private async guard<T>(path: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw asStorageError(error, path);
+    }
+  }
+
+  private async *guardStream<T>(path: string, source: AsyncIterable<T>): AsyncIterable<T> {
+    try {
+      yield* source;
+    } catch (error) {
+      throw asStorageError(error, path);
+    }
+  }
+}
+
+function asStorageError(error: unknown, path: string): unknown {
+  if (error instanceof StorageError) return error;
+  const failure = FAILURES[(error as NodeJS.ErrnoException | null)?.code ?? ''];
+  return failure ? new StorageError(failure, path, (error as Error).message) : error;
+}
+
+function within(real: string, root: string): boolean {
+  return root === '/' || real === root || real.startsWith(`${root}/`);
+}

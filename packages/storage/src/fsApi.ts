@@ -1,0 +1,32 @@
+/** The part of a Node-style promises filesystem a storage uses: node:fs/promises, or a memfs tree's. */
+export interface FsStats {
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  size: number | bigint;
+  mtimeMs: number | bigint;
+  mode: number | bigint;
+  uid: number | bigint;
+  gid: number | bigint;
+}
+
+export interface FsHandle {
+  readonly fd: number;
+  read(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesRead: number }>;
+  write(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<unknown>;
+  stat(): Promise<FsStats>;
+  close(): Promise<void>;
+}
+
+export interface FsApi {
+  constants: { O_RDONLY: number; O_WRONLY: number; O_CREAT: number; O_EXCL: number; O_NOFOLLOW: number; O_DIRECTORY: number };
+  lstat(path: string): Promise<FsStats>;
+  stat(path: string): Promise<FsStats>;
+  realpath(path: string): Promise<string>;
+  opendir(path: string, options?: { bufferSize?: number }): Promise<AsyncIterable<{ name: string }>>;
+  mkdir(path: string, options?: { mode?: number }): Promise<unknown>;
+  rmdir(path: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  open(path: string, flags: number, mode?: number): Promise<FsHandle>;
+  utimes(path: string, atime: Date, mtime: Date): Promise<void>;
+}

@@ -1,0 +1,5 @@
+export * from './EndpointStorages';
+export * from './FsStorage';
+export type { FsApi, FsHandle, FsStats } from './fsApi';
+export * from './memory';
+export * from './posix';

@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as nodeFs from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { StorageError, type Storage } from '@xfer/core';
+import { Volume } from 'memfs';
+import { FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, type FsApi } from '..';
+
+/**
+ * One contract for every Storage adapter: the same tree under a root, with a directory outside
+ * it (what no path may reach), for the host's filesystem and for a memfs tree alike.
+ */
+interface World {
+  storage: Storage;
+  /** The filesystem under the storage, to arrange what a test needs (paths of that filesystem). */
+  fs: Pick<typeof nodeFs, 'mkdir' | 'writeFile' | 'symlink' | 'readFile' | 'readdir' | 'rm' | 'chmod'>;
+  root: string;
+  outside: string;
+  /** A storage over the same tree whose filesystem calls go through `wrap`. */
+  wrapped(wrap: (fs: FsApi) => FsApi): Storage;
+  close(): Promise<void>;
+}
+
+const adapters: [string, () => Promise<World>, boolean][] = [
+  [
+    'posix (a directory of the host)',
+    async () => {
+      const base = await mkdtemp(`${tmpdir()}/xfer-storage-`);
+      const root = `${base}/root`;
+      await nodeFs.mkdir(root);
+      await nodeFs.mkdir(`${base}/outside`);
+      const storage = posixStorage(root);
+      return {
+        storage,
+        fs: nodeFs,
+        root,
+        outside: `${base}/outside`,
+        wrapped: (wrap) => {
+          const inner = (storage as unknown as { fs: FsApi }).fs;
+          return new FsStorage(wrap(inner), root, (storage as unknown as { options: object }).options);
+        },
+        close: () => rm(base, { recursive: true, force: true }),
+      };
+    },
+    true,
+  ],
+  [
+    'memory (a memfs tree)',
+    async () => {
+      const volume = new Volume();
+      const api = memoryFsApi(volume);
+      const fs = (volume as unknown as { promises: World['fs'] }).promises;
+      await fs.mkdir('/root', { recursive: true });
+      await fs.mkdir('/outside');
+      return {
+        storage: new FsStorage(api, '/root', { modes: MEMORY_MODES }),
+        fs,
+        root: '/root',
+        outside: '/outside',
+        wrapped: (wrap) => new FsStorage(wrap(api), '/root', { modes: MEMORY_MODES }),
+        close: async () => undefined,
+      };
+    },
+    false,
+  ],
+];
+
+async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of source) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+async function namesOf(storage: Storage, path: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const name of storage.names(path)) names.push(name);
+  return names.sort();
+}
+
+async function* chunks(...parts: (string | Error)[]): AsyncIterable<Uint8Array> {
+  for (const part of parts) {
+    if (part instanceof Error) throw part;
+    yield Buffer.from(part);
+  }
+}
+
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'none',
+    (error: unknown) => (error instanceof StorageError ? error.failure : String(error)),
+  );
+
+describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
+  let world: World;
+  let storage: Storage;
+
+  beforeEach(async () => {
+    world = await open();
+    storage = world.storage;
+    const { fs, root, outside } = world;
+    await fs.mkdir(`${root}/data/sub`, { recursive: true });
+    await fs.writeFile(`${root}/data/a.txt`, 'hello');
+    await fs.writeFile(`${root}/data/sub/deep.bin`, Buffer.alloc(3000, 7));
+    await fs.writeFile(`${outside}/secret.txt`, 'top secret');
+  });
+
+  afterEach(() => world.close());
+
+  describe('reading', () => {
+    it('stats files and directories with their size, time and permission bits', async () => {
+      const file = await storage.stat('/data/a.txt');
+      expect(file).toMatchObject({ name: 'a.txt', type: 'file', size: 5, link: null });
+      expect(file.permissions & 0o600).toBe(0o600);
+      expect(Math.abs(file.lastModified.getTime() - Date.now())).toBeLessThan(60_000);
+      expect(file.lastModified.getMilliseconds()).toBe(0);
+      expect(await storage.stat('/data/sub')).toMatchObject({ name: 'sub', type: 'dir' });
+      expect((await storage.stat('/')).type).toBe('dir');
+      expect(await failureOf(storage.stat('/data/none'))).toBe('not_found');
+      expect(await failureOf(storage.stat('/data/a.txt/inner'))).toBe('not_directory');
+    });
+
+    it('lists the names of a directory, streamed, and a large one whole', async () => {
+      expect(await namesOf(storage, '/data')).toEqual(['a.txt', 'sub']);
+      await world.fs.mkdir(`${world.root}/many`);
+      for (let i = 0; i < 2000; i += 1) await world.fs.writeFile(`${world.root}/many/f${i}`, '');
+      expect(await namesOf(storage, '/many')).toHaveLength(2000);
+      expect(await failureOf(namesOf(storage, '/none'))).toBe('not_found');
+    });
+
+    it('reads a file as a stream and digests it', async () => {
+      expect((await collect(storage.read('/data/sub/deep.bin'))).equals(Buffer.alloc(3000, 7))).toBe(true);
+      expect(await storage.checksum('/data/a.txt', 'md5')).toBe(createHash('md5').update('hello').digest('hex'));
+      expect(await storage.checksum('/data/a.txt', 'sha256')).toBe(createHash('sha256').update('hello').digest('hex'));
+      expect(await failureOf(collect(storage.read('/data/sub')))).toBe('is_directory');
+      expect(await failureOf(collect(storage.read('/data/none')))).toBe('not_found');
+    });
+  });
+
+  describe('writing', () => {
+    it('makes one directory, once, under a parent that exists', async () => {
+      await storage.mkdir('/data/new');
+      expect((await storage.stat('/data/new')).type).toBe('dir');
+      expect(await failureOf(storage.mkdir('/data/new'))).toBe('exists');
+      expect(await failureOf(storage.mkdir('/none/new'))).toBe('not_found');
+      expect(await failureOf(storage.mkdir('/data/a.txt/new'))).toBe('not_directory');
+    });
+
+    it('renames across folders, never over something that exists', async () => {
+      await storage.rename('/data/a.txt', '/data/sub/b.txt');
+      expect(await namesOf(storage, '/data/sub')).toEqual(['b.txt', 'deep.bin']);
+      await storage.rename('/data/sub', '/moved');
+      expect(await namesOf(storage, '/moved')).toEqual(['b.txt', 'deep.bin']);
+      await storage.mkdir('/data/other');
+      expect(await failureOf(storage.rename('/moved', '/data/other'))).toBe('exists');
+      expect(await failureOf(storage.rename('/none', '/data/x'))).toBe('not_found');
+      expect(await failureOf(storage.rename('/moved', '/none/x'))).toBe('not_found');
+    });
+
+    it('writes through a hidden temporary name, then puts the file in place with the time asked', async () => {
+      const when = new Date('2024-05-06T07:08:09Z');
+      let seenMidway: string[] = [];
+      async function* slowly(): AsyncIterable<Uint8Array> {
+        yield Buffer.from('part one, ');
+        seenMidway = await namesOf(storage, '/data');
+        yield Buffer.from('part two');
+      }
+      expect(await storage.write('/data/new.txt', slowly(), { lastModified: when })).toBe(18);
+      expect(seenMidway).toEqual(['a.txt', 'sub']);
+      expect((await collect(storage.read('/data/new.txt'))).toString()).toBe('part one, part two');
+      expect((await storage.stat('/data/new.txt')).lastModified).toEqual(when);
+      await storage.write('/data/a.txt', chunks('replaced'));
+      expect((await collect(storage.read('/data/a.txt'))).toString()).toBe('replaced');
+    });
+
+    it('leaves nothing behind when the data fails midway', async () => {
+      await expect(storage.write('/data/broken.txt', chunks('some', new Error('source gone')))).rejects.toThrow('source gone');
+      expect(await namesOf(storage, '/data')).toEqual(['a.txt', 'sub']);
+      expect((await world.fs.readdir(`${world.root}/data`)).filter((n) => String(n).startsWith(PART_PREFIX))).toEqual([]);
+      expect(await failureOf(storage.write('/none/x.txt', chunks('x')))).toBe('not_found');
+    });
+
+    it('removes a file or an empty directory, never a full one nor the root', async () => {
+      await storage.remove('/data/a.txt');
+      expect(await namesOf(storage, '/data')).toEqual(['sub']);
+      expect(await failureOf(storage.remove('/data/sub'))).toBe('exists');
+      await storage.remove('/data/sub/deep.bin');
+      await storage.remove('/data/sub');
+      expect(await namesOf(storage, '/data')).toEqual([]);
+      expect(await failureOf(storage.remove('/'))).toBe('denied');
+      expect(await failureOf(storage.remove('/data/none'))).toBe('not_found');
+    });
+  });
+
+  describe('never outside the root', () => {
+    beforeEach(async () => {
+      const { fs, root, outside } = world;
+      await fs.symlink(outside, `${root}/data/abs-out`);
+      await fs.symlink('../../outside', `${root}/data/rel-out`);
+      await fs.symlink(`${outside}/secret.txt`, `${root}/data/secret-link`);
+      await fs.symlink('a.txt', `${root}/data/inside-link`);
+      await fs.symlink('sub', `${root}/data/dir-link`);
+      await fs.symlink('nowhere', `${root}/data/dangling`);
+    });
+
+    it('shows links out of the root, and dangling ones, as invalid_symlink; links inside as their target', async () => {
+      expect((await storage.stat('/data/abs-out')).type).toBe('invalid_symlink');
+      expect((await storage.stat('/data/rel-out')).type).toBe('invalid_symlink');
+      expect((await storage.stat('/data/secret-link')).type).toBe('invalid_symlink');
+      expect((await storage.stat('/data/dangling')).type).toBe('invalid_symlink');
+      expect(await storage.stat('/data/inside-link')).toMatchObject({ type: 'file', size: 5, link: { target: '/data/a.txt' } });
+      expect(await storage.stat('/data/dir-link')).toMatchObject({ type: 'dir', link: { target: '/data/sub' } });
+      expect(await namesOf(storage, '/data/dir-link')).toEqual(['deep.bin']);
+    });
+
+    it('refuses every use of a path through a link that leads out', async () => {
+      expect(await failureOf(namesOf(storage, '/data/abs-out'))).toBe('denied');
+      expect(await failureOf(namesOf(storage, '/data/rel-out'))).toBe('denied');
+      expect(await failureOf(storage.stat('/data/abs-out/secret.txt'))).toBe('denied');
+      expect(await failureOf(collect(storage.read('/data/secret-link')))).toBe('denied');
+      expect(await failureOf(collect(storage.read('/data/rel-out/secret.txt')))).toBe('denied');
+      expect(await failureOf(storage.checksum('/data/secret-link', 'md5'))).toBe('denied');
+      expect(await failureOf(storage.mkdir('/data/abs-out/made'))).toBe('denied');
+      expect(await failureOf(storage.write('/data/rel-out/planted.txt', chunks('x')))).toBe('denied');
+      expect(await failureOf(storage.rename('/data/a.txt', '/data/abs-out/a.txt'))).toBe('denied');
+      expect(await failureOf(storage.rename('/data/abs-out/secret.txt', '/data/stolen.txt'))).toBe('denied');
+      expect(await failureOf(storage.remove('/data/abs-out/secret.txt'))).toBe('denied');
+      expect((await world.fs.readdir(world.outside)).map(String)).toEqual(['secret.txt']);
+    });
+
+    it('removes a link itself, never what it points to', async () => {
+      await storage.remove('/data/secret-link');
+      expect((await world.fs.readFile(`${world.outside}/secret.txt`)).toString()).toBe('top secret');
+      expect(await namesOf(storage, '/data')).not.toContain('secret-link');
+    });
+  });
+
+  // a memory tree has no writer but its storage: nothing can swap a path between two of its calls
+  if (!swappable) return;
+  it('refuses a directory swapped for a link out of the root between the check and the use', async () => {
+    const { fs, root, outside } = world;
+    await fs.mkdir(`${root}/victim`);
+    await fs.writeFile(`${root}/victim/secret.txt`, 'inside');
+    const swapAfterCheck = (inner: FsApi): FsApi => ({
+      ...inner,
+      realpath: async (path) => {
+        const real = await inner.realpath(path);
+        if (path.includes('/victim')) {
+          await fs.rm(`${root}/victim`, { recursive: true, force: true });
+          await fs.symlink(outside, `${root}/victim`);
+        }
+        return real;
+      },
+    });
+    const reset = async () => {
+      await fs.rm(`${root}/victim`, { recursive: true, force: true });
+      await fs.mkdir(`${root}/victim`);
+      await fs.writeFile(`${root}/victim/secret.txt`, 'inside');
+    };
+    expect(await failureOf(collect(world.wrapped(swapAfterCheck).read('/victim/secret.txt')))).toBe('denied');
+    await reset();
+    expect(await failureOf(namesOf(world.wrapped(swapAfterCheck), '/victim'))).toBe('denied');
+    await reset();
+    expect(await failureOf(world.wrapped(swapAfterCheck).mkdir('/victim/made'))).toBe('denied');
+    await reset();
+    expect(await failureOf(world.wrapped(swapAfterCheck).write('/victim/planted.txt', chunks('x')))).toBe('denied');
+    expect((await fs.readdir(outside)).map(String).sort()).toEqual(['secret.txt']);
+    expect((await fs.readFile(`${outside}/secret.txt`)).toString()).toBe('top secret');
+  });
+});
