@@ -1,11 +1,15 @@
 import 'reflect-metadata';
+import { statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { apiConfig, apiCoreSettings, createApp } from '@xfer/api';
 import {
+  BadRequestError,
   bootstrapDemo,
   checkPassword,
   CONSOLE_CLIENT,
   DomainError,
   type CoreServices,
+  type StorageAttachment,
 } from '@xfer/core';
 import { consoleConfig, createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { createApp as createHelperPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
@@ -49,6 +53,18 @@ const table = (rows: string[][]) => {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i].length))) ?? [];
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
 };
+
+/** A directory of this host as an absolute path (relative to the working directory when given so); it must exist. */
+function existingDirectory(path: string): string {
+  const absolute = resolvePath(path);
+  if (!statSync(absolute, { throwIfNoEntry: false })?.isDirectory()) throw new BadRequestError(`'${absolute}' is not a directory of this host`);
+  return absolute;
+}
+
+function describeStorage(attachment: StorageAttachment | null): string {
+  if (attachment === null) return 'no storage';
+  return attachment.type === 'posix' ? `posix directory ${attachment.root}` : 'a memory tree (held by the server process; empty when it starts)';
+}
 
 /** The first line of standard input, as `--password-stdin` takes it. */
 async function passwordFromStdin(io: Io): Promise<string> {
@@ -337,6 +353,35 @@ export function buildProgram(io: Io): Command {
     run(async (s, endpointId: string) => {
       const roles = await s.admin.endpoints.listRoles(endpointId);
       return { text: table([['ID', 'ROLE', 'TYPE', 'PRINCIPAL'], ...roles.map((r) => [r.id, r.role, r.principal_type, r.principal])]), json: roles };
+    }),
+  );
+
+  // ---- storage behind endpoints ----
+  const endpoint = program.command('endpoint').description('endpoints, as the operator sees them');
+  const storage = endpoint.command('storage').description('the storage behind a server or personal endpoint (its shares see it from their host_path)');
+  storage
+    .command('set <endpoint-id>')
+    .description('attach a directory of this host (--posix) or a tree in memory (--memory: empty at start, lost when the server stops)')
+    .option('--posix <directory>', 'an existing directory on this host')
+    .option('--memory', 'a tree held in the server process')
+    .action(async (endpointId: string, o: { posix?: string; memory?: boolean }) =>
+      run(async (s) => {
+        if ((o.posix === undefined) === !o.memory) throw new BadRequestError('give one of --posix <directory> or --memory');
+        const attachment: StorageAttachment = o.posix !== undefined ? { type: 'posix', root: existingDirectory(o.posix) } : { type: 'memory' };
+        await s.admin.endpoints.setStorage(endpointId, attachment);
+        return { text: `${endpointId}: ${describeStorage(attachment)}`, json: attachment };
+      })(),
+    );
+  storage.command('show <endpoint-id>').description('show the storage attached to an endpoint').action(
+    run(async (s, endpointId: string) => {
+      const attachment = await s.admin.endpoints.storageOf(endpointId);
+      return { text: `${endpointId}: ${describeStorage(attachment)}`, json: attachment };
+    }),
+  );
+  storage.command('remove <endpoint-id>').description('detach the storage (the files stay where they are)').action(
+    run(async (s, endpointId: string) => {
+      await s.admin.endpoints.setStorage(endpointId, null);
+      return { text: `${endpointId}: no storage`, json: null };
     }),
   );
 

@@ -5,7 +5,7 @@ import { apiConfig, apiCoreSettings, createApp as createApiApp } from '@xfer/api
 import { randomIdGenerator, type IdGenerator } from '@xfer/core';
 import { createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
-import { closeServer, Runtime, type TableSnapshot } from '@xfer/runtime';
+import { closeServer, Runtime, type StandInSnapshot } from '@xfer/runtime';
 import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { exportSeed, writeSeedFile } from './exportSeed';
@@ -60,7 +60,7 @@ export class StandIn {
 
   private constructor(
     private readonly runtime: Runtime,
-    private readonly seeded: TableSnapshot,
+    private readonly seeded: StandInSnapshot,
     readonly url: string,
   ) {}
 

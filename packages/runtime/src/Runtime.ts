@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { CoreServices, ReadMemo, UnitOfWork } from '@xfer/core';
 import { openEngine, openMemoryEngine, seedDatabase, TypeormUnitOfWork, type Engine, type EngineOptions, type SeedOptions, type SeedResult, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
 import { listen, type HealthOfDatabase } from '@xfer/server-kit';
+import { EndpointStorages, type MemoryFiles } from '@xfer/storage';
 import type { Express } from 'express';
 import { processContainer, resolveCoreServices, type CoreSettings } from './composition';
 
@@ -31,6 +32,12 @@ export interface RuntimeOptions {
   core?: CoreSettings;
 }
 
+/** The stand-in's state to go back to: its tables and its endpoints' memory trees. */
+export interface StandInSnapshot {
+  tables: TableSnapshot;
+  trees: Map<string, MemoryFiles>;
+}
+
 /** Something that must stop before the engine closes, with a name for messages. */
 interface Stoppable {
   name: string;
@@ -56,6 +63,8 @@ export class Runtime {
     readonly uow: UnitOfWork,
     readonly readMemo: ReadMemo,
     readonly database: HealthOfDatabase,
+    /** The storage behind the endpoints (the memory trees live as long as the process). */
+    readonly storages: EndpointStorages,
     private readonly memory: SqliteEngine | null,
   ) {}
 
@@ -72,8 +81,10 @@ export class Runtime {
     }
     // the TypeORM repositories behind one unit of work, which every app of the process shares (its transactions queue on the engine)
     const adapters = { uow: new TypeormUnitOfWork(engine), readMemo: engine.readMemo, database: engine };
-    const services = resolveCoreServices(processContainer(adapters, options.core));
-    return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, memory);
+    // the stand-in gives every endpoint without storage a memory tree of its own
+    const storages = new EndpointStorages(options.kind === 'standIn' ? 'memory' : 'none');
+    const services = resolveCoreServices(processContainer(adapters, { storages, ...options.core }));
+    return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory);
   }
 
   /**
@@ -122,14 +133,15 @@ export class Runtime {
     return server;
   }
 
-  /** The stand-in's tables as they are now, to restore later. */
-  async snapshot(): Promise<TableSnapshot> {
-    return this.inMemory().snapshot();
+  /** The stand-in's tables and memory trees as they are now, to restore later. */
+  async snapshot(): Promise<StandInSnapshot> {
+    return { tables: await this.inMemory().snapshot(), trees: this.storages.snapshot() };
   }
 
-  /** The stand-in's tables as a snapshot had them. */
-  async restore(snapshot: TableSnapshot): Promise<void> {
-    return this.inMemory().restore(snapshot);
+  /** The stand-in's tables and memory trees as a snapshot had them. */
+  async restore(snapshot: StandInSnapshot): Promise<void> {
+    await this.inMemory().restore(snapshot.tables);
+    this.storages.restore(snapshot.trees);
   }
 
   /** Applies pending migrations; returns their names (`xfer migrate`). */

@@ -6,13 +6,18 @@ import { posixStorage } from './posix';
 /**
  * The storage behind this process's endpoints, as their attachments say: a posix directory (one
  * storage per root), or the endpoint's memory tree, made empty on first use and kept for the
- * process's life. The runtime owns one.
+ * process's life (memory trees are not shared between processes, nor kept across restarts). The
+ * runtime owns one.
  */
 export class EndpointStorages implements StorageDirectory {
   private readonly trees = new Map<string, MemoryTree>();
   private readonly directories = new Map<string, FsStorage>();
 
-  storageOf(endpointId: string, attachment: StorageAttachment): Storage {
+  /** `unattached`: what an endpoint without attached storage has (the stand-in gives it a memory tree). */
+  constructor(private readonly unattached: 'none' | 'memory' = 'none') {}
+
+  storageOf(endpointId: string, attachment: StorageAttachment | null): Storage | null {
+    if (attachment === null) return this.unattached === 'memory' ? this.treeOf(endpointId).storage : null;
     if (attachment.type === 'memory') return this.treeOf(endpointId).storage;
     let storage = this.directories.get(attachment.root);
     if (!storage) {

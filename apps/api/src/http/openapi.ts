@@ -30,6 +30,23 @@ const serverProperties = {
   is_paused: nullable('boolean'),
 };
 
+const FILE_TIME = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\+00:00$' };
+const FILE_PROPERTIES = {
+  DATA_TYPE: { const: 'file' },
+  name: { type: 'string' },
+  type: { enum: ['file', 'dir', 'invalid_symlink'] },
+  link_target: nullable('string'),
+  link_size: nullable('integer'),
+  link_last_modified: { oneOf: [FILE_TIME, { type: 'null' }] },
+  link_user: nullable('string'),
+  link_group: nullable('string'),
+  size: { type: 'integer', minimum: 0 },
+  last_modified: FILE_TIME,
+  permissions: { type: 'string', pattern: '^[0-7]{4}$' },
+  user: nullable('string'),
+  group: nullable('string'),
+};
+
 const documented = (properties: Record<string, object>, required: string[]) => ({ type: 'object', properties, required, additionalProperties: false });
 const resultSchema = (dataType: string, extra: Record<string, object> = {}, required: string[] = []) =>
   documented(
@@ -127,6 +144,50 @@ export const openApiDocument = {
       get: { operationId: 'getEndpointAclRule', summary: 'One access rule', responses: { '200': ok('The access rule', ref('Access')), ...errors } },
       put: { operationId: 'updateEndpointAclRule', summary: 'Change permissions and/or expiration_date', requestBody: body(ref('AccessInput')), responses: { '200': ok('Updated', ref('Result')), ...errors } },
       delete: { operationId: 'deleteEndpointAclRule', summary: 'Delete an access rule', responses: { '200': ok('Deleted', ref('Result')), ...errors } },
+    },
+    '/operation/endpoint/{endpoint_xid}/ls': {
+      parameters: [xid],
+      get: {
+        operationId: 'operationLs',
+        summary: "List a directory of the endpoint's storage (readers: host administrators; on a share, its managers and its access rules)",
+        parameters: [
+          { name: 'path', in: 'query', required: false, description: 'Absolute, or /~/ for the home (the default)', schema: { type: 'string' } },
+          { name: 'show_hidden', in: 'query', required: false, schema: { enum: ['true', 'false', '1', '0'] } },
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100000 } },
+          { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+          { name: 'orderby', in: 'query', required: false, description: "e.g. 'type ASC,name DESC'", schema: { type: 'string' } },
+          { name: 'filter', in: 'query', required: false, description: "Clauses joined by '/', e.g. 'type:file/name:~*.png'; repeated: any of them", schema: { type: 'string' } },
+          { name: 'local_user', in: 'query', required: false, description: 'Accepted; no effect', schema: { type: 'string' } },
+        ],
+        responses: { '200': ok('One page of the directory', ref('FileList')), ...errors },
+      },
+    },
+    '/operation/endpoint/{endpoint_xid}/stat': {
+      parameters: [xid],
+      get: {
+        operationId: 'operationStat',
+        summary: 'Describe one file or directory',
+        parameters: [{ name: 'path', in: 'query', required: true, schema: { type: 'string' } }],
+        responses: { '200': ok('The file document', ref('File')), ...errors },
+      },
+    },
+    '/operation/endpoint/{endpoint_xid}/mkdir': {
+      parameters: [xid],
+      post: {
+        operationId: 'operationMkdir',
+        summary: 'Make a directory (writers only; its parent must exist)',
+        requestBody: body(documented({ DATA_TYPE: { const: 'mkdir' }, path: { type: 'string' }, local_user: { type: 'string' } }, ['path'])),
+        responses: { '200': ok('Made', resultSchema('mkdir_result')), ...errors },
+      },
+    },
+    '/operation/endpoint/{endpoint_xid}/rename': {
+      parameters: [xid],
+      post: {
+        operationId: 'operationRename',
+        summary: 'Move a file or directory (writers of both paths; the new parent must exist)',
+        requestBody: body(documented({ DATA_TYPE: { const: 'rename' }, old_path: { type: 'string' }, new_path: { type: 'string' }, local_user: { type: 'string' } }, ['old_path', 'new_path'])),
+        responses: { '200': ok('Renamed', ref('Result')), ...errors },
+      },
     },
     '/endpoint/{endpoint_xid}/role_list': {
       parameters: [xid],
@@ -353,6 +414,23 @@ export const openApiDocument = {
           expiration_date: nullable('string'),
         },
       },
+      File: documented(FILE_PROPERTIES, Object.keys(FILE_PROPERTIES)),
+      FileList: documented(
+        {
+          DATA_TYPE: { const: 'file_list' },
+          endpoint: { type: 'string' },
+          path: { type: 'string' },
+          absolute_path: nullable('string'),
+          rename_supported: { type: 'boolean' },
+          symlink_supported: { type: 'boolean' },
+          length: { type: 'integer' },
+          total: { type: 'integer' },
+          offset: { type: 'integer' },
+          limit: { type: 'integer' },
+          DATA: { type: 'array', items: ref('File') },
+        },
+        ['DATA_TYPE', 'endpoint', 'path', 'absolute_path', 'rename_supported', 'symlink_supported', 'length', 'total', 'offset', 'limit', 'DATA'],
+      ),
       RoleList: documented({ DATA_TYPE: { const: 'role_list' }, DATA: { type: 'array', items: ref('Role') } }, ['DATA_TYPE', 'DATA']),
       RoleInput: {
         type: 'object',

@@ -182,6 +182,31 @@ describe('xfer admin command', () => {
     expect((await xfer('pause-rule', 'add', endpointId)).code).toBe(USAGE_ERROR);
   });
 
+  it('attaches storage to an endpoint, shows it and detaches it; refuses a share, a missing directory and a choice of neither or both', async () => {
+    await xfer('identity', 'add', 'carol');
+    const sub = await json('subscription', 'add', 'Lab subscription', '--member', 'carol');
+    const { hostId, shareId } = await inspect(async (u, s) => {
+      const carol = await s.authentication.principalOf((await u.repositories.identities.findByUsername('carol'))!.id);
+      const host = (await s.endpoints.createEndpoint(carol, { display_name: 'Host', subscription_id: sub.id })).id;
+      const share = (await s.endpoints.createSharedEndpoint(carol, { display_name: 'Share', host_endpoint_id: host, host_path: '/' })).id;
+      return { hostId: host, shareId: share };
+    });
+    expect(await json('endpoint', 'storage', 'show', hostId)).toBeNull();
+    const set = await xfer('endpoint', 'storage', 'set', hostId, '--posix', dir);
+    expect(set).toMatchObject({ code: 0, out: `${hostId}: posix directory ${dir}` });
+    expect(await json('endpoint', 'storage', 'show', hostId)).toEqual({ type: 'posix', root: dir });
+    expect(await inspect((u) => u.repositories.endpoints.findById(hostId))).toMatchObject({ snapshot: expect.objectContaining({ storage: { type: 'posix', root: dir } }) });
+    expect(await json('endpoint', 'storage', 'set', hostId, '--memory')).toEqual({ type: 'memory' });
+    expect((await xfer('endpoint', 'storage', 'show', hostId)).out).toBe(`${hostId}: a memory tree (held by the server process; empty when it starts)`);
+    expect((await xfer('endpoint', 'storage', 'remove', hostId)).out).toBe(`${hostId}: no storage`);
+    expect(await json('endpoint', 'storage', 'show', hostId)).toBeNull();
+    expect(await xfer('endpoint', 'storage', 'set', hostId, '--posix', join(dir, 'missing'))).toMatchObject({ code: USAGE_ERROR, err: `xfer: '${join(dir, 'missing')}' is not a directory of this host` });
+    for (const argv of [[], ['--memory', '--posix', dir]]) {
+      expect(await xfer('endpoint', 'storage', 'set', hostId, ...argv)).toMatchObject({ code: USAGE_ERROR, err: 'xfer: give one of --posix <directory> or --memory' });
+    }
+    expect((await xfer('endpoint', 'storage', 'set', shareId, '--memory')).err).toContain('not to a shared endpoint');
+  });
+
   it('lists the access rules the API made on a share', async () => {
     await xfer('identity', 'add', 'carol');
     await xfer('identity', 'add', 'dave');

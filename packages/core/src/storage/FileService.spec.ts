@@ -50,6 +50,9 @@ class TreeStorage implements Storage {
 
   async *names(path: string): AsyncIterable<string> {
     this.fail();
+    const entry = this.entries.get(path);
+    if (!entry) throw new StorageError('not_found', path, 'no such directory');
+    if (entry.type !== 'dir') throw new StorageError('not_directory', path, 'a file');
     const prefix = path === '/' ? '/' : `${path}/`;
     for (const key of this.entries.keys()) if (key !== '/' && key.startsWith(prefix) && !key.slice(prefix.length).includes('/')) yield key.slice(prefix.length);
   }
@@ -90,7 +93,7 @@ class TreeStorage implements Storage {
 describe('files on endpoints (ls, stat, mkdir, rename)', () => {
   let world: TestWorld;
   let storage: TreeStorage;
-  let asked: { endpointId: string; attachment: StorageAttachment }[];
+  let asked: { endpointId: string; attachment: StorageAttachment | null }[];
   let alice: Principal;
   let bob: Principal;
   let carol: Principal;
@@ -115,7 +118,7 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
     const storages: StorageDirectory = {
       storageOf: (endpointId, attachment) => {
         asked.push({ endpointId, attachment });
-        return storage;
+        return attachment ? storage : null;
       },
     };
     world = new TestWorld(new InMemoryUnitOfWork(), { storages });
@@ -211,7 +214,7 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
     });
 
     it('refuses a file, a missing directory and a path that climbs out of the root', async () => {
-      await expect(files().ls(alice, host, '/data/b.txt')).rejects.toThrow(new BadRequestError("Path '/data/b.txt' is not a directory"));
+      await expect(files().ls(alice, host, '/data/b.txt')).rejects.toThrow(new BadRequestError("Path '/data/b.txt' or its parent is not a directory"));
       await expect(files().ls(alice, host, '/nope')).rejects.toThrow(new FileNotFoundError('/nope'));
       await expect(files().ls(alice, host, '/data/../..')).rejects.toThrow(InvalidPathError);
       await expect(files().ls(alice, host, '/data\n')).rejects.toThrow(InvalidPathError);

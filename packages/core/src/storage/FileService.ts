@@ -38,6 +38,7 @@ export interface ListingOptions {
 }
 
 export interface Listing {
+  endpointId: string;
   /** The path as resolved, ending in `/`. */
   path: string;
   /** The resolved path when the caller asked with `~` (the hosted answer has null otherwise). */
@@ -91,8 +92,6 @@ export class FileService {
     const path = resolveStoragePath(asked, located.home);
     this.assertAllowed(located, path, 'r');
     const dir = joinStoragePath(located.base, path);
-    const info = await this.storageCall(path, () => located.storage.stat(dir));
-    if (info.type !== 'dir') throw new BadRequestError(`Path '${path}' is not a directory`);
 
     // Names first (streamed, cheap); whole entries only for what the filter, the order or the page needs.
     const names: string[] = [];
@@ -115,7 +114,7 @@ export class FileService {
       total = matching.length;
       page = matching.slice(offset, offset + limit);
     }
-    return { path: path === '/' ? '/' : `${path}/`, absolutePath: asked.includes('~') ? (path === '/' ? '/' : `${path}/`) : null, entries: page, total, offset, limit };
+    return { endpointId: located.endpoint.id, path: path === '/' ? '/' : `${path}/`, absolutePath: asked.includes('~') ? (path === '/' ? '/' : `${path}/`) : null, entries: page, total, offset, limit };
   }
 
   async stat(caller: Principal, xid: string, rawPath: string): Promise<FileEntry> {
@@ -165,9 +164,8 @@ export class FileService {
       const rule = (await repos.pauseRules.listForEndpoint(paused.id)).find((r) => r[operation] && pauseRuleInForce(r, caller.identityIds, now));
       if (rule) throw new OperationPausedError(`Paused by endpoint '${paused.id}': ${rule.message}`);
     }
-    const attachment = host?.snapshot.storage ?? null;
-    if (!host || !attachment) throw new EndpointNotConnectedError(endpoint.id);
-    const storage = this.storages.storageOf(host.id, attachment);
+    const storage = host ? this.storages.storageOf(host.id, host.snapshot.storage) : null;
+    if (!storage) throw new EndpointNotConnectedError(endpoint.id);
     const defaultDirectory = endpoint.snapshot.default_directory;
     const home = defaultDirectory && !defaultDirectory.includes('~') ? resolveStoragePath(defaultDirectory, '/') : shared ? '/' : `/home/${shortUsername(caller.primary.username)}`;
     const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';

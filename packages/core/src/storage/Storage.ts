@@ -4,8 +4,6 @@
  * its root, as `resolveStoragePath` makes them (no `.`, `..`, doubled or trailing slashes; `/` for
  * the root); a Storage never reaches outside its root, through symbolic links included.
  */
-import { EndpointNotConnectedError } from '../shared/errors';
-
 export type FileType = 'file' | 'dir' | 'invalid_symlink';
 
 /** One entry of a directory, as the hosted `file` document describes it. */
@@ -65,13 +63,11 @@ export type StorageAttachment = { type: 'posix'; root: string } | { type: 'memor
 
 /** The storages of this process's endpoints (the runtime owns it). */
 export interface StorageDirectory {
-  /** The storage attached to an endpoint, as its attachment says. */
-  storageOf(endpointId: string, attachment: StorageAttachment): Storage;
+  /** The storage of an endpoint as its attachment says; without one, whatever this process gives such endpoints (the stand-in: a memory tree), or null. */
+  storageOf(endpointId: string, attachment: StorageAttachment | null): Storage | null;
 }
 
 /** No endpoint has storage (a process that serves no files). */
 export const NO_STORAGE: StorageDirectory = {
-  storageOf(endpointId) {
-    throw new EndpointNotConnectedError(endpointId);
-  },
+  storageOf: () => null,
 };

@@ -12,11 +12,19 @@ async function names(tree: MemoryTree, path: string): Promise<string[]> {
 describe("the storages of a process's endpoints", () => {
   it('keeps one memory tree per endpoint, empty until filled', async () => {
     const storages = new EndpointStorages();
-    const one = storages.storageOf('e1', { type: 'memory' });
+    const one = storages.storageOf('e1', { type: 'memory' })!;
     expect(storages.storageOf('e1', { type: 'memory' })).toBe(one);
     await one.mkdir('/made');
     expect(await names(storages.treeOf('e1'), '/')).toEqual(['made']);
     expect(await names(storages.treeOf('e2'), '/')).toEqual([]);
+  });
+
+  it('gives an endpoint without storage none, or in the stand-in a memory tree of its own', async () => {
+    expect(new EndpointStorages().storageOf('e1', null)).toBeNull();
+    const standIn = new EndpointStorages('memory');
+    await standIn.storageOf('e1', null)!.mkdir('/made');
+    expect(standIn.storageOf('e1', { type: 'memory' })).toBe(standIn.storageOf('e1', null));
+    expect(standIn.treeOf('e1').files()).toEqual({ '/made/': null });
   });
 
   it('gives one posix storage per root, over the real directory', async () => {
@@ -24,7 +32,7 @@ describe("the storages of a process's endpoints", () => {
     try {
       await writeFile(`${dir}/x.txt`, 'x');
       const storages = new EndpointStorages();
-      const storage = storages.storageOf('e1', { type: 'posix', root: dir });
+      const storage = storages.storageOf('e1', { type: 'posix', root: dir })!;
       expect(storages.storageOf('e2', { type: 'posix', root: dir })).toBe(storage);
       expect((await storage.stat('/x.txt')).size).toBe(1);
       const names = systemNamesOf(await storage.stat('/x.txt'));
@@ -45,8 +53,8 @@ describe("the storages of a process's endpoints", () => {
     const storages = new EndpointStorages();
     storages.treeOf('e1').replace({ '/seeded.txt': 's' });
     const snapshot = storages.snapshot();
-    await storages.storageOf('e1', { type: 'memory' }).mkdir('/later');
-    await storages.storageOf('e2', { type: 'memory' }).mkdir('/other');
+    await storages.storageOf('e1', { type: 'memory' })!.mkdir('/later');
+    await storages.storageOf('e2', { type: 'memory' })!.mkdir('/other');
     storages.restore(snapshot);
     expect(storages.treeOf('e1').files()).toEqual({ '/seeded.txt': 's' });
     expect(storages.treeOf('e2').files()).toEqual({});

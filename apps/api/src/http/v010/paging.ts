@@ -31,14 +31,14 @@ export function sharesPage(query: Record<string, unknown>): { after: ShareCursor
 }
 
 /** `true/false/1/0`, or undefined when absent. */
-function flag(name: string, value: string | undefined): boolean | undefined {
+export function flag(name: string, value: string | undefined): boolean | undefined {
   if (value === undefined) return undefined;
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw new BadRequestError(`Invalid ${name} '${value.slice(0, 20)}': true, false, 1 or 0`);
 }
 
-function integer(name: string, value: string | undefined): number | undefined {
+export function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d{1,7}$/.test(value)) throw new BadRequestError(`Invalid ${name} '${value.slice(0, 20)}': a whole number`);
   return Number(value);
