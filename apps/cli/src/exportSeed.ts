@@ -1,6 +1,7 @@
 import { constants, closeSync, fchmodSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { CLI_TEMPLATE_CLIENT, CONSOLE_CLIENT, isClientUsername, isTokenUsable, STANDARD_CLIENTS, type CoreServices, type Endpoint, type Repositories } from '@xfer/core';
 import { ConfigError } from '@xfer/config';
+import type { EndpointStorages } from '@xfer/runtime';
 
 type Entry = Record<string, unknown>;
 
@@ -15,11 +16,24 @@ const SERVER_FIELDS = ['hostname', 'port', 'scheme', 'subject', 'incoming_data_p
 const compact = (entry: Entry): Entry => Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== null && v !== undefined));
 
 /**
+ * An endpoint's storage as a seed writes it: a posix root, or a memory tree with its files when
+ * this process holds them (the stand-in; its endpoints without storage have a tree too, written
+ * when it holds something). `xfer export` holds no server's trees: memory without files.
+ */
+function storageEntry(endpoint: Endpoint, storages: EndpointStorages | undefined): Entry | null {
+  const attached = endpoint.snapshot.storage;
+  if (attached?.type === 'posix') return { type: 'posix', root: attached.root };
+  const files = storages?.hasTree(endpoint.id) ? storages.treeOf(endpoint.id).files() : null;
+  if (attached?.type === 'memory') return files ? { type: 'memory', files } : { type: 'memory' };
+  return files && Object.keys(files).length > 0 ? { type: 'memory', files } : null;
+}
+
+/**
  * The state of a database in the seed format (`xfer export`, `serve --export-on-exit`): what a
  * seed can hold, secrets as their stored hashes, so that loading the export and exporting again
  * gives the same file. The standard catalogue is left out: every database installs it.
  */
-export async function exportSeed(services: CoreServices, repositories: Repositories): Promise<Record<string, Entry[]>> {
+export async function exportSeed(services: CoreServices, repositories: Repositories, storages?: EndpointStorages): Promise<Record<string, Entry[]>> {
   const { admin } = services;
   const identities = await admin.identities.listIdentities();
   const username = new Map(identities.map((i) => [i.id, i.username]));
@@ -82,6 +96,8 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
       if (s.custom_network) Object.assign(entry, s.custom_network);
     }
     if (endpoint.kind === 'server') entry.servers = s.servers.map((server) => compact(Object.fromEntries(SERVER_FIELDS.map((f) => [f, server[f]]))));
+    const storage = storageEntry(endpoint, storages);
+    if (storage) entry.storage = storage;
     const granted = await roles(endpoint);
     if (granted.length > 0) entry.roles = granted;
     const shares: Entry[] = [];

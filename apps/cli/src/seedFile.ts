@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { decodeCreateEndpoint, decodeCreateSharedEndpoint, decodeNewAccessRule } from '@xfer/api';
 import { DomainError, isClientUsername, isUuid, type CoreServices, type Principal } from '@xfer/core';
 import { ConfigError } from '@xfer/config';
+import { checkMemoryFiles, type EndpointStorages, type MemoryFiles } from '@xfer/runtime';
 
 /** A seed file that cannot be loaded: the message names the file, the object and the field. */
 export class SeedError extends ConfigError {}
@@ -17,7 +18,7 @@ const KEYS = {
   tokens: ['identity', 'client', 'value', 'value_hash', 'scopes', 'expires_in', 'expires_at'],
   pause_rules: ['endpoint', 'message', 'identity'],
 } as const;
-const ENDPOINT_KEYS = ['id', 'owner', 'servers', 'roles', 'shares'];
+const ENDPOINT_KEYS = ['id', 'owner', 'servers', 'roles', 'shares', 'storage'];
 const SECTIONS = ['identities', 'groups', 'subscriptions', 'clients', 'tokens', 'endpoints', 'pause_rules'] as const;
 
 /**
@@ -98,7 +99,7 @@ export class SeedFile {
   }
 
   /** Creates every object, in the order their references need; `nextId` makes the next id the services take. Returns how many objects the seed lists. */
-  async apply(services: CoreServices, nextId: (id: string) => void): Promise<number> {
+  async apply(services: CoreServices, nextId: (id: string) => void, storages: EndpointStorages): Promise<number> {
     const { admin } = services;
     const count = SECTIONS.reduce((n, section) => n + (this.content[section]?.length ?? 0), 0);
     const each = async (section: (typeof SECTIONS)[number], work: (entry: Entry, at: (field: string) => string) => Promise<void>) => {
@@ -232,6 +233,7 @@ export class SeedFile {
       const id = text(entry, 'id', at, false);
       if (id !== undefined) nextId(id.toLowerCase());
       const { id: endpointId } = await services.endpoints.createEndpoint(owner, command);
+      if (entry.storage !== undefined) await attachStorage(services, storages, endpointId, entry.storage, at('storage'));
       const roles = entry.roles ?? [];
       if (!Array.isArray(roles)) throw new SeedError(`${at('roles')}: a list of {principal, role}`);
       for (const [i, role] of (roles as Entry[]).entries()) {
@@ -263,5 +265,32 @@ export class SeedFile {
       await admin.endpoints.addPauseRule(text(entry, 'endpoint', at)!, { message: text(entry, 'message', at)!, identity: text(entry, 'identity', at, false) ?? null });
     });
     return count;
+  }
+}
+
+/**
+ * An endpoint's `storage` key: {"type": "posix", "root": "<absolute directory>"}, or {"type":
+ * "memory", "files": {"/path/file.txt": "utf-8 content", "/path/empty-dir/": null}} (files optional).
+ */
+async function attachStorage(services: CoreServices, storages: EndpointStorages, endpointId: string, storage: unknown, at: string): Promise<void> {
+  const value = storage as Entry | null;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SeedError(`${at}: {"type": "posix", "root": ...} or {"type": "memory", "files": {...}}`);
+  const unknown = Object.keys(value).filter((key) => !(value.type === 'posix' ? ['type', 'root'] : ['type', 'files']).includes(key));
+  if (unknown.length > 0) throw new SeedError(`${at}: unknown field '${unknown[0]}' for type '${String(value.type)}'`);
+  if (value.type === 'posix') {
+    if (typeof value.root !== 'string' || !value.root.startsWith('/')) throw new SeedError(`${at}.root: the absolute directory of this host to serve`);
+    if (!statSync(value.root, { throwIfNoEntry: false })?.isDirectory()) throw new SeedError(`${at}.root: '${value.root}' is not a directory of this host`);
+    await services.admin.endpoints.setStorage(endpointId, { type: 'posix', root: value.root });
+  } else if (value.type === 'memory') {
+    let files: MemoryFiles;
+    try {
+      files = checkMemoryFiles(value.files ?? {}, `${at}.files`);
+    } catch (error) {
+      throw error instanceof DomainError ? new SeedError(error.message) : error;
+    }
+    await services.admin.endpoints.setStorage(endpointId, { type: 'memory' });
+    storages.treeOf(endpointId).replace(files);
+  } else {
+    throw new SeedError(`${at}.type: 'posix' or 'memory'`);
   }
 }

@@ -66,7 +66,7 @@ export class StandIn {
 
   /** The current state in the seed format (`--export-on-exit`). */
   async exportTo(file: string): Promise<void> {
-    writeSeedFile(file, await exportSeed(this.runtime.services, this.runtime.uow.repositories));
+    writeSeedFile(file, await exportSeed(this.runtime.services, this.runtime.uow.repositories, this.runtime.storages));
   }
 
   static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {
@@ -87,7 +87,7 @@ export class StandIn {
       runtime.onClose('the stand-in server', () => closeServer(server));
       await prepareSigningKeys(runtime.services, { signingKeySecret }, () => undefined);
       // alone on the services while it loads: each id it gives goes to the object it names
-      if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id))} objects from ${options.seedFile}`);
+      if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(runtime.services.admin, url);
       standIn = new StandIn(runtime, await runtime.snapshot(), url);

@@ -1,3 +1,4 @@
 export { closeServer, Runtime, type ProcessKind, type RuntimeOptions, type StandInSnapshot } from './Runtime';
 export { TOKENS, processContainer, resolveCoreServices, type Adapters, type CoreSettings } from './composition';
 export { databaseConfig, DatabaseUrlError, DEFAULT_DATABASE_URL, type SeedOptions, type SeedResult, type TableSnapshot } from '@xfer/persistence';
+export { checkMemoryFiles, EndpointStorages, type MemoryFiles } from '@xfer/storage';

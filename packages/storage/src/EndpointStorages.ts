@@ -37,6 +37,11 @@ export class EndpointStorages implements StorageDirectory {
     return tree;
   }
 
+  /** Whether the endpoint has a memory tree in this process. */
+  hasTree(endpointId: string): boolean {
+    return this.trees.has(endpointId);
+  }
+
   /** Every memory tree's files, to restore later (the stand-in's reset). */
   snapshot(): Map<string, MemoryFiles> {
     return new Map([...this.trees].map(([id, tree]) => [id, tree.files()]));

@@ -1,4 +1,4 @@
-import { BadRequestError, resolveStoragePath } from '@xfer/core';
+import { BadRequestError, InvalidPathError, resolveStoragePath } from '@xfer/core';
 import { createFsFromVolume, Volume } from 'memfs';
 import type { FsApi } from './fsApi';
 import { FsStorage } from './FsStorage';
@@ -61,7 +61,7 @@ export function checkMemoryFiles(files: unknown, where = 'storage.files'): Recor
   let bytes = 0;
   const json: Record<string, string | null> = {};
   for (const [path, content] of entries) {
-    const resolved = path.startsWith('/') ? resolveStoragePath(path, '/') : '/';
+    const resolved = path.startsWith('/') ? resolvedIn(where, path) : '/';
     if (resolved === '/') throw new BadRequestError(`${where}: '${path.slice(0, 200)}' is not an absolute path of a file or directory`);
     if (content !== null && typeof content !== 'string') throw new BadRequestError(`${where}['${path.slice(0, 200)}']: UTF-8 content, or null for a directory`);
     if (content !== null && path.endsWith('/')) throw new BadRequestError(`${where}['${path.slice(0, 200)}']: a path ending in / is a directory (null)`);
@@ -70,4 +70,12 @@ export function checkMemoryFiles(files: unknown, where = 'storage.files'): Recor
     json[resolved] = content;
   }
   return json;
+}
+
+function resolvedIn(where: string, path: string): string {
+  try {
+    return resolveStoragePath(path, '/');
+  } catch (error) {
+    throw error instanceof InvalidPathError ? new InvalidPathError(`${where}: ${error.message}`) : error;
+  }
 }

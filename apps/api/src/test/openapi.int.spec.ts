@@ -17,6 +17,8 @@ describe('the OpenAPI document', () => {
         // what today's SDK calls beyond them
         ...['setSubscription', 'setSubscriptionAdminVerified', 'taskList', 'endpointManagerTaskList', 'monitoredEndpoints', 'endpointManagerGetEndpoint', 'hostedEndpointList', 'endpointManagerAclList'],
         ...['pauseRuleList', 'createPauseRule', 'getPauseRule', 'updatePauseRule', 'deletePauseRule'],
+        // files on an endpoint
+        ...['operationLs', 'operationStat', 'operationMkdir', 'operationRename'],
       ].sort(),
     );
   });

@@ -9,6 +9,7 @@ import { freePort } from '@xfer/server-kit';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'xfer.js');
 const LAB = '2f7c5d4e-1b8a-4c3d-9e6f-0a1b2c3d4e5f';
+const RESULTS = '3a8d6e5f-2c9b-4d4e-8f70-1b2c3d4e5f60';
 const SEED = {
   identities: [{ username: 'alice@example.org', name: 'Alice', password: 'pw-for-alice' }, { username: 'bob@example.org' }],
   subscriptions: [{ name: 'Lab', members: ['alice@example.org'] }],
@@ -209,6 +210,39 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     expect(readFileSync(join(dir, 'precious.txt'), 'utf8')).toBe('keep me');
   });
 
+  it("serves a seed's memory tree through the SDK, an empty tree behind every other endpoint; a reset and an export keep the seeded files", async () => {
+    child.stdin!.end();
+    await once(child, 'exit');
+    const files = { '/data/run1/out.csv': 'a,b\n1,2\n', '/data/README': 'read me', '/scratch/': null };
+    const [lab] = SEED.endpoints;
+    writeFileSync(join(dir, 'files.json'), JSON.stringify({ ...SEED, endpoints: [{ ...lab, storage: { type: 'memory', files }, shares: [{ ...lab!.shares[0], id: RESULTS }] }] }));
+    url = await start(['--seed', 'files.json', '--export-on-exit', 'exported.json']);
+    process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `${url}/`;
+    const listing = await (await transfer.fileOperations.ls(LAB, { query: { path: '/data/' }, ...as('alice-token') })).json();
+    expect(listing).toMatchObject({ DATA_TYPE: 'file_list', total: 2 });
+    expect((listing as { DATA: { name: string; type: string; size: number }[] }).DATA.map((f) => [f.name, f.type, f.size])).toEqual([['README', 'file', 7], ['run1', 'dir', expect.any(Number)]]);
+    // the share of the seed sees /results/ of the tree: not there yet
+    const share = RESULTS;
+    expect((await transfer.fileOperations.ls(share, { query: { path: '/' }, ...as('bob-token-1') })).status).toBe(404);
+    expect((await transfer.fileOperations.mkdir(LAB, { payload: { path: '/results' }, ...as('alice-token') })).status).toBe(200);
+    expect((await (await transfer.fileOperations.ls(share, { query: { path: '/' }, ...as('bob-token-1') })).json())).toMatchObject({ total: 0 });
+    expect((await transfer.fileOperations.mkdir(share, { payload: { path: '/by-bob' }, ...as('bob-token-1') })).status).toBe(403);
+    // reset: the tree as seeded
+    expect((await post('/reset', {})).status).toBe(200);
+    expect((await transfer.fileOperations.ls(LAB, { query: { path: '/results' }, ...as('alice-token') })).status).toBe(404);
+    // an endpoint made through the API has an empty tree of its own
+    const made = await (await fetch(`${url}/v0.10/endpoint`, { method: 'POST', headers: { Authorization: 'Bearer alice-token', 'Content-Type': 'application/json' }, body: JSON.stringify({ display_name: 'Made later' }) })).json();
+    expect(await (await transfer.fileOperations.ls(made.id, { query: { path: '/' }, ...as('alice-token') })).json()).toMatchObject({ total: 0, DATA: [] });
+    await transfer.fileOperations.mkdir(made.id, { payload: { path: '/new' }, ...as('alice-token') });
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    const exported = JSON.parse(readFileSync(join(dir, 'exported.json'), 'utf8'));
+    expect(exported.endpoints.map((e: { display_name: string; storage?: unknown }) => [e.display_name, e.storage])).toEqual([
+      ['Lab DTN', { type: 'memory', files }],
+      ['Made later', { type: 'memory', files: { '/new/': null } }],
+    ]);
+  });
+
   it('names the file, the object and the field of a seed it cannot load, and exits 2', async () => {
     const run = (seed: unknown) =>
       new Promise<{ code: number; err: string }>((resolve) => {
@@ -219,6 +253,18 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     expect(await run({ people: [] })).toMatchObject({ code: 2, err: expect.stringContaining("bad.json: unknown list 'people'") });
     expect(await run({ identities: [{ username: 'a@example.org', nickname: 'A' }] })).toMatchObject({ code: 2, err: expect.stringContaining("bad.json: identities[0] (a@example.org): unknown field 'nickname'") });
     expect(await run({ endpoints: [{ owner: 'nobody@example.org', display_name: 'X' }] })).toMatchObject({ code: 2, err: expect.stringContaining("bad.json: endpoints[0] (X): owner: no identity 'nobody@example.org'") });
+    const withStorage = (storage: unknown) => ({ identities: [{ username: 'a@example.org' }], endpoints: [{ owner: 'a@example.org', display_name: 'X', storage }] });
+    const storageRefusals: [unknown, string][] = [
+      ['/data', 'endpoints[0] (X): storage: {"type": "posix", "root": ...} or {"type": "memory", "files": {...}}'],
+      [{ type: 'tape' }, "endpoints[0] (X): storage.type: 'posix' or 'memory'"],
+      [{ type: 'posix', root: 'relative' }, 'endpoints[0] (X): storage.root: the absolute directory of this host to serve'],
+      [{ type: 'posix', root: join(dir, 'missing') }, `endpoints[0] (X): storage.root: '${join(dir, 'missing')}' is not a directory of this host`],
+      [{ type: 'memory', root: '/x' }, "endpoints[0] (X): storage: unknown field 'root' for type 'memory'"],
+      [{ type: 'memory', files: { 'a.txt': 'x' } }, "endpoints[0] (X): storage.files: 'a.txt' is not an absolute path of a file or directory"],
+      [{ type: 'memory', files: { '/a.txt': 1 } }, "endpoints[0] (X): storage.files['/a.txt']: UTF-8 content, or null for a directory"],
+      [{ type: 'memory', files: { '/../a.txt': 'x' } }, "endpoints[0] (X): storage.files: Invalid path '/../a.txt': it climbs out of the endpoint's root"],
+    ];
+    for (const [storage, message] of storageRefusals) expect(await run(withStorage(storage))).toMatchObject({ code: 2, err: `xfer: bad.json: ${message}` });
     expect(await run({ identities: [{ username: 'a@example.org' }], endpoints: [{ owner: 'a@example.org', display_name: 'X', location: 'nowhere' }] })).toMatchObject({
       code: 2,
       err: expect.stringMatching(/bad\.json: endpoints\[0\] \(X\): Invalid location 'nowhere'/),
