@@ -103,7 +103,7 @@ describe("the README's stand-in examples, as printed", () => {
     jest.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     jest.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     const [code] = await once(jest, 'exit');
-    expect({ code, output }).toMatchObject({ code: 0, output: expect.stringContaining('1 passed') });
+    expect({ code, output }).toMatchObject({ code: 0, output: expect.stringContaining('2 passed') });
   });
 
   it('runs the pytest conftest as printed (with small stand-ins for pytest and globus_sdk, which a machine with only Node lacks)', async () => {
@@ -111,5 +111,6 @@ describe("the README's stand-in examples, as printed", () => {
     const shims = join(__dirname, 'readme-examples');
     const { stdout } = await run('python3', ['-m', 'pytest', 'conftest.py'], { cwd: dir, env: { ...process.env, PYTHONPATH: shims } });
     expect(stdout).toContain('PASSED test_seeded_endpoint');
+    expect(stdout).toContain('PASSED test_seeded_files');
   });
 });
