@@ -329,7 +329,41 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     await page.waitForURL(/\/v2\/web\/login/);
   });
 
+  it("browses an endpoint's files on a narrow screen: opens a folder, makes one, renames a file into it", async () => {
+    const page = await newPage(375);
+    await signIn(page, 'alice');
+    await page.getByRole('link', { name: 'Create endpoint' }).click();
+    await page.getByLabel('Display name', { exact: true }).fill('Microscope storage');
+    await page.getByLabel('Server hostname', { exact: true }).fill('scope.example.org');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByRole('link', { name: 'Open the endpoint' }).click();
+    const id = page.url().split('/').pop()!;
+    await world.services.admin.endpoints.setStorage(id, { type: 'memory' });
+    world.storages.treeOf(id).replace({ '/home/alice/session-2026-11-25-with-a-rather-long-name/image-0001.tiff': 'x'.repeat(3000), '/home/alice/notes.txt': 'focus 4.2' });
+
+    await page.getByRole('link', { name: 'Files' }).click();
+    await check(page, 'files');
+    await page.getByRole('link', { name: 'session-2026-11-25-with-a-rather-long-name/' }).click();
+    expect(await page.textContent('table')).toContain('2.9 KB');
+    await page.getByRole('link', { name: 'Up to the parent folder' }).click();
+    await page.getByLabel('Folder name', { exact: true }).fill('plots');
+    await page.getByRole('button', { name: 'Make folder' }).click();
+    await page.getByRole('status').filter({ hasText: "Folder 'plots' made." }).waitFor();
+    await page.getByLabel('Folder name', { exact: true }).fill('plots');
+    await page.getByRole('button', { name: 'Make folder' }).click();
+    await expect(fieldError(page, 'name').textContent()).resolves.toContain("A file or folder named 'plots' is already here.");
+    await check(page, 'files with an error');
+
+    await page.getByRole('link', { name: 'Rename notes.txt' }).click();
+    await check(page, 'rename');
+    await page.getByLabel('New path', { exact: true }).fill('/home/alice/plots/notes-1.txt');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('status').filter({ hasText: "Renamed 'notes.txt'." }).waitFor();
+    expect(await page.textContent('table')).toContain('notes-1.txt');
+    expect(world.storages.treeOf(id).files()).toMatchObject({ '/home/alice/plots/notes-1.txt': 'focus 4.2' });
+  });
+
   it('checked every page of the walk', () => {
-    expect(checked.length).toBeGreaterThanOrEqual(20);
+    expect(checked.length).toBeGreaterThanOrEqual(23);
   });
 });

@@ -17,6 +17,8 @@ export interface ConsoleWorld {
   url: string;
   services: CoreServices;
   repositories: Repositories;
+  /** The storage trees of the process: a test attaches memory storage to an endpoint and fills it. */
+  storages: Runtime['storages'];
   /** alice's subscription: endpoints on it may be shared. */
   subscriptionId: string;
   /** Ends every console session, as a stopping process does. */
@@ -57,6 +59,7 @@ export async function startConsoleWorld(options: Partial<ConsoleOptions> = {}): 
     url,
     services,
     repositories: runtime.uow.repositories,
+    storages: runtime.storages,
     subscriptionId,
     endConsoleSessions: () => consoleApp.endSessions(),
     async close() {

@@ -85,6 +85,7 @@ function endpointTabs(ep: Json, kind: EndpointKind, current: string) {
   const tabs: { key: string; label: string; href: string; current: boolean }[] = [];
   const add = (key: string, label: string, path: string) => tabs.push({ key, label, href: `/console/endpoints/${id}${path}`, current: key === current });
   add('overview', 'Overview', '');
+  add('files', 'Files', '/files');
   if (mayEdit) add('edit', 'Edit', '/edit');
   if (kind === 'server') add('servers', 'Servers', '/servers');
   add('roles', 'Roles', '/roles');
