@@ -402,8 +402,119 @@ async function measureFloor(backend: string, size: number, databaseUrl: string, 
   }
 }
 
-async function runSize(backend: string, databaseUrl: string, size: number, baseline: number, smallest: boolean): Promise<Row[]> {
+/** Entries of the directory the `ls` scenarios list (issue 47), on posix and on memory storage. */
+const LISTED_ENTRIES = 10_000;
+/** Entries of the memory tree whose memory the bench reports. */
+const TREE_ENTRIES = 100_000;
+
+/** The names and sizes of the listed directory's files: varied sizes, as a folder of results has. */
+const listedFile = (i: number) => ({ name: `result-${String(i).padStart(5, '0')}.dat`, size: (i * 37) % 4096 });
+
+/** A directory of LISTED_ENTRIES files under `root`/big, attached as the posix storage of `hostId`. */
+async function posixStorage(databaseUrl: string, root: string, hostId: string): Promise<void> {
+  mkdirSync(join(root, 'big'), { recursive: true });
+  for (let i = 0; i < LISTED_ENTRIES; i++) {
+    const { name, size } = listedFile(i);
+    writeFileSync(join(root, 'big', name), Buffer.alloc(size, 120));
+  }
+  const engine = await openEngine(databaseUrl);
+  try {
+    await createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator).admin.endpoints.setStorage(hostId, { type: 'posix', root });
+  } finally {
+    await engine.close();
+  }
+}
+
+/** The two listings of a 10,000-entry directory: one page of 100 (the console's), and all of it in one answer (the CLI's `globus ls`). */
+function listingScenarios(kind: string, apiUrl: string, endpointId: string, headers: Record<string, string>): Scenario[] {
+  const ls = `${apiUrl}/operation/endpoint/${endpointId}/ls?path=/big/`;
+  return [
+    { name: `GET ls, ${LISTED_ENTRIES.toLocaleString('en')}-entry directory (${kind}), first 100`, url: `${ls}&limit=100`, headers },
+    { name: `GET ls, ${LISTED_ENTRIES.toLocaleString('en')}-entry directory (${kind}), all in one answer`, url: ls, headers },
+  ];
+}
+
+/**
+ * The stand-in (memory storage, its default) serving a seeded tree of LISTED_ENTRIES files: the
+ * same listings as on posix storage, measured against the floor of the same run.
+ */
+async function measureMemoryListing(work: string, withFloor: (row: Row) => Row): Promise<Row[]> {
+  const endpointId = '5b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3';
+  const files = Object.fromEntries(Array.from({ length: LISTED_ENTRIES }, (_, i) => listedFile(i)).map(({ name, size }) => [`/big/${name}`, 'x'.repeat(size)]));
+  const seedFile = join(work, 'memory-listing-seed.json');
+  writeFileSync(
+    seedFile,
+    JSON.stringify({
+      identities: [{ username: 'lister@example.org', password: 'lister' }],
+      tokens: [{ identity: 'lister@example.org', value: 'lister-token' }],
+      endpoints: [{ id: endpointId, owner: 'lister@example.org', display_name: 'Memory listing', servers: [{ hostname: 'memory.example.org' }], storage: { type: 'memory', files } }],
+    }),
+  );
+  const child = spawn(process.execPath, [join(ROOT, 'apps/cli/bin/xfer.js'), 'serve', '--ephemeral', '--port', '0', '--seed', seedFile], { env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.split('\n')[0]);
+      });
+      child.once('exit', () => reject(new Error('the stand-in exited before it answered')));
+    });
+    const rows: Row[] = [];
+    for (const scenario of listingScenarios('memory, the stand-in', `${url}/v0.10`, endpointId, { authorization: 'Bearer lister-token' })) {
+      rows.push(withFloor({ backend: 'sqlite (in memory)', size: 1, scenario: scenario.name, ...(await measure(scenario)), ratio_to_baseline: null, peak_rss_mb: null }));
+    }
+    const rss = peakRssMb(child);
+    for (const row of rows) row.peak_rss_mb = rss;
+    return rows;
+  } finally {
+    await stop(child);
+  }
+}
+
+/**
+ * What a memory tree of TREE_ENTRIES entries (files of 100 bytes in folders of 1,000) holds of a
+ * process's memory: heap and external bytes after a full collection, before and after, in a
+ * process of its own.
+ */
+async function memoryTreeFootprint(): Promise<Row> {
+  const script = `
+    const { MemoryTree } = require(${JSON.stringify(join(ROOT, 'packages/storage/dist'))});
+    const used = () => { global.gc(); const m = process.memoryUsage(); return m.heapUsed + m.external + m.arrayBuffers; };
+    const before = used();
+    const started = performance.now();
+    const files = {};
+    for (let i = 0; i < ${TREE_ENTRIES}; i++) files['/d' + Math.floor(i / 1000) + '/file-' + i + '.dat'] = 'x'.repeat(100);
+    const tree = new MemoryTree(files);
+    const ms = performance.now() - started;
+    for (const key of Object.keys(files)) delete files[key];
+    const after = used();
+    process.stdout.write(JSON.stringify({ mb: (after - before) / 2 ** 20, ms, rss: process.memoryUsage().rss / 2 ** 20, kept: !!tree }));
+  `;
+  const child = spawn(process.execPath, ['--expose-gc', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise((resolve) => child.once('exit', resolve));
+  const { mb, ms, rss } = JSON.parse(out) as { mb: number; ms: number; rss: number };
+  return {
+    backend: 'memory storage',
+    size: 0,
+    scenario: `memory tree of ${TREE_ENTRIES.toLocaleString('en')} files (100 B each, 1,000 a folder): holds ${Math.round(mb)} MB (heap + external after a full GC); p50 = p99 = the time to build it; peak RSS of its process`,
+    requests_per_second: 0,
+    p50_ms: Math.round(ms),
+    p99_ms: Math.round(ms),
+    errors: 0,
+    non_2xx: 0,
+    ratio_to_baseline: null,
+    peak_rss_mb: Math.round(rss),
+  };
+}
+
+async function runSize(backend: string, databaseUrl: string, size: number, baseline: number, smallest: boolean, work: string): Promise<Row[]> {
   const data = await seed(databaseUrl, size);
+  // files on endpoints: listed at the smallest size only (a catalogue's size does not change a directory's)
+  const listing = smallest && (!ONLY || ONLY.some((o) => 'GET ls'.includes(o)));
+  if (listing) await posixStorage(databaseUrl, join(work, `files-${backend}`), data.host_endpoint_id);
   const api = await start(join(ROOT, 'apps/api/dist/main.js'), { DATABASE_URL: databaseUrl }, (port) => `http://127.0.0.1:${port}/healthz`);
   const pages = await start(join(ROOT, 'apps/helper-pages/dist/main.js'), { DATABASE_URL: databaseUrl }, (port) => `http://127.0.0.1:${port}/healthz`);
   const apiUrl = `http://127.0.0.1:${api.port}/v0.10`;
@@ -471,6 +582,7 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
     { name: 'GET access_list (1,000 rules), one connection', url: `${apiUrl}/endpoint/${ruledShare}/access_list`, headers: auth, connections: 1 },
     { name: 'GET /v2/web/identities (signed in)', url: `${authUrl}/v2/web/identities`, headers: { cookie: session } },
     { name: '401 with a bad token', url: `${apiUrl}/endpoint/${data.host_endpoint_id}`, headers: { authorization: 'Bearer xfer_not_a_real_token' } },
+    ...(listing ? listingScenarios('posix', apiUrl, data.host_endpoint_id, auth) : []),
   ];
   const rows: Row[] = [];
   const heavyToken = !ONLY || ONLY.some((o) => 'worst scoped search'.includes(o)) ? await heavyCaller(databaseUrl) : null;
@@ -502,6 +614,15 @@ async function runSize(backend: string, databaseUrl: string, size: number, basel
     await stop(console_.child);
     await stop(api.child);
     await stop(pages.child);
+  }
+  if (listing && backend === 'sqlite') {
+    for (const row of await measureMemoryListing(work, withFloor)) {
+      console.error(`${row.scenario}: ${row.requests_per_second} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms`);
+      rows.push(row);
+    }
+    const tree = await memoryTreeFootprint();
+    console.error(tree.scenario);
+    rows.push(tree);
   }
   if (smallest && !ONLY) {
     // the same read with the API on two processes (API_WORKERS=2)
@@ -653,7 +774,7 @@ async function main(): Promise<void> {
           drop = db.drop;
         }
         try {
-          rows.push(...(await runSize(backend, databaseUrl, size, baseline.requests_per_second, index === 0)));
+          rows.push(...(await runSize(backend, databaseUrl, size, baseline.requests_per_second, index === 0, work)));
         } finally {
           await drop();
         }

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { apiConfig, apiCoreSettings, createApp } from '@xfer/api';
 import {
   BadRequestError,
   bootstrapDemo,
@@ -11,13 +10,12 @@ import {
   type CoreServices,
   type StorageAttachment,
 } from '@xfer/core';
-import { consoleConfig, createConsoleApp, registerConsoleClient } from '@xfer/console';
-import { createApp as createHelperPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys, startHousekeeping } from '@xfer/helper-pages';
+// the apps (Express and all) load only in the commands that serve them: the others start in half the time
+import { helperPagesConfig, pagesCoreSettings } from '@xfer/helper-pages/settings';
 import { ConfigError } from '@xfer/config';
 import { DatabaseUrlError, DEFAULT_DATABASE_URL, Runtime } from '@xfer/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { seedProgress } from './seed';
-import { StandIn } from './standIn';
 import { exportSeed, writeSeedFile } from './exportSeed';
 
 /** Exit code for bad arguments and refused operations. */
@@ -476,6 +474,7 @@ export function buildProgram(io: Io): Command {
         const installed = await admin.clients.installStandardCatalogue();
         // the web console's client at its configured address; without a configured secret only when
         // missing: a new random one would lock out a console running now (its start sets its own)
+        const { consoleConfig, registerConsoleClient } = await import('@xfer/console');
         const consoleSettings = consoleConfig(io.env);
         const registered = (await admin.clients.listClients()).some((c) => c.id === CONSOLE_CLIENT.id);
         if (consoleSettings.clientSecret || !registered) await registerConsoleClient(admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
@@ -533,6 +532,11 @@ export function buildProgram(io: Io): Command {
       if (options.seed !== undefined || options.port !== undefined || options.exitOnStdinClose || options.printEnv || options.exportOnExit !== undefined) {
         throw new ConfigError('--seed, --port, --exit-on-stdin-close, --print-env and --export-on-exit go with --ephemeral');
       }
+      const [{ apiConfig, apiCoreSettings, createApp }, { createApp: createHelperPagesApp, prepareSigningKeys, startHousekeeping }, { consoleConfig, createConsoleApp, registerConsoleClient }] = await Promise.all([
+        import('@xfer/api'),
+        import('@xfer/helper-pages'),
+        import('@xfer/console'),
+      ]);
       const config = apiConfig(io.env);
       const pagesConfig = helperPagesConfig(io.env);
       const consoleSettings = consoleConfig(io.env);
@@ -569,6 +573,7 @@ export function buildProgram(io: Io): Command {
   /** `serve --ephemeral`: the one line with the URL on stdout once it answers; stops on a signal or when stdin closes. */
   async function serveStandIn(options: { seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean; exportOnExit?: string }) {
     const host = io.env.HOST ?? '127.0.0.1';
+    const { StandIn } = await import('./standIn');
     const standIn = await StandIn.start({ port: options.port ?? 8080, host, seedFile: options.seed, env: io.env, log: io.err });
     if (options.printEnv) for (const line of clientEnvironment(standIn.url)) io.err(line);
     io.out(standIn.url);
