@@ -24,6 +24,11 @@ const FAILURES: Record<string, StorageFailure> = {
   ELOOP: 'denied',
 };
 
+/** Names handed on at a time by `names()`. */
+const NAMES_BATCH = 1000;
+/** Entries of one directory stat'ed at a time by `entries()`. */
+const STATS_AT_ONCE = 64;
+
 /** A temporary file's prefix: a write lands under it, then is renamed to its final name. */
 export const PART_PREFIX = '.xfer-part-';
 
@@ -52,7 +57,27 @@ export class FsStorage implements Storage {
     });
   }
 
-  async *names(path: string): AsyncIterable<string> {
+  async entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]> {
+    const real = await this.guard(dir, () => this.inside(dir, dir));
+    return this.guard(dir, () =>
+      this.throughDirectory(real, dir, async (base) => {
+        const entryOf = async (name: string): Promise<FileEntry | null> => {
+          const full = `${base}/${name}`;
+          const own = await this.fs.lstat(full).catch((error: NodeJS.ErrnoException) => {
+            if (error.code === 'ENOENT') return null;
+            throw error;
+          });
+          if (own === null) return null;
+          return own.isSymbolicLink() ? this.linkEntry(name, full, own) : this.entryOf(name, own, null);
+        };
+        const found: (FileEntry | null)[] = [];
+        for (let at = 0; at < names.length; at += STATS_AT_ONCE) found.push(...(await Promise.all(names.slice(at, at + STATS_AT_ONCE).map(entryOf))));
+        return found;
+      }),
+    );
+  }
+
+  async *names(path: string): AsyncIterable<readonly string[]> {
     const real = await this.guard(path, () => this.inside(path, path));
     yield* this.guardStream(path, this.listDirectory(real, path));
   }
@@ -187,27 +212,30 @@ export class FsStorage implements Storage {
     if (where === null || !within(where, await this.rootPath())) throw new StorageError('denied', path, 'it leads outside the storage root');
   }
 
-  private async *listDirectory(real: string, path: string): AsyncIterable<string> {
-    let dirPath = real;
-    let handle: FsHandle | null = null;
-    if (this.options.whereIs) {
-      // read the directory through the descriptor checked to be inside, not through its path again
-      handle = await this.fs.open(real, this.fs.constants.O_RDONLY | this.fs.constants.O_DIRECTORY | this.fs.constants.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
-        // the real path was a directory a moment ago: a link now stands there
-        throw error.code === 'ELOOP' || error.code === 'ENOTDIR' ? new StorageError('denied', path, 'it changed into a link while in use') : error;
-      });
-      await this.verifyOpened(handle, path).catch(async (error: unknown) => {
-        await handle?.close();
-        throw error;
-      });
-      dirPath = `/proc/self/fd/${handle.fd}`;
-    }
+  /**
+   * `use` of the directory at `real` (checked inside the root) through a path that stays on it: its
+   * descriptor, checked to be inside, where the system says where descriptors lead (a directory
+   * swapped for a link in between is refused, not followed).
+   */
+  private async throughDirectory<T>(real: string, path: string, use: (base: string) => Promise<T>): Promise<T> {
+    if (!this.options.whereIs) return use(real);
+    const handle = await this.fs.open(real, this.fs.constants.O_RDONLY | this.fs.constants.O_DIRECTORY | this.fs.constants.O_NOFOLLOW).catch(async (error: NodeJS.ErrnoException) => {
+      // the real path was resolved a moment ago: a link stands there now (Linux says ELOOP or ENOTDIR), unless it is a file
+      const link = error.code === 'ELOOP' || (error.code === 'ENOTDIR' && (await this.fs.lstat(real).then((stats) => stats.isSymbolicLink(), () => true)));
+      throw link ? new StorageError('denied', path, 'it changed into a link while in use') : error;
+    });
     try {
-      const dir = await this.fs.opendir(dirPath, { bufferSize: 256 });
-      for await (const entry of dir) if (!entry.name.startsWith(PART_PREFIX)) yield entry.name;
+      await this.verifyOpened(handle, path);
+      return await use(`/proc/self/fd/${handle.fd}`);
     } finally {
-      await handle?.close();
+      await handle.close();
     }
+  }
+
+  private async *listDirectory(real: string, path: string): AsyncIterable<readonly string[]> {
+    // the names at once (the kernel's or memfs's list, a few MB at 100,000), handed on in batches
+    const names = await this.throughDirectory(real, path, (base) => this.fs.readdir(base));
+    for (let at = 0; at < names.length; at += NAMES_BATCH) yield names.slice(at, at + NAMES_BATCH).filter((name) => !name.startsWith(PART_PREFIX));
   }
 
   private async linkEntry(name: string, full: string, own: FsStats): Promise<FileEntry> {

@@ -22,7 +22,7 @@ export interface FsApi {
   lstat(path: string): Promise<FsStats>;
   stat(path: string): Promise<FsStats>;
   realpath(path: string): Promise<string>;
-  opendir(path: string, options?: { bufferSize?: number }): Promise<AsyncIterable<{ name: string }>>;
+  readdir(path: string): Promise<string[]>;
   mkdir(path: string, options?: { mode?: number }): Promise<unknown>;
   rmdir(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;

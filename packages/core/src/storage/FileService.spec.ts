@@ -20,7 +20,7 @@ const T0 = new Date('2026-01-01T00:00:00Z');
 
 /** A test double of the port: a tree of entries by path (the adapters have their own contract suite). */
 class TreeStorage implements Storage {
-  readonly entries = new Map<string, FileEntry>();
+  readonly byPath = new Map<string, FileEntry>();
   failNext: StorageError | Error | null = null;
   /** Names listed but gone by the time they are read. */
   readonly vanished = new Set<string>();
@@ -32,7 +32,7 @@ class TreeStorage implements Storage {
 
   put(path: string, size: number | null, at = T0): void {
     const name = path === '/' ? '/' : path.slice(path.lastIndexOf('/') + 1);
-    this.entries.set(path, { name, type: size === null ? 'dir' : 'file', size: size ?? 4096, lastModified: at, permissions: size === null ? 0o755 : 0o644, user: 'owner', group: 'staff', link: null });
+    this.byPath.set(path, { name, type: size === null ? 'dir' : 'file', size: size ?? 4096, lastModified: at, permissions: size === null ? 0o755 : 0o644, user: 'owner', group: 'staff', link: null });
   }
 
   private fail(): void {
@@ -43,35 +43,46 @@ class TreeStorage implements Storage {
 
   async stat(path: string): Promise<FileEntry> {
     this.fail();
-    const entry = this.entries.get(path);
+    const entry = this.byPath.get(path);
     if (!entry || this.vanished.has(path)) throw new StorageError('not_found', path, 'no such entry');
     return entry;
   }
 
-  async *names(path: string): AsyncIterable<string> {
+  /** In batches of two, so that listings see several batches. */
+  async *names(path: string): AsyncIterable<string[]> {
     this.fail();
-    const entry = this.entries.get(path);
+    const entry = this.byPath.get(path);
     if (!entry) throw new StorageError('not_found', path, 'no such directory');
     if (entry.type !== 'dir') throw new StorageError('not_directory', path, 'a file');
     const prefix = path === '/' ? '/' : `${path}/`;
-    for (const key of this.entries.keys()) if (key !== '/' && key.startsWith(prefix) && !key.slice(prefix.length).includes('/')) yield key.slice(prefix.length);
+    const names = [...this.byPath.keys()].filter((key) => key !== '/' && key.startsWith(prefix) && !key.slice(prefix.length).includes('/')).map((key) => key.slice(prefix.length));
+    for (let at = 0; at < names.length; at += 2) yield names.slice(at, at + 2);
+  }
+
+  async entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]> {
+    this.fail();
+    return names.map((name) => {
+      const path = dir === '/' ? `/${name}` : `${dir}/${name}`;
+      const entry = this.byPath.get(path);
+      return entry && !this.vanished.has(path) ? { ...entry, name } : null;
+    });
   }
 
   async mkdir(path: string): Promise<void> {
     this.fail();
-    if (this.entries.has(path)) throw new StorageError('exists', path, 'exists');
-    if (!this.entries.has(path.slice(0, path.lastIndexOf('/')) || '/')) throw new StorageError('not_found', path, 'no parent');
+    if (this.byPath.has(path)) throw new StorageError('exists', path, 'exists');
+    if (!this.byPath.has(path.slice(0, path.lastIndexOf('/')) || '/')) throw new StorageError('not_found', path, 'no parent');
     this.put(path, null);
   }
 
   async rename(from: string, to: string): Promise<void> {
     this.fail();
-    if (!this.entries.has(from)) throw new StorageError('not_found', from, 'no source');
-    for (const [key, entry] of [...this.entries]) {
+    if (!this.byPath.has(from)) throw new StorageError('not_found', from, 'no source');
+    for (const [key, entry] of [...this.byPath]) {
       if (key === from || key.startsWith(`${from}/`)) {
-        this.entries.delete(key);
+        this.byPath.delete(key);
         const moved = `${to}${key.slice(from.length)}`;
-        this.entries.set(moved, { ...entry, name: moved.slice(moved.lastIndexOf('/') + 1) });
+        this.byPath.set(moved, { ...entry, name: moved.slice(moved.lastIndexOf('/') + 1) });
       }
     }
   }
@@ -279,8 +290,8 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
       storage.vanished.add('/data/a.png');
       storage.failNext = null;
       const broken = new StorageError('denied', '/data/b.txt', 'outside');
-      const stat = storage.stat.bind(storage);
-      storage.stat = async (path) => (path === '/data/b.txt' ? Promise.reject(broken) : stat(path));
+      const entries = storage.entries.bind(storage);
+      storage.entries = async (dir, names) => (names.includes('b.txt') ? Promise.reject(broken) : entries(dir, names));
       await expect(files().ls(alice, host, '/data')).rejects.toThrow(EndpointPermissionDeniedError);
     });
   });
@@ -325,9 +336,9 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
         expect(names(await files().ls(alice, share, '/'))).toEqual(['.hidden', 'a.png', 'b.txt', 'sub']);
         expect(names(await files().ls(alice, share, '/~/'))).toEqual(['.hidden', 'a.png', 'b.txt', 'sub']);
         expect(await files().mkdir(alice, share, '/sub/new')).toBe('/sub/new');
-        expect(storage.entries.has('/data/sub/new')).toBe(true);
+        expect(storage.byPath.has('/data/sub/new')).toBe(true);
         await files().rename(alice, share, '/sub/new', '/moved');
-        expect(storage.entries.has('/data/moved')).toBe(true);
+        expect(storage.byPath.has('/data/moved')).toBe(true);
         expect(asked.at(-1)).toEqual({ endpointId: host, attachment: { type: 'posix', root: '/srv/host' } });
         const inHome = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Home share', host_endpoint_id: host, host_path: '/~/' })).id;
         expect(names(await files().ls(alice, inHome, '/'))).toEqual(['notes.md']);

@@ -97,19 +97,21 @@ export class FileService {
     const names: string[] = [];
     const showHidden = options.showHidden ?? true;
     await this.storageCall(path, async () => {
-      for await (const name of located.storage.names(dir)) if (showHidden || !name.startsWith('.')) names.push(name);
+      for await (const batch of located.storage.names(dir)) for (const name of batch) if (showHidden || !name.startsWith('.')) names.push(name);
     });
-    const entryOf = (name: string): Promise<FileEntry | null> => this.entryIfPresent(located.storage, joinStoragePath(dir, `/${name}`), name);
+    const entriesOf = async (some: readonly string[]): Promise<FileEntry[]> => present(await this.storageCall(path, () => located.storage.entries(dir, some)));
     const byName: ListingOrder = [...order, { field: 'name', descending: false }];
     let page: FileEntry[];
     let total: number;
     if (keep.namesOnly && order.every((o) => o.field === 'name')) {
       const matching = names.filter((name) => keep.test({ name }));
-      matching.sort((a, b) => compareEntries({ name: a }, { name: b }, byName));
+      // by name alone: the first name field decides (names are unique), in code-unit order as compareEntries
+      matching.sort();
+      if (order[0]?.descending) matching.reverse();
       total = matching.length;
-      page = present(await Promise.all(matching.slice(offset, offset + limit).map(entryOf)));
+      page = await entriesOf(matching.slice(offset, offset + limit));
     } else {
-      const matching = present(await mapInBatches(names, entryOf)).filter((entry) => keep.test(entry));
+      const matching = (await entriesOf(names)).filter((entry) => keep.test(entry));
       matching.sort((a, b) => compareEntries(a, b, byName));
       total = matching.length;
       page = matching.slice(offset, offset + limit);
@@ -182,16 +184,6 @@ export class FileService {
     throw new EndpointPermissionDeniedError(`Denied by endpoint '${endpoint.id}': you may not ${wanted === 'r' ? 'read' : 'write'} '${path}'`);
   }
 
-  /** The entry at `path`, or null when it went away since its directory was read. */
-  private async entryIfPresent(storage: Storage, path: string, name: string): Promise<FileEntry | null> {
-    try {
-      return { ...(await storage.stat(path)), name };
-    } catch (error) {
-      if (error instanceof StorageError && error.failure === 'not_found') return null;
-      return this.storageCall(path, () => Promise.reject(error));
-    }
-  }
-
   /** A StorageError as what a caller is told; anything else goes on up. */
   private async storageCall<T>(path: string, call: () => Promise<T>): Promise<T> {
     try {
@@ -231,9 +223,3 @@ function present(entries: (FileEntry | null)[]): FileEntry[] {
   return entries.filter((entry): entry is FileEntry => entry !== null);
 }
 
-/** `map` over many items, a bounded number at a time (a directory may hold 100,000 entries). */
-async function mapInBatches<T, R>(items: readonly T[], map: (item: T) => Promise<R>, batch = 64): Promise<R[]> {
-  const results: R[] = [];
-  for (let at = 0; at < items.length; at += batch) results.push(...(await Promise.all(items.slice(at, at + batch).map(map))));
-  return results;
-}

@@ -39,8 +39,16 @@ export type ChecksumAlgorithm = 'md5' | 'sha256';
 export interface Storage {
   /** The entry at `path` (a link within the root described with its target's type and size). */
   stat(path: string): Promise<FileEntry>;
-  /** The names in the directory at `path`, unsorted, streamed (a directory may hold 100,000 of them). */
-  names(path: string): AsyncIterable<string>;
+  /**
+   * The names in the directory at `path`, unsorted, in batches (a directory may hold 100,000 of
+   * them: one await per batch, not per name).
+   */
+  names(path: string): AsyncIterable<readonly string[]>;
+  /**
+   * The entries named in the directory at `dir`, in the order of `names` (null for one gone since
+   * its name was read): a listing's, with the directory resolved once.
+   */
+  entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]>;
   /** Makes one directory; its parent must exist. */
   mkdir(path: string): Promise<void>;
   /** Moves a file or directory within the storage; the new parent must exist. */

@@ -5,7 +5,7 @@ import { checkMemoryFiles, EndpointStorages, MAX_SEED_FILES, MemoryTree } from '
 
 async function names(tree: MemoryTree, path: string): Promise<string[]> {
   const found: string[] = [];
-  for await (const name of tree.storage.names(path)) found.push(name);
+  for await (const batch of tree.storage.names(path)) found.push(...batch);
   return found.sort();
 }
 

@@ -73,7 +73,7 @@ async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
 
 async function namesOf(storage: Storage, path: string): Promise<string[]> {
   const names: string[] = [];
-  for await (const name of storage.names(path)) names.push(name);
+  for await (const batch of storage.names(path)) names.push(...batch);
   return names.sort();
 }
 
@@ -125,6 +125,14 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       for (let i = 0; i < 2000; i += 1) await world.fs.writeFile(`${world.root}/many/f${i}`, '');
       expect(await namesOf(storage, '/many')).toHaveLength(2000);
       expect(await failureOf(namesOf(storage, '/none'))).toBe('not_found');
+    });
+
+    it("gives a listing's entries in the order asked, null for a name gone since", async () => {
+      const found = await storage.entries('/data', ['sub', 'gone', 'a.txt']);
+      expect(found.map((entry) => entry && [entry.name, entry.type, entry.size])).toEqual([['sub', 'dir', expect.any(Number)], null, ['a.txt', 'file', 5]]);
+      expect(await storage.entries('/', ['data'])).toEqual([expect.objectContaining({ name: 'data', type: 'dir' })]);
+      expect(await failureOf(storage.entries('/none', ['a']))).toBe('not_found');
+      expect(await failureOf(storage.entries('/data/a.txt', ['a']))).toBe('not_directory');
     });
 
     it('reads a file as a stream and digests it', async () => {
@@ -210,11 +218,15 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect(await storage.stat('/data/inside-link')).toMatchObject({ type: 'file', size: 5, link: { target: '/data/a.txt' } });
       expect(await storage.stat('/data/dir-link')).toMatchObject({ type: 'dir', link: { target: '/data/sub' } });
       expect(await namesOf(storage, '/data/dir-link')).toEqual(['deep.bin']);
+      const listed = await storage.entries('/data', ['abs-out', 'rel-out', 'secret-link', 'dangling', 'inside-link']);
+      expect(listed.map((entry) => entry?.type)).toEqual(['invalid_symlink', 'invalid_symlink', 'invalid_symlink', 'invalid_symlink', 'file']);
+      expect(listed[4]).toMatchObject({ size: 5, link: { target: '/data/a.txt' } });
     });
 
     it('refuses every use of a path through a link that leads out', async () => {
       expect(await failureOf(namesOf(storage, '/data/abs-out'))).toBe('denied');
       expect(await failureOf(namesOf(storage, '/data/rel-out'))).toBe('denied');
+      expect(await failureOf(storage.entries('/data/abs-out', ['secret.txt']))).toBe('denied');
       expect(await failureOf(storage.stat('/data/abs-out/secret.txt'))).toBe('denied');
       expect(await failureOf(collect(storage.read('/data/secret-link')))).toBe('denied');
       expect(await failureOf(collect(storage.read('/data/rel-out/secret.txt')))).toBe('denied');
@@ -259,6 +271,8 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     expect(await failureOf(collect(world.wrapped(swapAfterCheck).read('/victim/secret.txt')))).toBe('denied');
     await reset();
     expect(await failureOf(namesOf(world.wrapped(swapAfterCheck), '/victim'))).toBe('denied');
+    await reset();
+    expect(await failureOf(world.wrapped(swapAfterCheck).entries('/victim', ['secret.txt']))).toBe('denied');
     await reset();
     expect(await failureOf(world.wrapped(swapAfterCheck).mkdir('/victim/made'))).toBe('denied');
     await reset();
