@@ -44,6 +44,23 @@ module.exports = {
       },
     },
     {
+      // Storage adapters implement core's port over a filesystem: no database, no web framework, no app.
+      files: ['packages/storage/**/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: ['@xfer/persistence', '@xfer/persistence/*', '@xfer/runtime', '@xfer/server-kit', '@xfer/api', '@xfer/helper-pages', '@xfer/console', 'express', 'express/*', 'typeorm', 'typeorm/*', 'inversify', 'pg', 'better-sqlite3'],
+                message: 'packages/storage implements the storage port of @xfer/core over a filesystem; it imports no database, framework or app.',
+              },
+            ],
+          },
+        ],
+      },
+    },
+    {
       // Apps are leaves: none imports another, and none opens the database (the process's runtime does).
       files: ['apps/api/src/**/*.ts', 'apps/helper-pages/src/**/*.ts', 'apps/console/src/**/*.ts'],
       excludedFiles: ['**/test/**', '**/*.spec.ts'],
