@@ -53,3 +53,6 @@ export * from './storage/FileService';
 export * from './storage/paths';
 export { octal, type ListingField } from './storage/listing';
 export * from './endpoint/EndpointSearch';
+export * from './task/TaskRequest';
+export * from './task/Task';
+export * from './task/TaskService';

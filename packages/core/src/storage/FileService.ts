@@ -23,6 +23,21 @@ import { StorageError, type FileEntry, type Storage, type StorageDirectory } fro
 export type FileServiceRepositories = RepositoriesOf<'endpoints' | 'accessRules' | 'pauseRules'>;
 type Repos = FileServiceRepositories['repositories'];
 
+/**
+ * An endpoint whose files the caller may use at all, with the caller's roles and the live access
+ * rules naming them: the rule of ls, stat, mkdir, rename and of tasks. Public, a role that sees
+ * it, or (a share's) an access rule; else PermissionDenied.
+ */
+export async function endpointWithFiles(repos: Pick<Repos, 'endpoints' | 'accessRules'>, caller: Principal, xid: string, now: Date): Promise<{ endpoint: Endpoint; roles: EndpointRole[]; rules: AccessRuleState[] }> {
+  const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+  const rules = endpoint.kind === 'shared' ? (await repos.accessRules.listForEndpoint(endpoint.id)).filter((rule) => isAccessRuleLive(rule, now) && ruleNamesCaller(rule, caller)) : [];
+  // a share's access rules let their principals see the share's files, as hosted shares do
+  if (!canViewEndpoint(endpoint.isPublic, roles) && rules.length === 0) {
+    throw new PermissionDeniedError(`You need the 'administrator' or 'activity_monitor' role on endpoint '${endpoint.id}', an access rule on it, or it must be public`);
+  }
+  return { endpoint, roles, rules };
+}
+
 /** At most this many entries in one listing (the hosted limit), and by default. */
 export const MAX_LISTING = 100_000;
 
@@ -154,13 +169,8 @@ export class FileService {
   private async locate(caller: Principal, xid: string, operation: FileOperation): Promise<Located> {
     const repos: Repos = this.uow.repositories;
     const now = this.clock.now();
-    const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    const { endpoint, roles, rules } = await endpointWithFiles(repos, caller, xid, now);
     const shared = endpoint.kind === 'shared';
-    const rules = shared ? (await repos.accessRules.listForEndpoint(endpoint.id)).filter((rule) => isAccessRuleLive(rule, now) && ruleNamesCaller(rule, caller)) : [];
-    // a share's access rules let their principals see the share's files, as hosted shares do
-    if (!canViewEndpoint(endpoint.isPublic, roles) && rules.length === 0) {
-      throw new PermissionDeniedError(`You need the 'administrator' or 'activity_monitor' role on endpoint '${endpoint.id}', an access rule on it, or it must be public`);
-    }
     const host = shared ? (await hostRolesOf(repos, caller, endpoint.hostEndpointId)).host : endpoint;
     for (const paused of host && host !== endpoint ? [endpoint, host] : [endpoint]) {
       const rule = (await repos.pauseRules.listForEndpoint(paused.id)).find((r) => r[operation] && pauseRuleInForce(r, caller.identityIds, now));

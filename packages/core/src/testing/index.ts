@@ -1,3 +1,4 @@
 export { InMemoryUnitOfWork } from './InMemoryUnitOfWork';
 export { FakeKeyCrypto, FixedClock, SequentialIdGenerator } from './fakes';
 export { TestWorld } from './TestWorld';
+export { InMemoryTaskStore } from './InMemoryTaskStore';

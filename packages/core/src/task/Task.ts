@@ -1,0 +1,176 @@
+import { BadRequestError, ConflictError, NotFoundError } from '../shared/errors';
+import type { TaskRequest } from './TaskRequest';
+
+/**
+ * A transfer or delete task: what was asked, where it stands, and its counters, as the hosted
+ * task document shows them. ACTIVE covers queued and running; FAILED covers errors, expiry and
+ * cancel (`fatal_error` says which); INACTIVE waits for someone to act.
+ */
+export type TaskStatus = 'ACTIVE' | 'INACTIVE' | 'SUCCEEDED' | 'FAILED';
+
+export interface TaskCounters {
+  files: number;
+  directories: number;
+  symlinks: number;
+  files_skipped: number;
+  files_transferred: number;
+  bytes_transferred: number;
+  bytes_checksummed: number;
+  faults: number;
+  subtasks_total: number;
+  subtasks_pending: number;
+  subtasks_retrying: number;
+  subtasks_succeeded: number;
+  subtasks_failed: number;
+  subtasks_canceled: number;
+  subtasks_expired: number;
+  subtasks_skipped_errors: number;
+}
+
+export const ZERO_COUNTERS: TaskCounters = {
+  files: 0,
+  directories: 0,
+  symlinks: 0,
+  files_skipped: 0,
+  files_transferred: 0,
+  bytes_transferred: 0,
+  bytes_checksummed: 0,
+  faults: 0,
+  subtasks_total: 0,
+  subtasks_pending: 0,
+  subtasks_retrying: 0,
+  subtasks_succeeded: 0,
+  subtasks_failed: 0,
+  subtasks_canceled: 0,
+  subtasks_expired: 0,
+  subtasks_skipped_errors: 0,
+};
+
+export interface TaskState {
+  id: string;
+  /** The submitting identity; the task is theirs and their linked identities'. */
+  owner_id: string;
+  request: TaskRequest;
+  status: TaskStatus;
+  /** `Queued` while it waits its turn; null once it runs or ends. */
+  nice_status: string | null;
+  fatal_error: { code: string; description: string } | null;
+  request_time: Date;
+  completion_time: Date | null;
+  deadline: Date;
+  counters: TaskCounters;
+  canceled_by_admin: 'SOURCE' | 'DESTINATION' | 'BOTH' | null;
+  canceled_by_admin_message: string | null;
+  is_paused: boolean;
+}
+
+/** One line of a task's history: STARTED, an error or retry, then how it ended. */
+export interface TaskEventState {
+  task_id: string;
+  /** Its place in the task's history, from 1. */
+  seq: number;
+  code: string;
+  description: string;
+  details: string;
+  is_error: boolean;
+  time: Date;
+}
+
+export interface TaskQuery {
+  status?: readonly TaskStatus[];
+  type?: readonly ('TRANSFER' | 'DELETE')[];
+  limit: number;
+  offset: number;
+}
+
+/** Where tasks and their events are kept. */
+export interface TaskStore {
+  add(task: TaskState): Promise<void>;
+  findById(id: string): Promise<TaskState | null>;
+  /** The task a submission id made for one of these identities, if any. */
+  findBySubmission(ownerIds: readonly string[], submissionId: string): Promise<TaskState | null>;
+  update(task: TaskState): Promise<void>;
+  /** Tasks of these owners, newest request first. */
+  listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }>;
+  addEvent(event: Omit<TaskEventState, 'seq'>): Promise<TaskEventState>;
+  listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }): Promise<{ events: TaskEventState[]; total: number }>;
+}
+
+/** How long a task may run when its submission names no deadline. */
+export const DEFAULT_DEADLINE_SECONDS = 24 * 60 * 60;
+
+export class TaskNotFoundError extends NotFoundError {
+  readonly code = 'TaskNotFound';
+  constructor(id: string) {
+    super(`No such task '${id}'`);
+  }
+}
+
+/** A finished task cannot be canceled or changed. */
+export class TaskCompleteError extends ConflictError {
+  override readonly code = 'TaskComplete';
+}
+
+/** A new task as a submission makes it: ACTIVE and queued, its deadline given or the default. */
+export function newTask(id: string, ownerId: string, request: TaskRequest, now: Date): TaskState {
+  const deadline = request.deadline ?? new Date(now.getTime() + DEFAULT_DEADLINE_SECONDS * 1000);
+  if (deadline.getTime() <= now.getTime()) throw new BadRequestError('Invalid deadline: it has passed');
+  const items = request.type === 'TRANSFER' ? request.items.length : request.paths.length;
+  return {
+    id,
+    owner_id: ownerId,
+    request,
+    status: 'ACTIVE',
+    nice_status: 'Queued',
+    fatal_error: null,
+    request_time: now,
+    completion_time: null,
+    deadline,
+    counters: { ...ZERO_COUNTERS, subtasks_total: items, subtasks_pending: items },
+    canceled_by_admin: null,
+    canceled_by_admin_message: null,
+    is_paused: false,
+  };
+}
+
+export const isFinished = (task: TaskState): boolean => task.status === 'SUCCEEDED' || task.status === 'FAILED';
+
+/** The task ended by cancel (its owner's, or an activity manager's for `side`): FAILED with CANCELED, its pending work canceled. */
+export function canceled(task: TaskState, now: Date, byAdmin?: { side: 'SOURCE' | 'DESTINATION' | 'BOTH'; message: string }): TaskState {
+  if (isFinished(task)) throw new TaskCompleteError(`Task '${task.id}' has already ${task.status === 'SUCCEEDED' ? 'succeeded' : 'failed'}`);
+  const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;
+  return {
+    ...task,
+    status: 'FAILED',
+    nice_status: null,
+    fatal_error: { code: 'CANCELED', description: byAdmin ? `canceled by an administrator: ${byAdmin.message}` : 'canceled' },
+    completion_time: now,
+    counters: { ...task.counters, subtasks_pending: 0, subtasks_retrying: 0, subtasks_canceled: task.counters.subtasks_canceled + pending },
+    canceled_by_admin: byAdmin?.side ?? null,
+    canceled_by_admin_message: byAdmin?.message ?? null,
+  };
+}
+
+/** The task past its deadline, unfinished: FAILED with EXPIRED. */
+export function expired(task: TaskState, now: Date): TaskState {
+  const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;
+  return {
+    ...task,
+    status: 'FAILED',
+    nice_status: null,
+    fatal_error: { code: 'EXPIRED', description: 'the task passed its deadline before it finished' },
+    completion_time: now,
+    counters: { ...task.counters, subtasks_pending: 0, subtasks_retrying: 0, subtasks_expired: task.counters.subtasks_expired + pending },
+  };
+}
+
+/** A label or deadline change of an unfinished task (the hosted PUT /task/<id>). */
+export function updated(task: TaskState, change: { label?: string | null; deadline?: Date }, now: Date): TaskState {
+  if (isFinished(task)) throw new TaskCompleteError(`Task '${task.id}' has finished: its label and deadline stay as they were`);
+  if (change.deadline && change.deadline.getTime() <= now.getTime()) throw new BadRequestError('Invalid deadline: it has passed');
+  return {
+    ...task,
+    request: { ...task.request, label: change.label === undefined ? task.request.label : change.label },
+    deadline: change.deadline ?? task.deadline,
+  };
+}

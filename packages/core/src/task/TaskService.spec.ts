@@ -1,0 +1,134 @@
+import { InMemoryTaskStore } from '../testing/InMemoryTaskStore';
+import { TestWorld } from '../testing/TestWorld';
+import { BadRequestError, EndpointNotFoundError, PermissionDeniedError } from '../shared/errors';
+import type { Principal } from '../auth/Principal';
+import { DEFAULT_DEADLINE_SECONDS, expired, TaskCompleteError, TaskNotFoundError } from './Task';
+import { decodeDeleteRequest, decodeTransferRequest } from './TaskRequest';
+import { MAX_PAGE, TaskService } from './TaskService';
+
+describe('transfer and delete tasks, as their owners see them', () => {
+  let world: TestWorld;
+  let store: InMemoryTaskStore;
+  let tasks: TaskService;
+  let alice: Principal;
+  let bob: Principal;
+  let source: string;
+  let destination: string;
+
+  beforeEach(async () => {
+    world = new TestWorld();
+    store = new InMemoryTaskStore();
+    tasks = new TaskService(world.uow, store, world.clock, world.ids);
+    [alice, bob] = await world.principals('alice', 'bob');
+    source = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Source', personal: false })).id;
+    destination = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Destination', personal: false })).id;
+  });
+
+  const transfer = (submission = tasks.submissionId(), extra: Record<string, unknown> = {}) =>
+    decodeTransferRequest({ submission_id: submission, source_endpoint: source, destination_endpoint: destination, DATA: [{ source_path: '/a', destination_path: '/b' }, { source_path: '/c/', destination_path: '/d/', recursive: true }], ...extra });
+
+  it('queues a submitted transfer: ACTIVE, Queued, a day to finish, its items pending', async () => {
+    const { task, duplicate } = await tasks.submit(alice, transfer(undefined, { label: 'Copy' }));
+    expect(duplicate).toBe(false);
+    expect(task).toMatchObject({ owner_id: alice.primary.id, status: 'ACTIVE', nice_status: 'Queued', fatal_error: null, completion_time: null, is_paused: false, request_time: world.clock.now() });
+    expect(task.deadline.getTime() - task.request_time.getTime()).toBe(DEFAULT_DEADLINE_SECONDS * 1000);
+    expect(task.counters).toMatchObject({ subtasks_total: 2, subtasks_pending: 2, files: 0, bytes_transferred: 0 });
+    expect(await tasks.get(alice, task.id)).toEqual(task);
+    expect((await tasks.events(alice, task.id)).events.map((e) => e.code)).toEqual(['SUBMITTED']);
+  });
+
+  it('answers a submission id used before with the first task, never a second', async () => {
+    const submission = tasks.submissionId();
+    const first = await tasks.submit(alice, transfer(submission));
+    const again = await tasks.submit(alice, transfer(submission, { label: 'other' }));
+    expect(again).toEqual({ task: first.task, duplicate: true });
+    expect((await tasks.list(alice)).total).toBe(1);
+    // a submission id is its submitter's: bob's own endpoint, the same value, a task of his own
+    const bobs = (await world.services.endpoints.createEndpoint(bob, { display_name: 'Bob', personal: false })).id;
+    const his = await tasks.submit(bob, decodeDeleteRequest({ submission_id: submission, endpoint: bobs, DATA: [{ path: '/x' }] }));
+    expect([his.duplicate, his.task.owner_id]).toEqual([false, bob.primary.id]);
+  });
+
+  it("refuses an endpoint whose files the caller may not use (alice's private ones, to bob)", async () => {
+    await expect(tasks.submit(bob, transfer())).rejects.toThrow(PermissionDeniedError);
+    await world.services.endpoints.updateEndpoint(alice, source, { public: true });
+    await world.services.endpoints.updateEndpoint(alice, destination, { public: true });
+    expect((await tasks.submit(bob, transfer())).task.owner_id).toBe(bob.primary.id);
+  });
+
+  it('refuses endpoints that do not exist, and a deadline that has passed', async () => {
+    const missing = '99999999-9999-4999-8999-999999999999';
+    await expect(tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: missing, DATA: [{ path: '/x' }] }))).rejects.toThrow(EndpointNotFoundError);
+    await expect(tasks.submit(alice, transfer(undefined, { deadline: '2020-01-01T00:00:00Z' }))).rejects.toThrow(new BadRequestError('Invalid deadline: it has passed'));
+    expect((await tasks.list(alice)).total).toBe(0);
+  });
+
+  it("keeps a task to its owner and the owner's linked identities", async () => {
+    const { task } = await tasks.submit(alice, transfer());
+    await expect(tasks.get(bob, task.id)).rejects.toThrow(TaskNotFoundError);
+    await expect(tasks.cancel(bob, task.id)).rejects.toThrow(TaskNotFoundError);
+    await expect(tasks.events(bob, task.id)).rejects.toThrow(TaskNotFoundError);
+    expect((await tasks.list(bob)).tasks).toEqual([]);
+    await world.services.admin.identities.linkIdentities('alice', 'bob');
+    const bobLinked = await world.principal('bob');
+    expect((await tasks.get(bobLinked, task.id.toUpperCase())).id).toBe(task.id);
+  });
+
+  it('lists newest first, by status and type, in pages with the total', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      made.push((await tasks.submit(alice, transfer())).task.id);
+      world.clock.advance(1);
+    }
+    const deleted = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: [{ path: '/x' }] }))).task.id;
+    await tasks.cancel(alice, made[0]!);
+    expect((await tasks.list(alice)).tasks.map((t) => t.id)).toEqual([deleted, made[2], made[1], made[0]]);
+    expect(await tasks.list(alice, { limit: 2, offset: 1 })).toMatchObject({ total: 4, limit: 2, offset: 1, tasks: [{ id: made[2] }, { id: made[1] }] });
+    expect((await tasks.list(alice, { status: ['FAILED'] })).tasks.map((t) => t.id)).toEqual([made[0]]);
+    expect((await tasks.list(alice, { type: ['DELETE'] })).tasks.map((t) => t.id)).toEqual([deleted]);
+    for (const limit of [0, MAX_PAGE + 1, 1.5]) await expect(tasks.list(alice, { limit })).rejects.toThrow(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+    await expect(tasks.list(alice, { offset: -1 })).rejects.toThrow('Invalid offset');
+    expect((await tasks.list(alice, { limit: MAX_PAGE })).limit).toBe(MAX_PAGE);
+  });
+
+  it('cancels an unfinished task once: FAILED with CANCELED, its pending items canceled; a finished one is complete', async () => {
+    const { task } = await tasks.submit(alice, transfer());
+    world.clock.advance(5);
+    const ended = await tasks.cancel(alice, task.id);
+    expect(ended).toMatchObject({ status: 'FAILED', nice_status: null, fatal_error: { code: 'CANCELED' }, completion_time: world.clock.now(), canceled_by_admin: null });
+    expect(ended.counters).toMatchObject({ subtasks_pending: 0, subtasks_canceled: 2, subtasks_total: 2 });
+    await expect(tasks.cancel(alice, task.id)).rejects.toThrow(TaskCompleteError);
+    await expect(tasks.cancel(alice, task.id)).rejects.toThrow("Task '" + task.id + "' has already failed");
+    expect((await tasks.events(alice, task.id)).events.map((e) => e.code)).toEqual(['CANCELED', 'SUBMITTED']);
+  });
+
+  it('changes the label and deadline of an unfinished task only', async () => {
+    const { task } = await tasks.submit(alice, transfer(undefined, { label: 'Before' }));
+    const later = new Date(world.clock.now().getTime() + 3600_000);
+    const changed = await tasks.update(alice, task.id, { label: 'After', deadline: later });
+    expect([changed.request.label, changed.deadline]).toEqual(['After', later]);
+    expect((await tasks.update(alice, task.id, {})).request.label).toBe('After');
+    expect((await tasks.update(alice, task.id, { label: null })).request.label).toBeNull();
+    await expect(tasks.update(alice, task.id, { deadline: world.clock.now() })).rejects.toThrow('Invalid deadline: it has passed');
+    await tasks.cancel(alice, task.id);
+    await expect(tasks.update(alice, task.id, { label: 'Too late' })).rejects.toThrow(TaskCompleteError);
+  });
+
+  it('pages events newest first, errors alone when asked', async () => {
+    const { task } = await tasks.submit(alice, transfer());
+    await store.addEvent({ task_id: task.id, code: 'FILE_NOT_FOUND', description: 'missing', details: '/a', is_error: true, time: world.clock.now() });
+    await store.addEvent({ task_id: task.id, code: 'STARTED', description: 'started', details: '', is_error: false, time: world.clock.now() });
+    expect((await tasks.events(alice, task.id)).events.map((e) => [e.seq, e.code])).toEqual([[3, 'STARTED'], [2, 'FILE_NOT_FOUND'], [1, 'SUBMITTED']]);
+    expect(await tasks.events(alice, task.id, { errorsOnly: true })).toMatchObject({ total: 1, events: [{ code: 'FILE_NOT_FOUND', is_error: true }] });
+    expect(await tasks.events(alice, task.id, { limit: 1, offset: 1 })).toMatchObject({ total: 3, limit: 1, offset: 1, events: [{ code: 'FILE_NOT_FOUND' }] });
+    await expect(tasks.events(alice, task.id, { limit: 0 })).rejects.toThrow('Invalid limit');
+    await expect(tasks.events(alice, task.id, { offset: -2 })).rejects.toThrow('Invalid offset');
+  });
+
+  it('expires an unfinished task: FAILED with EXPIRED, its pending items expired', async () => {
+    const { task } = await tasks.submit(alice, transfer());
+    const ended = expired(task, world.clock.now());
+    expect(ended).toMatchObject({ status: 'FAILED', fatal_error: { code: 'EXPIRED' }, completion_time: world.clock.now() });
+    expect(ended.counters).toMatchObject({ subtasks_pending: 0, subtasks_expired: 2 });
+  });
+});

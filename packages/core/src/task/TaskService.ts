@@ -1,0 +1,92 @@
+import type { Principal } from '../auth/Principal';
+import { endpointWithFiles } from '../storage/FileService';
+import type { Clock, IdGenerator } from '../shared/ports';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
+import { BadRequestError } from '../shared/errors';
+import { canceled, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskState, type TaskStatus, type TaskStore } from './Task';
+import type { TaskRequest } from './TaskRequest';
+
+/** A submission's answer: the task made, or the one an earlier submission with the same id made. */
+export interface Submitted {
+  task: TaskState;
+  duplicate: boolean;
+}
+
+/** The most tasks or events one page lists. */
+export const MAX_PAGE = 1000;
+
+/**
+ * Transfer and delete tasks as their owners see them: submission ids, submit (once per
+ * submission id), read, list, relabel, cancel, and their events. A task is its submitter's and
+ * their linked identities'; to anyone else it does not exist.
+ */
+export class TaskService {
+  constructor(
+    private readonly uow: RepositoriesOf<'endpoints' | 'accessRules'>,
+    private readonly store: TaskStore,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** A fresh submission id (GET /submission_id). */
+  submissionId(): string {
+    return this.ids.uuid();
+  }
+
+  /**
+   * Queues a task. The caller must be able to use the files of the endpoints it names (the rule of
+   * the file operations; each path's access is checked as the task reaches it); a submission id
+   * already used by the caller answers the first task (the hosted `Duplicate`), never a second.
+   */
+  async submit(caller: Principal, request: TaskRequest): Promise<Submitted> {
+    const earlier = await this.store.findBySubmission([...caller.identityIds], request.submission_id);
+    if (earlier) return { task: earlier, duplicate: true };
+    const endpoints = request.type === 'TRANSFER' ? [request.source_endpoint, request.destination_endpoint] : [request.endpoint];
+    const now = this.clock.now();
+    for (const id of endpoints) await endpointWithFiles(this.uow.repositories, caller, id, now);
+    const task = newTask(this.ids.uuid(), caller.primary.id, request, now);
+    await this.store.add(task);
+    await this.store.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
+    return { task, duplicate: false };
+  }
+
+  async get(caller: Principal, taskId: string): Promise<TaskState> {
+    const task = await this.store.findById(taskId.toLowerCase());
+    if (!task || !caller.identityIds.has(task.owner_id)) throw new TaskNotFoundError(taskId);
+    return task;
+  }
+
+  async list(caller: Principal, query: { status?: TaskStatus[]; type?: ('TRANSFER' | 'DELETE')[]; limit?: number; offset?: number } = {}): Promise<{ tasks: TaskState[]; total: number; limit: number; offset: number }> {
+    const limit = query.limit ?? MAX_PAGE;
+    const offset = query.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
+    const { tasks, total } = await this.store.listForOwners([...caller.identityIds], { status: query.status, type: query.type, limit, offset });
+    return { tasks, total, limit, offset };
+  }
+
+  async update(caller: Principal, taskId: string, change: { label?: string | null; deadline?: Date }): Promise<TaskState> {
+    const task = updated(await this.get(caller, taskId), change, this.clock.now());
+    await this.store.update(task);
+    return task;
+  }
+
+  /** Cancels an unfinished task (a finished one: TaskComplete). */
+  async cancel(caller: Principal, taskId: string): Promise<TaskState> {
+    const now = this.clock.now();
+    const task = canceled(await this.get(caller, taskId), now);
+    await this.store.update(task);
+    await this.store.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false, time: now });
+    return task;
+  }
+
+  async events(caller: Principal, taskId: string, query: { errorsOnly?: boolean; limit?: number; offset?: number } = {}): Promise<{ events: TaskEventState[]; total: number; limit: number; offset: number }> {
+    const task = await this.get(caller, taskId);
+    const limit = query.limit ?? 10;
+    const offset = query.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
+    const { events, total } = await this.store.listEvents(task.id, { errorsOnly: query.errorsOnly ?? false, limit, offset });
+    return { events, total, limit, offset };
+  }
+}

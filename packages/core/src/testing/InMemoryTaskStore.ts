@@ -1,0 +1,50 @@
+import type { TaskEventState, TaskQuery, TaskState, TaskStore } from '../task/Task';
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** Tasks and their events in memory: the test kit's adapter of the TaskStore port. */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, TaskState>();
+  private readonly events = new Map<string, TaskEventState[]>();
+
+  async add(task: TaskState): Promise<void> {
+    if (this.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
+    this.tasks.set(task.id, copy(task));
+  }
+
+  async findById(id: string): Promise<TaskState | null> {
+    const task = this.tasks.get(id);
+    return task ? copy(task) : null;
+  }
+
+  async findBySubmission(ownerIds: readonly string[], submissionId: string): Promise<TaskState | null> {
+    const task = [...this.tasks.values()].find((t) => ownerIds.includes(t.owner_id) && t.request.submission_id === submissionId);
+    return task ? copy(task) : null;
+  }
+
+  async update(task: TaskState): Promise<void> {
+    if (!this.tasks.has(task.id)) throw new Error(`no task ${task.id}`);
+    this.tasks.set(task.id, copy(task));
+  }
+
+  async listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {
+    const matching = [...this.tasks.values()]
+      .filter((t) => ownerIds.includes(t.owner_id) && (!query.status || query.status.includes(t.status)) && (!query.type || query.type.includes(t.request.type)))
+      .sort((a, b) => b.request_time.getTime() - a.request_time.getTime() || (a.id < b.id ? 1 : -1));
+    return { tasks: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
+  }
+
+  async addEvent(event: Omit<TaskEventState, 'seq'>): Promise<TaskEventState> {
+    const list = this.events.get(event.task_id) ?? [];
+    const added = { ...copy(event), seq: list.length + 1 };
+    list.push(added);
+    this.events.set(event.task_id, list);
+    return copy(added);
+  }
+
+  async listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }): Promise<{ events: TaskEventState[]; total: number }> {
+    // newest first, as the hosted event_list
+    const matching = [...(this.events.get(taskId) ?? [])].filter((e) => !query.errorsOnly || e.is_error).reverse();
+    return { events: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
+  }
+}
