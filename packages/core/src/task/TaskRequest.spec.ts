@@ -132,6 +132,56 @@ describe('what a transfer or delete submission may ask', () => {
     expect(decodeTransferRequest(transfer({ delete_destination_extra: true })).options.delete_destination_extra).toBe(true);
   });
 
+  it('takes null as absent, as the SDK may send None', () => {
+    const nulls = { label: null, deadline: null, sync_level: null, recursive_symlinks: null, source_local_user: null, destination_local_user: null, filter_rules: null, verify_checksum: null, notify_on_failed: null };
+    const request = decodeTransferRequest(transfer(nulls, [{ source_path: '/a', destination_path: '/b', recursive: null, external_checksum: null, checksum_algorithm: null }]));
+    expect(request).toEqual(decodeTransferRequest(transfer({}, [{ source_path: '/a', destination_path: '/b' }])));
+    expect(decodeDeleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, local_user: null, label: null, DATA: [{ path: '/a' }] }).options.recursive).toBe(false);
+  });
+
+  it('reads ids in any case, as lower case, and refuses anything around them', () => {
+    const request = decodeTransferRequest(transfer({ submission_id: SUBMISSION.toUpperCase(), source_endpoint: SOURCE.toUpperCase() }));
+    expect([request.submission_id, request.source_endpoint]).toEqual([SUBMISSION, SOURCE]);
+    for (const bad of [`x${SOURCE}`, `${SOURCE}x`]) {
+      expect(() => decodeTransferRequest(transfer({ source_endpoint: bad }))).toThrow('Invalid source_endpoint');
+      expect(() => decodeTransferRequest(transfer({ submission_id: bad }))).toThrow('Invalid submission_id');
+    }
+  });
+
+  it('reads deadlines as ISO 8601, a date alone as midnight UTC, a space for the T', () => {
+    expect(decodeTransferRequest(transfer({ deadline: ' 2026-12-01 ' })).deadline).toEqual(new Date('2026-12-01T00:00:00Z'));
+    expect(decodeTransferRequest(transfer({ deadline: '2026-12-01 10:30:00+00:00' })).deadline).toEqual(new Date('2026-12-01T10:30:00Z'));
+    expect(() => decodeTransferRequest(transfer({ deadline: 1796083200000 }))).toThrow('Invalid deadline');
+  });
+
+  it('names the algorithms and rules it takes, in any case', () => {
+    const item = { source_path: '/a', destination_path: '/b', checksum_algorithm: 'SHA256', external_checksum: 'A'.repeat(64) };
+    expect(decodeTransferRequest(transfer({}, [item])).items[0]).toMatchObject({ checksum_algorithm: 'sha256', external_checksum: 'a'.repeat(64) });
+    expect(decodeTransferRequest(transfer({}, [{ ...item, checksum_algorithm: 'md5' }])).items[0]?.checksum_algorithm).toBe('md5');
+    for (const bad of [`x${'a'.repeat(32)}`, `${'a'.repeat(32)}x`, 'a'.repeat(40), `x${'a'.repeat(64)}`, `${'a'.repeat(64)}x`, 'g'.repeat(64), 'a'.repeat(10)]) {
+      expect(() => decodeTransferRequest(transfer({}, [{ ...item, external_checksum: bad }]))).toThrow('external_checksum');
+    }
+    expect(() => decodeTransferRequest(transfer({}, [{ ...item, external_checksum: 5 }]))).toThrow('external_checksum');
+    expect(() => decodeTransferRequest(transfer({}, [{ ...item, checksum_algorithm: 5 }]))).toThrow('checksum_algorithm');
+    expect(() => decodeTransferRequest(transfer({}, [{ ...item, checksum_algorithm: '' }]))).toThrow('checksum_algorithm');
+    const rules = decodeTransferRequest(transfer({ filter_rules: [{ method: 'include', name: 'a', type: 'dir' }] })).options.filter_rules;
+    expect(rules).toEqual([{ method: 'include', name: 'a', type: 'dir' }]);
+    expect(() => decodeTransferRequest(transfer({ filter_rules: [{ name: 5 }] }))).toThrow('Invalid filter_rules[0].name');
+    expect(() => decodeTransferRequest(transfer({ filter_rules: [{ name: 'a', type: '' }] }))).toThrow('Invalid filter_rules[0].type');
+    expect(() => decodeTransferRequest(transfer({ filter_rules: [{ name: 'a', method: '' }] }))).toThrow('Invalid filter_rules[0].method');
+    for (const [level, name] of [[1, 'size'], [2, 'mtime']] as const) {
+      expect(decodeTransferRequest(transfer({ sync_level: level })).options.sync_level).toBe(level);
+      expect(decodeTransferRequest(transfer({ sync_level: name })).options.sync_level).toBe(level);
+    }
+    expect(decodeTransferRequest(transfer({ sync_level: 'exists' })).options.sync_level).toBe(0);
+  });
+
+  it('says its own code for no items, and refuses a body that is no object', () => {
+    expect(new NoTransferItemsError('x').code).toBe('ClientError.BadRequest.NoTransferItems');
+    for (const body of [null, [], 'x']) expect(() => decodeTransferRequest(body)).toThrow('Invalid body: a JSON object');
+    expect(() => decodeTransferRequest(transfer({ ['k'.repeat(150)]: 1 }))).toThrow(`Invalid ${'k'.repeat(100)}: not a field of this document`);
+  });
+
   it('takes at most MAX_ITEMS items', () => {
     const items = Array.from({ length: MAX_ITEMS + 1 }, (_, i) => ({ source_path: `/a${i}`, destination_path: `/b${i}` }));
     expect(() => decodeTransferRequest(transfer({}, items))).toThrow(`Invalid DATA: at most ${MAX_ITEMS} items`);
@@ -143,7 +193,9 @@ describe('what a transfer or delete submission may ask', () => {
     expect(decodeDeleteRequest(body)).toEqual({ type: 'DELETE', submission_id: SUBMISSION, label: null, deadline: null, endpoint: SOURCE, paths: ['/data/old/'], options: { recursive: true, ignore_missing: true, interpret_globs: false } });
     expect(decodeDeleteRequest({ ...body, recursive: undefined, ignore_missing: undefined }).options).toEqual({ recursive: false, ignore_missing: false, interpret_globs: false });
     expect(() => decodeDeleteRequest({ ...body, DATA: [] })).toThrow(NoTransferItemsError);
-    expect(() => decodeDeleteRequest({ ...body, local_user: 'bob' })).toThrow('Invalid local_user');
+    expect(() => decodeDeleteRequest({ ...body, local_user: 'bob' })).toThrow("Invalid local_user: xfer's storage has no local users to map to");
+    expect(decodeDeleteRequest({ ...body, label: 'Clean up', deadline: '2030-01-01' })).toMatchObject({ label: 'Clean up', deadline: new Date('2030-01-01T00:00:00Z') });
+    expect(() => decodeDeleteRequest({ ...body, DATA: [{ path: '/a', glob: true }] })).toThrow('Invalid DATA[0].glob: not a field');
     expect(() => decodeDeleteRequest({ ...body, endpoint: 'x' })).toThrow('Invalid endpoint');
     expect(() => decodeDeleteRequest({ ...body, DATA: [{ path: '' }] })).toThrow('Invalid DATA[0].path: a path');
     expect(() => decodeDeleteRequest({ ...body, DATA: [{ path: '/a', DATA_TYPE: 'transfer_item' }] })).toThrow("Invalid DATA[0].DATA_TYPE: 'delete_item'");
@@ -175,5 +227,12 @@ describe('what a transfer or delete submission may ask', () => {
     expect(keptByFilterRules([{ method: 'exclude', name: 'a.b', type: null }], 'aXb', 'file')).toBe(true);
     expect(keptByFilterRules([{ method: 'exclude', name: '[', type: null }], '[', 'file')).toBe(false);
     expect(keptByFilterRules(null, 'x', 'file')).toBe(true);
+    // classes: their own characters only, ] ^ and \ as themselves, [! negates; everything else literal
+    expect(keptByFilterRules(rules, 'runS', 'dir')).toBe(true);
+    expect(keptByFilterRules(rules, 'log!', 'file')).toBe(false);
+    expect(keptByFilterRules([{ method: 'exclude', name: '[]]', type: null }], ']', 'file')).toBe(false);
+    expect(keptByFilterRules([{ method: 'exclude', name: 'x[a^]', type: null }], 'x^', 'file')).toBe(false);
+    expect(keptByFilterRules([{ method: 'exclude', name: 'a.b', type: null }], 'ab', 'file')).toBe(true);
+    expect(keptByFilterRules([{ method: 'exclude', name: '*', type: null }], 'line\nbreak', 'file')).toBe(false);
   });
 });
