@@ -66,7 +66,7 @@ export interface Listing {
 }
 
 type Access = 'r' | 'rw';
-type FileOperation = keyof Pick<PauseFlags, 'pause_ls' | 'pause_mkdir' | 'pause_rename'>;
+type FileOperation = keyof PauseFlags;
 
 /** One operation on an endpoint's storage: where, for whom, and what decides access there. */
 interface Located {
@@ -160,6 +160,19 @@ export class FileService {
     this.assertAllowed(located, from, 'rw');
     this.assertAllowed(located, to, 'rw');
     await this.storageCall(from, () => located.storage.rename(joinStoragePath(located.base, from), joinStoragePath(located.base, to)));
+  }
+
+  /**
+   * Where a task's item lies: the storage and the path in it of `rawPath` on an endpoint, for
+   * `access` by the task's owner, refused as the file operations refuse (no access, a pause rule
+   * that names `operation` in force for the owner, no storage). `shown`: the path as resolved on
+   * the endpoint, for events and file lists.
+   */
+  async place(owner: Principal, xid: string, rawPath: string, access: Access, operation: 'pause_task_transfer_read' | 'pause_task_transfer_write' | 'pause_task_delete'): Promise<{ storage: Storage; path: string; shown: string }> {
+    const located = await this.locate(owner, xid, operation);
+    const shown = resolveStoragePath(rawPath, located.home);
+    this.assertAllowed(located, shown, access);
+    return { storage: located.storage, path: joinStoragePath(located.base, shown), shown };
   }
 
   /**

@@ -76,6 +76,21 @@ export interface TaskEventState {
   time: Date;
 }
 
+/** A file a task moved (`succeeded`) or left with an error it was told to skip (`skipped`). */
+export interface TaskFileState {
+  task_id: string;
+  kind: 'succeeded' | 'skipped';
+  /** Its place in the task's list of its kind, from 1: the marker of the next page. */
+  seq: number;
+  source_path: string | null;
+  destination_path: string | null;
+  /** A skipped error's code and details; null for a success. */
+  error_code: string | null;
+  error_details: string | null;
+  is_directory: boolean;
+  time: Date;
+}
+
 export interface TaskQuery {
   status?: readonly TaskStatus[];
   type?: readonly ('TRANSFER' | 'DELETE')[];
@@ -94,6 +109,11 @@ export interface TaskStore {
   listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }>;
   addEvent(event: Omit<TaskEventState, 'seq'>): Promise<TaskEventState>;
   listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }): Promise<{ events: TaskEventState[]; total: number }>;
+  addFile(file: Omit<TaskFileState, 'seq'>): Promise<void>;
+  /** A task's files of one kind after the marker `after` (a seq; 0 from the start), in order. */
+  listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number): Promise<TaskFileState[]>;
+  /** Forgets the files of a task (a new attempt lists them again). */
+  clearFiles(taskId: string): Promise<void>;
 }
 
 /** How long a task may run when its submission names no deadline. */

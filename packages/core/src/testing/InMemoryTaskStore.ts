@@ -1,4 +1,4 @@
-import type { TaskEventState, TaskQuery, TaskState, TaskStore } from '../task/Task';
+import type { TaskEventState, TaskFileState, TaskQuery, TaskState, TaskStore } from '../task/Task';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -6,6 +6,7 @@ const copy = <T>(value: T): T => structuredClone(value);
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, TaskState>();
   private readonly events = new Map<string, TaskEventState[]>();
+  private readonly files = new Map<string, TaskFileState[]>();
 
   async add(task: TaskState): Promise<void> {
     if (this.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);
@@ -46,5 +47,20 @@ export class InMemoryTaskStore implements TaskStore {
     // newest first, as the hosted event_list
     const matching = [...(this.events.get(taskId) ?? [])].filter((e) => !query.errorsOnly || e.is_error).reverse();
     return { events: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
+  }
+
+  async addFile(file: Omit<TaskFileState, 'seq'>): Promise<void> {
+    const key = `${file.task_id} ${file.kind}`;
+    const list = this.files.get(key) ?? [];
+    list.push({ ...copy(file), seq: list.length + 1 });
+    this.files.set(key, list);
+  }
+
+  async listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number): Promise<TaskFileState[]> {
+    return (this.files.get(`${taskId} ${kind}`) ?? []).filter((f) => f.seq > after).slice(0, limit).map(copy);
+  }
+
+  async clearFiles(taskId: string): Promise<void> {
+    for (const kind of ['succeeded', 'skipped']) this.files.delete(`${taskId} ${kind}`);
   }
 }

@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import type { Principal } from '../auth/Principal';
+import { InMemoryTaskStore } from '../testing/InMemoryTaskStore';
+import { InMemoryUnitOfWork } from '../testing/InMemoryUnitOfWork';
+import { MemoryStorage } from '../testing/MemoryStorage';
+import { TestWorld } from '../testing/TestWorld';
+import type { StorageDirectory } from '../storage/Storage';
+import type { TaskState } from './Task';
+import { decodeDeleteRequest, decodeTransferRequest } from './TaskRequest';
+import { TaskRunner } from './TaskRunner';
+import { TaskService } from './TaskService';
+
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+describe('running transfer and delete tasks through the storage port', () => {
+  let world: TestWorld;
+  let store: InMemoryTaskStore;
+  let tasks: TaskService;
+  let runner: TaskRunner;
+  let lab: MemoryStorage;
+  let archive: MemoryStorage;
+  let alice: Principal;
+  let bob: Principal;
+  let source: string;
+  let destination: string;
+
+  beforeEach(async () => {
+    const T0 = new Date('2026-01-01T00:00:00Z');
+    lab = new MemoryStorage({ '/data/run1.csv': 't,v\n0,1\n', '/data/run2.csv': 'xx', '/data/tmp/scratch.tmp': 'junk', '/data/sub/deep.txt': 'deep', '/data/empty/': null }, () => T0);
+    archive = new MemoryStorage({ '/in/': null }, () => new Date('2026-06-01T00:00:00Z'));
+    const byEndpoint = new Map<string, MemoryStorage>();
+    const storages: StorageDirectory = { storageOf: (id) => byEndpoint.get(id) ?? null };
+    world = new TestWorld(new InMemoryUnitOfWork(), { storages });
+    [alice, bob] = await world.principals('alice@example.org', 'bob@example.org');
+    await world.subscriptionFor('alice@example.org');
+    source = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Lab', subscription_id: 'DEFAULT' })).id;
+    destination = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Archive', subscription_id: 'DEFAULT' })).id;
+    byEndpoint.set(source, lab);
+    byEndpoint.set(destination, archive);
+    store = new InMemoryTaskStore();
+    tasks = new TaskService(world.uow, store, world.clock, world.ids);
+    runner = new TaskRunner(store, world.services.files, (id) => world.services.authentication.principalOf(id), world.clock);
+  });
+
+  const transfer = async (items: object[], options: Record<string, unknown> = {}, who = alice, from = source, to = destination) =>
+    (await tasks.submit(who, decodeTransferRequest({ submission_id: tasks.submissionId(), source_endpoint: from, destination_endpoint: to, DATA: items, ...options }))).task;
+  const run = async (task: TaskState) => (await runner.run(task.id))!;
+  const codes = async (task: TaskState) => (await store.listEvents(task.id, { errorsOnly: false, limit: 100, offset: 0 })).events.map((e) => e.code).reverse();
+
+  it('copies a file and a folder with everything in it, and counts what it did', async () => {
+    const task = await transfer([
+      { source_path: '/data/run1.csv', destination_path: '/in/first.csv' },
+      { source_path: '/data/sub/', destination_path: '/in/sub/', recursive: true },
+    ]);
+    const done = await run(task);
+    expect(done).toMatchObject({ status: 'SUCCEEDED', nice_status: null, fatal_error: null, completion_time: world.clock.now() });
+    expect(done.counters).toMatchObject({ files: 2, directories: 1, files_transferred: 2, bytes_transferred: 12, subtasks_total: 2, subtasks_succeeded: 2, subtasks_pending: 0, faults: 0 });
+    expect(archive.text('/in/first.csv')).toBe('t,v\n0,1\n');
+    expect(archive.text('/in/sub/deep.txt')).toBe('deep');
+    expect((await store.listFiles(task.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([
+      ['/data/run1.csv', '/in/first.csv'],
+      ['/data/sub/deep.txt', '/in/sub/deep.txt'],
+    ]);
+    expect(await codes(task)).toEqual(['SUBMITTED', 'STARTED', 'SUCCEEDED']);
+    // the original's times stay theirs unless asked
+    expect(archive.nodes.get('/in/first.csv')?.lastModified).toEqual(new Date('2026-06-01T00:00:00Z'));
+    expect(await runner.run(task.id)).toEqual(done);
+    expect(await runner.run('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('lets the source decide whether an item is recursive, and refuses the wrong kind when told', async () => {
+    expect((await run(await transfer([{ source_path: '/data/', destination_path: '/in/data/' }]))).counters).toMatchObject({ files: 4, directories: 4 });
+    expect(archive.text('/in/data/tmp/scratch.tmp')).toBe('junk');
+    expect(archive.nodes.get('/in/data/empty')?.content).toBeNull();
+    const folderAsFile = await run(await transfer([{ source_path: '/data/sub', destination_path: '/in/x', recursive: false }]));
+    expect([folderAsFile.status, folderAsFile.nice_status]).toEqual(['ACTIVE', 'IS_A_DIRECTORY']);
+    const fileAsFolder = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/y/', recursive: true }]));
+    expect([fileAsFolder.status, fileAsFolder.nice_status]).toEqual(['ACTIVE', 'NOT_A_DIRECTORY']);
+  });
+
+  it('follows filter rules, and deletes extras at the destination only when asked', async () => {
+    archive.put('/in/data/old.txt', 'stale');
+    const task = await transfer([{ source_path: '/data/', destination_path: '/in/data/', recursive: true }], {
+      filter_rules: [{ method: 'exclude', name: '*.tmp', type: 'file' }, { method: 'exclude', name: 'sub', type: 'dir' }],
+      delete_destination_extra: true,
+    });
+    const done = await run(task);
+    expect(done.status).toBe('SUCCEEDED');
+    expect([...archive.nodes.keys()].filter((k) => k.startsWith('/in/data/')).sort()).toEqual(['/in/data/empty', '/in/data/run1.csv', '/in/data/run2.csv', '/in/data/tmp']);
+    archive.put('/in/keep/old.txt', 'stale');
+    await run(await transfer([{ source_path: '/data/sub/', destination_path: '/in/keep/', recursive: true }]));
+    expect(archive.text('/in/keep/old.txt')).toBe('stale');
+  });
+
+  it('skips what the sync level finds already there', async () => {
+    archive.put('/in/run1.csv', 'different', new Date('2027-01-01T00:00:00Z'));
+    archive.put('/in/run2.csv', 'xx', new Date('2025-01-01T00:00:00Z'));
+    const items = [{ source_path: '/data/run1.csv', destination_path: '/in/run1.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }];
+    const exists = await run(await transfer(items, { sync_level: 'exists' }));
+    expect(exists.counters).toMatchObject({ files: 2, files_skipped: 2, files_transferred: 0 });
+    const size = await run(await transfer(items, { sync_level: 'size' }));
+    expect(size.counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
+    expect(archive.text('/in/run1.csv')).toBe('t,v\n0,1\n');
+    // run2 has the same size but is older at the destination: mtime copies it; checksum sees the same bytes
+    expect((await run(await transfer(items, { sync_level: 'checksum' }))).counters).toMatchObject({ files_skipped: 2 });
+    archive.put('/in/run2.csv', 'xx', new Date('2025-01-01T00:00:00Z'));
+    expect((await run(await transfer(items, { sync_level: 'mtime' }))).counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
+    archive.put('/in/run2.csv', 'yy');
+    expect((await run(await transfer(items, { sync_level: 3 }))).counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
+    expect(archive.text('/in/run2.csv')).toBe('xx');
+  });
+
+  it('keeps times when asked, verifies checksums when asked, and waits out a mismatch', async () => {
+    const kept = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }], { preserve_timestamp: true, verify_checksum: true }));
+    expect(kept.counters).toMatchObject({ bytes_checksummed: 2, files_transferred: 1 });
+    expect(archive.nodes.get('/in/run2.csv')?.lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
+    const good = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/ok.csv', external_checksum: md5('xx') }]));
+    expect(good.status).toBe('SUCCEEDED');
+    const bad = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/bad.csv', external_checksum: md5('yy') }]));
+    expect(bad).toMatchObject({ status: 'ACTIVE', nice_status: 'CHECKSUM_MISMATCH' });
+    expect(bad.counters.faults).toBe(1);
+    expect(archive.nodes.has('/in/bad.csv')).toBe(false);
+    const errors = await store.listEvents(bad.id, { errorsOnly: true, limit: 10, offset: 0 });
+    expect(errors.events[0]).toMatchObject({ code: 'CHECKSUM_MISMATCH', is_error: true, details: expect.stringContaining(`expected ${md5('yy')}`) });
+    const sha = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/sha.csv', external_checksum: createHash('sha256').update('xx').digest('hex') }]));
+    expect(sha.status).toBe('SUCCEEDED');
+  });
+
+  it('skips a missing or unreadable source when told, else retries it until the deadline', async () => {
+    lab.faults.set('/data/run2.csv', 'denied');
+    const skipping = await run(await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }, { source_path: '/data/', destination_path: '/in/all/' }], { skip_source_errors: true }));
+    expect(skipping.status).toBe('SUCCEEDED');
+    expect(skipping.counters.subtasks_skipped_errors).toBe(2);
+    expect((await store.listFiles(skipping.id, 'skipped', 0, 10)).map((f) => [f.source_path, f.error_code])).toEqual([
+      ['/data/gone.csv', 'FILE_NOT_FOUND'],
+      ['/data/run2.csv', 'PERMISSION_DENIED'],
+    ]);
+    expect(await store.listFiles(skipping.id, 'skipped', 1, 10)).toHaveLength(1);
+    const waiting = await run(await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }]));
+    expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND', completion_time: null });
+    lab.put('/data/gone.csv', 'back');
+    expect((await run(waiting)).status).toBe('SUCCEEDED');
+    const late = await transfer([{ source_path: '/data/none.csv', destination_path: '/in/none.csv' }]);
+    await run(late);
+    world.clock.advance(24 * 60 * 60);
+    const ended = await run(late);
+    expect(ended).toMatchObject({ status: 'FAILED', fatal_error: { code: 'EXPIRED' } });
+    expect(ended.counters).toMatchObject({ subtasks_expired: 1, subtasks_pending: 0 });
+    expect(await codes(late)).toEqual(['SUBMITTED', 'STARTED', 'FILE_NOT_FOUND', 'EXPIRED']);
+  });
+
+  it('runs as its owner: no write where the owner may only read, paused where a pause rule says', async () => {
+    const share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Lab share', host_endpoint_id: source, host_path: '/data/' })).id;
+    await world.services.accessRules.add(alice, share, { principal_type: 'identity', principal: bob.primary.id, path: '/', permissions: 'r' });
+    const refused = await run(await transfer([{ source_path: '/run1.csv', destination_path: '/copy.csv' }], {}, bob, share, share));
+    expect(refused).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+    expect(lab.nodes.has('/data/copy.csv')).toBe(false);
+    await world.services.accessRules.add(alice, share, { principal_type: 'identity', principal: bob.primary.id, path: '/out/', permissions: 'rw' });
+    lab.put('/data/out/', null);
+    expect((await run(await transfer([{ source_path: '/run1.csv', destination_path: '/out/copy.csv' }], {}, bob, share, share))).status).toBe('SUCCEEDED');
+    expect(lab.text('/data/out/copy.csv')).toBe('t,v\n0,1\n');
+    await world.services.admin.endpoints.addPauseRule(destination, { message: 'Disk full' });
+    const paused = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/p.csv' }]));
+    expect(paused).toMatchObject({ status: 'ACTIVE', nice_status: 'PAUSED', is_paused: true });
+    expect(archive.nodes.has('/in/p.csv')).toBe(false);
+  });
+
+  it('never undoes a cancel that came first', async () => {
+    const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/c.csv' }]);
+    const canceled = await tasks.cancel(alice, task.id);
+    expect(await runner.run(task.id)).toEqual(canceled);
+    expect(archive.nodes.has('/in/c.csv')).toBe(false);
+  });
+
+  it('deletes files and folders (folders only when recursive), and ignores what is missing when told', async () => {
+    const submitDelete = async (paths: string[], options: Record<string, unknown> = {}) =>
+      (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: paths.map((path) => ({ path })), ...options }))).task;
+    const refused = await run(await submitDelete(['/data/sub/']));
+    expect([refused.status, refused.nice_status]).toEqual(['ACTIVE', 'IS_A_DIRECTORY']);
+    const done = await run(await submitDelete(['/data/sub/', '/data/run2.csv'], { recursive: true }));
+    expect(done).toMatchObject({ status: 'SUCCEEDED' });
+    expect(done.counters).toMatchObject({ files: 2, directories: 1, subtasks_succeeded: 2 });
+    expect([...lab.nodes.keys()].filter((k) => k.startsWith('/data/sub') || k === '/data/run2.csv')).toEqual([]);
+    expect((await run(await submitDelete(['/data/nothing']))).nice_status).toBe('FILE_NOT_FOUND');
+    expect((await run(await submitDelete(['/data/nothing'], { ignore_missing: true }))).status).toBe('SUCCEEDED');
+    expect((await run(await submitDelete(['/'], { recursive: true }))).nice_status).toBe('PERMISSION_DENIED');
+    expect(lab.nodes.has('/data/run1.csv')).toBe(true);
+  });
+});

@@ -1,0 +1,288 @@
+import type { Principal } from '../auth/Principal';
+import { DomainError } from '../shared/errors';
+import type { Clock } from '../shared/ports';
+import type { FileService } from '../storage/FileService';
+import { joinStoragePath } from '../storage/paths';
+import { StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '../storage/Storage';
+import { expired, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskState, type TaskStore } from './Task';
+import { keptByFilterRules, type TransferItem, type TransferRequest, type DeleteRequest } from './TaskRequest';
+
+/** A place on an endpoint's storage, as FileService.place gives it. */
+interface Place {
+  storage: Storage;
+  path: string;
+  shown: string;
+}
+
+/**
+ * A failure the task waits out and tries again (the hosted tasks retry until their deadline): its
+ * code is the task's nice_status meanwhile and its event's.
+ */
+class Retry extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The task was canceled (or otherwise finished) by someone else while it ran. */
+class Ended extends Error {}
+
+/** Storage failures as the hosted task events name them. */
+const FAILURE_CODES: Record<StorageError['failure'], string> = {
+  not_found: 'FILE_NOT_FOUND',
+  not_directory: 'NOT_A_DIRECTORY',
+  is_directory: 'IS_A_DIRECTORY',
+  exists: 'EXISTS',
+  denied: 'PERMISSION_DENIED',
+};
+
+/** Progress is written back at least every this many files. */
+const SAVE_EVERY = 100;
+
+/**
+ * Runs transfer and delete tasks through the storage port, as their owners: expands recursive
+ * items (filter rules, links skipped), copies as streams (sync levels 0-3, checksums verified
+ * when asked, times preserved when asked, destination extras deleted when asked), deletes, and
+ * keeps every counter, event and file list. A failure it may wait out leaves the task ACTIVE with
+ * the failure as its nice_status (the caller runs it again later); at the deadline it expires.
+ */
+export class TaskRunner {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly files: FileService,
+    private readonly principalOf: (identityId: string) => Promise<Principal>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** One attempt at a task: its state after (finished, or ACTIVE to be tried again). */
+  async run(taskId: string): Promise<TaskState | null> {
+    const found = await this.store.findById(taskId);
+    if (!found || isFinished(found)) return found;
+    const now = this.clock.now();
+    if (now.getTime() >= found.deadline.getTime()) {
+      const ended = expired(found, now);
+      await this.store.update(ended);
+      await this.event(ended, 'EXPIRED', 'expired', 'the deadline passed before the task finished', false);
+      return ended;
+    }
+    // each attempt counts afresh (a file moved again is counted once)
+    const attempt = new Attempt({ store: this.store, files: this.files, clock: this.clock }, { ...found, nice_status: null, is_paused: false, counters: { ...ZERO_COUNTERS, subtasks_total: found.counters.subtasks_total, subtasks_pending: found.counters.subtasks_total, faults: found.counters.faults } });
+    await this.store.clearFiles(taskId);
+    await this.event(attempt.task, 'STARTED', 'started', `attempt after ${found.counters.faults} fault(s)`, false);
+    try {
+      const owner = await this.principalOf(found.owner_id);
+      if (found.request.type === 'TRANSFER') await attempt.transfer(owner, found.request);
+      else await attempt.delete(owner, found.request);
+      const done: TaskState = { ...attempt.task, status: 'SUCCEEDED', nice_status: null, completion_time: this.clock.now(), counters: { ...attempt.task.counters, subtasks_pending: 0 } };
+      if (!(await attempt.save(done))) return this.store.findById(taskId);
+      await this.event(done, 'SUCCEEDED', 'succeeded', `${done.counters.files_transferred} file(s), ${done.counters.bytes_transferred} bytes`, false);
+      return done;
+    } catch (error) {
+      if (error instanceof Ended) return this.store.findById(taskId);
+      const retry = asRetry(error);
+      const waiting: TaskState = { ...attempt.task, nice_status: retry.code, is_paused: retry.code === 'PAUSED', counters: { ...attempt.task.counters, faults: attempt.task.counters.faults + 1 } };
+      if (!(await attempt.save(waiting))) return this.store.findById(taskId);
+      await this.event(waiting, retry.code, retry.code.toLowerCase().replace(/_/g, ' '), retry.message, true);
+      return waiting;
+    }
+  }
+
+  private async event(task: TaskState, code: string, description: string, details: string, isError: boolean): Promise<void> {
+    await this.store.addEvent({ task_id: task.id, code, description, details, is_error: isError, time: this.clock.now() });
+  }
+}
+
+function asRetry(error: unknown): Retry {
+  if (error instanceof Retry) return error;
+  if (error instanceof StorageError) return new Retry(FAILURE_CODES[error.failure], `${error.path}: ${error.message}`);
+  if (error instanceof DomainError) {
+    const code = error.code === 'OperationPaused' ? 'PAUSED' : error.code === 'EndpointNotConnected' ? 'ENDPOINT_NOT_CONNECTED' : error.code.includes('PermissionDenied') ? 'PERMISSION_DENIED' : error.code === 'NotFound' ? 'FILE_NOT_FOUND' : error.code;
+    return new Retry(code, error.message);
+  }
+  throw error;
+}
+
+/** One attempt's progress: the task as it goes, written back now and then. */
+class Attempt {
+  private sinceSave = 0;
+
+  constructor(
+    private readonly deps: { store: TaskStore; files: FileService; clock: Clock },
+    public task: TaskState,
+  ) {}
+
+  private count(change: Partial<TaskCounters>): void {
+    const counters = { ...this.task.counters };
+    for (const [key, value] of Object.entries(change) as [keyof TaskCounters, number][]) counters[key] += value;
+    this.task = { ...this.task, counters };
+  }
+
+  /** Writes the task back unless someone ended it meanwhile (then false). */
+  async save(task: TaskState = this.task): Promise<boolean> {
+    const stored = await this.deps.store.findById(task.id);
+    if (!stored || isFinished(stored)) return false;
+    await this.deps.store.update({ ...task, request: stored.request, deadline: stored.deadline });
+    this.sinceSave = 0;
+    return true;
+  }
+
+  private async progressed(): Promise<void> {
+    this.sinceSave += 1;
+    if (this.sinceSave >= SAVE_EVERY && !(await this.save())) throw new Ended();
+  }
+
+  async transfer(owner: Principal, request: TransferRequest): Promise<void> {
+    for (const item of request.items) {
+      const source = await this.deps.files.place(owner, request.source_endpoint, item.source_path, 'r', 'pause_task_transfer_read');
+      const destination = await this.deps.files.place(owner, request.destination_endpoint, item.destination_path, 'rw', 'pause_task_transfer_write');
+      const entry = await this.sourceEntry(source, request);
+      if (entry !== null) {
+        const recursive = item.recursive ?? entry.type === 'dir';
+        if (recursive && entry.type !== 'dir') throw new Retry('NOT_A_DIRECTORY', `${source.shown} is a file: a recursive item copies a directory`);
+        if (!recursive && entry.type === 'dir') throw new Retry('IS_A_DIRECTORY', `${source.shown} is a directory: give the item recursive true`);
+        if (recursive) await this.copyTree(source, destination, request);
+        else await this.copyFile(source, destination, entry, item, request);
+      }
+      this.count({ subtasks_pending: -1, subtasks_succeeded: 1 });
+      if (!(await this.save())) throw new Ended();
+    }
+  }
+
+  /** The source's entry; null when it is missing and the task skips source errors (recorded). */
+  private async sourceEntry(source: Place, request: TransferRequest): Promise<FileEntry | null> {
+    try {
+      return await source.storage.stat(source.path);
+    } catch (error) {
+      if (!(error instanceof StorageError) || !request.options.skip_source_errors || (error.failure !== 'not_found' && error.failure !== 'denied')) throw error;
+      await this.skipped(source.shown, null, FAILURE_CODES[error.failure], error.message, false);
+      return null;
+    }
+  }
+
+  private async skipped(source: string | null, destination: string | null, code: string, details: string, isDirectory: boolean): Promise<void> {
+    this.count({ subtasks_skipped_errors: 1 });
+    await this.deps.store.addFile({ task_id: this.task.id, kind: 'skipped', source_path: source, destination_path: destination, error_code: code, error_details: details, is_directory: isDirectory, time: this.deps.clock.now() });
+  }
+
+  private async copyTree(source: Place, destination: Place, request: TransferRequest): Promise<void> {
+    await destination.storage.mkdir(destination.path).catch((error: unknown) => {
+      if (!(error instanceof StorageError && error.failure === 'exists')) throw error;
+    });
+    this.count({ directories: 1 });
+    const kept = new Set<string>();
+    for await (const batch of source.storage.names(source.path)) {
+      const entries = await source.storage.entries(source.path, batch);
+      for (const entry of entries) {
+        // gone since listed, a link (never followed: recursive_symlinks ignore), or filtered out
+        if (entry === null) continue;
+        if (entry.link !== null || entry.type === 'invalid_symlink') {
+          this.count({ symlinks: 1 });
+          continue;
+        }
+        const type = entry.type === 'dir' ? 'dir' : 'file';
+        if (!keptByFilterRules(request.options.filter_rules, entry.name, type)) continue;
+        kept.add(entry.name);
+        const child = (place: Place): Place => ({ storage: place.storage, path: joinStoragePath(place.path, `/${entry.name}`), shown: joinStoragePath(place.shown, `/${entry.name}`) });
+        if (type === 'dir') await this.copyTree(child(source), child(destination), request);
+        else await this.copyFile(child(source), child(destination), entry, null, request);
+      }
+    }
+    if (request.options.delete_destination_extra) {
+      for await (const batch of destination.storage.names(destination.path)) {
+        for (const name of batch) if (!kept.has(name)) await removeTree(destination.storage, joinStoragePath(destination.path, `/${name}`));
+      }
+    }
+  }
+
+  private async copyFile(source: Place, destination: Place, entry: FileEntry, item: TransferItem | null, request: TransferRequest): Promise<void> {
+    this.count({ files: 1 });
+    const algorithm: ChecksumAlgorithm = item?.checksum_algorithm ?? (item?.external_checksum?.length === 64 ? 'sha256' : 'md5');
+    if (await this.inSync(source, destination, entry, request, algorithm)) {
+      this.count({ files_skipped: 1 });
+      return this.progressed();
+    }
+    let bytes: number;
+    try {
+      bytes = await destination.storage.write(destination.path, source.storage.read(source.path), { lastModified: request.options.preserve_timestamp ? entry.lastModified : undefined });
+    } catch (error) {
+      if (error instanceof StorageError && request.options.skip_source_errors && (error.failure === 'not_found' || error.failure === 'denied') && error.path === source.path) {
+        await this.skipped(source.shown, destination.shown, FAILURE_CODES[error.failure], error.message, false);
+        return this.progressed();
+      }
+      throw error;
+    }
+    this.count({ bytes_transferred: bytes, files_transferred: 1 });
+    if (request.options.verify_checksum || item?.external_checksum) {
+      const expected = item?.external_checksum ?? (await source.storage.checksum(source.path, algorithm));
+      const written = await destination.storage.checksum(destination.path, algorithm);
+      this.count({ bytes_checksummed: bytes });
+      if (written !== expected) {
+        await destination.storage.remove(destination.path).catch(() => undefined);
+        throw new Retry('CHECKSUM_MISMATCH', `${destination.shown}: ${algorithm} ${written}, expected ${expected}`);
+      }
+    }
+    await this.deps.store.addFile({ task_id: this.task.id, kind: 'succeeded', source_path: source.shown, destination_path: destination.shown, error_code: null, error_details: null, is_directory: false, time: this.deps.clock.now() });
+    await this.progressed();
+  }
+
+  /** Whether the destination already has the file, by the sync level asked (none: never). */
+  private async inSync(source: Place, destination: Place, entry: FileEntry, request: TransferRequest, algorithm: ChecksumAlgorithm): Promise<boolean> {
+    const level = request.options.sync_level;
+    if (level === null) return false;
+    const there = await destination.storage.stat(destination.path).catch((error: unknown) => {
+      if (error instanceof StorageError && error.failure === 'not_found') return null;
+      throw error;
+    });
+    if (there === null || there.type !== 'file') return false;
+    if (level === 0) return true;
+    if (there.size !== entry.size) return false;
+    if (level === 1) return true;
+    if (level === 2) return there.lastModified.getTime() >= entry.lastModified.getTime();
+    return (await source.storage.checksum(source.path, algorithm)) === (await destination.storage.checksum(destination.path, algorithm));
+  }
+
+  async delete(owner: Principal, request: DeleteRequest): Promise<void> {
+    for (const path of request.paths) {
+      const place = await this.deps.files.place(owner, request.endpoint, path, 'rw', 'pause_task_delete');
+      const entry = await place.storage.stat(place.path).catch((error: unknown) => {
+        if (error instanceof StorageError && error.failure === 'not_found' && request.options.ignore_missing) return null;
+        throw error;
+      });
+      if (entry !== null) {
+        if (place.shown === '/') throw new Retry('PERMISSION_DENIED', "an endpoint's root is never deleted");
+        if (entry.type === 'dir' && !request.options.recursive) throw new Retry('IS_A_DIRECTORY', `${place.shown} is a directory: delete it with recursive true`);
+        const removed = await removeTree(place.storage, place.path);
+        this.count({ files: removed.files, directories: removed.directories });
+      }
+      this.count({ subtasks_pending: -1, subtasks_succeeded: 1 });
+      if (!(await this.save())) throw new Ended();
+    }
+  }
+}
+
+/** Removes a file, a link, or a directory with everything in it (links removed, never followed). */
+async function removeTree(storage: Storage, path: string): Promise<{ files: number; directories: number }> {
+  const entry = await storage.stat(path);
+  const removed = { files: 0, directories: 0 };
+  if (entry.type === 'dir' && entry.link === null) {
+    for (;;) {
+      let names: readonly string[] = [];
+      for await (const batch of storage.names(path)) {
+        names = batch;
+        if (batch.length > 0) break;
+      }
+      if (names.length === 0) break;
+      for (const name of names) {
+        const inner = await removeTree(storage, joinStoragePath(path, `/${name}`));
+        removed.files += inner.files;
+        removed.directories += inner.directories;
+      }
+    }
+    removed.directories += 1;
+  } else removed.files += 1;
+  await storage.remove(path);
+  return removed;
+}
