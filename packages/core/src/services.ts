@@ -13,6 +13,8 @@ import { EndpointManagerService } from './endpoint/EndpointManager';
 import { EndpointService } from './endpoint/EndpointService';
 import { MaintenanceGate } from './shared/MaintenanceGate';
 import { FileService } from './storage/FileService';
+import { TaskRunner } from './task/TaskRunner';
+import { TaskService } from './task/TaskService';
 import { NO_STORAGE, type StorageDirectory } from './storage/Storage';
 import type { Clock, IdGenerator } from './shared/ports';
 import type { UnitOfWork } from './shared/UnitOfWork';
@@ -32,6 +34,8 @@ export interface CoreServices {
   identityDirectory: IdentityDirectory;
   accessRules: AccessRuleService;
   files: FileService;
+  tasks: TaskService;
+  taskRunner: TaskRunner;
 }
 
 export interface CoreOptions {
@@ -84,6 +88,11 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
     new Housekeeping(uow, clock, { signInWindowSeconds: options.signInThrottle?.windowSeconds ?? DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle.windowSeconds }),
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
   files: ({ uow, clock, options }) => new FileService(uow, clock, options.storages ?? NO_STORAGE),
+  tasks: ({ uow, clock, ids }) => new TaskService(uow, clock, ids),
+  taskRunner: (d) => {
+    const authentication = CORE_SERVICE_FACTORIES.authentication(d);
+    return new TaskRunner(d.uow, CORE_SERVICE_FACTORIES.files(d), (id) => authentication.principalOf(id), d.clock);
+  },
 };
 
 /** Every service over one unit of work, without a container: for tests and for embedding the core. */
@@ -103,5 +112,7 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     identityDirectory: CORE_SERVICE_FACTORIES.identityDirectory(dependencies),
     accessRules: CORE_SERVICE_FACTORIES.accessRules(dependencies),
     files: CORE_SERVICE_FACTORIES.files(dependencies),
+    tasks: CORE_SERVICE_FACTORIES.tasks(dependencies),
+    taskRunner: CORE_SERVICE_FACTORIES.taskRunner(dependencies),
   };
 }

@@ -15,6 +15,7 @@ import {
 import { TypeormAccessRuleRepository } from './repositories/TypeormAccessRuleRepository';
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
+import { TypeormTaskRepository } from './repositories/TypeormTaskRepository';
 import { TypeormRoleRepository } from './repositories/TypeormRoleRepository';
 import { TypeormServiceSettingsRepository } from './repositories/TypeormServiceSettingsRepository';
 import { TypeormSubscriptionRepository } from './repositories/TypeormSubscriptionRepository';
@@ -26,6 +27,7 @@ export function typeormRepositories(engine: Engine, manager: EntityManager): Rep
     roles: new TypeormRoleRepository(manager, sql),
     accessRules: new TypeormAccessRuleRepository(manager, sql),
     pauseRules: new TypeormPauseRuleRepository(manager),
+    tasks: new TypeormTaskRepository(manager),
     subscriptions: new TypeormSubscriptionRepository(manager),
     identities: new TypeormIdentityRepository(manager, sql),
     groups: new TypeormGroupRepository(manager),

@@ -39,6 +39,8 @@ const SERVICES: ServiceTokens = {
   identityDirectory: Symbol.for('xfer.IdentityDirectory'),
   accessRules: Symbol.for('xfer.AccessRuleService'),
   files: Symbol.for('xfer.FileService'),
+  tasks: Symbol.for('xfer.TaskService'),
+  taskRunner: Symbol.for('xfer.TaskRunner'),
 };
 
 /** Typed identifiers of the process's container: the adapters, then every core service. */

@@ -14,6 +14,7 @@ import type { PauseRuleRepository } from '../pause-rule/PauseRule';
 import type { RoleRepository } from '../role/Role';
 import type { SubscriptionRepository } from '../subscription/Subscription';
 import type { ServiceSettingsRepository } from './ServiceSettings';
+import type { TaskRepository } from '../task/Task';
 
 export interface Repositories {
   endpoints: EndpointRepository;
@@ -33,6 +34,7 @@ export interface Repositories {
   authorizationCodes: AuthorizationCodeRepository;
   refreshTokens: RefreshTokenRepository;
   settings: ServiceSettingsRepository;
+  tasks: TaskRepository;
 }
 
 /**

@@ -99,7 +99,7 @@ export interface TaskQuery {
 }
 
 /** Where tasks and their events are kept. */
-export interface TaskStore {
+export interface TaskRepository {
   add(task: TaskState): Promise<void>;
   findById(id: string): Promise<TaskState | null>;
   /** The task a submission id made for one of these identities, if any. */

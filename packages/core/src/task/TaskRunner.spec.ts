@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/Principal';
-import { InMemoryTaskStore } from '../testing/InMemoryTaskStore';
 import { InMemoryUnitOfWork } from '../testing/InMemoryUnitOfWork';
 import { MemoryStorage } from '../testing/MemoryStorage';
 import { TestWorld } from '../testing/TestWorld';
 import type { StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
+import type { TaskRepository } from './Task';
 import { decodeDeleteRequest, decodeTransferRequest } from './TaskRequest';
 import { TaskRunner } from './TaskRunner';
 import { TaskService } from './TaskService';
@@ -14,7 +14,7 @@ const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 describe('running transfer and delete tasks through the storage port', () => {
   let world: TestWorld;
-  let store: InMemoryTaskStore;
+  let store: TaskRepository;
   let tasks: TaskService;
   let runner: TaskRunner;
   let lab: MemoryStorage;
@@ -37,9 +37,9 @@ describe('running transfer and delete tasks through the storage port', () => {
     destination = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Archive', subscription_id: 'DEFAULT' })).id;
     byEndpoint.set(source, lab);
     byEndpoint.set(destination, archive);
-    store = new InMemoryTaskStore();
-    tasks = new TaskService(world.uow, store, world.clock, world.ids);
-    runner = new TaskRunner(store, world.services.files, (id) => world.services.authentication.principalOf(id), world.clock);
+        tasks = new TaskService(world.uow, world.clock, world.ids);
+    store = world.uow.repositories.tasks;
+    runner = new TaskRunner(world.uow, world.services.files, (id) => world.services.authentication.principalOf(id), world.clock);
   });
 
   const transfer = async (items: object[], options: Record<string, unknown> = {}, who = alice, from = source, to = destination) =>

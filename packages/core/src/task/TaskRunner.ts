@@ -1,10 +1,11 @@
 import type { Principal } from '../auth/Principal';
 import { DomainError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
 import type { FileService } from '../storage/FileService';
 import { joinStoragePath } from '../storage/paths';
 import { StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '../storage/Storage';
-import { expired, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskState, type TaskStore } from './Task';
+import { expired, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskState, type TaskRepository } from './Task';
 import { keptByFilterRules, type TransferItem, type TransferRequest, type DeleteRequest } from './TaskRequest';
 
 /** A place on an endpoint's storage, as FileService.place gives it. */
@@ -51,7 +52,7 @@ const SAVE_EVERY = 100;
  */
 export class TaskRunner {
   constructor(
-    private readonly store: TaskStore,
+    private readonly uow: RepositoriesOf<'tasks'>,
     private readonly files: FileService,
     private readonly principalOf: (identityId: string) => Promise<Principal>,
     private readonly clock: Clock,
@@ -59,39 +60,39 @@ export class TaskRunner {
 
   /** One attempt at a task: its state after (finished, or ACTIVE to be tried again). */
   async run(taskId: string): Promise<TaskState | null> {
-    const found = await this.store.findById(taskId);
+    const found = await this.uow.repositories.tasks.findById(taskId);
     if (!found || isFinished(found)) return found;
     const now = this.clock.now();
     if (now.getTime() >= found.deadline.getTime()) {
       const ended = expired(found, now);
-      await this.store.update(ended);
+      await this.uow.repositories.tasks.update(ended);
       await this.event(ended, 'EXPIRED', 'expired', 'the deadline passed before the task finished', false);
       return ended;
     }
     // each attempt counts afresh (a file moved again is counted once)
-    const attempt = new Attempt({ store: this.store, files: this.files, clock: this.clock }, { ...found, nice_status: null, is_paused: false, counters: { ...ZERO_COUNTERS, subtasks_total: found.counters.subtasks_total, subtasks_pending: found.counters.subtasks_total, faults: found.counters.faults } });
-    await this.store.clearFiles(taskId);
+    const attempt = new Attempt({ store: this.uow.repositories.tasks, files: this.files, clock: this.clock }, { ...found, nice_status: null, is_paused: false, counters: { ...ZERO_COUNTERS, subtasks_total: found.counters.subtasks_total, subtasks_pending: found.counters.subtasks_total, faults: found.counters.faults } });
+    await this.uow.repositories.tasks.clearFiles(taskId);
     await this.event(attempt.task, 'STARTED', 'started', `attempt after ${found.counters.faults} fault(s)`, false);
     try {
       const owner = await this.principalOf(found.owner_id);
       if (found.request.type === 'TRANSFER') await attempt.transfer(owner, found.request);
       else await attempt.delete(owner, found.request);
       const done: TaskState = { ...attempt.task, status: 'SUCCEEDED', nice_status: null, completion_time: this.clock.now(), counters: { ...attempt.task.counters, subtasks_pending: 0 } };
-      if (!(await attempt.save(done))) return this.store.findById(taskId);
+      if (!(await attempt.save(done))) return this.uow.repositories.tasks.findById(taskId);
       await this.event(done, 'SUCCEEDED', 'succeeded', `${done.counters.files_transferred} file(s), ${done.counters.bytes_transferred} bytes`, false);
       return done;
     } catch (error) {
-      if (error instanceof Ended) return this.store.findById(taskId);
+      if (error instanceof Ended) return this.uow.repositories.tasks.findById(taskId);
       const retry = asRetry(error);
       const waiting: TaskState = { ...attempt.task, nice_status: retry.code, is_paused: retry.code === 'PAUSED', counters: { ...attempt.task.counters, faults: attempt.task.counters.faults + 1 } };
-      if (!(await attempt.save(waiting))) return this.store.findById(taskId);
+      if (!(await attempt.save(waiting))) return this.uow.repositories.tasks.findById(taskId);
       await this.event(waiting, retry.code, retry.code.toLowerCase().replace(/_/g, ' '), retry.message, true);
       return waiting;
     }
   }
 
   private async event(task: TaskState, code: string, description: string, details: string, isError: boolean): Promise<void> {
-    await this.store.addEvent({ task_id: task.id, code, description, details, is_error: isError, time: this.clock.now() });
+    await this.uow.repositories.tasks.addEvent({ task_id: task.id, code, description, details, is_error: isError, time: this.clock.now() });
   }
 }
 
@@ -110,7 +111,7 @@ class Attempt {
   private sinceSave = 0;
 
   constructor(
-    private readonly deps: { store: TaskStore; files: FileService; clock: Clock },
+    private readonly deps: { store: TaskRepository; files: FileService; clock: Clock },
     public task: TaskState,
   ) {}
 

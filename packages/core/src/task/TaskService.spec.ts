@@ -1,14 +1,14 @@
-import { InMemoryTaskStore } from '../testing/InMemoryTaskStore';
 import { TestWorld } from '../testing/TestWorld';
 import { BadRequestError, EndpointNotFoundError, PermissionDeniedError } from '../shared/errors';
 import type { Principal } from '../auth/Principal';
 import { DEFAULT_DEADLINE_SECONDS, expired, TaskCompleteError, TaskNotFoundError } from './Task';
+import type { TaskRepository } from './Task';
 import { decodeDeleteRequest, decodeTransferRequest } from './TaskRequest';
 import { MAX_PAGE, TaskService } from './TaskService';
 
 describe('transfer and delete tasks, as their owners see them', () => {
   let world: TestWorld;
-  let store: InMemoryTaskStore;
+  let store: TaskRepository;
   let tasks: TaskService;
   let alice: Principal;
   let bob: Principal;
@@ -17,8 +17,8 @@ describe('transfer and delete tasks, as their owners see them', () => {
 
   beforeEach(async () => {
     world = new TestWorld();
-    store = new InMemoryTaskStore();
-    tasks = new TaskService(world.uow, store, world.clock, world.ids);
+        tasks = new TaskService(world.uow, world.clock, world.ids);
+    store = world.uow.repositories.tasks;
     [alice, bob] = await world.principals('alice', 'bob');
     source = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Source', personal: false })).id;
     destination = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Destination', personal: false })).id;

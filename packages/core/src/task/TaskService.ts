@@ -3,7 +3,7 @@ import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { BadRequestError } from '../shared/errors';
-import { canceled, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskState, type TaskStatus, type TaskStore } from './Task';
+import { canceled, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskState, type TaskStatus } from './Task';
 import type { TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */
@@ -22,8 +22,7 @@ export const MAX_PAGE = 1000;
  */
 export class TaskService {
   constructor(
-    private readonly uow: RepositoriesOf<'endpoints' | 'accessRules'>,
-    private readonly store: TaskStore,
+    private readonly uow: RepositoriesOf<'endpoints' | 'accessRules' | 'tasks'>,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -39,19 +38,19 @@ export class TaskService {
    * already used by the caller answers the first task (the hosted `Duplicate`), never a second.
    */
   async submit(caller: Principal, request: TaskRequest): Promise<Submitted> {
-    const earlier = await this.store.findBySubmission([...caller.identityIds], request.submission_id);
+    const earlier = await this.uow.repositories.tasks.findBySubmission([...caller.identityIds], request.submission_id);
     if (earlier) return { task: earlier, duplicate: true };
     const endpoints = request.type === 'TRANSFER' ? [request.source_endpoint, request.destination_endpoint] : [request.endpoint];
     const now = this.clock.now();
     for (const id of endpoints) await endpointWithFiles(this.uow.repositories, caller, id, now);
     const task = newTask(this.ids.uuid(), caller.primary.id, request, now);
-    await this.store.add(task);
-    await this.store.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
+    await this.uow.repositories.tasks.add(task);
+    await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
     return { task, duplicate: false };
   }
 
   async get(caller: Principal, taskId: string): Promise<TaskState> {
-    const task = await this.store.findById(taskId.toLowerCase());
+    const task = await this.uow.repositories.tasks.findById(taskId.toLowerCase());
     if (!task || !caller.identityIds.has(task.owner_id)) throw new TaskNotFoundError(taskId);
     return task;
   }
@@ -61,13 +60,13 @@ export class TaskService {
     const offset = query.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
     if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
-    const { tasks, total } = await this.store.listForOwners([...caller.identityIds], { status: query.status, type: query.type, limit, offset });
+    const { tasks, total } = await this.uow.repositories.tasks.listForOwners([...caller.identityIds], { status: query.status, type: query.type, limit, offset });
     return { tasks, total, limit, offset };
   }
 
   async update(caller: Principal, taskId: string, change: { label?: string | null; deadline?: Date }): Promise<TaskState> {
     const task = updated(await this.get(caller, taskId), change, this.clock.now());
-    await this.store.update(task);
+    await this.uow.repositories.tasks.update(task);
     return task;
   }
 
@@ -75,8 +74,8 @@ export class TaskService {
   async cancel(caller: Principal, taskId: string): Promise<TaskState> {
     const now = this.clock.now();
     const task = canceled(await this.get(caller, taskId), now);
-    await this.store.update(task);
-    await this.store.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false, time: now });
+    await this.uow.repositories.tasks.update(task);
+    await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false, time: now });
     return task;
   }
 
@@ -86,7 +85,7 @@ export class TaskService {
     const offset = query.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
     if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
-    const { events, total } = await this.store.listEvents(task.id, { errorsOnly: query.errorsOnly ?? false, limit, offset });
+    const { events, total } = await this.uow.repositories.tasks.listEvents(task.id, { errorsOnly: query.errorsOnly ?? false, limit, offset });
     return { events, total, limit, offset };
   }
 }

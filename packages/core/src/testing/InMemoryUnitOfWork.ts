@@ -18,6 +18,7 @@ import type { RoleAssignmentState, RoleRepository } from '../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../shared/errors';
 import type { Maintenance, ServiceSettingsRepository } from '../shared/ServiceSettings';
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
+import { emptyTaskMaps, InMemoryTaskRepository, type TaskMaps } from './InMemoryTaskRepository';
 import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
 
 /** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
@@ -42,6 +43,9 @@ interface Store {
   signingKeys: Map<string, SigningKeyState>;
   maintenance: Maintenance | null;
   catalogueVersion: number;
+  tasks: TaskMaps['tasks'];
+  taskEvents: TaskMaps['taskEvents'];
+  taskFiles: TaskMaps['taskFiles'];
 }
 
 /** The identities of one set, its primary first (as the adapters order them). */
@@ -642,6 +646,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     signingKeys: new Map(),
     maintenance: null,
     catalogueVersion: 0,
+    ...emptyTaskMaps(),
   };
   private queue: Promise<unknown> = Promise.resolve();
   readonly repositories: Repositories;
@@ -666,6 +671,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       authorizationCodes: new InMemoryAuthorizationCodeRepository(store),
       refreshTokens: new InMemoryRefreshTokenRepository(store),
       settings: new InMemoryServiceSettingsRepository(store),
+      tasks: new InMemoryTaskRepository(store),
     };
   }
 

@@ -1,5 +1,5 @@
 export { InMemoryUnitOfWork } from './InMemoryUnitOfWork';
 export { FakeKeyCrypto, FixedClock, SequentialIdGenerator } from './fakes';
 export { TestWorld } from './TestWorld';
-export { InMemoryTaskStore } from './InMemoryTaskStore';
+export { InMemoryTaskRepository } from './InMemoryTaskRepository';
 export { MemoryStorage } from './MemoryStorage';

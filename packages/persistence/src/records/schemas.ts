@@ -8,6 +8,8 @@ import type {
   GroupState,
   IdentityState,
   PauseRuleState,
+  TaskEventState,
+  TaskFileState,
   RefreshTokenState,
   RoleAssignmentState,
   ScopeState,
@@ -368,3 +370,76 @@ export const AccessRuleSchema = new EntitySchema<AccessRuleRecord>({
 });
 
 ALL_SCHEMAS.push(AccessRuleSchema);
+
+/** A task as a row: what was asked and its counters as JSON, the rest as columns to filter on. */
+export interface TaskRecord {
+  id: string;
+  owner_id: string;
+  submission_id: string;
+  type: string;
+  status: string;
+  nice_status: string | null;
+  label: string | null;
+  request: string;
+  fatal_error: string | null;
+  request_time: string;
+  completion_time: string | null;
+  deadline: string;
+  counters: string;
+  canceled_by_admin: string | null;
+  canceled_by_admin_message: string | null;
+  is_paused: boolean;
+}
+export const TaskSchema = new EntitySchema<TaskRecord>({
+  name: 'tasks',
+  columns: {
+    id: id(),
+    owner_id: varchar(36),
+    submission_id: varchar(36),
+    type: varchar(16),
+    status: varchar(16),
+    nice_status: varchar(64, true),
+    label: varchar(512, true),
+    request: text(false),
+    fatal_error: text(),
+    request_time: time(),
+    completion_time: time(true),
+    deadline: time(),
+    counters: text(false),
+    canceled_by_admin: varchar(16, true),
+    canceled_by_admin_message: text(),
+    is_paused: bool(),
+  },
+});
+
+export type TaskEventRecord = RowOf<TaskEventState>;
+export const TaskEventSchema = new EntitySchema<TaskEventRecord>({
+  name: 'task_events',
+  columns: {
+    task_id: { ...varchar(36), primary: true },
+    seq: { ...int(), primary: true },
+    code: varchar(64),
+    description: text(false),
+    details: text(false),
+    is_error: bool(),
+    time: time(),
+  },
+});
+
+export type TaskFileRecord = RowOf<TaskFileState>;
+export const TaskFileSchema = new EntitySchema<TaskFileRecord>({
+  name: 'task_files',
+  columns: {
+    task_id: { ...varchar(36), primary: true },
+    kind: { ...varchar(16), primary: true },
+    seq: { ...int(), primary: true },
+    source_path: text(),
+    destination_path: text(),
+    error_code: varchar(64, true),
+    error_details: text(),
+    is_directory: bool(),
+    time: time(),
+  },
+});
+
+ALL_SCHEMAS.push(TaskSchema, TaskEventSchema, TaskFileSchema);

@@ -11,6 +11,7 @@ import type { EndpointRole } from '../../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
 import type { UnitOfWork } from '../../shared/UnitOfWork';
 import { SequentialIdGenerator } from '../fakes';
+import { newTask, type TaskQuery, type TaskState } from '../../task/Task';
 
 export interface ContractSubject {
   uow: UnitOfWork;
@@ -416,6 +417,88 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.pauseRules.listForEndpoint(endpointId)).toEqual([rule]);
         await uow.repositories.pauseRules.deleteForEndpoint(endpointId);
         expect(await uow.repositories.pauseRules.listForEndpoint(endpointId)).toEqual([]);
+      });
+    });
+
+    describe('tasks', () => {
+      const taskOf = (owner: string, at: Date, extra: Partial<TaskState> = {}): TaskState => ({
+        ...newTask(
+          ids.uuid(),
+          owner,
+          {
+            type: 'TRANSFER',
+            submission_id: ids.uuid(),
+            label: 'Copy',
+            deadline: new Date('2026-03-05T00:00:00.000Z'),
+            source_endpoint: ids.uuid(),
+            destination_endpoint: ids.uuid(),
+            items: [{ source_path: '/a', destination_path: '/b', recursive: null, external_checksum: null, checksum_algorithm: null }],
+            options: { sync_level: 2, verify_checksum: true, preserve_timestamp: false, encrypt_data: false, skip_source_errors: false, fail_on_quota_errors: false, delete_destination_extra: false, filter_rules: [{ method: 'exclude', name: '*.tmp', type: null }] },
+          },
+          at,
+        ),
+        ...extra,
+      });
+
+      it('keeps a task whole: its request, counters and times, as written back', async () => {
+        const owner = ids.uuid();
+        const task = taskOf(owner, now);
+        await uow.repositories.tasks.add(task);
+        expect(await uow.repositories.tasks.findById(task.id)).toEqual(task);
+        const ended: TaskState = { ...task, status: 'FAILED', nice_status: null, fatal_error: { code: 'CANCELED', description: 'canceled' }, completion_time: now, is_paused: true, canceled_by_admin: 'BOTH', canceled_by_admin_message: 'maintenance', counters: { ...task.counters, bytes_transferred: 5_000_000_000 } };
+        await uow.repositories.tasks.update(ended);
+        expect(await uow.repositories.tasks.findById(task.id)).toEqual(ended);
+        expect(await uow.repositories.tasks.findBySubmission([ids.uuid(), owner], task.request.submission_id)).toEqual(ended);
+        expect(await uow.repositories.tasks.findBySubmission([ids.uuid()], task.request.submission_id)).toBeNull();
+        expect(await uow.repositories.tasks.findBySubmission([], task.request.submission_id)).toBeNull();
+        expect(await uow.repositories.tasks.findById(ids.uuid())).toBeNull();
+      });
+
+      it("lists an owner's tasks newest first, by status and type, a page at a time with the total", async () => {
+        const [owner, linked, other] = [ids.uuid(), ids.uuid(), ids.uuid()];
+        const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+        const first = taskOf(owner, at(1));
+        const second = taskOf(linked, at(2), { status: 'SUCCEEDED' });
+        const third = taskOf(owner, at(3));
+        const deletion: TaskState = { ...taskOf(owner, at(4)), request: { type: 'DELETE', submission_id: ids.uuid(), label: null, deadline: null, endpoint: ids.uuid(), paths: ['/x'], options: { recursive: true, ignore_missing: false, interpret_globs: false } } };
+        for (const task of [first, second, third, deletion, taskOf(other, at(5))]) await uow.repositories.tasks.add(task);
+        const list = (query: Partial<TaskQuery> = {}) => uow.repositories.tasks.listForOwners([owner, linked], { limit: 10, offset: 0, ...query });
+        expect((await list()).tasks.map((t) => t.id)).toEqual([deletion.id, third.id, second.id, first.id]);
+        expect((await list()).total).toBe(4);
+        expect(await list({ limit: 2, offset: 1 })).toEqual({ tasks: [third, second], total: 4 });
+        expect((await list({ status: ['SUCCEEDED'] })).tasks).toEqual([second]);
+        expect((await list({ type: ['DELETE'] })).tasks).toEqual([deletion]);
+        expect((await list({ status: ['ACTIVE'], type: ['TRANSFER'] })).total).toBe(2);
+        expect(await uow.repositories.tasks.listForOwners([], { limit: 10, offset: 0 })).toEqual({ tasks: [], total: 0 });
+      });
+
+      it('numbers events per task, lists them newest first, errors alone when asked', async () => {
+        const [a, b] = [ids.uuid(), ids.uuid()];
+        const event = (task_id: string, code: string, is_error = false) => uow.repositories.tasks.addEvent({ task_id, code, description: code.toLowerCase(), details: `details of ${code}`, is_error, time: now });
+        expect(await event(a, 'SUBMITTED')).toEqual({ task_id: a, seq: 1, code: 'SUBMITTED', description: 'submitted', details: 'details of SUBMITTED', is_error: false, time: now });
+        await event(b, 'SUBMITTED');
+        await event(a, 'FILE_NOT_FOUND', true);
+        expect((await event(a, 'STARTED')).seq).toBe(3);
+        const all = await uow.repositories.tasks.listEvents(a, { errorsOnly: false, limit: 10, offset: 0 });
+        expect([all.total, all.events.map((e) => [e.seq, e.code, e.is_error])]).toEqual([3, [[3, 'STARTED', false], [2, 'FILE_NOT_FOUND', true], [1, 'SUBMITTED', false]]]);
+        expect(await uow.repositories.tasks.listEvents(a, { errorsOnly: true, limit: 10, offset: 0 })).toEqual({ total: 1, events: [expect.objectContaining({ code: 'FILE_NOT_FOUND', time: now })] });
+        expect((await uow.repositories.tasks.listEvents(a, { errorsOnly: false, limit: 1, offset: 1 })).events.map((e) => e.seq)).toEqual([2]);
+      });
+
+      it("keeps a task's files by kind, in order, after a marker, and forgets them on request", async () => {
+        const [a, b] = [ids.uuid(), ids.uuid()];
+        const file = (task_id: string, kind: 'succeeded' | 'skipped', source: string) =>
+          uow.repositories.tasks.addFile({ task_id, kind, source_path: source, destination_path: kind === 'succeeded' ? `/to${source}` : null, error_code: kind === 'skipped' ? 'FILE_NOT_FOUND' : null, error_details: kind === 'skipped' ? 'gone' : null, is_directory: false, time: now });
+        for (const name of ['/1', '/2', '/3']) await file(a, 'succeeded', name);
+        await file(a, 'skipped', '/gone');
+        await file(b, 'succeeded', '/other');
+        expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 0, 10)).map((f) => [f.seq, f.source_path, f.destination_path])).toEqual([[1, '/1', '/to/1'], [2, '/2', '/to/2'], [3, '/3', '/to/3']]);
+        expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 1, 1)).map((f) => f.source_path)).toEqual(['/2']);
+        expect(await uow.repositories.tasks.listFiles(a, 'skipped', 0, 10)).toEqual([{ task_id: a, kind: 'skipped', seq: 1, source_path: '/gone', destination_path: null, error_code: 'FILE_NOT_FOUND', error_details: 'gone', is_directory: false, time: now }]);
+        await uow.repositories.tasks.clearFiles(a);
+        expect(await uow.repositories.tasks.listFiles(a, 'succeeded', 0, 10)).toEqual([]);
+        expect(await uow.repositories.tasks.listFiles(a, 'skipped', 0, 10)).toEqual([]);
+        expect(await uow.repositories.tasks.listFiles(b, 'succeeded', 0, 10)).toHaveLength(1);
       });
     });
 

@@ -1,12 +1,31 @@
-import type { TaskEventState, TaskFileState, TaskQuery, TaskState, TaskStore } from '../task/Task';
+import type { TaskEventState, TaskFileState, TaskQuery, TaskState, TaskRepository } from '../task/Task';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
-/** Tasks and their events in memory: the test kit's adapter of the TaskStore port. */
-export class InMemoryTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, TaskState>();
-  private readonly events = new Map<string, TaskEventState[]>();
-  private readonly files = new Map<string, TaskFileState[]>();
+/** What the in-memory task repository holds (part of the in-memory unit of work's store). */
+export interface TaskMaps {
+  tasks: Map<string, TaskState>;
+  taskEvents: Map<string, TaskEventState[]>;
+  taskFiles: Map<string, TaskFileState[]>;
+}
+
+export const emptyTaskMaps = (): TaskMaps => ({ tasks: new Map(), taskEvents: new Map(), taskFiles: new Map() });
+
+/** Tasks and their events in memory: the test kit's adapter of the TaskRepository port. */
+export class InMemoryTaskRepository implements TaskRepository {
+  constructor(private readonly maps: () => TaskMaps = ((own) => () => own)(emptyTaskMaps())) {}
+
+  private get tasks() {
+    return this.maps().tasks;
+  }
+
+  private get events() {
+    return this.maps().taskEvents;
+  }
+
+  private get files() {
+    return this.maps().taskFiles;
+  }
 
   async add(task: TaskState): Promise<void> {
     if (this.tasks.has(task.id)) throw new Error(`task ${task.id} exists`);

@@ -1,0 +1,108 @@
+import type { TaskEventState, TaskFileState, TaskQuery, TaskRepository, TaskRequest, TaskState, TaskStatus } from '@xfer/core';
+import { In, type EntityManager } from 'typeorm';
+import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskRecord } from '../records/schemas';
+import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull } from './mapping';
+
+/** A request as JSON, its deadline as ISO text. */
+const requestToJson = (request: TaskRequest): string => JSON.stringify(request);
+const requestFromJson = (json: string): TaskRequest => {
+  const parsed = JSON.parse(json) as TaskRequest & { deadline: string | null };
+  return { ...parsed, deadline: parsed.deadline === null ? null : new Date(parsed.deadline) };
+};
+
+const toRecord = (task: TaskState): TaskRecord => ({
+  id: task.id,
+  owner_id: task.owner_id,
+  submission_id: task.request.submission_id,
+  type: task.request.type,
+  status: task.status,
+  nice_status: task.nice_status,
+  label: task.request.label,
+  request: requestToJson(task.request),
+  fatal_error: task.fatal_error === null ? null : JSON.stringify(task.fatal_error),
+  request_time: toTime(task.request_time),
+  completion_time: toTimeOrNull(task.completion_time),
+  deadline: toTime(task.deadline),
+  counters: JSON.stringify(task.counters),
+  canceled_by_admin: task.canceled_by_admin,
+  canceled_by_admin_message: task.canceled_by_admin_message,
+  is_paused: task.is_paused,
+});
+
+const fromRecord = (r: TaskRecord): TaskState => ({
+  id: r.id,
+  owner_id: r.owner_id,
+  request: requestFromJson(r.request),
+  status: r.status as TaskStatus,
+  nice_status: r.nice_status,
+  fatal_error: r.fatal_error === null ? null : (JSON.parse(r.fatal_error) as TaskState['fatal_error']),
+  request_time: fromTime(r.request_time),
+  completion_time: fromTimeOrNull(r.completion_time),
+  deadline: fromTime(r.deadline),
+  counters: JSON.parse(r.counters) as TaskState['counters'],
+  canceled_by_admin: r.canceled_by_admin as TaskState['canceled_by_admin'],
+  canceled_by_admin_message: r.canceled_by_admin_message,
+  is_paused: bool(r.is_paused),
+});
+
+export class TypeormTaskRepository implements TaskRepository {
+  constructor(private readonly manager: EntityManager) {}
+
+  async add(task: TaskState) {
+    await this.manager.insert(TaskSchema, toRecord(task));
+  }
+
+  async findById(id: string) {
+    const r = await this.manager.findOneBy(TaskSchema, { id });
+    return r ? fromRecord(r) : null;
+  }
+
+  async findBySubmission(ownerIds: readonly string[], submissionId: string) {
+    if (ownerIds.length === 0) return null;
+    const r = await this.manager.findOneBy(TaskSchema, { owner_id: In([...ownerIds]), submission_id: submissionId });
+    return r ? fromRecord(r) : null;
+  }
+
+  async update(task: TaskState) {
+    const { id, ...fields } = toRecord(task);
+    await this.manager.update(TaskSchema, { id }, fields);
+  }
+
+  async listForOwners(ownerIds: readonly string[], query: TaskQuery) {
+    if (ownerIds.length === 0) return { tasks: [], total: 0 };
+    const where = {
+      owner_id: In([...ownerIds]),
+      ...(query.status && { status: In([...query.status]) }),
+      ...(query.type && { type: In([...query.type]) }),
+    };
+    const [records, total] = await this.manager.findAndCount(TaskSchema, { where, order: { request_time: 'DESC', id: 'DESC' }, skip: query.offset, take: query.limit });
+    return { tasks: records.map(fromRecord), total };
+  }
+
+  async addEvent(event: Omit<TaskEventState, 'seq'>) {
+    const last = (await this.manager.createQueryBuilder(TaskEventSchema, 'e').select('MAX(e.seq)', 'seq').where('e.task_id = :id', { id: event.task_id }).getRawOne()) as { seq: number | string | null } | undefined;
+    const seq = Number(last?.seq ?? 0) + 1;
+    await this.manager.insert(TaskEventSchema, { ...event, seq, time: toTime(event.time) });
+    return { ...event, seq };
+  }
+
+  async listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }) {
+    const where = { task_id: taskId, ...(query.errorsOnly && { is_error: true }) };
+    const [records, total] = await this.manager.findAndCount(TaskEventSchema, { where, order: { seq: 'DESC' }, skip: query.offset, take: query.limit });
+    return { events: records.map((r) => ({ ...r, is_error: bool(r.is_error), time: fromTime(r.time) })), total };
+  }
+
+  async addFile(file: Omit<TaskFileState, 'seq'>) {
+    const last = (await this.manager.createQueryBuilder(TaskFileSchema, 'f').select('MAX(f.seq)', 'seq').where('f.task_id = :id AND f.kind = :kind', { id: file.task_id, kind: file.kind }).getRawOne()) as { seq: number | string | null } | undefined;
+    await this.manager.insert(TaskFileSchema, { ...file, seq: Number(last?.seq ?? 0) + 1, time: toTime(file.time) });
+  }
+
+  async listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number) {
+    const records = await this.manager.createQueryBuilder(TaskFileSchema, 'f').where('f.task_id = :taskId AND f.kind = :kind AND f.seq > :after', { taskId, kind, after }).orderBy('f.seq', 'ASC').limit(limit).getMany();
+    return records.map((r) => ({ ...r, kind: r.kind as TaskFileState['kind'], is_directory: bool(r.is_directory), time: fromTime(r.time) }));
+  }
+
+  async clearFiles(taskId: string) {
+    await this.manager.delete(TaskFileSchema, { task_id: taskId });
+  }
+}
