@@ -16,6 +16,8 @@ export interface ApiConfig {
   requiredScope: string | null;
   /** Processes serving the API (node's cluster module): 1 by default, up to one per core or more. */
   workers: number;
+  /** Tasks this process runs at once (API_TASK_WORKERS, default 4; 0: none). */
+  taskWorkers: number;
 }
 
 /** Reads and checks the API's settings; a bad one throws ConfigError naming the variable. */
@@ -26,7 +28,10 @@ export function apiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
   if (requiredScope !== null && /\s/.test(requiredScope)) throw new ConfigError('AUTH_REQUIRED_SCOPE must be one scope name, without spaces');
   const workers = env.API_WORKERS || '1';
   if (!/^\d{1,2}$/.test(workers) || Number(workers) < 1 || Number(workers) > 64) throw new ConfigError(`API_WORKERS='${workers}' must be a number of processes from 1 to 64`);
+  const taskWorkers = env.API_TASK_WORKERS || '4';
+  if (!/^\d{1,2}$/.test(taskWorkers) || Number(taskWorkers) > 64) throw new ConfigError(`API_TASK_WORKERS='${taskWorkers}' must be a number of tasks at once from 0 to 64`);
   return {
+    taskWorkers: Number(taskWorkers),
     ...databaseConfig(env),
     ...serviceConfig(env),
     apiPort: portFromEnv('API_PORT', 8080, env),

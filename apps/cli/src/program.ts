@@ -555,6 +555,7 @@ export function buildProgram(io: Io): Command {
         await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
         await rt.listen(createHelperPagesApp(rt.appServices, { ...pagesConfig, apiUrl }), pagesConfig.authPort, config.host, 'AUTH_PORT');
         rt.onClose('housekeeping', startHousekeeping(rt.services.housekeeping, { log: io.err }));
+        rt.startTaskWorkers({ concurrency: config.taskWorkers, log: io.err });
         const credentials = await registerConsoleClient(rt.services.admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
         const consoleApp = createConsoleApp({ ...consoleSettings, ...credentials });
         rt.onClose('console sessions', () => consoleApp.endSessions());

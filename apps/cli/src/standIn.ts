@@ -91,6 +91,7 @@ export class StandIn {
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(runtime.services.admin, url);
       standIn = new StandIn(runtime, await runtime.snapshot(), url);
+      runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
       app.use(standIn.journalRequests());
       app.use('/_xfer', standIn.controlRoutes());

@@ -5,6 +5,7 @@ import { listen, type HealthOfDatabase } from '@xfer/server-kit';
 import { EndpointStorages, type MemoryFiles } from '@xfer/storage';
 import type { Express } from 'express';
 import { processContainer, resolveCoreServices, type CoreSettings } from './composition';
+import { TaskWorkers, type TaskWorkerOptions } from './TaskWorkers';
 
 /**
  * The kinds of process, each with the engine it needs: a server keeps a read cache and (on an
@@ -115,6 +116,16 @@ export class Runtime {
   /** What the apps take: the core services, the read memo, and the database for their health checks. */
   get appServices(): CoreServices & { readMemo: ReadMemo; database: HealthOfDatabase } {
     return { ...this.services, readMemo: this.readMemo, database: this.database };
+  }
+
+  /**
+   * Task workers on this runtime (`concurrency` 0: none), stopped before the engine closes with
+   * the tasks they run finished or handed back (ACTIVE, taken up at the next start).
+   */
+  startTaskWorkers(options: TaskWorkerOptions): TaskWorkers {
+    const workers = new TaskWorkers(this.services, this.uow, options).start();
+    this.onClose('task workers', () => workers.stop());
+    return workers;
   }
 
   /** `stop` runs when the runtime closes, before the engine, in the reverse order of adding. */

@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import { authenticate } from './authenticate';
 import { endpointRoutes } from './endpointRoutes';
 import { fileRoutes } from './fileRoutes';
+import { taskRoutes } from './taskRoutes';
 import { errorHandler, notFoundHandler } from './errors';
 import { openApiDocument } from './openapi';
 import { requestContext, VERSION_PREFIX } from './requestContext';
@@ -17,7 +18,7 @@ export interface ApiOptions {
 }
 
 /** What the API uses of the process: its core services, the read memo, and the database for the health checks. */
-export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files'> & {
+export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files' | 'tasks'> & {
   readMemo: ReadMemo;
   database: HealthOfDatabase;
 };
@@ -42,7 +43,7 @@ export function createApp(services: ApiServices, options: ApiOptions = {}): Expr
     if (pending) pending.then(() => next(), next);
     else next();
   });
-  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints, services.accessRules, services.endpointManager, services.readMemo), fileRoutes(services.files));
+  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints, services.accessRules, services.endpointManager, services.readMemo), fileRoutes(services.files), taskRoutes(services.tasks));
   // what someone who types the API's address sees: where things are
   app.get('/', (_req, res) => {
     res.json({ service: 'xfer endpoint management API', api: `${VERSION_PREFIX}/`, openapi: `${VERSION_PREFIX}/openapi.json` });

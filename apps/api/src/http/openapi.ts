@@ -55,6 +55,7 @@ const resultSchema = (dataType: string, extra: Record<string, object> = {}, requ
   );
 
 const errors = { default: { description: 'An error document', content: json(ref('Error')) } };
+const taskId = { name: 'task_id', in: 'path', required: true, description: 'Task id', schema: { type: 'string' } };
 const xid = { name: 'endpoint_xid', in: 'path', required: true, description: 'Endpoint id (or, on get and delete, its deprecated canonical name)', schema: { type: 'string' } };
 const serverId = { name: 'server_id', in: 'path', required: true, schema: { type: 'integer' } };
 const roleId = { name: 'role_id', in: 'path', required: true, schema: { type: 'string' } };
@@ -220,11 +221,64 @@ export const openApiDocument = {
         responses: { '200': ok('Updated', ref('Result')), ...errors },
       },
     },
+    '/submission_id': {
+      get: { operationId: 'submissionId', summary: 'A submission id: a task submitted with it is made once', responses: { '200': ok('An id', documented({ DATA_TYPE: { const: 'submission_id' }, value: { type: 'string' } }, ['DATA_TYPE', 'value'])), ...errors } },
+    },
+    '/transfer': {
+      post: {
+        operationId: 'submitTransfer',
+        summary: 'Submit a transfer task (TransferData); every option honoured or refused by name. 202 Accepted, or 200 Duplicate for a submission id used before',
+        requestBody: body({ type: 'object' }),
+        responses: { '202': ok('Accepted', ref('SubmitResult')), '200': ok('Duplicate', ref('SubmitResult')), ...errors },
+      },
+    },
+    '/delete': {
+      post: {
+        operationId: 'submitDelete',
+        summary: 'Submit a delete task (DeleteData: endpoint, paths, recursive, ignore_missing)',
+        requestBody: body({ type: 'object' }),
+        responses: { '202': ok('Accepted', ref('SubmitResult')), '200': ok('Duplicate', ref('SubmitResult')), ...errors },
+      },
+    },
     '/task_list': {
-      get: { operationId: 'taskList', summary: 'Tasks of the caller: always none (xfer runs no transfers)', responses: { '200': ok('No tasks', ref('TaskList')), ...errors } },
+      get: {
+        operationId: 'taskList',
+        summary: "The caller's tasks (and their linked identities'), newest first; filter=status:<...>/type:<...>, limit (1-1000), offset",
+        responses: { '200': ok('Tasks', ref('TaskList')), ...errors },
+      },
+    },
+    '/task/{task_id}': {
+      parameters: [taskId],
+      get: { operationId: 'getTask', summary: 'A task of the caller', responses: { '200': ok('The task document', ref('Task')), ...errors } },
+      put: {
+        operationId: 'updateTask',
+        summary: 'Change the label or deadline of an unfinished task',
+        requestBody: body(documented({ DATA_TYPE: { const: 'task' }, label: { type: ['string', 'null'] }, deadline: { type: 'string' } }, [])),
+        responses: { '200': ok('Updated', resultSchema('result')), ...errors },
+      },
+    },
+    '/task/{task_id}/cancel': {
+      parameters: [taskId],
+      post: { operationId: 'cancelTask', summary: 'Cancel an unfinished task (Canceled); a finished one answers TaskComplete', responses: { '200': ok('Canceled or complete', resultSchema('result')), ...errors } },
+    },
+    '/task/{task_id}/event_list': {
+      parameters: [taskId],
+      get: { operationId: 'taskEventList', summary: "A task's events, newest first; filter=is_error:1, limit, offset", responses: { '200': ok('Events', ref('EventList')), ...errors } },
+    },
+    '/task/{task_id}/successful_transfers': {
+      parameters: [taskId],
+      get: { operationId: 'taskSuccessfulTransfers', summary: 'The files a task moved, after marker', responses: { '200': ok('Files', ref('SuccessfulTransfers')), ...errors } },
+    },
+    '/task/{task_id}/skipped_errors': {
+      parameters: [taskId],
+      get: { operationId: 'taskSkippedErrors', summary: 'The files a task skipped with skip_source_errors, after marker', responses: { '200': ok('Files', ref('SkippedErrors')), ...errors } },
+    },
+    '/task/{task_id}/pause_info': {
+      parameters: [taskId],
+      get: { operationId: 'taskPauseInfo', summary: 'Why a task is paused', responses: { '200': ok('Pause information', { type: 'object' }), ...errors } },
     },
     '/endpoint_manager/task_list': {
-      get: { operationId: 'endpointManagerTaskList', summary: 'Tasks on monitored endpoints: always none (xfer runs no transfers)', responses: { '200': ok('No tasks', ref('TaskList')), ...errors } },
+      get: { operationId: 'endpointManagerTaskList', summary: 'Tasks on monitored endpoints: none yet (the activity roles come with the endpoint manager\'s task routes)', responses: { '200': ok('No tasks', ref('EndpointManagerTaskList')), ...errors } },
     },
     '/endpoint_manager/monitored_endpoints': {
       get: { operationId: 'monitoredEndpoints', summary: 'Endpoints the caller holds administrator, activity_manager or activity_monitor on', responses: { '200': ok('Endpoints', ref('MonitoredEndpointList')), ...errors } },
@@ -329,7 +383,13 @@ export const openApiDocument = {
         description: 'endpoint_id and message on create; the pause_* flags not given pause. The read-only fields of a GET are accepted and ignored.',
         properties: { DATA_TYPE: { const: 'pause_rule' }, endpoint_id: { type: 'string' }, message: { type: 'string' }, identity_id: nullable('string'), start_time: nullable('string') },
       },
-      TaskList: documented({ DATA_TYPE: { const: 'task_list' }, DATA: { type: 'array', maxItems: 0 }, has_next_page: { const: false }, last_key: { type: 'null' }, limit: { type: 'integer' } }, ['DATA_TYPE', 'DATA', 'has_next_page']),
+      EndpointManagerTaskList: documented({ DATA_TYPE: { const: 'task_list' }, DATA: { type: 'array', maxItems: 0 }, has_next_page: { const: false }, last_key: { type: 'null' }, limit: { type: 'integer' } }, ['DATA_TYPE', 'DATA', 'has_next_page']),
+      Task: { type: 'object', properties: { DATA_TYPE: { const: 'task' }, task_id: { type: 'string' }, type: { enum: ['TRANSFER', 'DELETE'] }, status: { enum: ['ACTIVE', 'INACTIVE', 'SUCCEEDED', 'FAILED'] } }, required: ['DATA_TYPE', 'task_id', 'type', 'status'] },
+      TaskList: documented({ DATA_TYPE: { const: 'task_list' }, length: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' }, DATA: { type: 'array', items: ref('Task') } }, ['DATA_TYPE', 'length', 'limit', 'offset', 'total', 'DATA']),
+      SubmitResult: resultSchema('transfer_result', { DATA_TYPE: { enum: ['transfer_result', 'delete_result'] }, task_id: { type: 'string' }, submission_id: { type: 'string' }, task_link: { type: 'object' } }, ['task_id', 'submission_id', 'task_link']),
+      EventList: documented({ DATA_TYPE: { const: 'event_list' }, length: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' }, DATA: { type: 'array', items: documented({ DATA_TYPE: { const: 'event' }, code: { type: 'string' }, description: { type: 'string' }, details: { type: 'string' }, is_error: { type: 'boolean' }, time: { type: 'string' } }, ['DATA_TYPE', 'code', 'description', 'details', 'is_error', 'time']) } }, ['DATA_TYPE', 'DATA', 'total']),
+      SuccessfulTransfers: documented({ DATA_TYPE: { const: 'successful_transfers' }, marker: { type: 'integer' }, next_marker: { type: ['integer', 'null'] }, DATA: { type: 'array', items: documented({ DATA_TYPE: { const: 'successful_transfer' }, source_path: { type: ['string', 'null'] }, destination_path: { type: ['string', 'null'] } }, ['DATA_TYPE', 'source_path', 'destination_path']) } }, ['DATA_TYPE', 'marker', 'next_marker', 'DATA']),
+      SkippedErrors: documented({ DATA_TYPE: { const: 'skipped_errors' }, marker: { type: 'integer' }, next_marker: { type: ['integer', 'null'] }, DATA: { type: 'array', items: { type: 'object', properties: { DATA_TYPE: { const: 'skipped_error' } }, required: ['DATA_TYPE', 'source_path', 'error_code'] } } }, ['DATA_TYPE', 'marker', 'next_marker', 'DATA']),
       MonitoredEndpointList: documented(
         { DATA_TYPE: { const: 'endpoint_list' }, DATA: { type: 'array', items: ref('Endpoint') }, has_next_page: { const: false }, offset: { type: 'integer' }, limit: { type: 'integer' } },
         ['DATA_TYPE', 'DATA', 'has_next_page'],

@@ -12,7 +12,10 @@ describe('configuration from the environment', () => {
       introspection: null,
       requiredScope: 'urn:globus:auth:scope:transfer.api.globus.org:all',
       workers: 1,
+      taskWorkers: 4,
     });
+    expect(apiConfig({ API_TASK_WORKERS: '0' }).taskWorkers).toBe(0);
+    expect(apiConfig({ API_TASK_WORKERS: '12' }).taskWorkers).toBe(12);
   });
 
   it.each([
@@ -29,6 +32,8 @@ describe('configuration from the environment', () => {
     [{ API_WORKERS: '0' }, "API_WORKERS='0'"],
     [{ API_WORKERS: 'all' }, "API_WORKERS='all'"],
     [{ API_WORKERS: '65' }, "API_WORKERS='65'"],
+    [{ API_TASK_WORKERS: '65' }, "API_TASK_WORKERS='65'"],
+    [{ API_TASK_WORKERS: 'many' }, "API_TASK_WORKERS='many'"],
     [{ DATABASE_POOL_SIZE: '0' }, "DATABASE_POOL_SIZE='0'"],
     [{ DATABASE_POOL_SIZE: 'many' }, "DATABASE_POOL_SIZE='many'"],
     [{ DATABASE_POOL_SIZE: '101' }, "DATABASE_POOL_SIZE='101'"],

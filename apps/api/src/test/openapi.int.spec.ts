@@ -19,6 +19,8 @@ describe('the OpenAPI document', () => {
         ...['pauseRuleList', 'createPauseRule', 'getPauseRule', 'updatePauseRule', 'deletePauseRule'],
         // files on an endpoint
         ...['operationLs', 'operationStat', 'operationMkdir', 'operationRename'],
+        // transfer and delete tasks
+        ...['submissionId', 'submitTransfer', 'submitDelete', 'getTask', 'updateTask', 'cancelTask', 'taskEventList', 'taskSuccessfulTransfers', 'taskSkippedErrors', 'taskPauseInfo'],
       ].sort(),
     );
   });

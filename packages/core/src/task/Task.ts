@@ -51,6 +51,9 @@ export interface TaskState {
   /** The submitting identity; the task is theirs and their linked identities'. */
   owner_id: string;
   request: TaskRequest;
+  /** The endpoints' display names at submission, as the task document shows them. */
+  source_display_name: string | null;
+  destination_display_name: string | null;
   status: TaskStatus;
   /** `Queued` while it waits its turn; null once it runs or ends. */
   nice_status: string | null;
@@ -105,6 +108,8 @@ export interface TaskRepository {
   /** The task a submission id made for one of these identities, if any. */
   findBySubmission(ownerIds: readonly string[], submissionId: string): Promise<TaskState | null>;
   update(task: TaskState): Promise<void>;
+  /** Unfinished tasks (ACTIVE), oldest request first: what workers take up. */
+  listActive(limit: number): Promise<TaskState[]>;
   /** Tasks of these owners, newest request first. */
   listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }>;
   addEvent(event: Omit<TaskEventState, 'seq'>): Promise<TaskEventState>;
@@ -132,7 +137,7 @@ export class TaskCompleteError extends ConflictError {
 }
 
 /** A new task as a submission makes it: ACTIVE and queued, its deadline given or the default. */
-export function newTask(id: string, ownerId: string, request: TaskRequest, now: Date): TaskState {
+export function newTask(id: string, ownerId: string, request: TaskRequest, now: Date, names: { source: string | null; destination: string | null } = { source: null, destination: null }): TaskState {
   const deadline = request.deadline ?? new Date(now.getTime() + DEFAULT_DEADLINE_SECONDS * 1000);
   if (deadline.getTime() <= now.getTime()) throw new BadRequestError('Invalid deadline: it has passed');
   const items = request.type === 'TRANSFER' ? request.items.length : request.paths.length;
@@ -140,6 +145,8 @@ export function newTask(id: string, ownerId: string, request: TaskRequest, now: 
     id,
     owner_id: ownerId,
     request,
+    source_display_name: names.source,
+    destination_display_name: names.destination,
     status: 'ACTIVE',
     nice_status: 'Queued',
     fatal_error: null,

@@ -3,7 +3,7 @@ import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { BadRequestError } from '../shared/errors';
-import { canceled, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskState, type TaskStatus } from './Task';
+import { canceled, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from './Task';
 import type { TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */
@@ -42,8 +42,9 @@ export class TaskService {
     if (earlier) return { task: earlier, duplicate: true };
     const endpoints = request.type === 'TRANSFER' ? [request.source_endpoint, request.destination_endpoint] : [request.endpoint];
     const now = this.clock.now();
-    for (const id of endpoints) await endpointWithFiles(this.uow.repositories, caller, id, now);
-    const task = newTask(this.ids.uuid(), caller.primary.id, request, now);
+    const names: (string | null)[] = [];
+    for (const id of endpoints) names.push((await endpointWithFiles(this.uow.repositories, caller, id, now)).endpoint.snapshot.display_name);
+    const task = newTask(this.ids.uuid(), caller.primary.id, request, now, { source: names[0] ?? null, destination: names[1] ?? null });
     await this.uow.repositories.tasks.add(task);
     await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
     return { task, duplicate: false };
@@ -77,6 +78,14 @@ export class TaskService {
     await this.uow.repositories.tasks.update(task);
     await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false, time: now });
     return task;
+  }
+
+  /** A task's successful transfers or skipped errors, a page after the marker `after`. */
+  async files(caller: Principal, taskId: string, kind: TaskFileState['kind'], after: number, limit = MAX_PAGE): Promise<{ files: TaskFileState[]; next: number | null }> {
+    const task = await this.get(caller, taskId);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+    const files = await this.uow.repositories.tasks.listFiles(task.id, kind, after, limit + 1);
+    return { files: files.slice(0, limit), next: files.length > limit ? files[limit - 1]!.seq : null };
   }
 
   async events(caller: Principal, taskId: string, query: { errorsOnly?: boolean; limit?: number; offset?: number } = {}): Promise<{ events: TaskEventState[]; total: number; limit: number; offset: number }> {

@@ -47,6 +47,14 @@ export class InMemoryTaskRepository implements TaskRepository {
     this.tasks.set(task.id, copy(task));
   }
 
+  async listActive(limit: number): Promise<TaskState[]> {
+    return [...this.tasks.values()]
+      .filter((t) => t.status === 'ACTIVE')
+      .sort((a, b) => a.request_time.getTime() - b.request_time.getTime() || (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(copy);
+  }
+
   async listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {
     const matching = [...this.tasks.values()]
       .filter((t) => ownerIds.includes(t.owner_id) && (!query.status || query.status.includes(t.status)) && (!query.type || query.type.includes(t.request.type)))

@@ -22,6 +22,8 @@ export class Tasks1765756800000 implements MigrationInterface {
           v('nice_status', 64, true),
           v('label', 512, true),
           text('request', false),
+          v('source_display_name', 128, true),
+          v('destination_display_name', 128, true),
           text('fatal_error'),
           v('request_time', 32),
           v('completion_time', 32, true),

@@ -381,6 +381,8 @@ export interface TaskRecord {
   nice_status: string | null;
   label: string | null;
   request: string;
+  source_display_name: string | null;
+  destination_display_name: string | null;
   fatal_error: string | null;
   request_time: string;
   completion_time: string | null;
@@ -401,6 +403,8 @@ export const TaskSchema = new EntitySchema<TaskRecord>({
     nice_status: varchar(64, true),
     label: varchar(512, true),
     request: text(false),
+    source_display_name: varchar(128, true),
+    destination_display_name: varchar(128, true),
     fatal_error: text(),
     request_time: time(),
     completion_time: time(true),

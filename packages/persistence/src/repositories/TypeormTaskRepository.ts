@@ -19,6 +19,8 @@ const toRecord = (task: TaskState): TaskRecord => ({
   nice_status: task.nice_status,
   label: task.request.label,
   request: requestToJson(task.request),
+  source_display_name: task.source_display_name,
+  destination_display_name: task.destination_display_name,
   fatal_error: task.fatal_error === null ? null : JSON.stringify(task.fatal_error),
   request_time: toTime(task.request_time),
   completion_time: toTimeOrNull(task.completion_time),
@@ -33,6 +35,8 @@ const fromRecord = (r: TaskRecord): TaskState => ({
   id: r.id,
   owner_id: r.owner_id,
   request: requestFromJson(r.request),
+  source_display_name: r.source_display_name,
+  destination_display_name: r.destination_display_name,
   status: r.status as TaskStatus,
   nice_status: r.nice_status,
   fatal_error: r.fatal_error === null ? null : (JSON.parse(r.fatal_error) as TaskState['fatal_error']),
@@ -66,6 +70,11 @@ export class TypeormTaskRepository implements TaskRepository {
   async update(task: TaskState) {
     const { id, ...fields } = toRecord(task);
     await this.manager.update(TaskSchema, { id }, fields);
+  }
+
+  async listActive(limit: number) {
+    const records = await this.manager.find(TaskSchema, { where: { status: 'ACTIVE' }, order: { request_time: 'ASC', id: 'ASC' }, take: limit });
+    return records.map(fromRecord);
   }
 
   async listForOwners(ownerIds: readonly string[], query: TaskQuery) {

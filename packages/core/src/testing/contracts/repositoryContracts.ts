@@ -436,6 +436,7 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
             options: { sync_level: 2, verify_checksum: true, preserve_timestamp: false, encrypt_data: false, skip_source_errors: false, fail_on_quota_errors: false, delete_destination_extra: false, filter_rules: [{ method: 'exclude', name: '*.tmp', type: null }] },
           },
           at,
+          { source: 'Lab DTN', destination: null },
         ),
         ...extra,
       });
@@ -470,6 +471,8 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect((await list({ type: ['DELETE'] })).tasks).toEqual([deletion]);
         expect((await list({ status: ['ACTIVE'], type: ['TRANSFER'] })).total).toBe(2);
         expect(await uow.repositories.tasks.listForOwners([], { limit: 10, offset: 0 })).toEqual({ tasks: [], total: 0 });
+        expect((await uow.repositories.tasks.listActive(10)).map((t) => t.id)).toEqual([first.id, third.id, deletion.id, expect.any(String)]);
+        expect(await uow.repositories.tasks.listActive(1)).toEqual([first]);
       });
 
       it('numbers events per task, lists them newest first, errors alone when asked', async () => {

@@ -1,0 +1,166 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { transfer } from '@globus/sdk';
+import { BACKENDS, startApi, type Api } from './harness';
+
+/** The fields of the SDK's task_list fixture: a task document has every one. */
+const TASK_FIELDS = [
+  'bytes_checksummed', 'bytes_transferred', 'canceled_by_admin', 'canceled_by_admin_message', 'command', 'completion_time', 'deadline', 'delete_destination_extra',
+  'destination_endpoint', 'destination_endpoint_display_name', 'destination_endpoint_id', 'directories', 'effective_bytes_per_second', 'encrypt_data', 'fail_on_quota_errors',
+  'fatal_error', 'faults', 'files', 'files_skipped', 'files_transferred', 'filter_rules', 'history_deleted', 'is_ok', 'is_paused', 'label', 'nice_status', 'nice_status_details',
+  'nice_status_expires_in', 'nice_status_short_description', 'owner_id', 'preserve_timestamp', 'recursive_symlinks', 'request_time', 'skip_source_errors', 'source_endpoint',
+  'source_endpoint_display_name', 'source_endpoint_id', 'status', 'subtasks_canceled', 'subtasks_expired', 'subtasks_failed', 'subtasks_pending', 'subtasks_retrying',
+  'subtasks_skipped_errors', 'subtasks_succeeded', 'subtasks_total', 'symlinks', 'sync_level', 'task_id', 'type', 'username', 'verify_checksum',
+];
+
+const CASES = BACKENDS.flatMap((backend) => (['memory', 'posix'] as const).map((storage) => ({ backend, storage, name: `${backend.name}, ${storage} storage` })));
+
+describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage }) => {
+  let api: Api;
+  let server: Server;
+  let alice: string;
+  let bob: string;
+  let lab: string;
+  let archive: string;
+  let base: string | null;
+  const as = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+
+  beforeEach(async () => {
+    api = await startApi(backend);
+    alice = (await api.world.user('alice')).token;
+    bob = (await api.world.user('bob')).token;
+    lab = (await api.as(alice).post('/endpoint', { display_name: 'Lab', DATA: [{ hostname: 'lab.example.org' }] })).body.id;
+    archive = (await api.as(alice).post('/endpoint', { display_name: 'Archive', DATA: [{ hostname: 'archive.example.org' }] })).body.id;
+    const tree = { '/data/run1.csv': 't,v\n0,1\n', '/data/run2.csv': 'xx', '/data/sub/deep.txt': 'deep', '/in/': null };
+    base = null;
+    for (const id of [lab, archive]) {
+      if (storage === 'memory') {
+        await api.world.services.admin.endpoints.setStorage(id, { type: 'memory' });
+        api.runtime.storages.treeOf(id).replace(tree);
+      } else {
+        base ??= mkdtempSync(`${tmpdir()}/xfer-tasks-`);
+        const root = `${base}/${id}`;
+        const { mkdirSync, writeFileSync } = await import('node:fs');
+        for (const [path, content] of Object.entries(tree)) {
+          if (content === null) mkdirSync(`${root}${path}`, { recursive: true });
+          else {
+            mkdirSync(`${root}${path.slice(0, path.lastIndexOf('/'))}`, { recursive: true });
+            writeFileSync(`${root}${path}`, content);
+          }
+        }
+        await api.world.services.admin.endpoints.setStorage(id, { type: 'posix', root });
+      }
+    }
+    api.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 100 });
+    server = api.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    delete process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER;
+    await api.close();
+    if (base) rmSync(base, { recursive: true, force: true });
+  });
+
+  /** The destination's file, as its storage holds it. */
+  const content = (endpointId: string, path: string): string | null => {
+    if (storage === 'memory') return api.runtime.storages.treeOf(endpointId).files()[path] ?? null;
+    try {
+      return readFileSync(`${base}/${endpointId}${path}`, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+
+  /** The task once it is no longer ACTIVE (as the SDK's task_wait polls), within a few seconds. */
+  async function finished(token: string, taskId: string): Promise<Record<string, unknown>> {
+    for (let i = 0; i < 200; i += 1) {
+      const task = (await api.as(token).get(`/task/${taskId}`)).body as Record<string, unknown>;
+      if (task.status !== 'ACTIVE') return task;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`task ${taskId} still ACTIVE`);
+  }
+
+  it('submits a transfer through the SDK, runs it, and shows the hosted task document, events and files', async () => {
+    const submission = await (await transfer.taskSubmission.submissionId(as(alice))).json();
+    expect(submission).toEqual({ DATA_TYPE: 'submission_id', value: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const payload = {
+      submission_id: submission.value,
+      source_endpoint: lab,
+      destination_endpoint: archive,
+      label: 'Nightly',
+      verify_checksum: true,
+      DATA: [
+        { DATA_TYPE: 'transfer_item' as const, source_path: '/data/run1.csv', destination_path: '/in/run1.csv' },
+        { DATA_TYPE: 'transfer_item' as const, source_path: '/data/sub/', destination_path: '/in/sub/', recursive: true },
+      ],
+    };
+    const response = await transfer.taskSubmission.submitTransfer({ payload, ...as(alice) });
+    expect(response.status).toBe(202);
+    const accepted = (await response.json()) as unknown as Record<string, string>;
+    expect(accepted).toMatchObject({ DATA_TYPE: 'transfer_result', code: 'Accepted', submission_id: submission.value, task_id: expect.any(String), request_id: expect.any(String), resource: '/transfer', task_link: { href: `/v0.10/task/${accepted.task_id}?format=json` } });
+    const again = await transfer.taskSubmission.submitTransfer({ payload, ...as(alice) });
+    expect([again.status, (await again.json()).code, accepted.task_id]).toEqual([200, 'Duplicate', accepted.task_id]);
+
+    const task = await finished(alice, accepted.task_id);
+    expect(Object.keys(task).filter((k) => k !== 'DATA_TYPE').sort()).toEqual([...TASK_FIELDS].sort());
+    expect(task).toMatchObject({ DATA_TYPE: 'task', type: 'TRANSFER', status: 'SUCCEEDED', label: 'Nightly', files: 2, files_transferred: 2, directories: 1, bytes_transferred: 12, bytes_checksummed: 12, subtasks_succeeded: 2, source_endpoint_display_name: 'Lab', destination_endpoint_display_name: 'Archive', verify_checksum: true, username: 'alice', fatal_error: null });
+    expect(String(task.completion_time)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
+    expect([content(archive, '/in/run1.csv'), content(archive, '/in/sub/deep.txt')]).toEqual(['t,v\n0,1\n', 'deep']);
+
+    const events = await (await transfer.task.getEventList(accepted.task_id, as(alice))).json();
+    expect(events.DATA.map((e: { code: string }) => e.code)).toEqual(['SUCCEEDED', 'STARTED', 'SUBMITTED']);
+    expect(events.DATA[0]).toEqual({ DATA_TYPE: 'event', code: 'SUCCEEDED', description: 'succeeded', details: expect.any(String), is_error: false, time: expect.any(String) });
+    const files = await (await transfer.task.getSuccessfulTransfers(accepted.task_id, as(alice))).json();
+    expect(files).toEqual({ DATA_TYPE: 'successful_transfers', marker: 0, next_marker: null, DATA: [{ DATA_TYPE: 'successful_transfer', source_path: '/data/run1.csv', destination_path: '/in/run1.csv' }, { DATA_TYPE: 'successful_transfer', source_path: '/data/sub/deep.txt', destination_path: '/in/sub/deep.txt' }] });
+    const page = (await api.as(alice).get(`/task/${accepted.task_id}/successful_transfers?limit=1`)).body;
+    expect([page.DATA.length, page.next_marker]).toEqual([1, 1]);
+    expect((await api.as(alice).get(`/task/${accepted.task_id}/successful_transfers?marker=1`)).body.DATA).toHaveLength(1);
+
+    const list = await (await transfer.task.getAll({ query: { filter: 'status:SUCCEEDED/type:TRANSFER' }, ...as(alice) })).json();
+    expect(list).toMatchObject({ DATA_TYPE: 'task_list', total: 1, length: 1, offset: 0, DATA: [{ task_id: accepted.task_id }] });
+    expect((await api.as(alice).get('/task_list?filter=status:ACTIVE')).body.total).toBe(0);
+    expect((await api.as(alice).get('/task_list?filter=owner:me')).body).toMatchObject({ code: 'BadRequest', message: expect.stringContaining("Invalid filter 'owner:me'") });
+    expect((await api.as(alice).post(`/task/${accepted.task_id}/cancel`, {})).body).toMatchObject({ code: 'TaskComplete' });
+  });
+
+  it('records what it skipped, deletes, and answers the hosted errors', async () => {
+    const id = async () => (await api.as(alice).get('/submission_id')).body.value as string;
+    const skipping = (await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, skip_source_errors: true, DATA: [{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }] })).body;
+    expect(await finished(alice, skipping.task_id)).toMatchObject({ status: 'SUCCEEDED', subtasks_skipped_errors: 1, files_transferred: 1 });
+    expect((await api.as(alice).get(`/task/${skipping.task_id}/skipped_errors`)).body).toMatchObject({ DATA_TYPE: 'skipped_errors', next_marker: null, DATA: [{ DATA_TYPE: 'skipped_error', source_path: '/data/gone.csv', error_code: 'FILE_NOT_FOUND', is_directory: false }] });
+
+    const deleting = (await api.as(alice).post('/delete', { DATA_TYPE: 'delete', submission_id: await id(), endpoint: lab, recursive: true, DATA: [{ DATA_TYPE: 'delete_item', path: '/data/sub/' }] }));
+    expect([deleting.status, deleting.body.DATA_TYPE, deleting.body.code]).toEqual([202, 'delete_result', 'Accepted']);
+    expect(await finished(alice, deleting.body.task_id)).toMatchObject({ type: 'DELETE', status: 'SUCCEEDED', files: 1, directories: 1, source_endpoint_id: lab, destination_endpoint_id: null });
+    expect(content(lab, '/data/sub/deep.txt')).toBeNull();
+
+    const none = await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, DATA: [] });
+    expect([none.status, none.body.code]).toEqual([400, 'ClientError.BadRequest.NoTransferItems']);
+    const unknown = await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, shiny: true, DATA: [{ source_path: '/a', destination_path: '/b' }] });
+    expect([unknown.status, unknown.body.message]).toEqual([400, 'Invalid shiny: not a field of this document']);
+    expect((await api.as(bob).get(`/task/${skipping.task_id}`)).body).toMatchObject({ code: 'TaskNotFound' });
+    expect((await api.as(bob).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: '/a', destination_path: '/b' }] })).status).toBe(403);
+  });
+
+  it('waits on a missing source, changes its label, and cancels it', async () => {
+    const submitted = (await api.as(alice).post('/transfer', { submission_id: (await api.as(alice).get('/submission_id')).body.value, source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: '/data/later.csv', destination_path: '/in/later.csv' }] })).body;
+    let task: Record<string, unknown> = {};
+    for (let i = 0; i < 200 && task.nice_status !== 'FILE_NOT_FOUND'; i += 1) {
+      task = (await api.as(alice).get(`/task/${submitted.task_id}`)).body;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(task).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND', is_ok: false });
+    expect((await api.as(alice).get(`/task/${submitted.task_id}/event_list?filter=is_error:1`)).body.DATA[0]).toMatchObject({ code: 'FILE_NOT_FOUND', is_error: true });
+    expect((await api.as(alice).put(`/task/${submitted.task_id}`, { DATA_TYPE: 'task', label: 'Renamed' })).body).toMatchObject({ code: 'Updated' });
+    expect((await api.as(alice).put(`/task/${submitted.task_id}`, { status: 'SUCCEEDED' })).body.message).toBe('Invalid status: only label and deadline change');
+    const canceled = await transfer.task.cancel(submitted.task_id, as(alice));
+    expect(await canceled.json()).toMatchObject({ DATA_TYPE: 'result', code: 'Canceled' });
+    expect(await finished(alice, submitted.task_id)).toMatchObject({ status: 'FAILED', label: 'Renamed', fatal_error: { code: 'CANCELED' }, subtasks_canceled: 1 });
+  });
+});

@@ -1,0 +1,98 @@
+import type { CoreServices, TaskState, UnitOfWork } from '@xfer/core';
+
+export interface TaskWorkerOptions {
+  /** Tasks run at once by this process (API_TASK_WORKERS; 0: none). */
+  concurrency: number;
+  /** How often the queue is looked at, in ms. */
+  pollMs?: number;
+  /** How long a task that must wait (a missing file, a pause) waits before its next attempt, in ms. */
+  retryMs?: number;
+  log?: (line: string) => void;
+}
+
+/** Of one user's tasks, at most this many of each type run at a time (the rest stay Queued). */
+export const PER_USER = 3;
+
+/**
+ * Workers inside the process: they take up ACTIVE tasks, oldest first, at most `concurrency` at
+ * a time and PER_USER of one owner's tasks of a type, and run each through the core's TaskRunner.
+ * A task that must wait is tried again after `retryMs`. `stop()` takes no new task and waits for
+ * the ones running, so that the runtime closes the engine after them.
+ */
+export class TaskWorkers {
+  private readonly running = new Map<string, { owner: string; type: string; done: Promise<void> }>();
+  private readonly notBefore = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private polling: Promise<void> | null = null;
+
+  constructor(
+    private readonly services: Pick<CoreServices, 'taskRunner'>,
+    private readonly uow: UnitOfWork,
+    private readonly options: TaskWorkerOptions,
+  ) {}
+
+  start(): this {
+    if (this.options.concurrency > 0) this.schedule();
+    return this;
+  }
+
+  /** Looks at the queue now (a submit need not wait for the next poll). */
+  nudge(): void {
+    if (!this.stopped && this.options.concurrency > 0 && this.polling === null) this.polling = this.poll().finally(() => (this.polling = null));
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.nudge();
+      void (this.polling ?? Promise.resolve()).then(() => this.schedule());
+    }, this.options.pollMs ?? 200);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    const free = this.options.concurrency - this.running.size;
+    if (free <= 0) return;
+    let active: TaskState[];
+    try {
+      active = await this.uow.repositories.tasks.listActive(200);
+    } catch (error) {
+      this.options.log?.(`task workers: the queue could not be read: ${(error as Error).message}`);
+      return;
+    }
+    const now = Date.now();
+    for (const task of active) {
+      if (this.running.size >= this.options.concurrency || this.stopped) break;
+      if (this.running.has(task.id) || (this.notBefore.get(task.id) ?? 0) > now) continue;
+      const same = [...this.running.values()].filter((r) => r.owner === task.owner_id && r.type === task.request.type).length;
+      if (same >= PER_USER) continue;
+      this.run(task);
+    }
+  }
+
+  private run(task: TaskState): void {
+    const done = this.services.taskRunner
+      .run(task.id)
+      .then((after) => {
+        if (after?.status === 'ACTIVE') this.notBefore.set(task.id, Date.now() + (this.options.retryMs ?? 5000));
+        else this.notBefore.delete(task.id);
+      })
+      .catch((error: unknown) => {
+        this.notBefore.set(task.id, Date.now() + (this.options.retryMs ?? 5000));
+        this.options.log?.(`task ${task.id}: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        this.running.delete(task.id);
+        this.nudge();
+      });
+    this.running.set(task.id, { owner: task.owner_id, type: task.request.type, done });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.polling;
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+}
