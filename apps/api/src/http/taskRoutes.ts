@@ -65,7 +65,8 @@ export function taskRoutes(tasks: TaskService): Router {
   });
 
   router.get('/task/:id/event_list', async (req, res) => {
-    const filter = first(req.query.filter);
+    // the CLI sends filter= empty for all events
+    const filter = first(req.query.filter) || undefined;
     if (filter !== undefined && filter !== 'is_error:1' && filter !== 'is_error:0') throw new BadRequestError(`Invalid filter '${filter.slice(0, 100)}': is_error:1`);
     const page = await tasks.events(principalOf(res), req.params.id, { errorsOnly: filter === 'is_error:1', limit: integer('limit', first(req.query.limit)), offset: integer('offset', first(req.query.offset)) });
     res.json({ DATA_TYPE: 'event_list', length: page.events.length, limit: page.limit, offset: page.offset, total: page.total, DATA: page.events.map(eventDocument) });

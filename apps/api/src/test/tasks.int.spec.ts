@@ -115,6 +115,8 @@ describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage })
 
     const events = await (await transfer.task.getEventList(accepted.task_id, as(alice))).json();
     expect(events.DATA.map((e: { code: string }) => e.code)).toEqual(['SUCCEEDED', 'STARTED', 'SUBMITTED']);
+    expect((await api.as(alice).get(`/task/${accepted.task_id}/event_list?filter=`)).body.total).toBe(3);
+    expect((await api.as(alice).get(`/task/${accepted.task_id}/event_list?filter=code:X`)).body.message).toBe("Invalid filter 'code:X': is_error:1");
     expect(events.DATA[0]).toEqual({ DATA_TYPE: 'event', code: 'SUCCEEDED', description: 'succeeded', details: expect.any(String), is_error: false, time: expect.any(String) });
     const files = await (await transfer.task.getSuccessfulTransfers(accepted.task_id, as(alice))).json();
     expect(files).toEqual({ DATA_TYPE: 'successful_transfers', marker: 0, next_marker: null, DATA: [{ DATA_TYPE: 'successful_transfer', source_path: '/data/run1.csv', destination_path: '/in/run1.csv' }, { DATA_TYPE: 'successful_transfer', source_path: '/data/sub/deep.txt', destination_path: '/in/sub/deep.txt' }] });
