@@ -97,7 +97,8 @@ function rangeClause(field: 'size' | 'last_modified', spec: string, clause: stri
   const bounds = spec.split(',');
   const parse = (bound: string | undefined): number | null => {
     if (bound === undefined || bound.trim() === '') return null;
-    const value = field === 'size' ? Number(bound) : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(bound.trim()) ? `${bound.trim()}T00:00:00Z` : bound.trim().replace(' ', 'T'));
+    // a date alone is midnight UTC (Date.parse reads date-only ISO forms as UTC); a space may stand for the T
+    const value = field === 'size' ? Number(bound) : Date.parse(bound.trim().replace(' ', 'T'));
     if (!Number.isFinite(value)) throw new BadRequestError(`Invalid filter clause '${clause.slice(0, 100)}': ${field}:<low>,<high> (${field === 'size' ? 'numbers of bytes' : 'dates'}; either may be empty)`);
     return value;
   };
