@@ -5,11 +5,14 @@ import { apiConfig, apiCoreSettings, createApp as createApiApp } from '@xfer/api
 import { randomIdGenerator, type IdGenerator } from '@xfer/core';
 import { createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
-import { closeServer, Runtime, type StandInSnapshot } from '@xfer/runtime';
+import { closeServer, Runtime, type StandInSnapshot, type TaskWorkers } from '@xfer/runtime';
 import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { exportSeed, writeSeedFile } from './exportSeed';
 import { SeedFile } from './seedFile';
+
+/** How the stand-in's tasks move. */
+type TaskProgress = 'background' | 'immediate' | 'manual';
 
 /** One request as the journal keeps it. */
 export interface JournalEntry {
@@ -57,11 +60,14 @@ export class StandIn {
   private journal: { entry: JournalEntry; bytes: number }[] = [];
   private journalBytes = 0;
   private faults: Fault[] = [];
+  /** How tasks move (POST /_xfer/tasks/progress): as fast as storage allows, before the submit answers, or when told. */
+  private progress: TaskProgress = 'background';
 
   private constructor(
     private readonly runtime: Runtime,
     private readonly seeded: StandInSnapshot,
     readonly url: string,
+    private readonly workers: TaskWorkers,
   ) {}
 
   /** The current state in the seed format (`--export-on-exit`). */
@@ -90,12 +96,13 @@ export class StandIn {
       if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(runtime.services.admin, url);
-      standIn = new StandIn(runtime, await runtime.snapshot(), url);
-      runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
+      const workers = runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
+      standIn = new StandIn(runtime, await runtime.snapshot(), url, workers);
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
       app.use(standIn.journalRequests());
       app.use('/_xfer', standIn.controlRoutes());
       app.use(standIn.injectFaults());
+      app.use(standIn.runSubmittedTasks());
       const api = createApiApp(runtime.appServices, { bodyLimit: config.bodyLimit, logger });
       const pages = createPagesApp(runtime.appServices, { ...pagesConfig, issuer: url, logger });
       // the console calls the API and the authorization service over HTTP, here on this one port
@@ -113,12 +120,30 @@ export class StandIn {
     return standIn!;
   }
 
-  /** Back to the seed: every table as it was after seeding; the journal and the faults cleared. */
+  /** Back to the seed: every table as it was after seeding; the journal and the faults cleared, tasks in the background again. */
   async reset(): Promise<void> {
+    // no task runs across a reset: the ones running finish their attempt first (on tables about to go)
+    await this.workers.pause();
     await this.runtime.restore(this.seeded);
     this.journal = [];
     this.journalBytes = 0;
     this.faults = [];
+    this.progress = 'background';
+    this.workers.resume();
+  }
+
+  /** In `immediate` progress, a submitted task runs (one attempt) before its submit answers. */
+  private runSubmittedTasks() {
+    return (req: Request, res: Response, next: NextFunction) => {
+      if (this.progress !== 'immediate' || req.method !== 'POST' || !['/v0.10/transfer', '/v0.10/delete'].includes(req.path)) return next();
+      const send = res.json.bind(res);
+      res.json = (body: { task_id?: unknown; code?: unknown }) => {
+        if (res.statusCode !== 202 || typeof body?.task_id !== 'string') return send(body);
+        void this.runtime.services.taskRunner.run(body.task_id).then(() => send(body), () => send(body));
+        return res;
+      };
+      next();
+    };
   }
 
   /** Stops answering (idle keep-alive connections of a test's HTTP client closed at once) and drops the database. */
@@ -184,6 +209,21 @@ export class StandIn {
       const path = typeof req.query.path === 'string' ? req.query.path : null;
       const entries = this.journal.map((r) => r.entry);
       res.json({ requests: path === null ? entries : entries.filter((r) => r.path.startsWith(path)) });
+    });
+    router.get('/tasks/progress', (_req, res) => res.json({ mode: this.progress }));
+    router.post('/tasks/progress', async (req, res) => {
+      const mode = (req.body as { mode?: unknown } | undefined)?.mode;
+      if (mode !== 'background' && mode !== 'immediate' && mode !== 'manual') return error(res, 400, 'BadRequest', "Invalid 'mode': background, immediate or manual");
+      this.progress = mode;
+      if (mode === 'background') this.workers.resume();
+      else await this.workers.pause();
+      res.json({ mode });
+    });
+    router.post('/tasks/:taskId/run', async (req, res) => {
+      if (this.progress === 'background') return error(res, 409, 'Conflict', 'Tasks run by themselves in background progress: set {"mode": "manual"} first');
+      const task = await this.runtime.services.taskRunner.run(req.params.taskId.toLowerCase());
+      if (!task) return error(res, 404, 'TaskNotFound', `No such task '${req.params.taskId}'`);
+      res.json({ task_id: task.id, status: task.status, nice_status: task.nice_status });
     });
     router.get('/faults', (_req, res) => res.json({ faults: this.faults }));
     router.post('/faults', (req, res) => {

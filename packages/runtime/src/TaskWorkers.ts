@@ -24,6 +24,7 @@ export class TaskWorkers {
   private readonly notBefore = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private paused = false;
   private polling: Promise<void> | null = null;
 
   constructor(
@@ -39,7 +40,19 @@ export class TaskWorkers {
 
   /** Looks at the queue now (a submit need not wait for the next poll). */
   nudge(): void {
-    if (!this.stopped && this.options.concurrency > 0 && this.polling === null) this.polling = this.poll().finally(() => (this.polling = null));
+    if (!this.stopped && !this.paused && this.options.concurrency > 0 && this.polling === null) this.polling = this.poll().finally(() => (this.polling = null));
+  }
+
+  /** Takes up no task until `resume()` (the tasks running finish their attempt); resolves once none runs. */
+  async pause(): Promise<void> {
+    this.paused = true;
+    await this.polling;
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.nudge();
   }
 
   private schedule(): void {

@@ -78,8 +78,15 @@ describe("the README's stand-in examples, as printed", () => {
       const [route, what] = row.split(' | ');
       return { methods: [...route.matchAll(/`(GET|POST|DELETE)/g)].map((m) => m[1]), path: /(\/_xfer\/[a-z]+)(\[\?([^\]]+)\])?/.exec(route)!, what };
     });
-    expect(routes.map((r) => `${r.methods.join(',')} ${r.path[1]}`)).toEqual(['GET /_xfer/health', 'POST /_xfer/reset', 'GET /_xfer/requests', 'POST /_xfer/faults', 'GET,DELETE /_xfer/faults']);
-    const [health, reset, requests, addFault, faults] = routes;
+    expect(routes.map((r) => `${r.methods.join(',')} ${r.path[1]}`)).toEqual(['GET /_xfer/health', 'POST /_xfer/reset', 'GET /_xfer/requests', 'POST /_xfer/faults', 'GET,DELETE /_xfer/faults', 'GET,POST /_xfer/tasks', 'POST /_xfer/tasks']);
+    const [health, reset, requests, addFault, faults, progress] = routes;
+    // each mode the table names, set as printed, read back; a reset goes back to background
+    const modes = [...progress.what.matchAll(/`(\{"mode": "[a-z]+"\})`/g)].map((m) => JSON.parse(m[1]) as { mode: string });
+    expect(modes.map((m) => m.mode)).toEqual(['background', 'immediate', 'manual']);
+    for (const mode of modes) {
+      expect((await fetch(`${url}/_xfer/tasks/progress`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(mode) })).status).toBe(200);
+      expect(await (await fetch(`${url}/_xfer/tasks/progress`)).json()).toEqual(mode);
+    }
     expect((await fetch(`${url}${health.path[1]}`)).status).toBe(200);
     // the fault as the table prints it, then the requests it answers
     const fault = JSON.parse(/`(\{"method"[^`]*\})`/.exec(addFault.what)![1]) as { path: string; status: number };
@@ -91,6 +98,7 @@ describe("the README's stand-in examples, as printed", () => {
     expect(((await (await fetch(`${url}${requests.path[1]}?${requests.path[3]}`)).json()) as { requests: { status: number }[] }).requests).toEqual([expect.objectContaining({ status: fault.status })]);
     expect((await fetch(`${url}${faults.path[1]}`, { method: 'DELETE' })).status).toBe(200);
     expect((await fetch(`${url}${reset.path[1]}`, { method: 'POST' })).status).toBe(200);
+    expect(await (await fetch(`${url}/_xfer/tasks/progress`)).json()).toEqual({ mode: 'background' });
     expect(((await (await fetch(`${url}${requests.path[1]}`)).json()) as { requests: unknown[] }).requests).toEqual([]);
   });
 

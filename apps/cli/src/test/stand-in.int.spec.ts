@@ -243,6 +243,48 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     ]);
   });
 
+  it('moves tasks as a test says: in the background, before the submit answers, or one attempt when told; a reset goes back to the background', async () => {
+    child.stdin!.end();
+    await once(child, 'exit');
+    const [lab] = SEED.endpoints;
+    writeFileSync(join(dir, 'files.json'), JSON.stringify({ ...SEED, endpoints: [{ ...lab, storage: { type: 'memory', files: { '/data/a.csv': 'a,b\n', '/in/': null } } }] }));
+    url = await start(['--seed', 'files.json']);
+    const submit = async (source: string, destination: string) => {
+      const submission = (await (await transfer.taskSubmission.submissionId(as('alice-token'))).json()) as { value: string };
+      const payload = { submission_id: submission.value, source_endpoint: LAB, destination_endpoint: LAB, DATA: [{ DATA_TYPE: 'transfer_item' as const, source_path: source, destination_path: destination }] };
+      return ((await (await transfer.taskSubmission.submitTransfer({ payload, ...as('alice-token') })).json()) as unknown as { task_id: string }).task_id;
+    };
+    const status = async (id: string) => ((await (await transfer.task.get(id, as('alice-token'))).json()) as unknown as { status: string; nice_status: string | null });
+    process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `${url}/`;
+    expect(await (await control('/tasks/progress')).json()).toEqual({ mode: 'background' });
+
+    expect(await (await post('/tasks/progress', { mode: 'immediate' })).json()).toEqual({ mode: 'immediate' });
+    const immediate = await submit('/data/a.csv', '/in/b.csv');
+    expect(await status(immediate)).toMatchObject({ status: 'SUCCEEDED' });
+
+    expect((await post('/tasks/progress', { mode: 'manual' })).status).toBe(200);
+    const waiting = await submit('/data/a.csv', '/in/c.csv');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await status(waiting)).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued' });
+    expect(await (await post(`/tasks/${waiting}/run`, {})).json()).toEqual({ task_id: waiting, status: 'SUCCEEDED', nice_status: null });
+    const missing = await submit('/data/none.csv', '/in/d.csv');
+    expect(await (await post(`/tasks/${missing}/run`, {})).json()).toEqual({ task_id: missing, status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND' });
+    expect((await post('/tasks/00000000-0000-4000-8000-000000000000/run', {})).status).toBe(404);
+    expect((await post('/tasks/progress', { mode: 'fast' })).status).toBe(400);
+
+    expect((await post('/reset', {})).status).toBe(200);
+    expect(await (await control('/tasks/progress')).json()).toEqual({ mode: 'background' });
+    expect((await post(`/tasks/${waiting}/run`, {})).status).toBe(409);
+    const background = await submit('/data/a.csv', '/in/e.csv');
+    let seen = await status(background);
+    for (let i = 0; i < 100 && seen.status === 'ACTIVE'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = await status(background);
+    }
+    expect(seen.status).toBe('SUCCEEDED');
+    expect((await (await transfer.fileOperations.ls(LAB, { query: { path: '/in/' }, ...as('alice-token') })).json()) as { DATA: { name: string }[] }).toMatchObject({ DATA: [{ name: 'e.csv' }] });
+  });
+
   it('names the file, the object and the field of a seed it cannot load, and exits 2', async () => {
     const run = (seed: unknown) =>
       new Promise<{ code: number; err: string }>((resolve) => {
