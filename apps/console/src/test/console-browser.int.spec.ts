@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodeTransferRequest } from '@xfer/core';
 import { launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PASSWORD, startConsoleWorld, type ConsoleWorld } from './harness';
@@ -363,7 +364,23 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     expect(world.storages.treeOf(id).files()).toMatchObject({ '/home/alice/plots/notes-1.txt': 'focus 4.2' });
   });
 
+  it('shows the activity of a person on a narrow screen: the task list and a task with its events', async () => {
+    const alice = await world.services.authentication.principalOf((await world.services.admin.identities.listIdentities()).find((i) => i.username === 'alice')!.id);
+    const lab = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Activity lab', personal: false })).id;
+    await world.services.admin.endpoints.setStorage(lab, { type: 'memory' });
+    world.storages.treeOf(lab).replace({ '/data/a-file-with-a-rather-long-name-for-a-narrow-screen.csv': 'x'.repeat(100), '/in/': null });
+    const { task } = await world.services.tasks.submit(alice, decodeTransferRequest({ submission_id: world.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, label: 'Nightly copy', DATA: [{ source_path: '/data/', destination_path: '/in/copy/', recursive: true }] }));
+    await world.services.taskRunner.run(task.id);
+    const page = await newPage(375);
+    await signIn(page, 'alice');
+    await page.getByRole('link', { name: 'Activity', exact: true }).click();
+    await check(page, 'activity');
+    await page.getByRole('link', { name: 'Nightly copy' }).click();
+    expect(await page.textContent('main')).toContain('a-file-with-a-rather-long-name-for-a-narrow-screen.csv');
+    await check(page, 'task');
+  });
+
   it('checked every page of the walk', () => {
-    expect(checked.length).toBeGreaterThanOrEqual(23);
+    expect(checked.length).toBeGreaterThanOrEqual(26);
   });
 });

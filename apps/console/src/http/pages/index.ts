@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { activityPages } from './activity';
 import { createPages } from './create';
 import { endpointPages } from './endpoint';
 import { filePages } from './files';
@@ -17,6 +18,6 @@ export function consolePages(signedIn: PageKit['signedIn'], form: RequestHandler
   // ids in the path are checked before any handler runs: a mismatch is the console's 404 page
   for (const [name, pattern] of Object.entries(PATH_IDS)) router.param(name, (_req, _res, next, value) => next(pattern.test(String(value)) ? undefined : 'router'));
   const kit = pageKit(signedIn, form);
-  for (const pages of [searchPages, createPages, endpointPages, filePages, serverPages, rolePages, sharePages, permissionPages]) pages(router, kit);
+  for (const pages of [activityPages, searchPages, createPages, endpointPages, filePages, serverPages, rolePages, sharePages, permissionPages]) pages(router, kit);
   return router;
 }

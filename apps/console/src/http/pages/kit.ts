@@ -40,7 +40,7 @@ export const text = (value: unknown): string => (typeof value === 'string' ? val
  * anything else never reaches the API as part of its path (a mismatch is the console's 404 page).
  */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const PATH_IDS: Record<string, RegExp> = { id: UUID, serverId: /^\d{1,9}$/, roleId: UUID, ruleId: UUID };
+export const PATH_IDS: Record<string, RegExp> = { id: UUID, serverId: /^\d{1,9}$/, roleId: UUID, ruleId: UUID, taskId: UUID };
 
 /**
  * The one mapping of the API's refusals to a form: beside the field it names (`fieldNames` maps
