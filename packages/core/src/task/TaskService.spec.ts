@@ -125,6 +125,35 @@ describe('transfer and delete tasks, as their owners see them', () => {
     await expect(tasks.events(alice, task.id, { offset: -2 })).rejects.toThrow('Invalid offset');
   });
 
+  it('names the endpoints at submission, and tells what happened in its events', async () => {
+    const { task } = await tasks.submit(alice, transfer());
+    expect([task.source_display_name, task.destination_display_name]).toEqual(['Source', 'Destination']);
+    const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: [{ path: '/x' }] }))).task;
+    expect([deleting.source_display_name, deleting.destination_display_name]).toEqual(['Source', null]);
+    await tasks.cancel(alice, task.id);
+    expect((await tasks.events(alice, task.id)).events.map(({ code, description, details, is_error }) => ({ code, description, details, is_error }))).toEqual([
+      { code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false },
+      { code: 'SUBMITTED', description: 'submitted', details: 'transfer task queued', is_error: false },
+    ]);
+  });
+
+  it("pages a task's files after a marker, with the next marker while more remain", async () => {
+    const { task } = await tasks.submit(alice, transfer());
+    for (const name of ['/1', '/2', '/3']) await store.addFile({ task_id: task.id, kind: 'succeeded', source_path: name, destination_path: name, error_code: null, error_details: null, is_directory: false, time: world.clock.now() });
+    expect(await tasks.files(alice, task.id, 'succeeded', 0, 2)).toEqual({ files: [expect.objectContaining({ seq: 1 }), expect.objectContaining({ seq: 2 })], next: 2 });
+    expect(await tasks.files(alice, task.id, 'succeeded', 2, 2)).toEqual({ files: [expect.objectContaining({ seq: 3, source_path: '/3' })], next: null });
+    expect(await tasks.files(alice, task.id, 'succeeded', 0, 3)).toMatchObject({ next: null });
+    expect((await tasks.files(alice, task.id, 'succeeded', 0)).files).toHaveLength(3);
+    expect(await tasks.files(alice, task.id, 'skipped', 0, 1)).toEqual({ files: [], next: null });
+    for (const limit of [0, MAX_PAGE + 1, 0.5]) await expect(tasks.files(alice, task.id, 'succeeded', 0, limit)).rejects.toThrow(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+    expect((await tasks.files(alice, task.id, 'succeeded', 0, MAX_PAGE)).files).toHaveLength(3);
+    expect((await tasks.files(alice, task.id, 'succeeded', 0, 1)).files).toHaveLength(1);
+    await expect(tasks.files(bob, task.id, 'succeeded', 0)).rejects.toThrow(TaskNotFoundError);
+    expect((await tasks.list(alice, { limit: 1 })).tasks).toHaveLength(1);
+    expect((await tasks.events(alice, task.id, { limit: MAX_PAGE })).limit).toBe(MAX_PAGE);
+    await expect(tasks.events(alice, task.id, { limit: MAX_PAGE + 1 })).rejects.toThrow('Invalid limit');
+  });
+
   it('expires an unfinished task: FAILED with EXPIRED, its pending items expired', async () => {
     const { task } = await tasks.submit(alice, transfer());
     const ended = expired(task, world.clock.now());
