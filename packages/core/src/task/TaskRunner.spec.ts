@@ -172,6 +172,103 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(archive.nodes.has('/in/c.csv')).toBe(false);
   });
 
+  it('tells each attempt in its events: started, then how it ended or what it waits for', async () => {
+    const events = async (task: TaskState) => (await store.listEvents(task.id, { errorsOnly: false, limit: 100, offset: 0 })).events.reverse().map(({ code, description, details, is_error }) => ({ code, description, details, is_error }));
+    const done = await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }]);
+    await run(done);
+    expect(await events(done)).toEqual([
+      { code: 'SUBMITTED', description: 'submitted', details: 'transfer task queued', is_error: false },
+      { code: 'STARTED', description: 'started', details: 'attempt after 0 fault(s)', is_error: false },
+      { code: 'SUCCEEDED', description: 'succeeded', details: '1 file(s), 2 bytes', is_error: false },
+    ]);
+    const waiting = await transfer([{ source_path: '/data/none', destination_path: '/in/none' }]);
+    const after = await run(waiting);
+    expect(after).toMatchObject({ is_paused: false, counters: { faults: 1 } });
+    await run(waiting);
+    world.clock.advance(2 * 24 * 60 * 60);
+    await run(waiting);
+    expect(await events(waiting)).toEqual([
+      expect.objectContaining({ code: 'SUBMITTED' }),
+      { code: 'STARTED', description: 'started', details: 'attempt after 0 fault(s)', is_error: false },
+      { code: 'FILE_NOT_FOUND', description: 'file not found', details: expect.stringContaining('/data/none'), is_error: true },
+      { code: 'STARTED', description: 'started', details: 'attempt after 1 fault(s)', is_error: false },
+      { code: 'FILE_NOT_FOUND', description: 'file not found', details: expect.stringContaining('/data/none'), is_error: true },
+      { code: 'EXPIRED', description: 'expired', details: 'the deadline passed before the task finished', is_error: false },
+    ]);
+    const folder = await run(await transfer([{ source_path: '/data/sub', destination_path: '/in/x', recursive: false }]));
+    expect((await store.listEvents(folder.id, { errorsOnly: true, limit: 1, offset: 0 })).events[0]).toMatchObject({ code: 'IS_A_DIRECTORY', description: 'is a directory', details: '/data/sub is a directory: give the item recursive true' });
+    const file = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/y/', recursive: true }]));
+    expect((await store.listEvents(file.id, { errorsOnly: true, limit: 1, offset: 0 })).events[0]).toMatchObject({ details: '/data/run1.csv is a file: a recursive item copies a directory' });
+  });
+
+  it('stops where a cancel finds it: after the item, or within a large folder, and copies nothing more', async () => {
+    const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/1.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/2.csv' }]);
+    const write = archive.write.bind(archive);
+    archive.write = async (path, data, options) => {
+      const bytes = await write(path, data, options);
+      if (path === '/in/1.csv') await tasks.cancel(alice, task.id);
+      return bytes;
+    };
+    const ended = await run(task);
+    expect(ended).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+    expect([archive.nodes.has('/in/1.csv'), archive.nodes.has('/in/2.csv')]).toEqual([true, false]);
+    for (let i = 0; i < 250; i += 1) lab.put(`/many/f${String(i).padStart(3, '0')}`, 'x');
+    const large = await transfer([{ source_path: '/many/', destination_path: '/in/many/' }]);
+    let written = 0;
+    archive.write = async (path, data, options) => {
+      written += 1;
+      if (written === 10) await tasks.cancel(alice, large.id);
+      return write(path, data, options);
+    };
+    expect(await run(large)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+    expect(written).toBe(100);
+    expect(await store.listEvents(large.id, { errorsOnly: false, limit: 10, offset: 0 })).toMatchObject({ events: [{ code: 'CANCELED' }, { code: 'STARTED' }, { code: 'SUBMITTED' }] });
+    archive.write = write;
+    const unsaved = await transfer([{ source_path: '/many/', destination_path: '/in/all/' }]);
+    expect((await run(unsaved)).counters).toMatchObject({ files: 250, files_transferred: 250, subtasks_succeeded: 1, subtasks_pending: 0 });
+  });
+
+  it('never follows a link in a recursive item, and deletes a link itself', async () => {
+    lab.link('/data/inside-link', '/data/run1.csv');
+    lab.link('/data/dir-link', '/data/sub');
+    lab.link('/data/dangling', '/nowhere');
+    const done = await run(await transfer([{ source_path: '/data/', destination_path: '/in/data/' }]));
+    expect(done.counters).toMatchObject({ symlinks: 3, files: 4 });
+    expect([...archive.nodes.keys()].filter((k) => k.includes('link') || k.includes('dangling'))).toEqual([]);
+    const removed = await run((await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, recursive: true, DATA: [{ path: '/data/dir-link' }] }))).task);
+    expect(removed.counters).toMatchObject({ files: 1, directories: 0 });
+    expect([lab.nodes.has('/data/dir-link'), lab.text('/data/sub/deep.txt')]).toEqual([false, 'deep']);
+  });
+
+  it('waits for what it cannot skip: another storage failure, an endpoint without storage; a destination folder where a file goes', async () => {
+    lab.faults.set('/data/run2.csv', 'not_directory');
+    const other = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/r.csv' }], { skip_source_errors: true }));
+    expect(other).toMatchObject({ status: 'ACTIVE', nice_status: 'NOT_A_DIRECTORY', is_paused: false });
+    const bare = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Bare', subscription_id: 'DEFAULT' })).id;
+    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/x.csv' }], {}, alice, source, bare))).nice_status).toBe('ENDPOINT_NOT_CONNECTED');
+    archive.put('/in/taken/', null);
+    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/taken' }], { sync_level: 'exists' }))).nice_status).toBe('IS_A_DIRECTORY');
+    archive.faults.set('/in/fail.csv', 'denied');
+    const writeDenied = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/fail.csv' }], { skip_source_errors: true }));
+    expect(writeDenied).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+    expect(await store.listFiles(writeDenied.id, 'skipped', 0, 10)).toEqual([]);
+  });
+
+  it('copies by modification time only what is newer at the source', async () => {
+    const items = [{ source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }];
+    archive.put('/in/run2.csv', 'zz', new Date('2026-01-01T00:00:00Z'));
+    expect((await run(await transfer(items, { sync_level: 'mtime' }))).counters).toMatchObject({ files_skipped: 1 });
+    archive.put('/in/run2.csv', 'zz', new Date('2025-12-31T23:59:59Z'));
+    expect((await run(await transfer(items, { sync_level: 'mtime' }))).counters).toMatchObject({ files_transferred: 1 });
+    expect(archive.text('/in/run2.csv')).toBe('xx');
+  });
+
+  it('records the files it moved and skipped as files, not folders', async () => {
+    const task = await run(await transfer([{ source_path: '/data/gone', destination_path: '/in/gone' }, { source_path: '/data/run1.csv', destination_path: '/in/r.csv' }], { skip_source_errors: true }));
+    expect((await store.listFiles(task.id, 'succeeded', 0, 10))[0]).toMatchObject({ is_directory: false, error_code: null });
+    expect((await store.listFiles(task.id, 'skipped', 0, 10))[0]).toMatchObject({ is_directory: false, destination_path: null, error_details: 'no such file or directory' });
+  });
+
   it('deletes files and folders (folders only when recursive), and ignores what is missing when told', async () => {
     const submitDelete = async (paths: string[], options: Record<string, unknown> = {}) =>
       (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: paths.map((path) => ({ path })), ...options }))).task;

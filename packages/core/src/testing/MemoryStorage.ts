@@ -14,12 +14,20 @@ export class MemoryStorage implements Storage {
   readonly nodes = new Map<string, Node>([['/', { content: null, lastModified: new Date(0) }]]);
   /** Paths whose reads fail with this failure, for tests of skipped errors and retries. */
   readonly faults = new Map<string, StorageError['failure']>();
+  /** Symbolic links: a path and its target (a path of this storage, or outside it: invalid). */
+  readonly links = new Map<string, string>();
 
   constructor(
     files: Record<string, string | null> = {},
     private readonly now: () => Date = () => new Date('2026-01-01T00:00:00Z'),
   ) {
     for (const [path, content] of Object.entries(files)) this.put(path, content);
+  }
+
+  /** A symbolic link at `path` to `target`. */
+  link(path: string, target: string): void {
+    this.put(path, '');
+    this.links.set(path, target);
   }
 
   /** A file (content) or a directory (null), with its parents. */
@@ -43,6 +51,13 @@ export class MemoryStorage implements Storage {
   }
 
   private entry(path: string, node: Node): FileEntry {
+    const target = this.links.get(path);
+    if (target !== undefined) {
+      const pointed = this.nodes.get(target);
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      if (!pointed) return { name, type: 'invalid_symlink', size: target.length, lastModified: node.lastModified, permissions: 0o777, user: null, group: null, link: null };
+      return { ...this.entry(target, pointed), name, link: { target, size: target.length, lastModified: node.lastModified, user: null, group: null } };
+    }
     return { name: path === '/' ? '/' : path.slice(path.lastIndexOf('/') + 1), type: node.content === null ? 'dir' : 'file', size: node.content?.length ?? 4096, lastModified: node.lastModified, permissions: node.content === null ? 0o755 : 0o644, user: null, group: null, link: null };
   }
 
@@ -119,6 +134,7 @@ export class MemoryStorage implements Storage {
     const node = this.node(path);
     if (node.content === null && this.children(path).length > 0) throw new StorageError('exists', path, 'not empty');
     this.nodes.delete(path);
+    this.links.delete(path);
   }
 
   async checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string> {
