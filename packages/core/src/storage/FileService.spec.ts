@@ -3,6 +3,7 @@ import { createCoreServices } from '../services';
 import {
   BadRequestError,
   EndpointNotConnectedError,
+  EndpointNotFoundError,
   EndpointPermissionDeniedError,
   FileNotFoundError,
   InvalidPathError,
@@ -172,6 +173,7 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
       expect(names(await files().ls(alice, host, '/data', { orderby: 'last_modified asc,size' }))).toEqual(['c.txt', '.hidden', 'b.txt', 'a.png', 'sub']);
       expect(names(await files().ls(alice, host, '/data', { orderby: 'permissions DESC' }))[0]).toBe('sub');
       expect(names(await files().ls(alice, host, '/data', { orderby: 'name DESC', limit: 2 }))).toEqual(['sub', 'c.txt']);
+      expect(names(await files().ls(alice, host, '/data', { orderby: 'size DESC', limit: 2, offset: 1 }))).toEqual(['a.png', 'b.txt']);
       expect(names(await files().ls(alice, host, '/data', { orderby: ' , ' }))).toHaveLength(5);
       for (const bad of ['size UP', 'colour', 'name ASC extra']) {
         await expect(files().ls(alice, host, '/data', { orderby: bad })).rejects.toThrow(`Invalid orderby '${bad}': a field (name, type, size, last_modified, permissions, user, group) and ASC or DESC`);
@@ -286,7 +288,9 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
         await expect(files().stat(alice, host, '/data')).rejects.toThrow(expected as Error);
       }
       storage.failNext = new Error('disk on fire');
-      await expect(files().stat(alice, host, '/data')).rejects.toThrow('disk on fire');
+      const fire = files().stat(alice, host, '/data');
+      await expect(fire).rejects.toThrow(new Error('disk on fire'));
+      await expect(fire).rejects.not.toThrow(EndpointPermissionDeniedError);
       storage.vanished.add('/data/a.png');
       storage.failNext = null;
       const broken = new StorageError('denied', '/data/b.txt', 'outside');
@@ -313,6 +317,9 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
       const refused = files().ls(bob, hidden, '/');
       await expect(refused).rejects.toThrow(PermissionDeniedError);
       await expect(refused).rejects.not.toThrow(EndpointPermissionDeniedError);
+      await expect(refused).rejects.toThrow(`You need the 'administrator' or 'activity_monitor' role on endpoint '${hidden}', an access rule on it, or it must be public`);
+      // the deprecated canonical names name no endpoint here, as in every route but GET and DELETE
+      await expect(files().ls(alice, `alice#${host}`, '/data')).rejects.toThrow(EndpointNotFoundError);
     });
 
     describe('on a share', () => {
@@ -335,6 +342,8 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
       it("sees its host's storage from host_path down", async () => {
         expect(names(await files().ls(alice, share, '/'))).toEqual(['.hidden', 'a.png', 'b.txt', 'sub']);
         expect(names(await files().ls(alice, share, '/~/'))).toEqual(['.hidden', 'a.png', 'b.txt', 'sub']);
+        expect(await files().ls(alice, share, '/~/')).toMatchObject({ path: '/', absolutePath: '/' });
+        expect(await files().ls(alice, share, '/~/sub')).toMatchObject({ path: '/sub/', absolutePath: '/sub/' });
         expect(await files().mkdir(alice, share, '/sub/new')).toBe('/sub/new');
         expect(storage.byPath.has('/data/sub/new')).toBe(true);
         await files().rename(alice, share, '/sub/new', '/moved');
