@@ -16,8 +16,9 @@ export const PER_USER = 3;
 /**
  * Workers inside the process: they take up ACTIVE tasks, oldest first, at most `concurrency` at
  * a time and PER_USER of one owner's tasks of a type, and run each through the core's TaskRunner.
- * A task that must wait is tried again after `retryMs`. `stop()` takes no new task and waits for
- * the ones running, so that the runtime closes the engine after them.
+ * A task that must wait is tried again after `retryMs`. `stop()` takes no new task and has the
+ * ones running hand their task back after the file in hand (ACTIVE, Queued: the next start takes
+ * them up), so that the runtime closes the engine after them.
  */
 export class TaskWorkers {
   private readonly running = new Map<string, { owner: string; type: string; done: Promise<void> }>();
@@ -86,7 +87,7 @@ export class TaskWorkers {
 
   private run(task: TaskState): void {
     const done = this.services.taskRunner
-      .run(task.id)
+      .run(task.id, () => this.stopped)
       .then((after) => {
         if (after?.status === 'ACTIVE') this.notBefore.set(task.id, Date.now() + (this.options.retryMs ?? 5000));
         else this.notBefore.delete(task.id);

@@ -228,6 +228,29 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect((await run(unsaved)).counters).toMatchObject({ files: 250, files_transferred: 250, subtasks_succeeded: 1, subtasks_pending: 0 });
   });
 
+  it('hands a task back when its process stops: queued after the file in hand, done at the next start', async () => {
+    let stopping = false;
+    const write = archive.write.bind(archive);
+    archive.write = async (path, data, options) => {
+      stopping = true;
+      return write(path, data, options);
+    };
+    const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/1.csv' }, { source_path: '/data/', destination_path: '/in/all/' }]);
+    const handed = (await runner.run(task.id, () => stopping))!;
+    expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', is_paused: false, counters: { faults: 0, files_transferred: 1, subtasks_succeeded: 0, subtasks_pending: 2 } });
+    expect(await store.findById(task.id)).toEqual(handed);
+    expect([archive.nodes.has('/in/1.csv'), archive.nodes.has('/in/all')]).toEqual([true, false]);
+    const folder = await transfer([{ source_path: '/data/', destination_path: '/in/folder/' }]);
+    expect((await runner.run(folder.id, () => stopping))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1 } });
+    archive.write = write;
+    expect((await run(task)).status).toBe('SUCCEEDED');
+    expect(archive.text('/in/all/sub/deep.txt')).toBe('deep');
+    const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: [{ path: '/data/run1.csv' }, { path: '/data/run2.csv' }] }))).task;
+    expect((await runner.run(deleting.id, () => true))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_succeeded: 1 } });
+    expect([lab.nodes.has('/data/run1.csv'), lab.nodes.has('/data/run2.csv')]).toEqual([false, true]);
+    expect((await store.listEvents(deleting.id, { errorsOnly: true, limit: 10, offset: 0 })).total).toBe(0);
+  });
+
   it('never follows a link in a recursive item, and deletes a link itself', async () => {
     lab.link('/data/inside-link', '/data/run1.csv');
     lab.link('/data/dir-link', '/data/sub');

@@ -31,6 +31,9 @@ class Retry extends Error {
 /** The task was canceled (or otherwise finished) by someone else while it ran. */
 class Ended extends Error {}
 
+/** The process is stopping: the attempt ends after the file in hand, the task queued for the next start. */
+class HandedBack extends Error {}
+
 /** Storage failures as the hosted task events name them. */
 const FAILURE_CODES: Record<StorageError['failure'], string> = {
   not_found: 'FILE_NOT_FOUND',
@@ -58,8 +61,12 @@ export class TaskRunner {
     private readonly clock: Clock,
   ) {}
 
-  /** One attempt at a task: its state after (finished, or ACTIVE to be tried again). */
-  async run(taskId: string): Promise<TaskState | null> {
+  /**
+   * One attempt at a task: its state after (finished, or ACTIVE to be tried again). `stopping`
+   * says the process is stopping: the attempt hands the task back (ACTIVE, Queued) after the file
+   * in hand, to be taken up again at the next start.
+   */
+  async run(taskId: string, stopping: () => boolean = () => false): Promise<TaskState | null> {
     const found = await this.uow.repositories.tasks.findById(taskId);
     if (!found || isFinished(found)) return found;
     const now = this.clock.now();
@@ -70,7 +77,7 @@ export class TaskRunner {
       return ended;
     }
     // each attempt counts afresh (a file moved again is counted once)
-    const attempt = new Attempt({ store: this.uow.repositories.tasks, files: this.files, clock: this.clock }, { ...found, nice_status: null, is_paused: false, counters: { ...ZERO_COUNTERS, subtasks_total: found.counters.subtasks_total, subtasks_pending: found.counters.subtasks_total, faults: found.counters.faults } });
+    const attempt = new Attempt({ store: this.uow.repositories.tasks, files: this.files, clock: this.clock, stopping }, { ...found, nice_status: null, is_paused: false, counters: { ...ZERO_COUNTERS, subtasks_total: found.counters.subtasks_total, subtasks_pending: found.counters.subtasks_total, faults: found.counters.faults } });
     await this.uow.repositories.tasks.clearFiles(taskId);
     await this.event(attempt.task, 'STARTED', 'started', `attempt after ${found.counters.faults} fault(s)`, false);
     try {
@@ -83,6 +90,10 @@ export class TaskRunner {
       return done;
     } catch (error) {
       if (error instanceof Ended) return this.uow.repositories.tasks.findById(taskId);
+      if (error instanceof HandedBack) {
+        const queued: TaskState = { ...attempt.task, nice_status: 'Queued' };
+        return (await attempt.save(queued)) ? queued : this.uow.repositories.tasks.findById(taskId);
+      }
       const retry = asRetry(error);
       const waiting: TaskState = { ...attempt.task, nice_status: retry.code, is_paused: retry.code === 'PAUSED', counters: { ...attempt.task.counters, faults: attempt.task.counters.faults + 1 } };
       if (!(await attempt.save(waiting))) return this.uow.repositories.tasks.findById(taskId);
@@ -111,7 +122,7 @@ class Attempt {
   private sinceSave = 0;
 
   constructor(
-    private readonly deps: { store: TaskRepository; files: FileService; clock: Clock },
+    private readonly deps: { store: TaskRepository; files: FileService; clock: Clock; stopping: () => boolean },
     public task: TaskState,
   ) {}
 
@@ -131,6 +142,7 @@ class Attempt {
   }
 
   private async progressed(): Promise<void> {
+    if (this.deps.stopping()) throw new HandedBack();
     this.sinceSave += 1;
     if (this.sinceSave >= SAVE_EVERY && !(await this.save())) throw new Ended();
   }
@@ -149,6 +161,7 @@ class Attempt {
       }
       this.count({ subtasks_pending: -1, subtasks_succeeded: 1 });
       if (!(await this.save())) throw new Ended();
+      if (this.deps.stopping()) throw new HandedBack();
     }
   }
 
@@ -260,6 +273,7 @@ class Attempt {
       }
       this.count({ subtasks_pending: -1, subtasks_succeeded: 1 });
       if (!(await this.save())) throw new Ended();
+      if (this.deps.stopping()) throw new HandedBack();
     }
   }
 }
