@@ -73,6 +73,37 @@ describe("the web console's Files tab", () => {
     expect(gone.text).toMatch(/class="error" role="alert">Path not found/);
   });
 
+  it('submits a transfer of a file to a path of another endpoint, and says what the API refused beside the field', async () => {
+    const { agent } = await signInOverHttp(world, 'alice');
+    await world.storages.treeOf(host).storage.write('/data/run1.csv', (async function* () {
+      yield Buffer.from('t,v\n0,1\n');
+    })());
+    const listing = await agent.get(`/console/endpoints/${host}/files?path=/data/`);
+    expect(listing.text).toContain(`href="/console/endpoints/${host}/files/transfer?path=%2Fdata%2F&amp;name=run1.csv"`);
+    const form = await agent.get(`/console/endpoints/${host}/files/transfer?path=%2Fdata%2F&name=run1.csv`);
+    expect(form.text).toContain(`value="${host}"`);
+    const fields = { _csrf: hidden(form.text, '_csrf'), path: '/data/', name: 'run1.csv', destination_endpoint: host, destination_path: '/data/run1-copy.csv', label: 'From the console', sync_level: 'size', verify_checksum: 'true' };
+    const submitted = await agent.post(`/console/endpoints/${host}/files/transfer`).type('form').send(fields);
+    expect(submitted.status).toBe(303);
+    const taskId = /\/console\/activity\/([0-9a-f-]{36})$/.exec(submitted.headers.location)![1]!;
+    await world.services.taskRunner.run(taskId);
+    const page = await agent.get(submitted.headers.location);
+    expect(page.text).toContain('Transfer submitted.');
+    expect(page.text).toContain('From the console');
+    expect(page.text).toContain('SUCCEEDED');
+    expect(world.storages.treeOf(host).files()['/data/run1-copy.csv']).toBe('t,v\n0,1\n');
+    const task = await agent.get(`/console/activity/${taskId}`);
+    expect(task.text).toContain('/data/run1.csv → /data/run1-copy.csv');
+    const notAnId = await agent.post(`/console/endpoints/${host}/files/transfer`).type('form').send({ ...fields, destination_endpoint: 'archive' });
+    expect(notAnId.status).toBe(400);
+    expect(notAnId.text).toMatch(/id="e-destination_endpoint">Invalid destination_endpoint: an endpoint id/);
+    const unknown = await agent.post(`/console/endpoints/${host}/files/transfer`).type('form').send({ ...fields, destination_endpoint: '99999999-9999-4999-8999-999999999999' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toMatch(/id="e-destination_endpoint">No such endpoint/);
+    const noPath = await agent.post(`/console/endpoints/${host}/files/transfer`).type('form').send({ ...fields, destination_path: '' });
+    expect(noPath.text).toContain('Give the path to transfer to.');
+  });
+
   it("shows the API's refusal to someone the storage is not open to, and no form", async () => {
     const { agent } = await signInOverHttp(world, 'bob');
     const page = await agent.get(`/console/endpoints/${host}/files?path=/data/`);

@@ -73,6 +73,7 @@ async function showFolder(page: EndpointPage, asked: string, offset: number, val
       isDir,
       href: isDir ? `/console${filesHref(page.ep, `${dir}${name}/`)}` : null,
       renameHref: `/console/endpoints/${id}/files/rename?path=${encodeURIComponent(dir)}&name=${encodeURIComponent(name)}`,
+      transferHref: `/console/endpoints/${id}/files/transfer?path=${encodeURIComponent(dir)}&name=${encodeURIComponent(name)}`,
       size: isDir ? '' : sizeText(Number(entry.size ?? 0)),
       lastModified: String(entry.last_modified ?? ''),
       type: String(entry.type),
@@ -144,6 +145,67 @@ export const filePages: PageGroup = (router, { endpointPage, form }) => {
 
   const showRename = (page: EndpointPage, dir: string, name: string, values: Record<string, unknown>, errors: Errors, status?: number) =>
     page.show('file-rename.njk', { heading: 'Rename', dir, name, backHref: `/console${filesHref(page.ep, dir)}`, values, errors }, status);
+
+  const SYNC_OPTIONS = [
+    { value: '', label: 'Copy everything' },
+    { value: 'exists', label: 'Skip files that exist at the destination' },
+    { value: 'size', label: 'Skip files of the same size' },
+    { value: 'mtime', label: 'Skip files not newer than the destination\'s' },
+    { value: 'checksum', label: 'Skip files with the same checksum' },
+  ];
+  const showTransfer = (page: EndpointPage, dir: string, name: string, values: Record<string, unknown>, errors: Errors, status?: number) =>
+    page.show('file-transfer.njk', { heading: 'Transfer', dir, name, backHref: `/console${filesHref(page.ep, dir)}`, syncOptions: SYNC_OPTIONS, values, errors }, status);
+
+  router.get(
+    '/endpoints/:id/files/transfer',
+    endpointPage('files', async (page, req) => {
+      const dir = withSlash(askedPath(req));
+      const name = typeof req.query.name === 'string' ? req.query.name : '';
+      if (nameError(name)) return page.redirect(filesHref(page.ep, dir));
+      showTransfer(page, dir, name, { destination_endpoint: String(page.ep.id), destination_path: `${dir}${name}`, sync_level: '', verify_checksum: true }, {});
+    }),
+  );
+
+  router.post(
+    '/endpoints/:id/files/transfer',
+    ...form,
+    endpointPage('files', async (page, req) => {
+      const body = req.body as Record<string, unknown>;
+      const dir = withSlash(text(body.path) || '/~/');
+      const name = text(body.name);
+      if (nameError(name)) return page.redirect(filesHref(page.ep, dir));
+      const again = (errors: Errors) => showTransfer(page, dir, name, body, errors, 400);
+      const destination = text(body.destination_endpoint);
+      const destinationPath = text(body.destination_path);
+      if (destination === '') return again({ destination_endpoint: 'Give the id of the endpoint to transfer to.' });
+      if (destinationPath === '') return again({ destination_path: 'Give the path to transfer to.' });
+      const sync = text(body.sync_level);
+      const submitTransfer = async (): Promise<void> => {
+        const submission = await page.api.transfer('GET', '/submission_id');
+        const answer = await page.api.transfer('POST', '/transfer', {
+          DATA_TYPE: 'transfer',
+          submission_id: submission.value,
+          source_endpoint: page.ep.id,
+          destination_endpoint: destination,
+          ...(text(body.label) !== '' && { label: text(body.label) }),
+          ...(sync !== '' && { sync_level: sync }),
+          verify_checksum: body.verify_checksum === 'true',
+          DATA: [{ DATA_TYPE: 'transfer_item', source_path: `${dir}${name}`, destination_path: destinationPath }],
+        });
+        page.redirect(`/activity/${String(answer.task_id)}`, 'Transfer submitted.');
+      };
+      await submitted(
+        () =>
+          submitTransfer().catch((error: unknown) => {
+            // an endpoint that is not there (or not for this person) is the form's to say, not a missing page
+            if (error instanceof ApiError && error.status === 404) return again({ destination_endpoint: error.message });
+            throw error;
+          }),
+        again,
+        { destination_endpoint: 'destination_endpoint', source_endpoint: '_form', DATA: 'destination_path', endpoint: 'destination_endpoint' },
+      );
+    }),
+  );
 
   router.get(
     '/endpoints/:id/files/rename',
