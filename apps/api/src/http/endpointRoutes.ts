@@ -218,10 +218,6 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
     res.json({ DATA_TYPE: 'access_list', endpoint: endpointId, length: rules.length, DATA: rules.map(accessDocument) });
   });
 
-  // the endpoint manager's view of tasks (activity monitors) comes with the activity roles: none listed yet
-  router.get('/endpoint_manager/task_list', (_req, res) => {
-    res.json({ DATA_TYPE: 'task_list', DATA: [], has_next_page: false, last_key: null, limit: 0 });
-  });
 
   router.get('/endpoint_manager/pause_rule_list', async (req, res) => {
     const { filter, offset, limit } = pauseRuleListQuery(req.query);

@@ -278,7 +278,19 @@ export const openApiDocument = {
       get: { operationId: 'taskPauseInfo', summary: 'Why a task is paused', responses: { '200': ok('Pause information', { type: 'object' }), ...errors } },
     },
     '/endpoint_manager/task_list': {
-      get: { operationId: 'endpointManagerTaskList', summary: 'Tasks on monitored endpoints: none yet (the activity roles come with the endpoint manager\'s task routes)', responses: { '200': ok('No tasks', ref('EndpointManagerTaskList')), ...errors } },
+      get: { operationId: 'endpointManagerTaskList', summary: 'Tasks on endpoints the caller administers, manages or monitors the activity of, whoever submitted them', responses: { '200': ok('Tasks', ref('EndpointManagerTaskList')), ...errors } },
+    },
+    '/endpoint_manager/task/{task_id}': {
+      parameters: [taskId],
+      get: { operationId: 'endpointManagerGetTask', summary: 'A task on an endpoint the caller monitors', responses: { '200': ok('The task document', ref('Task')), ...errors } },
+    },
+    '/endpoint_manager/admin_cancel': {
+      post: {
+        operationId: 'endpointManagerCancelTasks',
+        summary: "Cancel tasks as an administrator or activity manager of their endpoints, with a message to their owners (all or none)",
+        requestBody: body(documented({ DATA_TYPE: { const: 'admin_cancel' }, task_id_list: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } }, ['task_id_list', 'message'])),
+        responses: { '202': ok('Canceled', { type: 'object', properties: { DATA_TYPE: { const: 'admin_cancel' } }, required: ['DATA_TYPE'] }), ...errors },
+      },
     },
     '/endpoint_manager/monitored_endpoints': {
       get: { operationId: 'monitoredEndpoints', summary: 'Endpoints the caller holds administrator, activity_manager or activity_monitor on', responses: { '200': ok('Endpoints', ref('MonitoredEndpointList')), ...errors } },
@@ -383,7 +395,7 @@ export const openApiDocument = {
         description: 'endpoint_id and message on create; the pause_* flags not given pause. The read-only fields of a GET are accepted and ignored.',
         properties: { DATA_TYPE: { const: 'pause_rule' }, endpoint_id: { type: 'string' }, message: { type: 'string' }, identity_id: nullable('string'), start_time: nullable('string') },
       },
-      EndpointManagerTaskList: documented({ DATA_TYPE: { const: 'task_list' }, DATA: { type: 'array', maxItems: 0 }, has_next_page: { const: false }, last_key: { type: 'null' }, limit: { type: 'integer' } }, ['DATA_TYPE', 'DATA', 'has_next_page']),
+      EndpointManagerTaskList: documented({ DATA_TYPE: { const: 'task_list' }, length: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' }, has_next_page: { type: 'boolean' }, last_key: { type: 'null' }, DATA: { type: 'array', items: ref('Task') } }, ['DATA_TYPE', 'DATA', 'has_next_page', 'total']),
       Task: { type: 'object', properties: { DATA_TYPE: { const: 'task' }, task_id: { type: 'string' }, type: { enum: ['TRANSFER', 'DELETE'] }, status: { enum: ['ACTIVE', 'INACTIVE', 'SUCCEEDED', 'FAILED'] } }, required: ['DATA_TYPE', 'task_id', 'type', 'status'] },
       TaskList: documented({ DATA_TYPE: { const: 'task_list' }, length: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' }, DATA: { type: 'array', items: ref('Task') } }, ['DATA_TYPE', 'length', 'limit', 'offset', 'total', 'DATA']),
       SubmitResult: resultSchema('transfer_result', { DATA_TYPE: { enum: ['transfer_result', 'delete_result'] }, task_id: { type: 'string' }, submission_id: { type: 'string' }, task_link: { type: 'object' } }, ['task_id', 'submission_id', 'task_link']),

@@ -82,6 +82,26 @@ export function taskRoutes(tasks: TaskService): Router {
     });
   }
 
+  // the endpoint manager's view: tasks on endpoints the caller administers or monitors, whoever submitted them
+  router.get('/endpoint_manager/task_list', async (req, res) => {
+    const page = await tasks.managedList(principalOf(res), taskListQuery(req.query));
+    res.json({ DATA_TYPE: 'task_list', length: page.tasks.length, limit: page.limit, offset: page.offset, total: page.total, has_next_page: page.offset + page.tasks.length < page.total, last_key: null, DATA: page.tasks.map((t) => taskDocument(t, null)) });
+  });
+
+  router.get('/endpoint_manager/task/:id', async (req, res) => {
+    res.json(taskDocument(await tasks.managedTask(principalOf(res), req.params.id), null));
+  });
+
+  router.post('/endpoint_manager/admin_cancel', async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const unknown = Object.keys(body).find((key) => !['DATA_TYPE', 'task_id_list', 'message'].includes(key));
+    if (unknown) throw new BadRequestError(`Invalid ${unknown.slice(0, 100)}: not a field of admin_cancel`);
+    if (!Array.isArray(body.task_id_list) || !body.task_id_list.every((id) => typeof id === 'string')) throw new BadRequestError('Invalid task_id_list: a list of task ids');
+    if (typeof body.message !== 'string' || body.message.trim() === '') throw new BadRequestError('Invalid message: why the tasks are canceled, shown to their owners');
+    const ended = await tasks.adminCancel(principalOf(res), body.task_id_list as string[], body.message);
+    res.status(202).json({ DATA_TYPE: 'admin_cancel', id: tasks.submissionId(), done: true, task_id_list: body.task_id_list, message: body.message, canceled: ended.map((t) => t.id) });
+  });
+
   router.get('/task/:id/pause_info', async (req, res) => {
     const task = await tasks.get(principalOf(res), req.params.id);
     res.json({ DATA_TYPE: 'pause_info_limited', pause_rules: [], source_pause_message: task.is_paused ? task.nice_status : null, source_pause_message_share: null, destination_pause_message: null, destination_pause_message_share: null });

@@ -20,6 +20,7 @@ describe('the OpenAPI document', () => {
         // files on an endpoint
         ...['operationLs', 'operationStat', 'operationMkdir', 'operationRename'],
         // transfer and delete tasks
+        ...['endpointManagerGetTask', 'endpointManagerCancelTasks'],
         ...['submissionId', 'submitTransfer', 'submitDelete', 'getTask', 'updateTask', 'cancelTask', 'taskEventList', 'taskSuccessfulTransfers', 'taskSkippedErrors', 'taskPauseInfo'],
       ].sort(),
     );

@@ -38,7 +38,7 @@ describe.each(BACKENDS)('roles API on $name', (backend) => {
     expect((await grant(bob, managed, 'activity_monitor', bobId)).status).toBe(403);
   });
 
-  it('refuses duplicates (409), unknown principals, unmanaged endpoints, access_manager off shares, and activity_manager (400)', async () => {
+  it('refuses duplicates (409), unknown principals, unmanaged endpoints, access_manager off shares (400); grants activity_manager', async () => {
     await grant(alice, managed, 'activity_monitor', bobId);
     const twice = await grant(alice, managed, 'activity_monitor', bobId);
     expect(twice.status).toBe(409);
@@ -49,7 +49,6 @@ describe.each(BACKENDS)('roles API on $name', (backend) => {
       [managed, 'administrator', bobId, 'group', /No group/],
       [unmanaged, 'activity_monitor', bobId, 'identity', /managed endpoints/],
       [managed, 'access_manager', bobId, 'identity', /only on shared endpoints/],
-      [managed, 'activity_manager', bobId, 'identity', /not supported/],
       [managed, 'owner', bobId, 'identity', /Invalid role/],
     ];
     for (const [endpoint, role, principal, type, message] of refusals) {
@@ -58,6 +57,8 @@ describe.each(BACKENDS)('roles API on $name', (backend) => {
       expect(res.body.message).toMatch(message);
     }
     expect((await api.as(alice).post(`/endpoint/${managed}/role`, { principal_type: 'identity', principal: bobId, role: 'activity_monitor', extra: 1 })).status).toBe(400);
+    const manager = await grant(alice, managed, 'activity_manager', bobId);
+    expect([manager.status, manager.body.role]).toEqual([201, 'activity_manager']);
   });
 
   it('grants access_manager on a share of a managed host, and to a group', async () => {

@@ -150,6 +150,31 @@ describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage })
     expect((await api.as(bob).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: '/a', destination_path: '/b' }] })).status).toBe(403);
   });
 
+  it("shows a task to the monitors of its endpoints and lets their activity managers cancel it, with a message", async () => {
+    await api.world.subscriptionFor('alice');
+    const managed = (await api.as(alice).post('/endpoint', { display_name: 'Managed lab', subscription_id: 'DEFAULT', DATA: [{ hostname: 'm.example.org' }] })).body.id as string;
+    await api.world.services.admin.endpoints.setStorage(managed, { type: 'memory' });
+    const { token: carol, id: carolId } = await api.world.user('carol');
+    const bobId = (await api.world.services.admin.identities.listIdentities()).find((i) => i.username === 'bob')!.id;
+    expect((await api.as(alice).post(`/endpoint/${managed}/role`, { principal_type: 'identity', principal: bobId, role: 'activity_monitor' })).status).toBe(201);
+    expect((await api.as(alice).post(`/endpoint/${managed}/role`, { principal_type: 'identity', principal: carolId, role: 'activity_manager' })).status).toBe(201);
+    const submitted = (await api.as(alice).post('/transfer', { submission_id: (await api.as(alice).get('/submission_id')).body.value, source_endpoint: managed, destination_endpoint: archive, DATA: [{ source_path: '/waiting.csv', destination_path: '/in/w.csv' }] })).body;
+    const listed = (await api.as(bob).get('/endpoint_manager/task_list')).body;
+    expect(listed).toMatchObject({ DATA_TYPE: 'task_list', total: 1, has_next_page: false, DATA: [{ task_id: submitted.task_id, source_endpoint_id: managed }] });
+    expect((await api.as(bob).get(`/endpoint_manager/task/${submitted.task_id}`)).body).toMatchObject({ task_id: submitted.task_id });
+    expect((await api.as(alice).get('/endpoint_manager/task_list')).body.total).toBe(1);
+    expect((await api.as(carol).get('/task_list')).body.total).toBe(0);
+    const refused = await api.as(bob).post('/endpoint_manager/admin_cancel', { task_id_list: [submitted.task_id], message: 'disk swap' });
+    expect([refused.status, refused.body.code]).toEqual([403, 'PermissionDenied']);
+    expect((await api.as(carol).post('/endpoint_manager/admin_cancel', { task_id_list: [submitted.task_id] })).status).toBe(400);
+    const canceled = await api.as(carol).post('/endpoint_manager/admin_cancel', { DATA_TYPE: 'admin_cancel', task_id_list: [submitted.task_id], message: 'disk swap' });
+    expect([canceled.status, canceled.body.DATA_TYPE, canceled.body.canceled]).toEqual([202, 'admin_cancel', [submitted.task_id]]);
+    expect((await api.as(alice).get(`/task/${submitted.task_id}`)).body).toMatchObject({ status: 'FAILED', canceled_by_admin: 'SOURCE', canceled_by_admin_message: 'disk swap', fatal_error: { code: 'CANCELED' } });
+    const stranger = (await api.world.user('dave')).token;
+    expect((await api.as(stranger).get(`/endpoint_manager/task/${submitted.task_id}`)).body.code).toBe('TaskNotFound');
+    expect((await api.as(stranger).post('/endpoint_manager/admin_cancel', { task_id_list: [submitted.task_id], message: 'x' })).body.code).toBe('TaskNotFound');
+  });
+
   it('waits on a missing source, changes its label, and cancels it', async () => {
     const submitted = (await api.as(alice).post('/transfer', { submission_id: (await api.as(alice).get('/submission_id')).body.value, source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: '/data/later.csv', destination_path: '/in/later.csv' }] })).body;
     let task: Record<string, unknown> = {};

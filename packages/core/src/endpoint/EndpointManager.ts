@@ -44,6 +44,13 @@ const holds = (roles: readonly EndpointRole[], wanted: readonly EndpointRole[]) 
  * the endpoints a caller monitors, their shares, and their pause rules. xfer runs no transfers,
  * so there is no task to show.
  */
+/** Endpoints on which the caller holds one of `roles`, at most MAX_MANAGED_ENDPOINTS. */
+export async function endpointsHeld(repos: Pick<Repos, 'endpoints'>, caller: Principal, roles: readonly EndpointRole[]): Promise<{ endpoint: Endpoint; roles: EndpointRole[] }[]> {
+  const { principalIds } = caller;
+  const hits = await repos.endpoints.search({ terms: [], visibleTo: { principalIds, roles: MONITOR_ROLES }, holding: { principalIds, roles }, offset: 0, limit: MAX_MANAGED_ENDPOINTS });
+  return hits.map((hit) => ({ endpoint: hit.endpoint, roles: effectiveRoles(hit.endpoint, caller, hit.assignments) })).filter((h) => holds(h.roles, roles));
+}
+
 export class EndpointManagerService {
   constructor(
     private readonly uow: EndpointManagerRepositories,
@@ -159,11 +166,8 @@ export class EndpointManagerService {
     });
   }
 
-  /** Endpoints on which the caller holds one of `roles`, at most MAX_MANAGED_ENDPOINTS. */
-  private async held(caller: Principal, roles: readonly EndpointRole[]): Promise<{ endpoint: Endpoint; roles: EndpointRole[] }[]> {
-    const { principalIds } = caller;
-    const hits = await this.uow.repositories.endpoints.search({ terms: [], visibleTo: { principalIds, roles: MONITOR_ROLES }, holding: { principalIds, roles }, offset: 0, limit: MAX_MANAGED_ENDPOINTS });
-    return hits.map((hit) => ({ endpoint: hit.endpoint, roles: effectiveRoles(hit.endpoint, caller, hit.assignments) })).filter((h) => holds(h.roles, roles));
+  private held(caller: Principal, roles: readonly EndpointRole[]): Promise<{ endpoint: Endpoint; roles: EndpointRole[] }[]> {
+    return endpointsHeld(this.uow.repositories, caller, roles);
   }
 
   private async view(caller: Principal, endpoint: Endpoint, roles: EndpointRole[]): Promise<EndpointView> {

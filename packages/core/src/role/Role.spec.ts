@@ -55,11 +55,9 @@ describe('granting a role through the API', () => {
     expect(checkRoleGrant(grant('access_manager'), managedShare)).toEqual({ role: 'access_manager', principal_type: 'identity' });
   });
 
-  it('refuses activity_manager, saying why, and any other role by name', () => {
-    expect(() => checkRoleGrant(grant('activity_manager'), managedShare)).toThrow(
-      "The role 'activity_manager' is not supported here: it concerns transfer tasks, which this service does not run",
-    );
-    expect(() => checkRoleGrant(grant('owner'), managedShare)).toThrow("Invalid role 'owner': must be administrator, access_manager or activity_monitor");
+  it('grants activity_manager now that tasks exist, and refuses any other role by name', () => {
+    expect(checkRoleGrant(grant('activity_manager'), managedShare)).toEqual({ role: 'activity_manager', principal_type: 'identity' });
+    expect(() => checkRoleGrant(grant('owner'), managedShare)).toThrow("Invalid role 'owner': must be administrator, access_manager, activity_manager or activity_monitor");
   });
 
   it('refuses a principal_type other than identity or group', () => {

@@ -77,12 +77,11 @@ export interface RoleGrant {
 /**
  * The rules of granting a role through the API (catalogue features 3): roles exist on managed
  * endpoints (a share: on a managed host); access managers manage access rules, which only shares
- * have; activity_manager concerns transfer tasks, which this service does not run.
+ * have; activity managers see and cancel the transfer tasks that use the endpoint, activity monitors see them.
  */
 export function checkRoleGrant(grant: RoleGrant, endpoint: { kind: string; managed: boolean }): { role: EndpointRole; principal_type: PrincipalType } {
-  if (grant.role === 'activity_manager') throw new BadRequestError("The role 'activity_manager' is not supported here: it concerns transfer tasks, which this service does not run");
-  if (!(['administrator', 'access_manager', 'activity_monitor'] as string[]).includes(grant.role)) {
-    throw new BadRequestError(`Invalid role '${grant.role}': must be administrator, access_manager or activity_monitor`);
+  if (!(['administrator', 'access_manager', 'activity_manager', 'activity_monitor'] as string[]).includes(grant.role)) {
+    throw new BadRequestError(`Invalid role '${grant.role}': must be administrator, access_manager, activity_manager or activity_monitor`);
   }
   if (grant.principal_type !== 'identity' && grant.principal_type !== 'group') throw new BadRequestError(`Invalid principal_type '${grant.principal_type}': must be identity or group`);
   if (!endpoint.managed) throw new BadRequestError('Roles can be granted only on managed endpoints (for a share: on a managed host)');

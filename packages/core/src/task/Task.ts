@@ -110,6 +110,8 @@ export interface TaskRepository {
   update(task: TaskState): Promise<void>;
   /** Unfinished tasks (ACTIVE), oldest request first: what workers take up. */
   listActive(limit: number): Promise<TaskState[]>;
+  /** Tasks whose source or destination is one of these endpoints, newest request first (the endpoint manager's view). */
+  listForEndpoints(endpointIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }>;
   /** Tasks of these owners, newest request first. */
   listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }>;
   addEvent(event: Omit<TaskEventState, 'seq'>): Promise<TaskEventState>;
@@ -161,6 +163,12 @@ export function newTask(id: string, ownerId: string, request: TaskRequest, now: 
 }
 
 export const isFinished = (task: TaskState): boolean => task.status === 'SUCCEEDED' || task.status === 'FAILED';
+
+/** The endpoints a task reads from and writes to (a delete: one, both). */
+export function endpointsOf(task: TaskState): { source: string; destination: string } {
+  const { request } = task;
+  return request.type === 'TRANSFER' ? { source: request.source_endpoint, destination: request.destination_endpoint } : { source: request.endpoint, destination: request.endpoint };
+}
 
 /** The task ended by cancel (its owner's, or an activity manager's for `side`): FAILED with CANCELED, its pending work canceled. */
 export function canceled(task: TaskState, now: Date, byAdmin?: { side: 'SOURCE' | 'DESTINATION' | 'BOTH'; message: string }): TaskState {

@@ -1,9 +1,12 @@
 import type { Principal } from '../auth/Principal';
+import { endpointsHeld } from '../endpoint/EndpointManager';
+import { effectiveRoles, MONITOR_ROLES, type EndpointRole } from '../role/Role';
+import { checkText } from '../shared/text';
 import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { BadRequestError } from '../shared/errors';
-import { canceled, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from './Task';
+import { BadRequestError, PermissionDeniedError } from '../shared/errors';
+import { canceled, endpointsOf, isFinished, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from './Task';
 import type { TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */
@@ -11,6 +14,9 @@ export interface Submitted {
   task: TaskState;
   duplicate: boolean;
 }
+
+/** Who may cancel the tasks of an endpoint (the endpoint manager's admin_cancel). */
+const TASK_MANAGERS: readonly EndpointRole[] = ['administrator', 'activity_manager'];
 
 /** The most tasks or events one page lists. */
 export const MAX_PAGE = 1000;
@@ -78,6 +84,71 @@ export class TaskService {
     await this.uow.repositories.tasks.update(task);
     await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false, time: now });
     return task;
+  }
+
+  /**
+   * The endpoint manager's view: tasks whose source or destination the caller holds
+   * administrator, activity_manager or activity_monitor on, whoever submitted them.
+   */
+  async managedList(caller: Principal, query: { status?: TaskStatus[]; type?: ('TRANSFER' | 'DELETE')[]; limit?: number; offset?: number } = {}): Promise<{ tasks: TaskState[]; total: number; limit: number; offset: number }> {
+    const limit = query.limit ?? MAX_PAGE;
+    const offset = query.offset ?? 0;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+    if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
+    const endpointIds = (await endpointsHeld(this.uow.repositories, caller, MONITOR_ROLES)).map((held) => held.endpoint.id);
+    const { tasks, total } = await this.uow.repositories.tasks.listForEndpoints(endpointIds, { status: query.status, type: query.type, limit, offset });
+    return { tasks, total, limit, offset };
+  }
+
+  /** A task, to those who monitor one of its endpoints (to anyone else it does not exist). */
+  async managedTask(caller: Principal, taskId: string): Promise<TaskState> {
+    const task = await this.uow.repositories.tasks.findById(taskId.toLowerCase());
+    if (!task || (await this.sidesHeld(caller, task, MONITOR_ROLES)) === null) throw new TaskNotFoundError(taskId);
+    return task;
+  }
+
+  /**
+   * Cancels tasks as an administrator or activity manager of their endpoints (the hosted
+   * admin_cancel): each task ends CANCELED with `canceled_by_admin` naming the side held and the
+   * message. All or none: a task the caller may not cancel refuses the request. Finished ones are left as they are.
+   */
+  async adminCancel(caller: Principal, taskIds: readonly string[], message: string): Promise<TaskState[]> {
+    if (taskIds.length === 0 || taskIds.length > MAX_PAGE) throw new BadRequestError(`Invalid task_id_list: 1 to ${MAX_PAGE} task ids`);
+    const text = checkText('message', message, { max: 2048 });
+    const now = this.clock.now();
+    const chosen: { task: TaskState; side: 'SOURCE' | 'DESTINATION' | 'BOTH' }[] = [];
+    for (const id of new Set(taskIds.map((t) => t.toLowerCase()))) {
+      const task = await this.uow.repositories.tasks.findById(id);
+      const side = task ? await this.sidesHeld(caller, task, TASK_MANAGERS) : null;
+      if (!task || side === null) {
+        if (task && (await this.sidesHeld(caller, task, MONITOR_ROLES)) !== null) throw new PermissionDeniedError(`You need the 'administrator' or 'activity_manager' role on an endpoint of task '${id}' to cancel it`);
+        throw new TaskNotFoundError(id);
+      }
+      chosen.push({ task, side });
+    }
+    const ended: TaskState[] = [];
+    for (const { task, side } of chosen) {
+      if (isFinished(task)) continue;
+      const done = canceled(task, now, { side, message: text });
+      await this.uow.repositories.tasks.update(done);
+      await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: `canceled by an administrator of its ${side.toLowerCase()}: ${text}`, is_error: false, time: now });
+      ended.push(done);
+    }
+    return ended;
+  }
+
+  /** Which of a task's endpoints the caller holds one of `roles` on: SOURCE, DESTINATION, BOTH, or null. */
+  private async sidesHeld(caller: Principal, task: TaskState, roles: readonly EndpointRole[]): Promise<'SOURCE' | 'DESTINATION' | 'BOTH' | null> {
+    const { source, destination } = endpointsOf(task);
+    const holdsOn = async (id: string) => {
+      const found = await this.uow.repositories.endpoints.findWithRolesOf({ id }, caller.principalIds);
+      return found !== null && effectiveRoles(found.endpoint, caller, found.assignments).some((role) => roles.includes(role));
+    };
+    const onSource = await holdsOn(source);
+    const onDestination = source === destination ? onSource : await holdsOn(destination);
+    // a delete has one endpoint, its source
+    if (onSource && onDestination) return task.request.type === 'DELETE' ? 'SOURCE' : 'BOTH';
+    return onSource ? 'SOURCE' : onDestination ? 'DESTINATION' : null;
   }
 
   /** A task's successful transfers or skipped errors, a page after the marker `after`. */

@@ -1,4 +1,4 @@
-import type { TaskEventState, TaskFileState, TaskQuery, TaskState, TaskRepository } from '../task/Task';
+import { endpointsOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskState, type TaskRepository } from '../task/Task';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -53,6 +53,16 @@ export class InMemoryTaskRepository implements TaskRepository {
       .sort((a, b) => a.request_time.getTime() - b.request_time.getTime() || (a.id < b.id ? -1 : 1))
       .slice(0, limit)
       .map(copy);
+  }
+
+  async listForEndpoints(endpointIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {
+    const matching = [...this.tasks.values()]
+      .filter((t) => {
+        const { source, destination } = endpointsOf(t);
+        return (endpointIds.includes(source) || endpointIds.includes(destination)) && (!query.status || query.status.includes(t.status)) && (!query.type || query.type.includes(t.request.type));
+      })
+      .sort((a, b) => b.request_time.getTime() - a.request_time.getTime() || (a.id < b.id ? 1 : -1));
+    return { tasks: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
   }
 
   async listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {

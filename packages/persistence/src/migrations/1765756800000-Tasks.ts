@@ -21,6 +21,8 @@ export class Tasks1765756800000 implements MigrationInterface {
           v('status', 16),
           v('nice_status', 64, true),
           v('label', 512, true),
+          v('source_endpoint_id', 36),
+          v('destination_endpoint_id', 36),
           text('request', false),
           v('source_display_name', 128, true),
           v('destination_display_name', 128, true),
@@ -38,6 +40,8 @@ export class Tasks1765756800000 implements MigrationInterface {
     await q.createIndex('tasks', new TableIndex({ name: 'IX_tasks_owner_time', columnNames: ['owner_id', 'request_time'] }));
     await q.createIndex('tasks', new TableIndex({ name: 'UQ_tasks_owner_submission', columnNames: ['owner_id', 'submission_id'], isUnique: true }));
     await q.createIndex('tasks', new TableIndex({ name: 'IX_tasks_status', columnNames: ['status', 'request_time'] }));
+    await q.createIndex('tasks', new TableIndex({ name: 'IX_tasks_source', columnNames: ['source_endpoint_id', 'request_time'] }));
+    await q.createIndex('tasks', new TableIndex({ name: 'IX_tasks_destination', columnNames: ['destination_endpoint_id', 'request_time'] }));
     await q.createTable(
       new Table({
         name: 'task_events',

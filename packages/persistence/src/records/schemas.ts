@@ -380,6 +380,8 @@ export interface TaskRecord {
   status: string;
   nice_status: string | null;
   label: string | null;
+  source_endpoint_id: string;
+  destination_endpoint_id: string;
   request: string;
   source_display_name: string | null;
   destination_display_name: string | null;
@@ -402,6 +404,8 @@ export const TaskSchema = new EntitySchema<TaskRecord>({
     status: varchar(16),
     nice_status: varchar(64, true),
     label: varchar(512, true),
+    source_endpoint_id: varchar(36),
+    destination_endpoint_id: varchar(36),
     request: text(false),
     source_display_name: varchar(128, true),
     destination_display_name: varchar(128, true),

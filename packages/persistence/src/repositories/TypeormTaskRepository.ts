@@ -1,4 +1,4 @@
-import type { TaskEventState, TaskFileState, TaskQuery, TaskRepository, TaskRequest, TaskState, TaskStatus } from '@xfer/core';
+import { endpointsOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskRecord } from '../records/schemas';
 import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull } from './mapping';
@@ -18,6 +18,8 @@ const toRecord = (task: TaskState): TaskRecord => ({
   status: task.status,
   nice_status: task.nice_status,
   label: task.request.label,
+  source_endpoint_id: endpointsOf(task).source,
+  destination_endpoint_id: endpointsOf(task).destination,
   request: requestToJson(task.request),
   source_display_name: task.source_display_name,
   destination_display_name: task.destination_display_name,
@@ -75,6 +77,20 @@ export class TypeormTaskRepository implements TaskRepository {
   async listActive(limit: number) {
     const records = await this.manager.find(TaskSchema, { where: { status: 'ACTIVE' }, order: { request_time: 'ASC', id: 'ASC' }, take: limit });
     return records.map(fromRecord);
+  }
+
+  async listForEndpoints(endpointIds: readonly string[], query: TaskQuery) {
+    if (endpointIds.length === 0) return { tasks: [], total: 0 };
+    const filters = {
+      ...(query.status && { status: In([...query.status]) }),
+      ...(query.type && { type: In([...query.type]) }),
+    };
+    const where = [
+      { source_endpoint_id: In([...endpointIds]), ...filters },
+      { destination_endpoint_id: In([...endpointIds]), ...filters },
+    ];
+    const [records, total] = await this.manager.findAndCount(TaskSchema, { where, order: { request_time: 'DESC', id: 'DESC' }, skip: query.offset, take: query.limit });
+    return { tasks: records.map(fromRecord), total };
   }
 
   async listForOwners(ownerIds: readonly string[], query: TaskQuery) {

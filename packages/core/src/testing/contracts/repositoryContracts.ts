@@ -473,6 +473,15 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.tasks.listForOwners([], { limit: 10, offset: 0 })).toEqual({ tasks: [], total: 0 });
         expect((await uow.repositories.tasks.listActive(10)).map((t) => t.id)).toEqual([first.id, third.id, deletion.id, expect.any(String)]);
         expect(await uow.repositories.tasks.listActive(1)).toEqual([first]);
+        // the endpoint manager's view: by source or destination, whoever the owner
+        const bySource = await uow.repositories.tasks.listForEndpoints([first.request.type === 'TRANSFER' ? first.request.source_endpoint : ''], { limit: 10, offset: 0 });
+        expect(bySource).toEqual({ tasks: [first], total: 1 });
+        const destinationOfSecond = second.request.type === 'TRANSFER' ? second.request.destination_endpoint : '';
+        const deleted = deletion.request.type === 'DELETE' ? deletion.request.endpoint : '';
+        expect((await uow.repositories.tasks.listForEndpoints([destinationOfSecond, deleted], { limit: 10, offset: 0 })).tasks.map((t) => t.id)).toEqual([deletion.id, second.id]);
+        expect((await uow.repositories.tasks.listForEndpoints([destinationOfSecond, deleted], { limit: 1, offset: 1, status: ['SUCCEEDED', 'ACTIVE'] })).total).toBe(2);
+        expect((await uow.repositories.tasks.listForEndpoints([destinationOfSecond, deleted], { limit: 10, offset: 0, type: ['DELETE'] })).tasks).toEqual([deletion]);
+        expect(await uow.repositories.tasks.listForEndpoints([], { limit: 10, offset: 0 })).toEqual({ tasks: [], total: 0 });
       });
 
       it('numbers events per task, lists them newest first, errors alone when asked', async () => {
