@@ -12,10 +12,10 @@ describe('what the console makes of the API', () => {
 
   it('tells the kinds apart as people do', () => {
     expect([kindOf({ host_endpoint_id: 'h' }), kindOf({ is_globus_connect: true }), kindOf({ is_globus_connect: false })]).toEqual(['share', 'personal', 'server']);
-    // the roles the API grants: access managers on shares only, activity managers not yet (xfer runs no tasks)
-    expect(roleOptions('server').map((o) => o.value)).toEqual(['administrator', 'activity_monitor']);
-    expect(roleOptions('personal').map((o) => o.value)).toEqual(['administrator', 'activity_monitor']);
-    expect(roleOptions('share').map((o) => o.value)).toEqual(['administrator', 'access_manager', 'activity_monitor']);
+    // the roles the API grants: access managers on shares only
+    expect(roleOptions('server').map((o) => o.value)).toEqual(['administrator', 'activity_manager', 'activity_monitor']);
+    expect(roleOptions('personal').map((o) => o.value)).toEqual(['administrator', 'activity_manager', 'activity_monitor']);
+    expect(roleOptions('share').map((o) => o.value)).toEqual(['administrator', 'access_manager', 'activity_manager', 'activity_monitor']);
   });
 
   it('shows every field of the document once, grouped, and never a setup key', () => {

@@ -111,8 +111,8 @@ export const ROLE_LABELS: Record<string, string> = {
   activity_monitor: 'Activity monitor',
 };
 
-/** The roles the API grants today (activity_manager only once xfer runs tasks): shown, never offered. */
-const GRANTABLE_ROLES = ['administrator', 'access_manager', 'activity_monitor'];
+/** The roles the API grants. */
+const GRANTABLE_ROLES = ['administrator', 'access_manager', 'activity_manager', 'activity_monitor'];
 
 /** The roles one may grant on an endpoint of this kind (access managers only on shares). */
 export function roleOptions(kind: EndpointKind): { value: string; label: string }[] {
