@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Request as AutocannonRequest } from 'autocannon';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
-import { openEngine, seedDatabase, TypeormUnitOfWork, type SeedResult } from '@xfer/persistence';
+import { openEngine, seedDatabase, TypeormUnitOfWork, type Engine, type SeedResult } from '@xfer/persistence';
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { freePort } from '@xfer/server-kit';
 import { SingleBar, Presets } from 'cli-progress';
@@ -237,19 +237,27 @@ async function consoleSignIn(consoleUrl: string, authSession: string): Promise<s
   return `xfer_console=${session}`;
 }
 
-async function seed(databaseUrl: string, size: number): Promise<SeedResult> {
+/** The bench's one way into a database before its servers start (seeding, setting up scenarios): opened for `work`, closed after. */
+async function withEngine<T>(databaseUrl: string, work: (engine: Engine) => Promise<T>): Promise<T> {
   const engine = await openEngine(databaseUrl);
+  try {
+    return await work(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+async function seed(databaseUrl: string, size: number): Promise<SeedResult> {
   const bar = process.stderr.isTTY
     ? new SingleBar({ format: `seeding ${size} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr }, Presets.shades_classic)
     : null;
   bar?.start(size, 0);
   const started = Date.now();
   try {
-    return await seedDatabase(engine, { endpoints: size, sharesOnFirstHost: Math.min(SHARES, Math.floor(size / 2)), onProgress: (done) => bar?.update(done) });
+    return await withEngine(databaseUrl, (engine) => seedDatabase(engine, { endpoints: size, sharesOnFirstHost: Math.min(SHARES, Math.floor(size / 2)), onProgress: (done) => bar?.update(done) }));
   } finally {
     bar?.stop();
     console.error(`seeded ${size} endpoints in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    await engine.close();
   }
 }
 
@@ -275,8 +283,7 @@ const HEAVY_WORDS = 'storage archive imaging genomics climate ocean tape lab dat
  * finding 1), made on the database directly: its token for the API.
  */
 async function heavyCaller(databaseUrl: string): Promise<string> {
-  const engine = await openEngine(databaseUrl);
-  try {
+  return withEngine(databaseUrl, async (engine) => {
     const services = createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator);
     const username = `heavy-${process.pid}-${Date.now()}@example.org`;
     await services.admin.identities.addIdentity({ username });
@@ -287,9 +294,7 @@ async function heavyCaller(databaseUrl: string): Promise<string> {
       await services.endpoints.createEndpoint(caller, { display_name: `Heavy ${i}`, description: words.join(' '), personal: false, public: i % 2 === 0 });
     }
     return token;
-  } finally {
-    await engine.close();
-  }
+  });
 }
 
 /**
@@ -417,12 +422,7 @@ async function posixStorage(databaseUrl: string, root: string, hostId: string): 
     const { name, size } = listedFile(i);
     writeFileSync(join(root, 'big', name), Buffer.alloc(size, 120));
   }
-  const engine = await openEngine(databaseUrl);
-  try {
-    await createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator).admin.endpoints.setStorage(hostId, { type: 'posix', root });
-  } finally {
-    await engine.close();
-  }
+  await withEngine(databaseUrl, (engine) => createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator).admin.endpoints.setStorage(hostId, { type: 'posix', root }));
 }
 
 /**
