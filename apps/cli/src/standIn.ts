@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiConfig, apiCoreSettings, createApp as createApiApp } from '@xfer/api';
-import { randomIdGenerator, type IdGenerator } from '@xfer/core';
+import { isUuid, randomIdGenerator, type IdGenerator } from '@xfer/core';
 import { createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
-import { closeServer, Runtime, type StandInSnapshot, type TaskWorkers } from '@xfer/runtime';
+import { closeServer, Runtime, STORAGE_FAULTS, type StandInSnapshot, type StorageFault, type TaskWorkers } from '@xfer/runtime';
 import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { exportSeed, writeSeedFile } from './exportSeed';
@@ -128,6 +128,7 @@ export class StandIn {
     this.journal = [];
     this.journalBytes = 0;
     this.faults = [];
+    this.runtime.storages.faults.clear();
     this.progress = 'background';
     this.workers.resume();
   }
@@ -225,10 +226,24 @@ export class StandIn {
       if (!task) return error(res, 404, 'TaskNotFound', `No such task '${req.params.taskId}'`);
       res.json({ task_id: task.id, status: task.status, nice_status: task.nice_status });
     });
-    router.get('/faults', (_req, res) => res.json({ faults: this.faults }));
+    router.get('/faults', (_req, res) => res.json({ faults: this.faults, storage_faults: this.runtime.storages.faults.list() }));
     router.post('/faults', (req, res) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       const bad = (why: string) => error(res, 400, 'BadRequest', why);
+      // a fault of an endpoint's storage: its calls on a path (and below) fail, `count` times
+      if (body.endpoint !== undefined) {
+        const unknown = Object.keys(body).filter((k) => !['endpoint', 'path', 'error', 'count'].includes(k));
+        if (unknown.length > 0) return bad(`Unknown fields of a storage fault: ${unknown.join(', ')}`);
+        if (typeof body.endpoint !== 'string' || !isUuid(body.endpoint)) return bad("Invalid 'endpoint': the id of the endpoint whose storage fails (a share's host)");
+        if (typeof body.path !== 'string' || !body.path.startsWith('/') || body.path.length > 2048) return bad("Invalid 'path': an absolute path of that storage");
+        if (!(STORAGE_FAULTS as readonly unknown[]).includes(body.error)) return bad(`Invalid 'error': one of ${STORAGE_FAULTS.join(', ')}`);
+        const count = body.count ?? 1;
+        if (!Number.isInteger(count) || (count as number) < 1 || (count as number) > 1_000_000) return bad("Invalid 'count': how many calls, at least 1");
+        if (this.runtime.storages.faults.list().length >= FAULT_LIMIT) return error(res, 409, 'LimitExceeded', `At most ${FAULT_LIMIT} storage faults pending at once: clear them (DELETE /_xfer/faults)`);
+        const fault: StorageFault = { id: randomUUID(), endpoint: body.endpoint.toLowerCase(), path: body.path.length > 1 ? body.path.replace(/\/+$/, '') : body.path, error: body.error as StorageFault['error'], count: count as number };
+        this.runtime.storages.faults.add(fault);
+        return res.status(201).json(fault);
+      }
       if (this.faults.length >= FAULT_LIMIT) return error(res, 409, 'LimitExceeded', `At most ${FAULT_LIMIT} faults pending at once: clear them (DELETE /_xfer/faults)`);
       const unknown = Object.keys(body).filter((k) => !['method', 'path', 'status', 'count', 'retry_after', 'delay_ms'].includes(k));
       if (unknown.length > 0) return bad(`Unknown fields: ${unknown.join(', ')}`);
@@ -255,7 +270,8 @@ export class StandIn {
     });
     router.delete('/faults', (_req, res) => {
       this.faults = [];
-      res.json({ faults: [] });
+      this.runtime.storages.faults.clear();
+      res.json({ faults: [], storage_faults: [] });
     });
     router.use((req, res) => error(res, 404, 'ClientError.NotFound', `No control route ${req.method} ${req.path}`));
     // a body that cannot be read is the caller's mistake; anything else ours: JSON either way, never a page or a stack

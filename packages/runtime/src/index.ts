@@ -2,4 +2,4 @@ export { PER_USER, TaskWorkers, type TaskWorkerOptions } from './TaskWorkers';
 export { closeServer, Runtime, type ProcessKind, type RuntimeOptions, type StandInSnapshot } from './Runtime';
 export { TOKENS, processContainer, resolveCoreServices, type Adapters, type CoreSettings } from './composition';
 export { databaseConfig, DatabaseUrlError, DEFAULT_DATABASE_URL, type SeedOptions, type SeedResult, type TableSnapshot } from '@xfer/persistence';
-export { checkMemoryFiles, EndpointStorages, type MemoryFiles } from '@xfer/storage';
+export { checkMemoryFiles, EndpointStorages, STORAGE_FAULTS, type MemoryFiles, type StorageFault, type StorageFaultError } from '@xfer/storage';

@@ -1,4 +1,5 @@
 import type { Storage, StorageAttachment, StorageDirectory } from '@xfer/core';
+import { FaultyStorage, StorageFaults } from './faults';
 import type { FsStorage } from './FsStorage';
 import { MemoryTree, type MemoryFiles } from './memory';
 import { posixStorage } from './posix';
@@ -12,11 +13,18 @@ import { posixStorage } from './posix';
 export class EndpointStorages implements StorageDirectory {
   private readonly trees = new Map<string, MemoryTree>();
   private readonly directories = new Map<string, FsStorage>();
+  /** Failures a test injects (the stand-in); none elsewhere. */
+  readonly faults = new StorageFaults();
 
   /** `unattached`: what an endpoint without attached storage has (the stand-in gives it a memory tree). */
   constructor(private readonly unattached: 'none' | 'memory' = 'none') {}
 
   storageOf(endpointId: string, attachment: StorageAttachment | null): Storage | null {
+    const storage = this.attached(endpointId, attachment);
+    return storage === null || this.faults.empty ? storage : new FaultyStorage(storage, endpointId, this.faults);
+  }
+
+  private attached(endpointId: string, attachment: StorageAttachment | null): Storage | null {
     if (attachment === null) return this.unattached === 'memory' ? this.treeOf(endpointId).storage : null;
     if (attachment.type === 'memory') return this.treeOf(endpointId).storage;
     let storage = this.directories.get(attachment.root);

@@ -22,6 +22,8 @@ const FAILURES: Record<string, StorageFailure> = {
   EACCES: 'denied',
   EPERM: 'denied',
   ELOOP: 'denied',
+  ENOSPC: 'quota',
+  EDQUOT: 'quota',
 };
 
 /** Names handed on at a time by `names()`. */

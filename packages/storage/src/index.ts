@@ -3,3 +3,4 @@ export * from './FsStorage';
 export type { FsApi, FsHandle, FsStats } from './fsApi';
 export * from './memory';
 export * from './posix';
+export * from './faults';

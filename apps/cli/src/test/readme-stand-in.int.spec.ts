@@ -78,8 +78,14 @@ describe("the README's stand-in examples, as printed", () => {
       const [route, what] = row.split(' | ');
       return { methods: [...route.matchAll(/`(GET|POST|DELETE)/g)].map((m) => m[1]), path: /(\/_xfer\/[a-z]+)(\[\?([^\]]+)\])?/.exec(route)!, what };
     });
-    expect(routes.map((r) => `${r.methods.join(',')} ${r.path[1]}`)).toEqual(['GET /_xfer/health', 'POST /_xfer/reset', 'GET /_xfer/requests', 'POST /_xfer/faults', 'GET,DELETE /_xfer/faults', 'GET,POST /_xfer/tasks', 'POST /_xfer/tasks']);
-    const [health, reset, requests, addFault, faults, progress] = routes;
+    expect(routes.map((r) => `${r.methods.join(',')} ${r.path[1]}`)).toEqual(['GET /_xfer/health', 'POST /_xfer/reset', 'GET /_xfer/requests', 'POST /_xfer/faults', 'GET,DELETE /_xfer/faults', 'POST /_xfer/faults', 'GET,POST /_xfer/tasks', 'POST /_xfer/tasks']);
+    const [health, reset, requests, addFault, faults, storageFault, progress] = routes;
+    // the storage fault as printed, on the seed's endpoint
+    const printed = JSON.parse(/`(\{"endpoint"[^`]*\})`/.exec(storageFault.what)![1]) as Record<string, unknown>;
+    const seeded = JSON.parse(block('json')) as { endpoints: { id: string }[] };
+    const added = await fetch(`${url}/_xfer/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ...printed, endpoint: seeded.endpoints[0].id }) });
+    expect(added.status).toBe(201);
+    expect((await fetch(`${url}/_xfer/faults`, { method: 'DELETE' })).status).toBe(200);
     // each mode the table names, set as printed, read back; a reset goes back to background
     const modes = [...progress.what.matchAll(/`(\{"mode": "[a-z]+"\})`/g)].map((m) => JSON.parse(m[1]) as { mode: string });
     expect(modes.map((m) => m.mode)).toEqual(['background', 'immediate', 'manual']);

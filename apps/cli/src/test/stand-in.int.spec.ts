@@ -285,6 +285,40 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     expect((await (await transfer.fileOperations.ls(LAB, { query: { path: '/in/' }, ...as('alice-token') })).json()) as { DATA: { name: string }[] }).toMatchObject({ DATA: [{ name: 'e.csv' }] });
   });
 
+  it("fails an endpoint's storage where a test says: a task waits out a missing file, a full disk, a checksum mismatch; a reset clears them", async () => {
+    child.stdin!.end();
+    await once(child, 'exit');
+    const [lab] = SEED.endpoints;
+    writeFileSync(join(dir, 'files.json'), JSON.stringify({ ...SEED, endpoints: [{ ...lab, storage: { type: 'memory', files: { '/data/a.csv': 'a,b\n', '/in/': null } } }] }));
+    url = await start(['--seed', 'files.json']);
+    process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `${url}/`;
+    const api = async (method: string, path: string, body?: unknown) => (await fetch(`${url}/v0.10${path}`, { method, headers: { Authorization: 'Bearer alice-token', 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+    const submit = async (destination: string, extra: Record<string, unknown> = {}) =>
+      (await api('POST', '/transfer', { submission_id: (await api('GET', '/submission_id')).value, source_endpoint: LAB, destination_endpoint: LAB, ...extra, DATA: [{ source_path: '/data/a.csv', destination_path: destination }] })).task_id as string;
+    const run = async (id: string) => (await post(`/tasks/${id}/run`, {})).json();
+    expect((await post('/tasks/progress', { mode: 'manual' })).status).toBe(200);
+
+    const missing = await post('/faults', { endpoint: LAB, path: '/data', error: 'FILE_NOT_FOUND', count: 1 });
+    expect([missing.status, (await missing.json()).count]).toEqual([201, 1]);
+    const first = await submit('/in/1.csv');
+    expect(await run(first)).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND' });
+    expect(await run(first)).toMatchObject({ status: 'SUCCEEDED' });
+
+    await post('/faults', { endpoint: LAB, path: '/in/2.csv', error: 'QUOTA_EXCEEDED', count: 2 });
+    const full = await submit('/in/2.csv');
+    expect(await run(full)).toMatchObject({ nice_status: 'QUOTA_EXCEEDED' });
+    expect(((await (await control('/faults')).json()) as { storage_faults: { count: number }[] }).storage_faults).toEqual([expect.objectContaining({ error: 'QUOTA_EXCEEDED', count: 1 })]);
+
+    await post('/faults', { endpoint: LAB, path: '/in', error: 'CHECKSUM_MISMATCH' });
+    expect(await run(await submit('/in/3.csv', { verify_checksum: true }))).toMatchObject({ nice_status: 'CHECKSUM_MISMATCH' });
+
+    for (const bad of [{ endpoint: 'lab', path: '/', error: 'FILE_NOT_FOUND' }, { endpoint: LAB, path: 'data', error: 'FILE_NOT_FOUND' }, { endpoint: LAB, path: '/', error: 'DISK_ON_FIRE' }, { endpoint: LAB, path: '/', error: 'FILE_NOT_FOUND', count: 0 }, { endpoint: LAB, path: '/', error: 'FILE_NOT_FOUND', when: 'now' }]) {
+      expect((await post('/faults', bad)).status).toBe(400);
+    }
+    expect((await post('/reset', {})).status).toBe(200);
+    expect(await (await control('/faults')).json()).toEqual({ faults: [], storage_faults: [] });
+  });
+
   it('names the file, the object and the field of a seed it cannot load, and exits 2', async () => {
     const run = (seed: unknown) =>
       new Promise<{ code: number; err: string }>((resolve) => {

@@ -20,8 +20,8 @@ export interface FileEntry {
   link: { target: string; size: number; lastModified: Date; user: string | null; group: string | null } | null;
 }
 
-/** Why a Storage refused: the path is missing, it (or its parent) is not a directory, it exists already, or it may not be used. */
-export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied';
+/** Why a Storage refused: the path is missing, it (or its parent) is not a directory, it exists already, it may not be used, or no space is left. */
+export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied' | 'quota';
 
 export class StorageError extends Error {
   constructor(

@@ -41,6 +41,7 @@ const FAILURE_CODES: Record<StorageError['failure'], string> = {
   is_directory: 'IS_A_DIRECTORY',
   exists: 'EXISTS',
   denied: 'PERMISSION_DENIED',
+  quota: 'QUOTA_EXCEEDED',
 };
 
 /** Progress is written back at least every this many files. */

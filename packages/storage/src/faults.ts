@@ -1,0 +1,110 @@
+import { StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '@xfer/core';
+
+/** The storage failures a test may inject (the stand-in's POST /_xfer/faults with an endpoint). */
+export const STORAGE_FAULTS = ['PERMISSION_DENIED', 'FILE_NOT_FOUND', 'QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH'] as const;
+export type StorageFaultError = (typeof STORAGE_FAULTS)[number];
+
+export interface StorageFault {
+  id: string;
+  /** The endpoint whose storage it is (for a share: its host). */
+  endpoint: string;
+  /** A path of that storage: the fault hits it and everything below it. */
+  path: string;
+  error: StorageFaultError;
+  /** Calls it still fails. */
+  count: number;
+}
+
+const FAILURES = { PERMISSION_DENIED: 'denied', FILE_NOT_FOUND: 'not_found', QUOTA_EXCEEDED: 'quota' } as const;
+
+/** The faults pending in a process, taken one call at a time. */
+export class StorageFaults {
+  private faults: StorageFault[] = [];
+
+  add(fault: StorageFault): void {
+    this.faults.push(fault);
+  }
+
+  list(): StorageFault[] {
+    return this.faults.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+
+  get empty(): boolean {
+    return this.faults.length === 0;
+  }
+
+  /** The fault that hits this call, counted down (gone at zero); checksum mismatches hit checksums only. */
+  take(endpoint: string, path: string, checksum: boolean): StorageFault | null {
+    const fault = this.faults.find((f) => f.endpoint === endpoint && (f.path === '/' || path === f.path || path.startsWith(`${f.path}/`)) && (f.error === 'CHECKSUM_MISMATCH') === checksum);
+    if (!fault) return null;
+    fault.count -= 1;
+    if (fault.count <= 0) this.faults = this.faults.filter((f) => f !== fault);
+    return fault;
+  }
+}
+
+/** A storage whose calls fail where a pending fault says so. */
+export class FaultyStorage implements Storage {
+  constructor(
+    private readonly inner: Storage,
+    private readonly endpoint: string,
+    private readonly faults: StorageFaults,
+  ) {}
+
+  private check(path: string): void {
+    const fault = this.faults.take(this.endpoint, path, false);
+    if (fault && fault.error !== 'CHECKSUM_MISMATCH') throw new StorageError(FAILURES[fault.error], path, `an injected fault (${fault.error})`);
+  }
+
+  async stat(path: string): Promise<FileEntry> {
+    this.check(path);
+    return this.inner.stat(path);
+  }
+
+  async *names(path: string): AsyncIterable<readonly string[]> {
+    this.check(path);
+    yield* this.inner.names(path);
+  }
+
+  async entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]> {
+    this.check(dir);
+    return this.inner.entries(dir, names);
+  }
+
+  async mkdir(path: string): Promise<void> {
+    this.check(path);
+    return this.inner.mkdir(path);
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    this.check(from);
+    this.check(to);
+    return this.inner.rename(from, to);
+  }
+
+  async *read(path: string): AsyncIterable<Uint8Array> {
+    this.check(path);
+    yield* this.inner.read(path);
+  }
+
+  async write(path: string, data: AsyncIterable<Uint8Array>, options?: { lastModified?: Date }): Promise<number> {
+    this.check(path);
+    return this.inner.write(path, data, options);
+  }
+
+  async remove(path: string): Promise<void> {
+    this.check(path);
+    return this.inner.remove(path);
+  }
+
+  async checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string> {
+    this.check(path);
+    const digest = await this.inner.checksum(path, algorithm);
+    // a mismatch: the digest of other bytes
+    return this.faults.take(this.endpoint, path, true) ? '0'.repeat(digest.length) : digest;
+  }
+}
