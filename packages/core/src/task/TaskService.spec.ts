@@ -154,6 +154,59 @@ describe('transfer and delete tasks, as their owners see them', () => {
     await expect(tasks.events(alice, task.id, { limit: MAX_PAGE + 1 })).rejects.toThrow('Invalid limit');
   });
 
+  describe("the endpoint manager's view", () => {
+    let carol: Principal;
+    let managed: string;
+    beforeEach(async () => {
+      [carol] = await world.principals('carol');
+      await world.subscriptionFor('alice');
+      managed = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Managed', personal: false, subscription_id: 'DEFAULT' })).id;
+      await world.services.admin.endpoints.grantRole(managed, 'activity_monitor', 'bob');
+      await world.services.admin.endpoints.grantRole(managed, 'activity_manager', 'carol');
+    });
+    const onManaged = async (to = destination) =>
+      (await tasks.submit(alice, decodeTransferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: to, DATA: [{ source_path: '/a', destination_path: '/b' }] }))).task;
+
+    it('lists and shows the tasks of endpoints one monitors, whoever submitted them, to no one else', async () => {
+      const task = await onManaged();
+      await tasks.submit(alice, transfer());
+      expect((await tasks.managedList(bob)).tasks.map((t) => t.id)).toEqual([task.id]);
+      expect(await tasks.managedList(carol, { limit: 1, offset: 0, status: ['ACTIVE'], type: ['TRANSFER'] })).toMatchObject({ total: 1, limit: 1, offset: 0 });
+      expect((await tasks.managedList(carol, { type: ['DELETE'] })).total).toBe(0);
+      expect((await tasks.managedList(alice)).total).toBe(2);
+      expect((await tasks.managedTask(bob, task.id.toUpperCase())).id).toBe(task.id);
+      const [dave] = await world.principals('dave');
+      expect((await tasks.managedList(dave)).total).toBe(0);
+      await expect(tasks.managedTask(dave, task.id)).rejects.toThrow(TaskNotFoundError);
+      await expect(tasks.managedTask(bob, '99999999-9999-4999-8999-999999999999')).rejects.toThrow(TaskNotFoundError);
+      for (const limit of [0, MAX_PAGE + 1]) await expect(tasks.managedList(bob, { limit })).rejects.toThrow(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+      await expect(tasks.managedList(bob, { offset: -1 })).rejects.toThrow('Invalid offset: a whole number from 0');
+      expect((await tasks.managedList(bob, { limit: MAX_PAGE })).limit).toBe(MAX_PAGE);
+    });
+
+    it('lets administrators and activity managers cancel, naming the side they hold, with a message; all or none', async () => {
+      const task = await onManaged();
+      await expect(tasks.adminCancel(bob, [task.id], 'disk swap')).rejects.toThrow(new PermissionDeniedError(`You need the 'administrator' or 'activity_manager' role on an endpoint of task '${task.id}' to cancel it`));
+      const [dave] = await world.principals('dave');
+      await expect(tasks.adminCancel(dave, [task.id], 'x')).rejects.toThrow(TaskNotFoundError);
+      await expect(tasks.adminCancel(carol, [task.id, '99999999-9999-4999-8999-999999999999'], 'x')).rejects.toThrow(TaskNotFoundError);
+      expect((await tasks.get(alice, task.id)).status).toBe('ACTIVE');
+      await expect(tasks.adminCancel(carol, [], 'x')).rejects.toThrow(`Invalid task_id_list: 1 to ${MAX_PAGE} task ids`);
+      await expect(tasks.adminCancel(carol, Array.from({ length: MAX_PAGE + 1 }, () => task.id), 'x')).rejects.toThrow('Invalid task_id_list');
+      await expect(tasks.adminCancel(carol, [task.id], 'two\u0000lines')).rejects.toThrow('Invalid message');
+      const [ended] = await tasks.adminCancel(carol, [task.id, task.id.toUpperCase()], 'disk swap');
+      expect(ended).toMatchObject({ status: 'FAILED', canceled_by_admin: 'SOURCE', canceled_by_admin_message: 'disk swap', fatal_error: { code: 'CANCELED' } });
+      expect((await tasks.events(alice, task.id)).events[0]).toMatchObject({ code: 'CANCELED', description: 'canceled', details: 'canceled by an administrator of its source: disk swap', is_error: false });
+      expect(await tasks.adminCancel(carol, [task.id], 'again')).toEqual([]);
+      const intoManaged = (await tasks.submit(alice, decodeTransferRequest({ submission_id: tasks.submissionId(), source_endpoint: source, destination_endpoint: managed, DATA: [{ source_path: '/a', destination_path: '/b' }] }))).task;
+      expect((await tasks.adminCancel(carol, [intoManaged.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'DESTINATION' });
+      expect((await tasks.adminCancel(alice, [(await onManaged()).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
+      expect((await tasks.adminCancel(carol, [(await onManaged(managed)).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
+      const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: managed, DATA: [{ path: '/x' }] }))).task;
+      expect((await tasks.adminCancel(carol, [deleting.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
+    });
+  });
+
   it('expires an unfinished task: FAILED with EXPIRED, its pending items expired', async () => {
     const { task } = await tasks.submit(alice, transfer());
     const ended = expired(task, world.clock.now());
