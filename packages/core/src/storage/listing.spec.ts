@@ -28,6 +28,8 @@ describe("a listing's order and filter, in the hosted grammar", () => {
     expect(sorted('group DESC')).toEqual(['a', 'b', 'c']);
     expect(sorted('name DESC')).toEqual(['c', 'b', 'a']);
     expect(compareEntries(small, { ...small }, parseListingOrder('size,name'))).toBe(0);
+    // a missing owner sorts before any name, capitals included
+    expect([entry('x', { user: 'Amy' }), entry('y')].sort((a, b) => compareEntries(a, b, parseListingOrder('user'))).map((e) => e.name)).toEqual(['y', 'x']);
     expect(compareEntries(entry('a', { size: 1 }), entry('b', { size: 1 }), parseListingOrder('size,name DESC'))).toBe(1);
   });
 
@@ -69,6 +71,10 @@ describe("a listing's order and filter, in the hosted grammar", () => {
     expect(names('last_modified:2026-01-01,2026-01-31')).toEqual(['small']);
     expect(names('last_modified:2026-01-01 12:00:00,')).toEqual(['small', 'big']);
     expect(names('last_modified:,2026-01-01')).toEqual(['dir']);
+    expect(names('size:100')).toEqual(['big', 'dir']);
+    expect(names('last_modified: ,2026-01-31')).toEqual(['small', 'dir']);
+    expect(names('last_modified: 2026-01-01 ,')).toEqual(['small', 'big']);
+    expect(() => parseListingFilter(`size:1,2,${'3'.repeat(150)}`)).toThrow(new BadRequestError(`Invalid filter clause '${`size:1,2,${'3'.repeat(150)}`.slice(0, 100)}': size:<low>,<high>`));
     expect(() => parseListingFilter('size:1,2,3')).toThrow("Invalid filter clause 'size:1,2,3': size:<low>,<high>");
     expect(() => parseListingFilter('size:many,')).toThrow("Invalid filter clause 'size:many,': size:<low>,<high> (numbers of bytes; either may be empty)");
     expect(() => parseListingFilter('last_modified:soon')).toThrow("Invalid filter clause 'last_modified:soon': last_modified:<low>,<high> (dates; either may be empty)");
