@@ -54,7 +54,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     ]);
     const done = await run(task);
     expect(done).toMatchObject({ status: 'SUCCEEDED', nice_status: null, fatal_error: null, completion_time: world.clock.now() });
-    expect(done.counters).toMatchObject({ files: 2, directories: 1, files_transferred: 2, bytes_transferred: 12, subtasks_total: 2, subtasks_succeeded: 2, subtasks_pending: 0, faults: 0 });
+    expect(done.counters).toMatchObject({ files: 2, directories: 1, files_transferred: 2, bytes_transferred: 12, bytes_checksummed: 0, subtasks_total: 2, subtasks_succeeded: 2, subtasks_pending: 0, faults: 0 });
     expect(archive.text('/in/first.csv')).toBe('t,v\n0,1\n');
     expect(archive.text('/in/sub/deep.txt')).toBe('deep');
     expect((await store.listFiles(task.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([
@@ -249,6 +249,29 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect((await runner.run(deleting.id, () => true))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_succeeded: 1 } });
     expect([lab.nodes.has('/data/run1.csv'), lab.nodes.has('/data/run2.csv')]).toEqual([false, true]);
     expect((await store.listEvents(deleting.id, { errorsOnly: true, limit: 10, offset: 0 })).total).toBe(0);
+  });
+
+  it('counts an item as it finishes it, and hands back between items too', async () => {
+    const task = await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }, { source_path: '/data/run1.csv', destination_path: '/in/1.csv' }], { skip_source_errors: true });
+    expect((await runner.run(task.id, () => true))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_pending: 1, subtasks_succeeded: 1, subtasks_skipped_errors: 1 } });
+    expect(archive.nodes.has('/in/1.csv')).toBe(false);
+    const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, recursive: true, DATA: [{ path: '/data/' }] }))).task;
+    const deleted = await run(deleting);
+    expect(deleted.counters).toMatchObject({ files: 4, directories: 4, subtasks_pending: 0, subtasks_succeeded: 1 });
+    expect([...lab.nodes.keys()]).toEqual(['/']);
+  });
+
+  it('says why it will not delete, and ignores only what is missing', async () => {
+    const submitDelete = async (paths: string[], options: Record<string, unknown> = {}) =>
+      (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: paths.map((path) => ({ path })), ...options }))).task;
+    const details = async (task: TaskState) => (await store.listEvents(task.id, { errorsOnly: true, limit: 1, offset: 0 })).events[0]?.details;
+    const root = await run(await submitDelete(['/'], { recursive: true }));
+    expect(await details(root)).toBe("an endpoint's root is never deleted");
+    const folder = await run(await submitDelete(['/data/sub']));
+    expect(await details(folder)).toBe('/data/sub is a directory: delete it with recursive true');
+    lab.faults.set('/data/run2.csv', 'denied');
+    expect((await run(await submitDelete(['/data/run2.csv'], { ignore_missing: true }))).nice_status).toBe('PERMISSION_DENIED');
+    expect(lab.nodes.has('/data/run2.csv')).toBe(true);
   });
 
   it('never follows a link in a recursive item, and deletes a link itself', async () => {
