@@ -331,6 +331,18 @@ async function worstScopedSearch(backend: string, size: number, apiUrl: string, 
   ];
 }
 
+/** The one line a stand-in prints once it answers: its URL. */
+function standInUrl(child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]);
+    });
+    child.once('exit', () => reject(new Error('the stand-in exited before it answered')));
+  });
+}
+
 /**
  * The stand-in for tests (`xfer serve --ephemeral`) with a seed of 100 objects: from the command's
  * start to the first answer (its URL line, then GET /_xfer/health), and the reset back to the seed
@@ -357,14 +369,7 @@ async function measureStandIn(work: string): Promise<Row[]> {
   for (let round = 0; round < rounds; round++) {
     const started = performance.now();
     const child = spawn(process.execPath, [join(ROOT, 'apps/cli/bin/xfer.js'), 'serve', '--ephemeral', '--port', '0', '--seed', file], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolve(out.split('\n')[0]);
-      });
-      child.once('exit', () => reject(new Error('the stand-in exited before it answered')));
-    });
+    const url = await standInUrl(child);
     await fetch(`${url}/_xfer/health`);
     starts.push(performance.now() - started);
     for (let i = 0; i < 10; i++) {
@@ -456,14 +461,7 @@ async function measureMemoryListing(work: string, withFloor: (row: Row) => Row):
   );
   const child = spawn(process.execPath, [join(ROOT, 'apps/cli/bin/xfer.js'), 'serve', '--ephemeral', '--port', '0', '--seed', seedFile], { env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolve(out.split('\n')[0]);
-      });
-      child.once('exit', () => reject(new Error('the stand-in exited before it answered')));
-    });
+    const url = await standInUrl(child);
     const rows: Row[] = [];
     for (const scenario of listingScenarios('memory, the stand-in', `${url}/v0.10`, endpointId, { authorization: 'Bearer lister-token' })) {
       rows.push(withFloor({ backend: 'sqlite (in memory)', size: 1, scenario: scenario.name, ...(await measure(scenario)), ratio_to_baseline: null, peak_rss_mb: null }));
