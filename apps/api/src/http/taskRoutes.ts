@@ -1,8 +1,9 @@
-import { BadRequestError, decodeDeleteRequest, decodeTransferRequest, TaskCompleteError, type TaskService } from '@xfer/core';
+import { BadRequestError, TaskCompleteError, type TaskService } from '@xfer/core';
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { integer } from './v010/paging';
+import { decodeDeleteRequest, decodeTransferRequest } from './v010/taskRequests';
 import { eventDocument, marker, skippedErrorDocument, successfulTransferDocument, taskDocument, taskListQuery } from './v010/tasks';
 import { firstValue as first } from '@xfer/server-kit';
 

@@ -1,4 +1,4 @@
-import { decodeTransferRequest } from '@xfer/core';
+import { transferRequest } from '@xfer/core/testing';
 import { hidden, signInOverHttp, startConsoleWorld, type ConsoleWorld } from './harness';
 
 /** The Activity pages: a person's tasks, a task's events and files, cancel. */
@@ -14,7 +14,7 @@ describe("the web console's Activity pages", () => {
     await world.services.admin.endpoints.setStorage(lab, { type: 'memory' });
     world.storages.treeOf(lab).replace({ '/data/run1.csv': 't,v\n0,1\n', '/in/': null });
     const submit = async (source: string, label: string) =>
-      (await world.services.tasks.submit(alice, decodeTransferRequest({ submission_id: world.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, label, DATA: [{ source_path: source, destination_path: '/in/copy.csv' }] }))).task.id;
+      (await world.services.tasks.submit(alice, transferRequest({ submission_id: world.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, label, items: [{ source_path: source, destination_path: '/in/copy.csv' }] }))).task.id;
     done = await submit('/data/run1.csv', 'Copy <b>run</b>');
     waiting = await submit('/data/later.csv', 'Waits for a file');
     await world.services.taskRunner.run(done);

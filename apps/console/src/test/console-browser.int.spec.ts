@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeTransferRequest } from '@xfer/core';
+import { transferRequest } from '@xfer/core/testing';
 import { launchTestBrowser, screenshotFolder, testChromium } from '@xfer/server-kit/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PASSWORD, startConsoleWorld, type ConsoleWorld } from './harness';
@@ -369,7 +369,7 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
     const lab = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Activity lab', personal: false })).id;
     await world.services.admin.endpoints.setStorage(lab, { type: 'memory' });
     world.storages.treeOf(lab).replace({ '/data/a-file-with-a-rather-long-name-for-a-narrow-screen.csv': 'x'.repeat(100), '/in/': null });
-    const { task } = await world.services.tasks.submit(alice, decodeTransferRequest({ submission_id: world.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, label: 'Nightly copy', DATA: [{ source_path: '/data/', destination_path: '/in/copy/', recursive: true }] }));
+    const { task } = await world.services.tasks.submit(alice, transferRequest({ submission_id: world.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, label: 'Nightly copy', items: [{ source_path: '/data/', destination_path: '/in/copy/', recursive: true }] }));
     await world.services.taskRunner.run(task.id);
     const page = await newPage(375);
     await signIn(page, 'alice');

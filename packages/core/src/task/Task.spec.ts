@@ -1,9 +1,9 @@
 import { BadRequestError } from '../shared/errors';
 import { canceled, expired, isFinished, newTask, TaskCompleteError, TaskNotFoundError, updated, type TaskState } from './Task';
-import { decodeDeleteRequest } from './TaskRequest';
+import { deleteRequest } from '../testing/taskRequests';
 
 const NOW = new Date('2026-01-02T03:04:05Z');
-const request = decodeDeleteRequest({ submission_id: '33333333-3333-4333-8333-333333333333', endpoint: '11111111-1111-4111-8111-111111111111', DATA: [{ path: '/a' }, { path: '/b' }, { path: '/c' }] });
+const request = deleteRequest({ submission_id: '33333333-3333-4333-8333-333333333333', endpoint: '11111111-1111-4111-8111-111111111111', paths: ['/a', '/b', '/c'] });
 
 describe('a task from submission to its end', () => {
   const task = (extra: Partial<TaskState> = {}): TaskState => ({ ...newTask('t-1', 'owner', request, NOW), ...extra });

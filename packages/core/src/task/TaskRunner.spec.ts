@@ -6,9 +6,10 @@ import { TestWorld } from '../testing/TestWorld';
 import type { StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
 import type { TaskRepository } from './Task';
-import { decodeDeleteRequest, decodeTransferRequest } from './TaskRequest';
 import { TaskRunner } from './TaskRunner';
 import { TaskService } from './TaskService';
+import type { DeleteOptions, TransferOptions } from './TaskRequest';
+import { deleteRequest, transferRequest } from '../testing/taskRequests';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
@@ -42,8 +43,8 @@ describe('running transfer and delete tasks through the storage port', () => {
     runner = new TaskRunner(world.uow, world.services.files, (id) => world.services.authentication.principalOf(id), world.clock);
   });
 
-  const transfer = async (items: object[], options: Record<string, unknown> = {}, who = alice, from = source, to = destination) =>
-    (await tasks.submit(who, decodeTransferRequest({ submission_id: tasks.submissionId(), source_endpoint: from, destination_endpoint: to, DATA: items, ...options }))).task;
+  const transfer = async (items: Parameters<typeof transferRequest>[0]['items'], options: Partial<TransferOptions> = {}, who = alice, from = source, to = destination) =>
+    (await tasks.submit(who, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: from, destination_endpoint: to, items, options }))).task;
   const run = async (task: TaskState) => (await runner.run(task.id))!;
   const codes = async (task: TaskState) => (await store.listEvents(task.id, { errorsOnly: false, limit: 100, offset: 0 })).events.map((e) => e.code).reverse();
 
@@ -96,15 +97,15 @@ describe('running transfer and delete tasks through the storage port', () => {
     archive.put('/in/run1.csv', 'different', new Date('2027-01-01T00:00:00Z'));
     archive.put('/in/run2.csv', 'xx', new Date('2025-01-01T00:00:00Z'));
     const items = [{ source_path: '/data/run1.csv', destination_path: '/in/run1.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }];
-    const exists = await run(await transfer(items, { sync_level: 'exists' }));
+    const exists = await run(await transfer(items, { sync_level: 0 }));
     expect(exists.counters).toMatchObject({ files: 2, files_skipped: 2, files_transferred: 0 });
-    const size = await run(await transfer(items, { sync_level: 'size' }));
+    const size = await run(await transfer(items, { sync_level: 1 }));
     expect(size.counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
     expect(archive.text('/in/run1.csv')).toBe('t,v\n0,1\n');
     // run2 has the same size but is older at the destination: mtime copies it; checksum sees the same bytes
-    expect((await run(await transfer(items, { sync_level: 'checksum' }))).counters).toMatchObject({ files_skipped: 2 });
+    expect((await run(await transfer(items, { sync_level: 3 }))).counters).toMatchObject({ files_skipped: 2 });
     archive.put('/in/run2.csv', 'xx', new Date('2025-01-01T00:00:00Z'));
-    expect((await run(await transfer(items, { sync_level: 'mtime' }))).counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
+    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
     archive.put('/in/run2.csv', 'yy');
     expect((await run(await transfer(items, { sync_level: 3 }))).counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
     expect(archive.text('/in/run2.csv')).toBe('xx');
@@ -245,7 +246,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     archive.write = write;
     expect((await run(task)).status).toBe('SUCCEEDED');
     expect(archive.text('/in/all/sub/deep.txt')).toBe('deep');
-    const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: [{ path: '/data/run1.csv' }, { path: '/data/run2.csv' }] }))).task;
+    const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv', '/data/run2.csv'] }))).task;
     expect((await runner.run(deleting.id, () => true))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_succeeded: 1 } });
     expect([lab.nodes.has('/data/run1.csv'), lab.nodes.has('/data/run2.csv')]).toEqual([false, true]);
     expect((await store.listEvents(deleting.id, { errorsOnly: true, limit: 10, offset: 0 })).total).toBe(0);
@@ -255,15 +256,15 @@ describe('running transfer and delete tasks through the storage port', () => {
     const task = await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }, { source_path: '/data/run1.csv', destination_path: '/in/1.csv' }], { skip_source_errors: true });
     expect((await runner.run(task.id, () => true))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_pending: 1, subtasks_succeeded: 1, subtasks_skipped_errors: 1 } });
     expect(archive.nodes.has('/in/1.csv')).toBe(false);
-    const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, recursive: true, DATA: [{ path: '/data/' }] }))).task;
+    const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/'], options: { recursive: true } }))).task;
     const deleted = await run(deleting);
     expect(deleted.counters).toMatchObject({ files: 4, directories: 4, subtasks_pending: 0, subtasks_succeeded: 1 });
     expect([...lab.nodes.keys()]).toEqual(['/']);
   });
 
   it('says why it will not delete, and ignores only what is missing', async () => {
-    const submitDelete = async (paths: string[], options: Record<string, unknown> = {}) =>
-      (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: paths.map((path) => ({ path })), ...options }))).task;
+    const submitDelete = async (paths: string[], options: Partial<DeleteOptions> = {}) =>
+      (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths, options }))).task;
     const details = async (task: TaskState) => (await store.listEvents(task.id, { errorsOnly: true, limit: 1, offset: 0 })).events[0]?.details;
     const root = await run(await submitDelete(['/'], { recursive: true }));
     expect(await details(root)).toBe("an endpoint's root is never deleted");
@@ -281,7 +282,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     const done = await run(await transfer([{ source_path: '/data/', destination_path: '/in/data/' }]));
     expect(done.counters).toMatchObject({ symlinks: 3, files: 4 });
     expect([...archive.nodes.keys()].filter((k) => k.includes('link') || k.includes('dangling'))).toEqual([]);
-    const removed = await run((await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, recursive: true, DATA: [{ path: '/data/dir-link' }] }))).task);
+    const removed = await run((await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/dir-link'], options: { recursive: true } }))).task);
     expect(removed.counters).toMatchObject({ files: 1, directories: 0 });
     expect([lab.nodes.has('/data/dir-link'), lab.text('/data/sub/deep.txt')]).toEqual([false, 'deep']);
   });
@@ -293,7 +294,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     const bare = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Bare', subscription_id: 'DEFAULT' })).id;
     expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/x.csv' }], {}, alice, source, bare))).nice_status).toBe('ENDPOINT_NOT_CONNECTED');
     archive.put('/in/taken/', null);
-    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/taken' }], { sync_level: 'exists' }))).nice_status).toBe('IS_A_DIRECTORY');
+    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/taken' }], { sync_level: 0 }))).nice_status).toBe('IS_A_DIRECTORY');
     archive.faults.set('/in/fail.csv', 'denied');
     const writeDenied = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/fail.csv' }], { skip_source_errors: true }));
     expect(writeDenied).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
@@ -303,9 +304,9 @@ describe('running transfer and delete tasks through the storage port', () => {
   it('copies by modification time only what is newer at the source', async () => {
     const items = [{ source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }];
     archive.put('/in/run2.csv', 'zz', new Date('2026-01-01T00:00:00Z'));
-    expect((await run(await transfer(items, { sync_level: 'mtime' }))).counters).toMatchObject({ files_skipped: 1 });
+    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ files_skipped: 1 });
     archive.put('/in/run2.csv', 'zz', new Date('2025-12-31T23:59:59Z'));
-    expect((await run(await transfer(items, { sync_level: 'mtime' }))).counters).toMatchObject({ files_transferred: 1 });
+    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ files_transferred: 1 });
     expect(archive.text('/in/run2.csv')).toBe('xx');
   });
 
@@ -316,8 +317,8 @@ describe('running transfer and delete tasks through the storage port', () => {
   });
 
   it('deletes files and folders (folders only when recursive), and ignores what is missing when told', async () => {
-    const submitDelete = async (paths: string[], options: Record<string, unknown> = {}) =>
-      (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: paths.map((path) => ({ path })), ...options }))).task;
+    const submitDelete = async (paths: string[], options: Partial<DeleteOptions> = {}) =>
+      (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths, options }))).task;
     const refused = await run(await submitDelete(['/data/sub/']));
     expect([refused.status, refused.nice_status]).toEqual(['ACTIVE', 'IS_A_DIRECTORY']);
     const done = await run(await submitDelete(['/data/sub/', '/data/run2.csv'], { recursive: true }));

@@ -3,8 +3,8 @@ import { BadRequestError, EndpointNotFoundError, PermissionDeniedError } from '.
 import type { Principal } from '../auth/Principal';
 import { DEFAULT_DEADLINE_SECONDS, expired, TaskCompleteError, TaskNotFoundError } from './Task';
 import type { TaskRepository } from './Task';
-import { decodeDeleteRequest, decodeTransferRequest } from './TaskRequest';
 import { MAX_PAGE, TaskService } from './TaskService';
+import { deleteRequest, transferRequest } from '../testing/taskRequests';
 
 describe('transfer and delete tasks, as their owners see them', () => {
   let world: TestWorld;
@@ -24,8 +24,8 @@ describe('transfer and delete tasks, as their owners see them', () => {
     destination = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Destination', personal: false })).id;
   });
 
-  const transfer = (submission = tasks.submissionId(), extra: Record<string, unknown> = {}) =>
-    decodeTransferRequest({ submission_id: submission, source_endpoint: source, destination_endpoint: destination, DATA: [{ source_path: '/a', destination_path: '/b' }, { source_path: '/c/', destination_path: '/d/', recursive: true }], ...extra });
+  const transfer = (submission = tasks.submissionId(), extra: Partial<Parameters<typeof transferRequest>[0]> = {}) =>
+    transferRequest({ submission_id: submission, source_endpoint: source, destination_endpoint: destination, items: [{ source_path: '/a', destination_path: '/b' }, { source_path: '/c/', destination_path: '/d/', recursive: true }], ...extra });
 
   it('queues a submitted transfer: ACTIVE, Queued, a day to finish, its items pending', async () => {
     const { task, duplicate } = await tasks.submit(alice, transfer(undefined, { label: 'Copy' }));
@@ -45,7 +45,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
     expect((await tasks.list(alice)).total).toBe(1);
     // a submission id is its submitter's: bob's own endpoint, the same value, a task of his own
     const bobs = (await world.services.endpoints.createEndpoint(bob, { display_name: 'Bob', personal: false })).id;
-    const his = await tasks.submit(bob, decodeDeleteRequest({ submission_id: submission, endpoint: bobs, DATA: [{ path: '/x' }] }));
+    const his = await tasks.submit(bob, deleteRequest({ submission_id: submission, endpoint: bobs, paths: ['/x'] }));
     expect([his.duplicate, his.task.owner_id]).toEqual([false, bob.primary.id]);
   });
 
@@ -58,8 +58,8 @@ describe('transfer and delete tasks, as their owners see them', () => {
 
   it('refuses endpoints that do not exist, and a deadline that has passed', async () => {
     const missing = '99999999-9999-4999-8999-999999999999';
-    await expect(tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: missing, DATA: [{ path: '/x' }] }))).rejects.toThrow(EndpointNotFoundError);
-    await expect(tasks.submit(alice, transfer(undefined, { deadline: '2020-01-01T00:00:00Z' }))).rejects.toThrow(new BadRequestError('Invalid deadline: it has passed'));
+    await expect(tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: missing, paths: ['/x'] }))).rejects.toThrow(EndpointNotFoundError);
+    await expect(tasks.submit(alice, transfer(undefined, { deadline: new Date('2020-01-01T00:00:00Z') }))).rejects.toThrow(new BadRequestError('Invalid deadline: it has passed'));
     expect((await tasks.list(alice)).total).toBe(0);
   });
 
@@ -80,7 +80,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
       made.push((await tasks.submit(alice, transfer())).task.id);
       world.clock.advance(1);
     }
-    const deleted = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: [{ path: '/x' }] }))).task.id;
+    const deleted = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/x'] }))).task.id;
     await tasks.cancel(alice, made[0]!);
     expect((await tasks.list(alice)).tasks.map((t) => t.id)).toEqual([deleted, made[2], made[1], made[0]]);
     expect(await tasks.list(alice, { limit: 2, offset: 1 })).toMatchObject({ total: 4, limit: 2, offset: 1, tasks: [{ id: made[2] }, { id: made[1] }] });
@@ -128,7 +128,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
   it('names the endpoints at submission, and tells what happened in its events', async () => {
     const { task } = await tasks.submit(alice, transfer());
     expect([task.source_display_name, task.destination_display_name]).toEqual(['Source', 'Destination']);
-    const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: source, DATA: [{ path: '/x' }] }))).task;
+    const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/x'] }))).task;
     expect([deleting.source_display_name, deleting.destination_display_name]).toEqual(['Source', null]);
     await tasks.cancel(alice, task.id);
     expect((await tasks.events(alice, task.id)).events.map(({ code, description, details, is_error }) => ({ code, description, details, is_error }))).toEqual([
@@ -165,7 +165,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
       await world.services.admin.endpoints.grantRole(managed, 'activity_manager', 'carol');
     });
     const onManaged = async (to = destination) =>
-      (await tasks.submit(alice, decodeTransferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: to, DATA: [{ source_path: '/a', destination_path: '/b' }] }))).task;
+      (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: to, items: [{ source_path: '/a', destination_path: '/b' }] }))).task;
 
     it('lists and shows the tasks of endpoints one monitors, whoever submitted them, to no one else', async () => {
       const task = await onManaged();
@@ -198,11 +198,11 @@ describe('transfer and delete tasks, as their owners see them', () => {
       expect(ended).toMatchObject({ status: 'FAILED', canceled_by_admin: 'SOURCE', canceled_by_admin_message: 'disk swap', fatal_error: { code: 'CANCELED' } });
       expect((await tasks.events(alice, task.id)).events[0]).toMatchObject({ code: 'CANCELED', description: 'canceled', details: 'canceled by an administrator of its source: disk swap', is_error: false });
       expect(await tasks.adminCancel(carol, [task.id], 'again')).toEqual([]);
-      const intoManaged = (await tasks.submit(alice, decodeTransferRequest({ submission_id: tasks.submissionId(), source_endpoint: source, destination_endpoint: managed, DATA: [{ source_path: '/a', destination_path: '/b' }] }))).task;
+      const intoManaged = (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: source, destination_endpoint: managed, items: [{ source_path: '/a', destination_path: '/b' }] }))).task;
       expect((await tasks.adminCancel(carol, [intoManaged.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'DESTINATION' });
       expect((await tasks.adminCancel(alice, [(await onManaged()).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
       expect((await tasks.adminCancel(carol, [(await onManaged(managed)).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
-      const deleting = (await tasks.submit(alice, decodeDeleteRequest({ submission_id: tasks.submissionId(), endpoint: managed, DATA: [{ path: '/x' }] }))).task;
+      const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: managed, paths: ['/x'] }))).task;
       expect((await tasks.adminCancel(carol, [deleting.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
     });
   });

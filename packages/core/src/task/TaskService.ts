@@ -7,7 +7,7 @@ import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { BadRequestError, PermissionDeniedError } from '../shared/errors';
 import { canceled, endpointsOf, isFinished, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from './Task';
-import type { TaskRequest } from './TaskRequest';
+import { checkTaskRequest, type TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */
 export interface Submitted {
@@ -44,6 +44,7 @@ export class TaskService {
    * already used by the caller answers the first task (the hosted `Duplicate`), never a second.
    */
   async submit(caller: Principal, request: TaskRequest): Promise<Submitted> {
+    checkTaskRequest(request);
     const earlier = await this.uow.repositories.tasks.findBySubmission([...caller.identityIds], request.submission_id);
     if (earlier) return { task: earlier, duplicate: true };
     const endpoints = request.type === 'TRANSFER' ? [request.source_endpoint, request.destination_endpoint] : [request.endpoint];

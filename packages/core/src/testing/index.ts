@@ -3,3 +3,4 @@ export { FakeKeyCrypto, FixedClock, SequentialIdGenerator } from './fakes';
 export { TestWorld } from './TestWorld';
 export { InMemoryTaskRepository } from './InMemoryTaskRepository';
 export { MemoryStorage } from './MemoryStorage';
+export { deleteRequest, transferRequest } from './taskRequests';

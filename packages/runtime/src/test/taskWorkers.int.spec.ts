@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeTransferRequest, type Principal, type TaskState } from '@xfer/core';
+import { type Principal, type TaskState } from '@xfer/core';
+import { transferRequest } from '@xfer/core/testing';
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { Runtime } from '../Runtime';
 
@@ -41,7 +42,7 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
     const alice: Principal = await runtime.services.authentication.principalOf((await runtime.services.admin.identities.listIdentities())[0]!.id);
     const lab = (await runtime.services.endpoints.createEndpoint(alice, { display_name: 'Lab', personal: false })).id;
     await runtime.services.admin.endpoints.setStorage(lab, { type: 'posix', root: join(dir, 'root') });
-    const { task } = await runtime.services.tasks.submit(alice, decodeTransferRequest({ submission_id: runtime.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, DATA: [{ source_path: '/data/', destination_path: '/copy/' }] }));
+    const { task } = await runtime.services.tasks.submit(alice, transferRequest({ submission_id: runtime.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, items: [{ source_path: '/data/', destination_path: '/copy/' }] }));
     runtime.startTaskWorkers({ concurrency: 1, pollMs: 10 });
     // stop once the copy has begun
     await until(() => Promise.resolve(readdirSync(join(dir, 'root')).includes('copy') ? readdirSync(join(dir, 'root', 'copy')).length : 0), (n) => n > 0);
