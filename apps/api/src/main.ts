@@ -17,8 +17,8 @@ runMain(async () => {
     { kind: 'server', databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, migrate: cluster.isPrimary, core: apiCoreSettings(config) },
     async (rt) => {
       await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
-      // one process of a cluster runs the tasks: the processes share no queue yet
-      if (cluster.isPrimary || cluster.worker?.id === 1) rt.startTaskWorkers({ concurrency: config.taskWorkers, log: console.error });
+      // on Postgres every process shares the tasks (a pg-boss queue); on SQLite one process runs them
+      if (cluster.isPrimary || cluster.worker?.id === 1 || rt.databaseName === 'postgres') await rt.startTaskWorkers({ concurrency: config.taskWorkers, log: console.error });
     },
   );
   if (cluster.isPrimary) console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);

@@ -515,6 +515,23 @@ export function buildProgram(io: Io): Command {
     .action((o: { url: string }) => io.out(clientEnvironment(o.url).join('\n')));
 
   program
+    .command('worker')
+    .description('run task workers alone, no servers: API_TASK_WORKERS tasks at once (default 4); on Postgres beside any number of other xfer processes')
+    .action(async () => {
+      const { apiConfig } = await import('@xfer/api');
+      const config = apiConfig(io.env);
+      if (config.taskWorkers === 0) throw new ConfigError('API_TASK_WORKERS=0: a worker without task workers has nothing to do');
+      const url = databaseUrl();
+      const runtime = await Runtime.start({ kind: 'worker', databaseUrl: url }, async (rt) => {
+        await rt.startTaskWorkers({ concurrency: config.taskWorkers, log: io.err });
+      });
+      if (runtime.databaseName === 'sqlite') io.err('xfer worker: on SQLite one process runs tasks: start the servers with API_TASK_WORKERS=0');
+      io.err(`xfer worker: ${config.taskWorkers} tasks at once (database ${url}); stops on SIGTERM or SIGINT, handing its tasks back`);
+      runtime.closeOnSignals({ log: io.err });
+      await new Promise(() => undefined);
+    });
+
+  program
     .command('serve')
     .description('serve the API (API_PORT, default 8080) and the helper pages (AUTH_PORT, default 8081)')
     .option('--demo', 'on first start, create the demo identity alice with demo data, and print how to use it')
@@ -555,7 +572,7 @@ export function buildProgram(io: Io): Command {
         await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
         await rt.listen(createHelperPagesApp(rt.appServices, { ...pagesConfig, apiUrl }), pagesConfig.authPort, config.host, 'AUTH_PORT');
         rt.onClose('housekeeping', startHousekeeping(rt.services.housekeeping, { log: io.err }));
-        rt.startTaskWorkers({ concurrency: config.taskWorkers, log: io.err });
+        await rt.startTaskWorkers({ concurrency: config.taskWorkers, log: io.err });
         const credentials = await registerConsoleClient(rt.services.admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
         const consoleApp = createConsoleApp({ ...consoleSettings, ...credentials });
         rt.onClose('console sessions', () => consoleApp.endSessions());

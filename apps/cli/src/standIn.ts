@@ -5,7 +5,7 @@ import { apiConfig, apiCoreSettings, createApp as createApiApp } from '@xfer/api
 import { isUuid, randomIdGenerator, type IdGenerator } from '@xfer/core';
 import { createConsoleApp, registerConsoleClient } from '@xfer/console';
 import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
-import { closeServer, Runtime, STORAGE_FAULTS, type StandInSnapshot, type StorageFault, type TaskWorkers } from '@xfer/runtime';
+import { closeServer, Runtime, STORAGE_FAULTS, type StandInSnapshot, type StorageFault, type TaskWorkerPool } from '@xfer/runtime';
 import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { exportSeed, writeSeedFile } from './exportSeed';
@@ -67,7 +67,7 @@ export class StandIn {
     private readonly runtime: Runtime,
     private readonly seeded: StandInSnapshot,
     readonly url: string,
-    private readonly workers: TaskWorkers,
+    private readonly workers: TaskWorkerPool,
   ) {}
 
   /** The current state in the seed format (`--export-on-exit`). */
@@ -96,7 +96,7 @@ export class StandIn {
       if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(runtime.services.admin, url);
-      const workers = runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
+      const workers = await runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
       standIn = new StandIn(runtime, await runtime.snapshot(), url, workers);
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
       app.use(standIn.journalRequests());

@@ -5,20 +5,23 @@ import { listen, type HealthOfDatabase } from '@xfer/server-kit';
 import { EndpointStorages, type MemoryFiles } from '@xfer/storage';
 import type { Express } from 'express';
 import { processContainer, resolveCoreServices, type CoreSettings } from './composition';
-import { TaskWorkers, type TaskWorkerOptions } from './TaskWorkers';
+import { SharedTaskWorkers } from './SharedTaskWorkers';
+import { TaskWorkers, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
 
 /**
  * The kinds of process, each with the engine it needs: a server keeps a read cache and (on an
  * SQLite file) its search and checkpoint threads; a one-shot command has neither, nor does the
  * console, a server whose pages go through the API (it only registers itself in the database);
+ * a worker runs tasks and serves no reads (no cache, the checkpoint thread for its writes);
  * the stand-in runs on a throwaway in-memory database it can snapshot and restore.
  */
-export type ProcessKind = 'server' | 'console' | 'command' | 'standIn';
+export type ProcessKind = 'server' | 'console' | 'command' | 'worker' | 'standIn';
 
 const ENGINE_OPTIONS: Record<Exclude<ProcessKind, 'standIn'>, EngineOptions> = {
   server: { readCache: true, background: true },
   console: { readCache: false, background: false, poolSize: 1 },
   command: { readCache: false, background: false },
+  worker: { readCache: false, background: true },
 };
 
 export interface RuntimeOptions {
@@ -67,6 +70,7 @@ export class Runtime {
     /** The storage behind the endpoints (the memory trees live as long as the process). */
     readonly storages: EndpointStorages,
     private readonly memory: SqliteEngine | null,
+    private readonly databaseUrl: string | null,
   ) {}
 
   /** Opens the engine for this kind of process and builds the services over it. */
@@ -85,7 +89,7 @@ export class Runtime {
     // the stand-in gives every endpoint without storage a memory tree of its own
     const storages = new EndpointStorages(options.kind === 'standIn' ? 'memory' : 'none');
     const services = resolveCoreServices(processContainer(adapters, { storages, ...options.core }));
-    return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory);
+    return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory, options.databaseUrl ?? null);
   }
 
   /**
@@ -113,6 +117,11 @@ export class Runtime {
     }
   }
 
+  /** Which database the process runs on. */
+  get databaseName(): 'sqlite' | 'postgres' {
+    return this.engine.name;
+  }
+
   /** What the apps take: the core services, the read memo, and the database for their health checks. */
   get appServices(): CoreServices & { readMemo: ReadMemo; database: HealthOfDatabase } {
     return { ...this.services, readMemo: this.readMemo, database: this.database };
@@ -120,10 +129,15 @@ export class Runtime {
 
   /**
    * Task workers on this runtime (`concurrency` 0: none), stopped before the engine closes with
-   * the tasks they run finished or handed back (ACTIVE, taken up at the next start).
+   * the tasks they run finished or handed back (ACTIVE, taken up at the next start). On Postgres
+   * they share the work with every other process's through a pg-boss queue; on SQLite this
+   * process is the only one running tasks.
    */
-  startTaskWorkers(options: TaskWorkerOptions): TaskWorkers {
-    const workers = new TaskWorkers(this.services, this.uow, options).start();
+  async startTaskWorkers(options: TaskWorkerOptions): Promise<TaskWorkerPool> {
+    const workers: TaskWorkerPool =
+      this.engine.name === 'postgres' && options.concurrency > 0 && this.databaseUrl
+        ? await SharedTaskWorkers.start(this.services, this.uow, this.databaseUrl, options)
+        : new TaskWorkers(this.services, this.uow, options).start();
     this.onClose('task workers', () => workers.stop());
     return workers;
   }

@@ -7,20 +7,33 @@ export interface TaskWorkerOptions {
   pollMs?: number;
   /** How long a task that must wait (a missing file, a pause) waits before its next attempt, in ms. */
   retryMs?: number;
+  /** Postgres: how often ACTIVE tasks that no process holds are queued (a death is noticed within it), in ms. */
+  sweepMs?: number;
   log?: (line: string) => void;
+}
+
+/** What a process's task workers offer, whichever database they run on. */
+export interface TaskWorkerPool {
+  /** Looks at the queue now (a submit need not wait for the next poll). */
+  nudge(): void;
+  /** Takes up no task until `resume()`; resolves once none runs. */
+  pause(): Promise<void>;
+  resume(): void;
+  /** Takes no new task; the ones running hand their task back after the file in hand. */
+  stop(): Promise<void>;
 }
 
 /** Of one user's tasks, at most this many of each type run at a time (the rest stay Queued). */
 export const PER_USER = 3;
 
 /**
- * Workers inside the process: they take up ACTIVE tasks, oldest first, at most `concurrency` at
+ * Workers inside the process, the only one running tasks on its database (SQLite): they take up ACTIVE tasks, oldest first, at most `concurrency` at
  * a time and PER_USER of one owner's tasks of a type, and run each through the core's TaskRunner.
  * A task that must wait is tried again after `retryMs`. `stop()` takes no new task and has the
  * ones running hand their task back after the file in hand (ACTIVE, Queued: the next start takes
  * them up), so that the runtime closes the engine after them.
  */
-export class TaskWorkers {
+export class TaskWorkers implements TaskWorkerPool {
   private readonly running = new Map<string, { owner: string; type: string; done: Promise<void> }>();
   private readonly notBefore = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;

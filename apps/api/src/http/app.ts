@@ -43,7 +43,7 @@ export function createApp(services: ApiServices, options: ApiOptions = {}): Expr
     if (pending) pending.then(() => next(), next);
     else next();
   });
-  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints, services.accessRules, services.endpointManager, services.readMemo), fileRoutes(services.files), taskRoutes(services.tasks));
+  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints, services.accessRules, services.endpointManager, services.tasks, services.readMemo), fileRoutes(services.files), taskRoutes(services.tasks));
   // what someone who types the API's address sees: where things are
   app.get('/', (_req, res) => {
     res.json({ service: 'xfer endpoint management API', api: `${VERSION_PREFIX}/`, openapi: `${VERSION_PREFIX}/openapi.json` });

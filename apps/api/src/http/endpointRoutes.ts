@@ -1,4 +1,4 @@
-import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointManagerService, type EndpointService, type EndpointView, type ReadMemo, type ServerState } from '@xfer/core';
+import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointManagerService, type EndpointService, type EndpointView, type ReadMemo, type ServerState, type TaskService } from '@xfer/core';
 import { Router, type Request, type Response } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
@@ -39,35 +39,44 @@ function sendCreated(req: Request, res: Response, message: string, created: Crea
 }
 
 /** The twelve endpoint operations: decode the request, call the use case, render the documents. */
-export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService, manager: EndpointManagerService, memo: ReadMemo): Router {
+export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService, manager: EndpointManagerService, tasks: TaskService, memo: ReadMemo): Router {
   const router = Router();
+
+  /** Endpoint documents for this caller: `in_use` where one of the caller's ACTIVE tasks uses the endpoint. */
+  const documentsFor = async (res: Response) => {
+    const inUse = await tasks.endpointsInUse(principalOf(res));
+    return { inUse, document: (view: EndpointView) => endpointDocument(view, inUse) };
+  };
 
   /**
    * Sends the document of a read that depends on stored data only (not the time), remembered per
-   * caller and URL until that data changes. A refusal is never remembered. Kept as bytes: a
-   * repeat sends them as they are (an access list of 1,000 rules is 300 KB to encode otherwise).
+   * caller, URL and the endpoints the caller's tasks use, until that data changes. A refusal is
+   * never remembered. Kept as bytes: a repeat sends them as they are (an access list of 1,000
+   * rules is 300 KB to encode otherwise).
    */
-  const sendRemembered = async (req: Request, res: Response, render: () => Promise<unknown>) => {
-    const key = `${principalOf(res).principalIds.join(' ')} ${req.originalUrl}`;
-    res.type('json').send(await memo.remember(key, async () => Buffer.from(JSON.stringify(await render()))));
+  const sendRemembered = async (req: Request, res: Response, render: (document: (view: EndpointView) => ReturnType<typeof endpointDocument>) => Promise<unknown>) => {
+    const { inUse, document } = await documentsFor(res);
+    const key = `${principalOf(res).principalIds.join(' ')} ${req.originalUrl} ${[...inUse].sort().join(',')}`;
+    res.type('json').send(await memo.remember(key, async () => Buffer.from(JSON.stringify(await render(document)))));
   };
 
   router.get('/endpoint/:xid', (req, res) =>
-    sendRemembered(req, res, async () => {
+    sendRemembered(req, res, async (document) => {
       const selection = fieldSelection(req.query.fields);
-      return selectFields(endpointDocument(await endpoints.getEndpoint(principalOf(res), req.params.xid)), selection);
+      return selectFields(document(await endpoints.getEndpoint(principalOf(res), req.params.xid)), selection);
     }),
   );
 
   router.get('/endpoint_search', async (req, res) => {
     const selection = fieldSelection(req.query.fields);
     const found = await endpoints.search(principalOf(res), searchRequest(req.query));
+    const { document } = await documentsFor(res);
     res.json({
       DATA_TYPE: 'endpoint_list',
       offset: found.offset,
       limit: found.limit,
       has_next_page: found.hasNextPage,
-      DATA: found.results.map(({ view, rank }) => ({ ...selectFields(endpointDocument(view), selection), _rank: rank })),
+      DATA: found.results.map(({ view, rank }) => ({ ...selectFields(document(view), selection), _rank: rank })),
     });
   });
 
@@ -146,7 +155,8 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
   router.get('/endpoint/:xid/shared_endpoint_list', async (req, res) => {
     const page = sharesPage(req.query);
     const { views, next } = await endpoints.sharesOfHost(principalOf(res), req.params.xid, page);
-    res.json({ DATA_TYPE: 'shared_endpoint_list', shared_endpoints: views.map(endpointDocument), next_token: next === null ? null : encodeShareCursor(next) });
+    const { document } = await documentsFor(res);
+    res.json({ DATA_TYPE: 'shared_endpoint_list', shared_endpoints: views.map(document), next_token: next === null ? null : encodeShareCursor(next) });
   });
 
   // ---- roles (catalogue features 3) ----
@@ -201,16 +211,20 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
   // ---- the endpoint manager, for what xfer has (the SDK's endpoint_manager_*) ----
   router.get('/endpoint_manager/monitored_endpoints', async (_req, res) => {
     const views = await manager.monitoredEndpoints(principalOf(res));
-    res.json({ DATA_TYPE: 'endpoint_list', DATA: views.map(endpointDocument), has_next_page: false, offset: 0, limit: views.length });
+    const { document } = await documentsFor(res);
+    res.json({ DATA_TYPE: 'endpoint_list', DATA: views.map(document), has_next_page: false, offset: 0, limit: views.length });
   });
 
   router.get('/endpoint_manager/endpoint/:xid', async (req, res) => {
-    res.json(selectFields(endpointDocument(await manager.endpoint(principalOf(res), req.params.xid)), fieldSelection(req.query.fields)));
+    const view = await manager.endpoint(principalOf(res), req.params.xid);
+    const { document } = await documentsFor(res);
+    res.json(selectFields(document(view), fieldSelection(req.query.fields)));
   });
 
   router.get('/endpoint_manager/endpoint/:xid/hosted_endpoint_list', async (req, res) => {
     const views = await manager.hostedEndpoints(principalOf(res), req.params.xid);
-    res.json({ DATA_TYPE: 'endpoint_list', DATA: views.map(endpointDocument) });
+    const { document } = await documentsFor(res);
+    res.json({ DATA_TYPE: 'endpoint_list', DATA: views.map(document) });
   });
 
   router.get('/endpoint_manager/endpoint/:xid/access_list', async (req, res) => {
@@ -243,9 +257,9 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
   });
 
   router.get('/endpoint/:xid/my_shared_endpoint_list', (req, res) =>
-    sendRemembered(req, res, async () => {
+    sendRemembered(req, res, async (document) => {
       const shares = await endpoints.mySharedEndpoints(principalOf(res), req.params.xid);
-      return { DATA_TYPE: 'endpoint_list', DATA: shares.map(endpointDocument) };
+      return { DATA_TYPE: 'endpoint_list', DATA: shares.map(document) };
     }),
   );
 

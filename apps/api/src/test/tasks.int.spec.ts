@@ -53,7 +53,7 @@ describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage })
         await api.world.services.admin.endpoints.setStorage(id, { type: 'posix', root });
       }
     }
-    api.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 100 });
+    await api.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 100, sweepMs: 50 });
     server = api.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -184,10 +184,19 @@ describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage })
     }
     expect(task).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND', is_ok: false });
     expect((await api.as(alice).get(`/task/${submitted.task_id}/event_list?filter=is_error:1`)).body.DATA[0]).toMatchObject({ code: 'FILE_NOT_FOUND', is_error: true });
+    // in_use: the endpoints of the caller's ACTIVE tasks, to the caller only
+    const inUse = async (token: string, id: string) => (await api.as(token).get(`/endpoint/${id}`)).body.in_use;
+    expect([await inUse(alice, lab), await inUse(alice, archive)]).toEqual([true, true]);
+    expect((await api.as(alice).get('/endpoint_search?filter_scope=my-endpoints')).body.DATA.map((e: { in_use: boolean }) => e.in_use)).toEqual([true, true]);
+    await api.as(alice).put(`/endpoint/${archive}`, { public: true });
+    expect(await inUse(bob, archive)).toBe(false);
+    const sentBack = (await api.as(alice).get(`/endpoint/${lab}`)).body;
+    expect((await api.as(alice).put(`/endpoint/${lab}`, { description: 'Busy', in_use: sentBack.in_use })).status).toBe(200);
     expect((await api.as(alice).put(`/task/${submitted.task_id}`, { DATA_TYPE: 'task', label: 'Renamed' })).body).toMatchObject({ code: 'Updated' });
     expect((await api.as(alice).put(`/task/${submitted.task_id}`, { status: 'SUCCEEDED' })).body.message).toBe('Invalid status: only label and deadline change');
     const canceled = await transfer.task.cancel(submitted.task_id, as(alice));
     expect(await canceled.json()).toMatchObject({ DATA_TYPE: 'result', code: 'Canceled' });
     expect(await finished(alice, submitted.task_id)).toMatchObject({ status: 'FAILED', label: 'Renamed', fatal_error: { code: 'CANCELED' }, subtasks_canceled: 1 });
+    expect([await inUse(alice, lab), await inUse(alice, archive)]).toEqual([false, false]);
   });
 });

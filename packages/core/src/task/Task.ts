@@ -110,6 +110,8 @@ export interface TaskRepository {
   update(task: TaskState): Promise<void>;
   /** Unfinished tasks (ACTIVE), oldest request first: what workers take up. */
   listActive(limit: number): Promise<TaskState[]>;
+  /** The source and destination endpoints of these owners' ACTIVE tasks, each once (`in_use`). */
+  activeEndpointIds(ownerIds: readonly string[]): Promise<string[]>;
   /** Tasks whose source or destination is one of these endpoints, newest request first (the endpoint manager's view). */
   listForEndpoints(endpointIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }>;
   /** Tasks of these owners, newest request first. */

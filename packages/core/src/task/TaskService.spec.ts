@@ -49,6 +49,21 @@ describe('transfer and delete tasks, as their owners see them', () => {
     expect([his.duplicate, his.task.owner_id]).toEqual([false, bob.primary.id]);
   });
 
+  it("says which endpoints the caller's ACTIVE tasks use, and only the caller's", async () => {
+    expect(await tasks.endpointsInUse(alice)).toEqual(new Set());
+    const { task } = await tasks.submit(alice, transfer());
+    expect(await tasks.endpointsInUse(alice)).toEqual(new Set([source, destination]));
+    expect(await tasks.endpointsInUse(bob)).toEqual(new Set());
+    await tasks.cancel(alice, task.id);
+    expect(await tasks.endpointsInUse(alice)).toEqual(new Set());
+  });
+
+  it('checks the rules of a request whoever decoded it', async () => {
+    await expect(tasks.submit(alice, transfer(undefined, { items: [] }))).rejects.toThrow('A task requires at least one item');
+    await expect(tasks.submit(alice, transfer(undefined, { label: ' padded' }))).rejects.toThrow('Invalid label: must not begin or end with spaces');
+    expect((await tasks.list(alice)).total).toBe(0);
+  });
+
   it("refuses an endpoint whose files the caller may not use (alice's private ones, to bob)", async () => {
     await expect(tasks.submit(bob, transfer())).rejects.toThrow(PermissionDeniedError);
     await world.services.endpoints.updateEndpoint(alice, source, { public: true });

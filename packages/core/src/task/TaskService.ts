@@ -43,6 +43,11 @@ export class TaskService {
    * the file operations; each path's access is checked as the task reaches it); a submission id
    * already used by the caller answers the first task (the hosted `Duplicate`), never a second.
    */
+  /** The endpoints the caller's ACTIVE tasks use, as source or destination (an endpoint's `in_use`). */
+  async endpointsInUse(caller: Principal): Promise<ReadonlySet<string>> {
+    return new Set(await this.uow.repositories.tasks.activeEndpointIds([...caller.identityIds]));
+  }
+
   async submit(caller: Principal, request: TaskRequest): Promise<Submitted> {
     checkTaskRequest(request);
     const earlier = await this.uow.repositories.tasks.findBySubmission([...caller.identityIds], request.submission_id);

@@ -47,6 +47,11 @@ export class InMemoryTaskRepository implements TaskRepository {
     this.tasks.set(task.id, copy(task));
   }
 
+  async activeEndpointIds(ownerIds: readonly string[]): Promise<string[]> {
+    const active = [...this.tasks.values()].filter((t) => t.status === 'ACTIVE' && ownerIds.includes(t.owner_id));
+    return [...new Set(active.flatMap((t) => Object.values(endpointsOf(t))))];
+  }
+
   async listActive(limit: number): Promise<TaskState[]> {
     return [...this.tasks.values()]
       .filter((t) => t.status === 'ACTIVE')

@@ -74,6 +74,12 @@ export class TypeormTaskRepository implements TaskRepository {
     await this.manager.update(TaskSchema, { id }, fields);
   }
 
+  async activeEndpointIds(ownerIds: readonly string[]) {
+    if (ownerIds.length === 0) return [];
+    const rows = await this.manager.find(TaskSchema, { select: { source_endpoint_id: true, destination_endpoint_id: true }, where: { status: 'ACTIVE', owner_id: In([...ownerIds]) } });
+    return [...new Set(rows.flatMap((r) => [r.source_endpoint_id, r.destination_endpoint_id]))];
+  }
+
   async listActive(limit: number) {
     const records = await this.manager.find(TaskSchema, { where: { status: 'ACTIVE' }, order: { request_time: 'ASC', id: 'ASC' }, take: limit });
     return records.map(fromRecord);

@@ -43,7 +43,7 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
     const lab = (await runtime.services.endpoints.createEndpoint(alice, { display_name: 'Lab', personal: false })).id;
     await runtime.services.admin.endpoints.setStorage(lab, { type: 'posix', root: join(dir, 'root') });
     const { task } = await runtime.services.tasks.submit(alice, transferRequest({ submission_id: runtime.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, items: [{ source_path: '/data/', destination_path: '/copy/' }] }));
-    runtime.startTaskWorkers({ concurrency: 1, pollMs: 10 });
+    await runtime.startTaskWorkers({ concurrency: 1, pollMs: 10, sweepMs: 50 });
     // stop once the copy has begun
     await until(() => Promise.resolve(readdirSync(join(dir, 'root')).includes('copy') ? readdirSync(join(dir, 'root', 'copy')).length : 0), (n) => n > 0);
     await runtime.close();
@@ -55,7 +55,7 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
 
     runtime = await Runtime.open({ kind: 'server', databaseUrl });
     try {
-      runtime.startTaskWorkers({ concurrency: 1, pollMs: 10 });
+      await runtime.startTaskWorkers({ concurrency: 1, pollMs: 10, sweepMs: 50 });
       const done = await until(() => runtime.services.tasks.get(alice, task.id), (t) => t.status !== 'ACTIVE');
       expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: FILES, files_transferred: FILES, bytes_transferred: FILES * 2048 } });
       expect(readdirSync(join(dir, 'root', 'copy')).sort()).toEqual(readdirSync(join(dir, 'root', 'data')).sort());

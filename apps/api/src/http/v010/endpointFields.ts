@@ -21,6 +21,8 @@ export interface FieldContext {
   numbers: Endpoint['networkSettings'];
   /** Shares and personal clients authenticate with service credentials: activated, never expiring. */
   serviceCredentials: boolean;
+  /** One of the caller's ACTIVE tasks uses the endpoint (spec 2.1). */
+  inUse: boolean;
 }
 
 export interface EndpointField {
@@ -79,7 +81,7 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 's3_owner_activated', value: ({ s }) => s.kind === 'object_store' ? false : null, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'acl_available', value: ({ shared }) => shared, schema: { type: 'boolean' }, input: 'readOnly' },
   { name: 'acl_editable', value: ({ view }) => view.aclEditable, schema: { type: 'boolean' }, input: 'readOnly' },
-  { name: 'in_use', value: () => false, schema: { type: 'boolean' }, input: 'readOnly' },
+  { name: 'in_use', value: (c) => c.inUse, schema: { type: 'boolean' }, input: 'readOnly' },
   { name: 'my_effective_roles', value: ({ view }) => [...view.roles], schema: { type: 'array', items: { enum: ['administrator', 'activity_manager', 'activity_monitor', 'access_manager'] } }, input: 'readOnly' },
   { name: 'vcp_connected', value: ({ s }) => s.vcp_connected, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'vcp_paused', value: ({ s }) => s.vcp_paused, schema: nullable('boolean'), input: 'readOnly' },
@@ -109,10 +111,10 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
 ];
 
 /** The context of one endpoint's document. */
-export function fieldContext(view: EndpointView): FieldContext {
+export function fieldContext(view: EndpointView, inUse = false): FieldContext {
   const { endpoint, host } = view;
   const s = endpoint.snapshot;
   const shared = s.kind === 'shared';
   const personal = s.kind === 'personal';
-  return { view, endpoint, s, host, shared, personal, numbers: endpoint.networkSettings, serviceCredentials: shared || personal };
+  return { view, endpoint, s, host, shared, personal, numbers: endpoint.networkSettings, serviceCredentials: shared || personal, inUse };
 }

@@ -473,6 +473,11 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.tasks.listForOwners([], { limit: 10, offset: 0 })).toEqual({ tasks: [], total: 0 });
         expect((await uow.repositories.tasks.listActive(10)).map((t) => t.id)).toEqual([first.id, third.id, deletion.id, expect.any(String)]);
         expect(await uow.repositories.tasks.listActive(1)).toEqual([first]);
+        // in use: the endpoints of the owners' ACTIVE tasks, each once
+        const ends = (task: TaskState) => (task.request.type === 'TRANSFER' ? [task.request.source_endpoint, task.request.destination_endpoint] : [task.request.endpoint]);
+        expect((await uow.repositories.tasks.activeEndpointIds([owner, linked])).sort()).toEqual([...new Set([...ends(first), ...ends(third), ...ends(deletion)])].sort());
+        expect(await uow.repositories.tasks.activeEndpointIds([linked])).toEqual([]);
+        expect(await uow.repositories.tasks.activeEndpointIds([])).toEqual([]);
         // the endpoint manager's view: by source or destination, whoever the owner
         const bySource = await uow.repositories.tasks.listForEndpoints([first.request.type === 'TRANSFER' ? first.request.source_endpoint : ''], { limit: 10, offset: 0 });
         expect(bySource).toEqual({ tasks: [first], total: 1 });
