@@ -8,8 +8,9 @@
  *   npm run bench -- --sizes 1000,100000,1000000 --backends postgres
  *   npm run bench -- --sizes 1000,1000000 --backends sqlite --duration 10 --warmup 5
  *   npm run bench -- --sizes 1000000 --backends sqlite --scenarios search   one scenario (never --write-report)
+ *   npm run bench -- --backends none --scenarios "transfer tasks"           the tasks beside cp alone
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,8 @@ import autocannon, { type Request as AutocannonRequest } from 'autocannon';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
 import { openEngine, seedDatabase, TypeormUnitOfWork, type Engine, type SeedResult } from '@xfer/persistence';
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
-import { freePort } from '@xfer/server-kit';
+import { peakRssMb, standInUrl, start, stop } from './processes';
+import { measureTasks } from './tasks';
 import { SingleBar, Presets } from 'cli-progress';
 
 const ROOT = join(__dirname, '..');
@@ -90,48 +92,9 @@ interface Row {
   ratio_to_floor?: number | null;
   /** Seconds of warm-up before the measurement (warmUp). */
   warmup_s?: number;
+  /** Tasks: xfer's rate over cp's on the same files, in the same run. */
+  ratio_to_cp?: number | null;
   peak_rss_mb: number | null;
-}
-
-async function waitFor(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function start(script: string, env: Record<string, string>, health: (port: number) => string): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, PORT: String(port), API_PORT: String(port), AUTH_PORT: String(port), CONSOLE_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await waitFor(health(port), child);
-  return { port, child };
-}
-
-/** Peak resident set size of a process so far (Linux), in MB. */
-function peakRssMb(child: ChildProcess): number | null {
-  try {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
-    return Math.round(kb / 1024);
-  } catch {
-    return null;
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 interface Scenario {
@@ -332,17 +295,6 @@ async function worstScopedSearch(backend: string, size: number, apiUrl: string, 
 }
 
 /** The one line a stand-in prints once it answers: its URL. */
-function standInUrl(child: ChildProcess): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]);
-    });
-    child.once('exit', () => reject(new Error('the stand-in exited before it answered')));
-  });
-}
-
 /**
  * The stand-in for tests (`xfer serve --ephemeral`) with a seed of 100 objects: from the command's
  * start to the first answer (its URL line, then GET /_xfer/health), and the reset back to the seed
@@ -688,6 +640,13 @@ function targets(rows: Row[]): string[] {
     if (coldStart) check(coldStart.p50_ms < 300, `the stand-in's cold start to first answer p50 ${coldStart.p50_ms} ms (target < 300 ms; node -e 0 in the same run: ${bareStart?.p50_ms ?? '?'} ms)`);
     const reset = find(backend, 100, 'stand-in: POST /_xfer/reset');
     if (reset) check(reset.p99_ms < 50, `the stand-in's reset of a 100-object seed p99 ${reset.p99_ms} ms (target: well under 50 ms)`);
+    const oneFile = find(backend, 0, 'transfer: one 1 GiB file');
+    if (oneFile?.ratio_to_cp != null) check(oneFile.ratio_to_cp >= 0.8, `one 1 GiB file posix to posix at ${pct(oneFile.ratio_to_cp)} of cp's rate (target 80%)`);
+    if (oneFile?.peak_rss_mb != null) check(oneFile.peak_rss_mb < 200, `the API's peak RSS while copying the 1 GiB file ${oneFile.peak_rss_mb} MB (target < 200 MB)`);
+    const smallFiles = find(backend, 0, 'transfer: 10,000 files of 4 KiB, recursive');
+    if (smallFiles?.ratio_to_cp != null) check(smallFiles.ratio_to_cp >= 0.5, `10,000 files of 4 KiB at ${pct(smallFiles.ratio_to_cp)} of cp -r's rate (target 50%)`);
+    const summed = find(backend, 0, 'transfer: 10,000 files of 4 KiB, verify_checksum');
+    if (summed?.ratio_to_cp != null) check(summed.ratio_to_cp >= 0.5, `10,000 files of 4 KiB with verify_checksum at ${pct(summed.ratio_to_cp)} of cp -r + sha256sum (target 50%, as without)`);
     if (rules) check(rules.p99_ms < 20, `${backend}: access_list of 1,000 rules, one request at a time, p99 ${rules.p99_ms} ms (target: lists in < 20 ms)`);
     for (const size of sizes) {
       const shares = find(backend, size, 'GET my_shared_endpoint_list');
@@ -760,6 +719,8 @@ async function main(): Promise<void> {
       if (postgresCluster) process.env.XFER_TEST_POSTGRES_URL = postgresCluster.url;
     }
     for (const backend of backends) {
+      // `--backends none`: no catalogue at all (the stand-in's and the tasks' scenarios only)
+      if (backend === 'none') continue;
       if (backend === 'postgres' && !process.env.XFER_TEST_POSTGRES_URL) {
         console.error('no Postgres server binaries: skipping the postgres backend');
         continue;
@@ -800,6 +761,17 @@ async function main(): Promise<void> {
       }
     } finally {
       rmSync(work2, { recursive: true, force: true });
+    }
+  }
+  if (!ONLY || ONLY.some((o) => 'transfer tasks'.includes(o))) {
+    const work3 = mkdtempSync(join(tmpdir(), 'xfer-bench-tasks-'));
+    try {
+      for (const task of await measureTasks(work3, (line) => console.error(line))) {
+        const ofCp = task.ratio_to_cp === null ? '' : `: ${task.ratio_to_cp} of cp`;
+        rows.push({ backend: 'tasks', size: 0, ...task, scenario: `${task.scenario}${ofCp}`, errors: 0, non_2xx: 0, ratio_to_baseline: null });
+      }
+    } finally {
+      rmSync(work3, { recursive: true, force: true });
     }
   }
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });

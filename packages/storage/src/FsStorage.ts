@@ -31,6 +31,9 @@ const NAMES_BATCH = 1000;
 /** Entries of one directory stat'ed at a time by `entries()`. */
 const STATS_AT_ONCE = 64;
 
+/** The largest chunk a read hands on (and holds twice at most: one read ahead). */
+const READ_CHUNK = 1 << 20;
+
 /** A temporary file's prefix: a write lands under it, then is renamed to its final name. */
 export const PART_PREFIX = '.xfer-part-';
 
@@ -109,16 +112,32 @@ export class FsStorage implements Storage {
     });
   }
 
+  /**
+   * The file's bytes in chunks of at most READ_CHUNK, each in a buffer of its own (a consumer may
+   * keep it). The next chunk is read while the consumer handles the one before (a copy reads and
+   * writes at once); a small file is read in one call sized from its length, a short read being a
+   * regular file's end.
+   */
   async *read(path: string): AsyncIterable<Uint8Array> {
-    const handle = await this.guard(path, () => this.openInside(path));
+    const { handle, size } = await this.guard(path, () => this.openInside(path));
+    let pending: Promise<{ buffer: Uint8Array; done: boolean }> | null = null;
+    const readNext = (length: number) => {
+      const buffer = Buffer.allocUnsafe(length);
+      return this.guard(path, () => handle.read(buffer, 0, length, null)).then(({ bytesRead }) => ({ buffer: buffer.subarray(0, bytesRead), done: bytesRead < length }));
+    };
     try {
-      const buffer = Buffer.alloc(1 << 20);
+      let next: Promise<{ buffer: Uint8Array; done: boolean }> = readNext(Math.min(READ_CHUNK, size + 1));
+      pending = next;
       for (;;) {
-        const { bytesRead } = await this.guard(path, () => handle.read(buffer, 0, buffer.length, null));
-        if (bytesRead === 0) return;
-        yield Buffer.from(buffer.subarray(0, bytesRead));
+        const { buffer, done }: { buffer: Uint8Array; done: boolean } = await next;
+        pending = null;
+        if (!done) pending = next = readNext(READ_CHUNK);
+        if (buffer.length > 0) yield buffer;
+        if (done) return;
       }
     } finally {
+      // a consumer that stopped early leaves a read in flight: it ends before the file closes
+      await pending?.catch(() => undefined);
       await handle.close();
     }
   }
@@ -194,13 +213,14 @@ export class FsStorage implements Storage {
     }
   }
 
-  private async openInside(path: string): Promise<FsHandle> {
+  private async openInside(path: string): Promise<{ handle: FsHandle; size: number }> {
     const real = await this.inside(path, path);
     const handle = await this.fs.open(real, this.fs.constants.O_RDONLY | this.fs.constants.O_NOFOLLOW);
     try {
       await this.verifyOpened(handle, path);
-      if ((await handle.stat()).isDirectory()) throw new StorageError('is_directory', path, `'${path}' is a directory`);
-      return handle;
+      const stats = await handle.stat();
+      if (stats.isDirectory()) throw new StorageError('is_directory', path, `'${path}' is a directory`);
+      return { handle, size: Number(stats.size) };
     } catch (error) {
       await handle.close();
       throw error;

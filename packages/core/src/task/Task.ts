@@ -118,7 +118,8 @@ export interface TaskRepository {
   listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }>;
   addEvent(event: Omit<TaskEventState, 'seq'>): Promise<TaskEventState>;
   listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }): Promise<{ events: TaskEventState[]; total: number }>;
-  addFile(file: Omit<TaskFileState, 'seq'>): Promise<void>;
+  /** Records files a task moved or skipped, numbered in the order given (per task and kind). */
+  addFiles(files: readonly Omit<TaskFileState, 'seq'>[]): Promise<void>;
   /** A task's files of one kind after the marker `after` (a seq; 0 from the start), in order. */
   listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number): Promise<TaskFileState[]>;
   /** Forgets the files of a task (a new attempt lists them again). */

@@ -222,7 +222,9 @@ describe('running transfer and delete tasks through the storage port', () => {
       return write(path, data, options);
     };
     expect(await run(large)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
-    expect(written).toBe(100);
+    // noticed at the 100th file's progress save; the files taken while it is written (8 at a time) finish
+    expect(written).toBeGreaterThanOrEqual(100);
+    expect(written).toBeLessThanOrEqual(116);
     expect(await store.listEvents(large.id, { errorsOnly: false, limit: 10, offset: 0 })).toMatchObject({ events: [{ code: 'CANCELED' }, { code: 'STARTED' }, { code: 'SUBMITTED' }] });
     archive.write = write;
     const unsaved = await transfer([{ source_path: '/many/', destination_path: '/in/all/' }]);

@@ -5,7 +5,7 @@ import type { RepositoriesOf } from '../shared/UnitOfWork';
 import type { FileService } from '../storage/FileService';
 import { joinStoragePath } from '../storage/paths';
 import { StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '../storage/Storage';
-import { expired, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskState, type TaskRepository } from './Task';
+import { expired, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskFileState, type TaskState, type TaskRepository } from './Task';
 import { keptByFilterRules, type TransferItem, type TransferRequest, type DeleteRequest } from './TaskRequest';
 
 /** A place on an endpoint's storage, as FileService.place gives it. */
@@ -46,6 +46,14 @@ const FAILURE_CODES: Record<StorageError['failure'], string> = {
 
 /** Progress is written back at least every this many files. */
 const SAVE_EVERY = 100;
+
+/**
+ * Files of one directory copied at a time: a small file costs a dozen filesystem calls, each a
+ * round trip to the thread pool, so one at a time leaves the disk idle between them.
+ */
+const FILES_AT_ONCE = 8;
+
+type FileRecord = Omit<TaskFileState, 'seq'>;
 
 /**
  * Runs transfer and delete tasks through the storage port, as their owners: expands recursive
@@ -142,9 +150,10 @@ class Attempt {
     return true;
   }
 
-  private async progressed(): Promise<void> {
+  /** After `files` more files: hands the task back when stopping, and writes progress now and then. */
+  private async progressed(files = 1): Promise<void> {
     if (this.deps.stopping()) throw new HandedBack();
-    this.sinceSave += 1;
+    this.sinceSave += files;
     if (this.sinceSave >= SAVE_EVERY && !(await this.save())) throw new Ended();
   }
 
@@ -179,7 +188,7 @@ class Attempt {
 
   private async skipped(source: string | null, destination: string | null, code: string, details: string, isDirectory: boolean): Promise<void> {
     this.count({ subtasks_skipped_errors: 1 });
-    await this.deps.store.addFile({ task_id: this.task.id, kind: 'skipped', source_path: source, destination_path: destination, error_code: code, error_details: details, is_directory: isDirectory, time: this.deps.clock.now() });
+    await this.deps.store.addFiles([{ task_id: this.task.id, kind: 'skipped', source_path: source, destination_path: destination, error_code: code, error_details: details, is_directory: isDirectory, time: this.deps.clock.now() }]);
   }
 
   private async copyTree(source: Place, destination: Place, request: TransferRequest): Promise<void> {
@@ -190,6 +199,8 @@ class Attempt {
     const kept = new Set<string>();
     for await (const batch of source.storage.names(source.path)) {
       const entries = await source.storage.entries(source.path, batch);
+      const files: { source: Place; destination: Place; entry: FileEntry }[] = [];
+      const directories: FileEntry[] = [];
       for (const entry of entries) {
         // gone since listed, a link (never followed: recursive_symlinks ignore), or filtered out
         if (entry === null) continue;
@@ -200,10 +211,11 @@ class Attempt {
         const type = entry.type === 'dir' ? 'dir' : 'file';
         if (!keptByFilterRules(request.options.filter_rules, entry.name, type)) continue;
         kept.add(entry.name);
-        const child = (place: Place): Place => ({ storage: place.storage, path: joinStoragePath(place.path, `/${entry.name}`), shown: joinStoragePath(place.shown, `/${entry.name}`) });
-        if (type === 'dir') await this.copyTree(child(source), child(destination), request);
-        else await this.copyFile(child(source), child(destination), entry, null, request);
+        if (type === 'dir') directories.push(entry);
+        else files.push({ source: childOf(source, entry.name), destination: childOf(destination, entry.name), entry });
       }
+      await this.copyFiles(files, request);
+      for (const entry of directories) await this.copyTree(childOf(source, entry.name), childOf(destination, entry.name), request);
     }
     if (request.options.delete_destination_extra) {
       for await (const batch of destination.storage.names(destination.path)) {
@@ -212,12 +224,51 @@ class Attempt {
     }
   }
 
+  /**
+   * Copies a directory's files FILES_AT_ONCE at a time, taking no new one once the process stops
+   * or one fails; the ones in flight finish, are recorded in the listing's order, and then the
+   * failure (or the hand-back) goes up.
+   */
+  private async copyFiles(files: readonly { source: Place; destination: Place; entry: FileEntry }[], request: TransferRequest): Promise<void> {
+    const records: (FileRecord | null)[] = new Array<FileRecord | null>(files.length).fill(null);
+    let next = 0;
+    const failures: unknown[] = [];
+    const worker = async () => {
+      // the first file is copied whatever happens: an attempt moves at least one
+      while (next < files.length && failures.length === 0 && (next === 0 || !this.deps.stopping())) {
+        const at = next++;
+        const file = files[at]!;
+        try {
+          records[at] = await this.copyOne(file.source, file.destination, file.entry, null, request);
+          this.sinceSave += 1;
+          if (this.sinceSave >= SAVE_EVERY) {
+            this.sinceSave = 0;
+            if (!(await this.save())) failures.push(new Ended());
+          }
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FILES_AT_ONCE, files.length) }, worker));
+    await this.deps.store.addFiles(records.filter((record) => record !== null));
+    if (failures.length > 0) throw failures[0];
+    await this.progressed(0);
+  }
+
   private async copyFile(source: Place, destination: Place, entry: FileEntry, item: TransferItem | null, request: TransferRequest): Promise<void> {
+    const record = await this.copyOne(source, destination, entry, item, request);
+    if (record !== null) await this.deps.store.addFiles([record]);
+    await this.progressed();
+  }
+
+  /** Copies one file unless it is in sync; its record when it was copied. */
+  private async copyOne(source: Place, destination: Place, entry: FileEntry, item: TransferItem | null, request: TransferRequest): Promise<FileRecord | null> {
     this.count({ files: 1 });
     const algorithm: ChecksumAlgorithm = item?.checksum_algorithm ?? (item?.external_checksum?.length === 64 ? 'sha256' : 'md5');
     if (await this.inSync(source, destination, entry, request, algorithm)) {
       this.count({ files_skipped: 1 });
-      return this.progressed();
+      return null;
     }
     let bytes: number;
     try {
@@ -225,7 +276,7 @@ class Attempt {
     } catch (error) {
       if (error instanceof StorageError && request.options.skip_source_errors && (error.failure === 'not_found' || error.failure === 'denied') && error.path === source.path) {
         await this.skipped(source.shown, destination.shown, FAILURE_CODES[error.failure], error.message, false);
-        return this.progressed();
+        return null;
       }
       throw error;
     }
@@ -239,8 +290,7 @@ class Attempt {
         throw new Retry('CHECKSUM_MISMATCH', `${destination.shown}: ${algorithm} ${written}, expected ${expected}`);
       }
     }
-    await this.deps.store.addFile({ task_id: this.task.id, kind: 'succeeded', source_path: source.shown, destination_path: destination.shown, error_code: null, error_details: null, is_directory: false, time: this.deps.clock.now() });
-    await this.progressed();
+    return { task_id: this.task.id, kind: 'succeeded', source_path: source.shown, destination_path: destination.shown, error_code: null, error_details: null, is_directory: false, time: this.deps.clock.now() };
   }
 
   /** Whether the destination already has the file, by the sync level asked (none: never). */
@@ -277,6 +327,11 @@ class Attempt {
       if (this.deps.stopping()) throw new HandedBack();
     }
   }
+}
+
+/** The place of `name` inside a directory's place. */
+function childOf(place: Place, name: string): Place {
+  return { storage: place.storage, path: joinStoragePath(place.path, `/${name}`), shown: joinStoragePath(place.shown, `/${name}`) };
 }
 
 /** Removes a file, a link, or a directory with everything in it (links removed, never followed). */

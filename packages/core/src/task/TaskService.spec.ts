@@ -154,7 +154,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
 
   it("pages a task's files after a marker, with the next marker while more remain", async () => {
     const { task } = await tasks.submit(alice, transfer());
-    for (const name of ['/1', '/2', '/3']) await store.addFile({ task_id: task.id, kind: 'succeeded', source_path: name, destination_path: name, error_code: null, error_details: null, is_directory: false, time: world.clock.now() });
+    await store.addFiles(['/1', '/2', '/3'].map((name) => ({ task_id: task.id, kind: 'succeeded' as const, source_path: name, destination_path: name, error_code: null, error_details: null, is_directory: false, time: world.clock.now() })));
     expect(await tasks.files(alice, task.id, 'succeeded', 0, 2)).toEqual({ files: [expect.objectContaining({ seq: 1 }), expect.objectContaining({ seq: 2 })], next: 2 });
     expect(await tasks.files(alice, task.id, 'succeeded', 2, 2)).toEqual({ files: [expect.objectContaining({ seq: 3, source_path: '/3' })], next: null });
     expect(await tasks.files(alice, task.id, 'succeeded', 0, 3)).toMatchObject({ next: null });

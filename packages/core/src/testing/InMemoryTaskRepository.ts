@@ -91,11 +91,13 @@ export class InMemoryTaskRepository implements TaskRepository {
     return { events: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
   }
 
-  async addFile(file: Omit<TaskFileState, 'seq'>): Promise<void> {
-    const key = `${file.task_id} ${file.kind}`;
-    const list = this.files.get(key) ?? [];
-    list.push({ ...copy(file), seq: list.length + 1 });
-    this.files.set(key, list);
+  async addFiles(files: readonly Omit<TaskFileState, 'seq'>[]): Promise<void> {
+    for (const file of files) {
+      const key = `${file.task_id} ${file.kind}`;
+      const list = this.files.get(key) ?? [];
+      list.push({ ...copy(file), seq: list.length + 1 });
+      this.files.set(key, list);
+    }
   }
 
   async listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number): Promise<TaskFileState[]> {

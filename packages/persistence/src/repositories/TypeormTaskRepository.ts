@@ -51,6 +51,9 @@ const fromRecord = (r: TaskRecord): TaskState => ({
   is_paused: bool(r.is_paused),
 });
 
+/** Rows of task_files in one INSERT (9 columns each). */
+const FILE_ROWS_AT_ONCE = 100;
+
 export class TypeormTaskRepository implements TaskRepository {
   constructor(private readonly manager: EntityManager) {}
 
@@ -123,9 +126,21 @@ export class TypeormTaskRepository implements TaskRepository {
     return { events: records.map((r) => ({ ...r, is_error: bool(r.is_error), time: fromTime(r.time) })), total };
   }
 
-  async addFile(file: Omit<TaskFileState, 'seq'>) {
-    const last = (await this.manager.createQueryBuilder(TaskFileSchema, 'f').select('MAX(f.seq)', 'seq').where('f.task_id = :id AND f.kind = :kind', { id: file.task_id, kind: file.kind }).getRawOne()) as { seq: number | string | null } | undefined;
-    await this.manager.insert(TaskFileSchema, { ...file, seq: Number(last?.seq ?? 0) + 1, time: toTime(file.time) });
+  async addFiles(files: readonly Omit<TaskFileState, 'seq'>[]) {
+    const next = new Map<string, number>();
+    const rows = [];
+    for (const file of files) {
+      const key = `${file.task_id} ${file.kind}`;
+      let seq = next.get(key);
+      if (seq === undefined) {
+        const last = (await this.manager.createQueryBuilder(TaskFileSchema, 'f').select('MAX(f.seq)', 'seq').where('f.task_id = :id AND f.kind = :kind', { id: file.task_id, kind: file.kind }).getRawOne()) as { seq: number | string | null } | undefined;
+        seq = Number(last?.seq ?? 0);
+      }
+      next.set(key, seq + 1);
+      rows.push({ ...file, seq: seq + 1, time: toTime(file.time) });
+    }
+    // a statement's parameters stay well under SQLite's and Postgres's limits
+    for (let at = 0; at < rows.length; at += FILE_ROWS_AT_ONCE) await this.manager.insert(TaskFileSchema, rows.slice(at, at + FILE_ROWS_AT_ONCE));
   }
 
   async listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number) {

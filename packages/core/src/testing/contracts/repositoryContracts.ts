@@ -505,17 +505,22 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       it("keeps a task's files by kind, in order, after a marker, and forgets them on request", async () => {
         const [a, b] = [ids.uuid(), ids.uuid()];
         const file = (task_id: string, kind: 'succeeded' | 'skipped', source: string) =>
-          uow.repositories.tasks.addFile({ task_id, kind, source_path: source, destination_path: kind === 'succeeded' ? `/to${source}` : null, error_code: kind === 'skipped' ? 'FILE_NOT_FOUND' : null, error_details: kind === 'skipped' ? 'gone' : null, is_directory: false, time: now });
-        for (const name of ['/1', '/2', '/3']) await file(a, 'succeeded', name);
-        await file(a, 'skipped', '/gone');
-        await file(b, 'succeeded', '/other');
+          ({ task_id, kind, source_path: source, destination_path: kind === 'succeeded' ? `/to${source}` : null, error_code: kind === 'skipped' ? 'FILE_NOT_FOUND' : null, error_details: kind === 'skipped' ? 'gone' : null, is_directory: false, time: now });
+        await uow.repositories.tasks.addFiles([file(a, 'succeeded', '/1'), file(a, 'succeeded', '/2')]);
+        // a later batch goes on from the last number, kinds and tasks numbered apart, in one call or several
+        await uow.repositories.tasks.addFiles([file(a, 'skipped', '/gone'), file(a, 'succeeded', '/3'), file(b, 'succeeded', '/other')]);
+        await uow.repositories.tasks.addFiles([]);
+        const many = Array.from({ length: 250 }, (_, i) => file(b, 'succeeded', `/many${i}`));
+        await uow.repositories.tasks.addFiles(many);
+        expect((await uow.repositories.tasks.listFiles(b, 'succeeded', 0, 1000)).map((f) => f.seq)).toEqual(Array.from({ length: 251 }, (_, i) => i + 1));
+        expect((await uow.repositories.tasks.listFiles(b, 'succeeded', 250, 10)).map((f) => f.source_path)).toEqual(['/many249']);
         expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 0, 10)).map((f) => [f.seq, f.source_path, f.destination_path])).toEqual([[1, '/1', '/to/1'], [2, '/2', '/to/2'], [3, '/3', '/to/3']]);
         expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 1, 1)).map((f) => f.source_path)).toEqual(['/2']);
         expect(await uow.repositories.tasks.listFiles(a, 'skipped', 0, 10)).toEqual([{ task_id: a, kind: 'skipped', seq: 1, source_path: '/gone', destination_path: null, error_code: 'FILE_NOT_FOUND', error_details: 'gone', is_directory: false, time: now }]);
         await uow.repositories.tasks.clearFiles(a);
         expect(await uow.repositories.tasks.listFiles(a, 'succeeded', 0, 10)).toEqual([]);
         expect(await uow.repositories.tasks.listFiles(a, 'skipped', 0, 10)).toEqual([]);
-        expect(await uow.repositories.tasks.listFiles(b, 'succeeded', 0, 10)).toHaveLength(1);
+        expect(await uow.repositories.tasks.listFiles(b, 'succeeded', 0, 1000)).toHaveLength(251);
       });
     });
 

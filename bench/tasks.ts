@@ -1,0 +1,179 @@
+/**
+ * Transfer tasks (issue 48), each beside `cp` on the same files in the same run: one 1 GiB file,
+ * 10,000 files of 4 KiB, the same with verify_checksum (beside cp + sha256sum of both sides), on
+ * posix storage through the API on an SQLite file; 1,000 tiny tasks on memory storage through the
+ * stand-in; and the API's peak RSS while it copies the 1 GiB file.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
+import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
+import { peakRssMb, standInUrl, start, stop } from './processes';
+
+export interface TaskRow {
+  scenario: string;
+  /** The task's (or cp's) time, in ms; for the tiny tasks, submit to SUCCEEDED. */
+  p50_ms: number;
+  p99_ms: number;
+  /** Tasks per second (tiny tasks), else 0. */
+  requests_per_second: number;
+  /** xfer's rate over cp's on the same files. */
+  ratio_to_cp: number | null;
+  peak_rss_mb: number | null;
+}
+
+const GIB = 2 ** 30;
+const SMALL_FILES = 10_000;
+const TINY_TASKS = 1000;
+const TINY_USERS = 10;
+
+type Api = { url: string; headers: Record<string, string> };
+
+async function submitAndWait(api: Api, body: Record<string, unknown>): Promise<number> {
+  const submissionId = ((await (await fetch(`${api.url}/submission_id`, { headers: api.headers })).json()) as { value: string }).value;
+  const started = performance.now();
+  const answer = await fetch(`${api.url}/transfer`, { method: 'POST', headers: { ...api.headers, 'content-type': 'application/json' }, body: JSON.stringify({ ...body, submission_id: submissionId }) });
+  const { task_id: taskId } = (await answer.json()) as { task_id: string };
+  if (answer.status !== 202) throw new Error(`the transfer was refused: ${answer.status}`);
+  for (;;) {
+    const task = (await (await fetch(`${api.url}/task/${taskId}`, { headers: api.headers })).json()) as { status: string; nice_status: string | null };
+    if (task.status === 'SUCCEEDED') return performance.now() - started;
+    if (task.status !== 'ACTIVE') throw new Error(`task ${taskId} ended ${task.status}`);
+    if (task.nice_status !== null && task.nice_status !== 'Queued' && task.nice_status !== 'OK') throw new Error(`task ${taskId} waits: ${task.nice_status}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The wall time of a shell command, in ms (it must succeed). */
+function timed(command: string): number {
+  const started = performance.now();
+  const result = spawnSync('sh', ['-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (result.status !== 0) throw new Error(`${command} failed`);
+  return performance.now() - started;
+}
+
+const row = (scenario: string, ms: number, cpMs: number | null, rss: number | null = null): TaskRow => ({
+  scenario,
+  p50_ms: Math.round(ms),
+  p99_ms: Math.round(ms),
+  requests_per_second: 0,
+  ratio_to_cp: cpMs === null ? null : Number((cpMs / ms).toFixed(2)),
+  peak_rss_mb: rss,
+});
+
+/** The posix scenarios, through the API on an SQLite file with its task workers. */
+async function posixTasks(work: string, log: (line: string) => void): Promise<TaskRow[]> {
+  const root = join(work, 'task-root');
+  mkdirSync(join(root, 'one'), { recursive: true });
+  mkdirSync(join(root, 'many'), { recursive: true });
+  // one 1 GiB file of random bytes, written a MiB at a time
+  const chunk = randomBytes(2 ** 20);
+  const fd = openSync(join(root, 'one', 'big.bin'), 'w');
+  for (let i = 0; i < GIB / chunk.length; i += 1) writeSync(fd, chunk);
+  closeSync(fd);
+  for (let i = 0; i < SMALL_FILES; i += 1) writeFileSync(join(root, 'many', `f${String(i).padStart(5, '0')}.dat`), randomBytes(4096));
+  const databaseUrl = `sqlite:${join(work, 'tasks.sqlite')}`;
+  const engine = await openEngine(databaseUrl);
+  let token: string;
+  let endpointId: string;
+  try {
+    const services = createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator);
+    const identity = await services.admin.identities.addIdentity({ username: 'mover@example.org' });
+    const owner = await services.authentication.principalOf(identity.id);
+    endpointId = (await services.endpoints.createEndpoint(owner, { display_name: 'Bench storage', personal: false })).id;
+    await services.admin.endpoints.setStorage(endpointId, { type: 'posix', root });
+    token = (await services.admin.tokens.issueToken('mover@example.org')).token;
+  } finally {
+    await engine.close();
+  }
+  const server = await start(join(__dirname, '..', 'apps/api/dist/main.js'), { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, (port) => `http://127.0.0.1:${port}/healthz`);
+  const api: Api = { url: `http://127.0.0.1:${server.port}/v0.10`, headers: { authorization: `Bearer ${token}` } };
+  const transfer = (source: string, destination: string, extra: Record<string, unknown> = {}) =>
+    submitAndWait(api, { source_endpoint: endpointId, destination_endpoint: endpointId, DATA: [{ source_path: source, destination_path: destination }], ...extra });
+  const rows: TaskRow[] = [];
+  try {
+    const cpOne = timed(`cp ${root}/one/big.bin ${root}/cp-big.bin`);
+    const one = await transfer('/one/big.bin', '/xfer-big.bin');
+    const rss = peakRssMb(server.child);
+    rows.push(row(`transfer: one 1 GiB file, posix to posix (cp ${Math.round(cpOne)} ms, ${Math.round(GIB / 2 ** 20 / (cpOne / 1000))} MB/s; xfer ${Math.round(GIB / 2 ** 20 / (one / 1000))} MB/s); peak RSS of the API`, one, cpOne, rss));
+    rmSync(join(root, 'cp-big.bin'));
+    rmSync(join(root, 'xfer-big.bin'));
+
+    const cpMany = timed(`cp -r ${root}/many ${root}/cp-many`);
+    const many = await transfer('/many/', '/xfer-many/', { DATA: [{ source_path: '/many/', destination_path: '/xfer-many/', recursive: true }] });
+    rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB, recursive (cp -r ${Math.round(cpMany)} ms)`, many, cpMany));
+    rmSync(join(root, 'cp-many'), { recursive: true });
+    rmSync(join(root, 'xfer-many'), { recursive: true });
+
+    const cpSum = timed(`cp -r ${root}/many ${root}/cp-many && find ${root}/many ${root}/cp-many -type f -exec sha256sum {} + > /dev/null`);
+    const summed = await transfer('/many/', '/xfer-many/', { verify_checksum: true, DATA: [{ source_path: '/many/', destination_path: '/xfer-many/', recursive: true }] });
+    rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB, verify_checksum (cp -r + sha256sum of both sides ${Math.round(cpSum)} ms)`, summed, cpSum));
+  } finally {
+    await stop(server.child);
+  }
+  for (const r of rows) log(`${r.scenario}: ${r.p50_ms} ms, ${r.ratio_to_cp} of cp${r.peak_rss_mb ? `, peak RSS ${r.peak_rss_mb} MB` : ''}`);
+  return rows;
+}
+
+/** 1,000 one-file tasks of 10 users on memory storage, through the stand-in: tasks/s and submit to SUCCEEDED. */
+async function tinyTasks(work: string, log: (line: string) => void): Promise<TaskRow> {
+  const users = Array.from({ length: TINY_USERS }, (_, i) => ({ username: `mover${i}@example.org`, token: `mover-token-${i}`, endpoint: `0000000${i}-0000-4000-8000-000000000000` }));
+  const seedFile = join(work, 'tiny-tasks-seed.json');
+  writeFileSync(
+    seedFile,
+    JSON.stringify({
+      identities: users.map((u) => ({ username: u.username, password: 'bench-password' })),
+      tokens: users.map((u) => ({ identity: u.username, value: u.token })),
+      endpoints: users.map((u) => ({ id: u.endpoint, owner: u.username, display_name: `Tiny ${u.username}`, storage: { type: 'memory', files: { '/in/tiny.txt': 'tiny', '/out/': null } } })),
+    }),
+  );
+  const child = spawn(process.execPath, [join(__dirname, '..', 'apps/cli/bin/xfer.js'), 'serve', '--ephemeral', '--port', '0', '--seed', seedFile], { env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = `${await standInUrl(child)}/v0.10`;
+    const ids: { taskId: string; token: string }[] = [];
+    await Promise.all(
+      users.map(async (u) => {
+        const headers = { authorization: `Bearer ${u.token}`, 'content-type': 'application/json' };
+        for (let i = 0; i < TINY_TASKS / TINY_USERS; i += 1) {
+          const submissionId = ((await (await fetch(`${url}/submission_id`, { headers })).json()) as { value: string }).value;
+          const body = { submission_id: submissionId, source_endpoint: u.endpoint, destination_endpoint: u.endpoint, DATA: [{ source_path: '/in/tiny.txt', destination_path: `/out/t${i}.txt` }] };
+          const answer = (await (await fetch(`${url}/transfer`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { task_id: string };
+          ids.push({ taskId: answer.task_id, token: u.token });
+        }
+      }),
+    );
+    const tasks: { request_time: string; completion_time: string }[] = [];
+    for (const { taskId, token } of ids) {
+      for (;;) {
+        const task = (await (await fetch(`${url}/task/${taskId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string; request_time: string; completion_time: string };
+        if (task.status === 'SUCCEEDED') {
+          tasks.push(task);
+          break;
+        }
+        if (task.status !== 'ACTIVE') throw new Error(`tiny task ${taskId} ended ${task.status}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    const latencies = tasks.map((t) => Date.parse(t.completion_time) - Date.parse(t.request_time)).sort((a, b) => a - b);
+    const span = (Math.max(...tasks.map((t) => Date.parse(t.completion_time))) - Math.min(...tasks.map((t) => Date.parse(t.request_time)))) / 1000;
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!;
+    const result: TaskRow = {
+      scenario: `${TINY_TASKS.toLocaleString('en')} tiny tasks (one 4-byte file each, ${TINY_USERS} users submitting at once), memory storage, the stand-in: tasks/s; submit to SUCCEEDED`,
+      requests_per_second: Math.round(TINY_TASKS / span),
+      p50_ms: at(0.5),
+      p99_ms: at(0.99),
+      ratio_to_cp: null,
+      peak_rss_mb: peakRssMb(child),
+    };
+    log(`${result.scenario}: ${result.requests_per_second} tasks/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`);
+    return result;
+  } finally {
+    await stop(child);
+  }
+}
+
+export async function measureTasks(work: string, log: (line: string) => void): Promise<TaskRow[]> {
+  return [...(await posixTasks(work, log)), await tinyTasks(work, log)];
+}
