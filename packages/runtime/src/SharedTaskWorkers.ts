@@ -36,6 +36,8 @@ function slotKey(owner: string, type: string): number {
  */
 export class SharedTaskWorkers implements TaskWorkerPool {
   private readonly running = new Set<Promise<void>>();
+  /** The advisory locks this process holds: Postgres grants a session a lock it holds again, so the process keeps count itself. */
+  private readonly held = new Set<string>();
   private workIds: string[] = [];
   private sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
@@ -145,13 +147,13 @@ export class SharedTaskWorkers implements TaskWorkerPool {
 
   private async runHeld(taskId: string): Promise<void> {
     const key = taskLockKey(taskId).toString();
-    if (!(await this.tryLock('pg_try_advisory_lock($1::bigint)', [key]))) return; // its holder runs it, and queues it again if it must wait
+    if (!(await this.tryLock(`task ${key}`, 'pg_try_advisory_lock($1::bigint)', [key]))) return; // its holder runs it, and queues it again if it must wait
     try {
       const task = await this.uow.repositories.tasks.findById(taskId);
       if (task?.status !== 'ACTIVE') return;
       const slot = slotKey(task.owner_id, task.request.type);
       let held: number | null = null;
-      for (let i = 0; i < PER_USER && held === null; i += 1) if (await this.tryLock('pg_try_advisory_lock($1::int, $2::int)', [slot, i])) held = i;
+      for (let i = 0; i < PER_USER && held === null; i += 1) if (await this.tryLock(`slot ${slot} ${i}`, 'pg_try_advisory_lock($1::int, $2::int)', [slot, i])) held = i;
       // the owner has PER_USER tasks of this type running somewhere: this one waits its turn
       if (held === null) return await this.later(taskId, 1000);
       try {
@@ -161,10 +163,10 @@ export class SharedTaskWorkers implements TaskWorkerPool {
         this.options.log?.(`task ${taskId}: ${(error as Error).message}`);
         await this.later(taskId, this.options.retryMs ?? 5000);
       } finally {
-        await this.unlock('pg_advisory_unlock($1::int, $2::int)', [slot, held]);
+        await this.unlock(`slot ${slot} ${held}`, 'pg_advisory_unlock($1::int, $2::int)', [slot, held]);
       }
     } finally {
-      await this.unlock('pg_advisory_unlock($1::bigint)', [key]);
+      await this.unlock(`task ${key}`, 'pg_advisory_unlock($1::bigint)', [key]);
     }
   }
 
@@ -176,13 +178,18 @@ export class SharedTaskWorkers implements TaskWorkerPool {
     });
   }
 
-  private async tryLock(call: string, values: unknown[]): Promise<boolean> {
-    if (this.locksLost) return false;
-    return (await this.locks.query<{ held: boolean }>(`SELECT ${call} AS held`, values)).rows[0]?.held === true;
+  /** Takes a lock nobody holds, this process included (the name marks it taken before the round trip). */
+  private async tryLock(name: string, call: string, values: unknown[]): Promise<boolean> {
+    if (this.locksLost || this.held.has(name)) return false;
+    this.held.add(name);
+    const granted = await this.locks.query<{ held: boolean }>(`SELECT ${call} AS held`, values).then((result) => result.rows[0]?.held === true, () => false);
+    if (!granted) this.held.delete(name);
+    return granted;
   }
 
-  private async unlock(call: string, values: unknown[]): Promise<void> {
+  private async unlock(name: string, call: string, values: unknown[]): Promise<void> {
     if (!this.locksLost) await this.locks.query(`SELECT ${call}`, values).catch(() => undefined);
+    this.held.delete(name);
   }
 
   private loseLocks(error: Error): void {

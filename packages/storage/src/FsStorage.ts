@@ -166,6 +166,40 @@ export class FsStorage implements Storage {
     });
   }
 
+  /**
+   * Between two storages on the host's filesystem: the source opened and checked as read() does,
+   * the temporary file made and checked as write() does, and the kernel copying from the one
+   * descriptor to the other (through /proc/self/fd, so a path swapped meanwhile changes nothing),
+   * then renamed into place. Null for any other pair (memory trees, another storage type).
+   */
+  async copyFrom(source: Storage, from: string, path: string, options: { lastModified?: Date } = {}): Promise<number | null> {
+    const copyFile = this.fs.copyFile;
+    if (!(source instanceof FsStorage) || source.fs !== this.fs || !copyFile || !this.options.whereIs || !source.options.whereIs) return null;
+    const { handle: input } = await source.guard(from, () => source.openInside(from));
+    try {
+      return await this.guard(path, async () => {
+        const parent = await this.inside(parentOf(path), path);
+        const part = `${parent}/${PART_PREFIX}${randomBytes(6).toString('hex')}-${baseName(path)}`.slice(0, parent.length + 255);
+        const output = await this.fs.open(part, this.fs.constants.O_WRONLY | this.fs.constants.O_CREAT | this.fs.constants.O_EXCL | this.fs.constants.O_NOFOLLOW, this.options.modes?.file ?? 0o666);
+        try {
+          await this.verifyOpened(output, path);
+          await copyFile(`/proc/self/fd/${input.fd}`, `/proc/self/fd/${output.fd}`);
+          const size = Number((await output.stat()).size);
+          await output.close();
+          if (options.lastModified) await this.fs.utimes(part, options.lastModified, options.lastModified);
+          await this.fs.rename(part, `${parent}/${baseName(path)}`);
+          return size;
+        } catch (error) {
+          await output.close().catch(() => undefined);
+          await this.fs.unlink(part).catch(() => undefined);
+          throw error;
+        }
+      });
+    } finally {
+      await input.close();
+    }
+  }
+
   async remove(path: string): Promise<void> {
     if (path === '/') throw new StorageError('denied', path, 'the storage root cannot be removed');
     await this.guard(path, async () => {

@@ -29,4 +29,6 @@ export interface FsApi {
   unlink(path: string): Promise<void>;
   open(path: string, flags: number, mode?: number): Promise<FsHandle>;
   utimes(path: string, atime: Date, mtime: Date): Promise<void>;
+  /** The host's filesystem only: a copy in the kernel (copy_file_range where it can). */
+  copyFile?(from: string, to: string): Promise<void>;
 }

@@ -15,6 +15,7 @@ const nodeFs: FsApi = {
   unlink: (path) => fsp.unlink(path),
   open: (path, flags, mode) => fsp.open(path, flags, mode),
   utimes: (path, atime, mtime) => fsp.utimes(path, atime, mtime),
+  copyFile: (from, to) => fsp.copyFile(from, to),
 };
 
 /** Where a descriptor's file really is, on Linux; null elsewhere (the checks before use still hold). */

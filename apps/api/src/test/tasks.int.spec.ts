@@ -175,6 +175,53 @@ describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage })
     expect((await api.as(stranger).post('/endpoint_manager/admin_cancel', { task_id_list: [submitted.task_id], message: 'x' })).body.code).toBe('TaskNotFound');
   });
 
+  it('pauses under a pause rule and resumes when it is removed; waits with PERMISSION_DENIED, ENDPOINT_NOT_CONNECTED or FILE_NOT_FOUND where it may not go', async () => {
+    const id = async (token = alice) => (await api.as(token).get('/submission_id')).body.value as string;
+    const until = async (token: string, taskId: string, done: (task: Record<string, unknown>) => boolean) => {
+      for (let i = 0; i < 200; i += 1) {
+        const task = (await api.as(token).get(`/task/${taskId}`)).body as Record<string, unknown>;
+        if (done(task)) return task;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`task ${taskId} did not get there`);
+    };
+    await api.world.subscriptionFor('alice');
+    const managed = (await api.as(alice).post('/endpoint', { display_name: 'Managed', subscription_id: 'DEFAULT', DATA: [{ hostname: 'm.example.org' }] })).body.id as string;
+    await api.world.services.admin.endpoints.setStorage(managed, { type: 'memory' });
+    const rule = (await api.as(alice).post('/endpoint_manager/pause_rule', { DATA_TYPE: 'pause_rule', endpoint_id: managed, message: 'Disk swap', pause_ls: false, pause_mkdir: false, pause_rename: false, pause_task_delete: false, pause_task_transfer_write: true, pause_task_transfer_read: false })).body;
+    const paused = (await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: managed, DATA: [{ source_path: '/data/run1.csv', destination_path: '/run1.csv' }] })).body;
+    expect(await until(alice, paused.task_id, (t) => t.nice_status === 'PAUSED')).toMatchObject({ status: 'ACTIVE', is_paused: true });
+    expect((await api.as(alice).get(`/task/${paused.task_id}/pause_info`)).status).toBe(200);
+    expect((await api.as(alice).delete(`/endpoint_manager/pause_rule/${rule.id}`)).status).toBe(200);
+    expect(await finished(alice, paused.task_id)).toMatchObject({ status: 'SUCCEEDED', is_paused: false, files_transferred: 1 });
+    expect(api.runtime.storages.treeOf(managed).files()['/run1.csv']).toBe('t,v\n0,1\n');
+
+    // a reader of a share may read it, not write into it
+    const share = (await api.as(alice).post('/shared_endpoint', { display_name: 'Shared data', host_endpoint: managed, host_path: '/' })).body.id as string;
+    const bobId = (await api.world.services.admin.identities.listIdentities()).find((i) => i.username === 'bob')!.id;
+    expect((await api.as(alice).post(`/endpoint/${share}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: bobId, path: '/', permissions: 'r' })).status).toBe(201);
+    const bobs = (await api.as(bob).post('/endpoint', { display_name: 'Bob', DATA: [{ hostname: 'b.example.org' }] })).body.id as string;
+    await api.world.services.admin.endpoints.setStorage(bobs, { type: 'memory' });
+    const reading = (await api.as(bob).post('/transfer', { submission_id: await id(bob), source_endpoint: share, destination_endpoint: bobs, DATA: [{ source_path: '/run1.csv', destination_path: '/mine.csv' }] })).body;
+    expect(await finished(bob, reading.task_id)).toMatchObject({ status: 'SUCCEEDED' });
+    const writing = (await api.as(bob).post('/transfer', { submission_id: await id(bob), source_endpoint: bobs, destination_endpoint: share, DATA: [{ source_path: '/mine.csv', destination_path: '/theirs.csv' }] })).body;
+    expect(await until(bob, writing.task_id, (t) => t.nice_status !== null && t.nice_status !== 'Queued')).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+    expect(api.runtime.storages.treeOf(managed).files()['/theirs.csv']).toBeUndefined();
+
+    // no storage; a path that climbs out of the root stays inside it
+    const bare = (await api.as(alice).post('/endpoint', { display_name: 'Bare', DATA: [{ hostname: 'bare.example.org' }] })).body.id as string;
+    const unconnected = (await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: bare, DATA: [{ source_path: '/data/run1.csv', destination_path: '/x.csv' }] })).body;
+    expect(await until(alice, unconnected.task_id, (t) => t.nice_status !== null && t.nice_status !== 'Queued')).toMatchObject({ nice_status: 'ENDPOINT_NOT_CONNECTED' });
+    const climbing = await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: '/data/../../../etc/hostname', destination_path: '/in/host.txt' }] });
+    expect([climbing.status, climbing.body.code, climbing.body.message]).toEqual([400, 'InvalidPath', "Invalid DATA[0].source_path: it climbs out of the endpoint's root"]);
+    // from the home, resolved where it runs (the home is the endpoint's): never above the root either
+    const fromHome = (await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: `/~/${'../'.repeat(20)}etc/hostname`, destination_path: '/in/host.txt' }] })).body;
+    expect(await until(alice, fromHome.task_id, (t) => t.nice_status !== null && t.nice_status !== 'Queued')).toMatchObject({ status: 'ACTIVE', nice_status: 'InvalidPath' });
+    expect(content(archive, '/in/host.txt')).toBeNull();
+    for (const taskId of [writing.task_id]) await api.as(bob).post(`/task/${taskId}/cancel`, {});
+    for (const taskId of [unconnected.task_id, fromHome.task_id]) await api.as(alice).post(`/task/${taskId}/cancel`, {});
+  });
+
   it('waits on a missing source, changes its label, and cancels it', async () => {
     const submitted = (await api.as(alice).post('/transfer', { submission_id: (await api.as(alice).get('/submission_id')).body.value, source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: '/data/later.csv', destination_path: '/in/later.csv' }] })).body;
     let task: Record<string, unknown> = {};

@@ -60,6 +60,12 @@ export interface Storage {
    * place: a reader never sees half a file at its final name. Returns the bytes written.
    */
   write(path: string, data: AsyncIterable<Uint8Array>, options?: { lastModified?: Date }): Promise<number>;
+  /**
+   * Copies the file at `from` of `source` to `path` here as write() would, when the two can do it
+   * without the bytes passing through the process (two directories of one host): the bytes
+   * copied, or null when they cannot (then the caller streams read() into write()).
+   */
+  copyFrom?(source: Storage, from: string, path: string, options?: { lastModified?: Date }): Promise<number | null>;
   /** Removes a file, or an empty directory. */
   remove(path: string): Promise<void>;
   /** The hex digest of the file at `path`. */

@@ -1,4 +1,5 @@
-import { BadRequestError } from '../shared/errors';
+import { BadRequestError, InvalidPathError } from '../shared/errors';
+import { resolveStoragePath } from '../storage/paths';
 import { checkText } from '../shared/text';
 
 /**
@@ -72,6 +73,14 @@ const DIGEST = /^[0-9a-f]{32}$|^[0-9a-f]{64}$/;
 function checkPath(field: string, path: string): void {
   if (path === '') throw new BadRequestError(`Invalid ${field}: a path`);
   checkText(field, path, { max: 4096, singleLine: true });
+  // one in the home is resolved where the task runs (the home is the endpoint's); any other is checked now
+  if (path === '~' || path === '/~' || path.startsWith('~/') || path.startsWith('/~/')) return;
+  try {
+    resolveStoragePath(path, '/');
+  } catch (error) {
+    if (error instanceof InvalidPathError) throw new InvalidPathError(`Invalid ${field}: ${error.message.replace(/^Invalid path( '.*?')?: /s, '')}`);
+    throw error;
+  }
 }
 
 /**

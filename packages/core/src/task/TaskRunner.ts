@@ -272,7 +272,9 @@ class Attempt {
     }
     let bytes: number;
     try {
-      bytes = await destination.storage.write(destination.path, source.storage.read(source.path), { lastModified: request.options.preserve_timestamp ? entry.lastModified : undefined });
+      const options = { lastModified: request.options.preserve_timestamp ? entry.lastModified : undefined };
+      // in the kernel where both storages can (two directories of one host), else streamed through the process
+      bytes = (await destination.storage.copyFrom?.(source.storage, source.path, destination.path, options)) ?? (await destination.storage.write(destination.path, source.storage.read(source.path), options));
     } catch (error) {
       if (error instanceof StorageError && request.options.skip_source_errors && (error.failure === 'not_found' || error.failure === 'denied') && error.path === source.path) {
         await this.skipped(source.shown, destination.shown, FAILURE_CODES[error.failure], error.message, false);

@@ -63,4 +63,31 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
       await runtime.close();
     }
   });
+
+  it('runs at most 3 transfer tasks of one user at a time: the 4th waits Queued, then runs', async () => {
+    const runtime = await Runtime.open({ kind: 'server', databaseUrl });
+    try {
+      await runtime.services.admin.identities.addIdentity({ username: 'alice' });
+      const alice: Principal = await runtime.services.authentication.principalOf((await runtime.services.admin.identities.listIdentities())[0]!.id);
+      const lab = (await runtime.services.endpoints.createEndpoint(alice, { display_name: 'Lab', personal: false })).id;
+      await runtime.services.admin.endpoints.setStorage(lab, { type: 'posix', root: join(dir, 'root') });
+      const ids: string[] = [];
+      for (let t = 0; t < 4; t += 1) {
+        ids.push((await runtime.services.tasks.submit(alice, transferRequest({ submission_id: runtime.services.tasks.submissionId(), source_endpoint: lab, destination_endpoint: lab, items: [{ source_path: '/data/', destination_path: `/copy${t}/` }] }))).task.id);
+      }
+      await runtime.startTaskWorkers({ concurrency: 6, pollMs: 10, sweepMs: 50 });
+      // running: started (a STARTED event) and not finished; sampled until all four end
+      let most = 0;
+      for (let i = 0; i < 3000; i += 1) {
+        const states = await Promise.all(ids.map(async (id) => ({ task: await runtime.services.tasks.get(alice, id), started: (await runtime.services.tasks.events(alice, id, { limit: 10 })).events.some((e) => e.code === 'STARTED') })));
+        most = Math.max(most, states.filter((s) => s.started && s.task.status === 'ACTIVE').length);
+        if (states.every((s) => s.task.status !== 'ACTIVE')) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(most).toBe(3);
+      for (const id of ids) expect(await runtime.services.tasks.get(alice, id)).toMatchObject({ status: 'SUCCEEDED', counters: { files_transferred: FILES } });
+    } finally {
+      await runtime.close();
+    }
+  });
 });

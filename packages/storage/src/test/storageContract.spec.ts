@@ -180,6 +180,30 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect((await collect(storage.read('/data/a.txt'))).toString()).toBe('replaced');
     });
 
+    it("copies a file from a storage on the host's filesystem in the kernel, as write() would; says when it cannot", async () => {
+      const when = new Date('2026-01-02T03:04:05Z');
+      const copied = await storage.copyFrom!(storage, '/data/sub/deep.bin', '/data/copy.bin', { lastModified: when });
+      if (!swappable) {
+        // a memory tree has no kernel to copy in: the caller streams
+        expect(copied).toBeNull();
+        return;
+      }
+      expect(copied).toBe(3000);
+      expect((await collect(storage.read('/data/copy.bin'))).equals(Buffer.alloc(3000, 7))).toBe(true);
+      expect((await storage.stat('/data/copy.bin')).lastModified).toEqual(when);
+      expect(await storage.copyFrom!(storage, '/data/a.txt', '/data/plain.txt')).toBe(5);
+      expect((await world.fs.readdir(`${world.root}/data`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
+      const missing = await storage.copyFrom!(storage, '/data/none', '/data/x.bin').catch((error: StorageError) => [error.failure, error.path]);
+      expect(missing).toEqual(['not_found', '/data/none']);
+      expect(await failureOf(storage.copyFrom!(storage, '/data/a.txt', '/nowhere/x.txt'))).toBe('not_found');
+      expect(await failureOf(storage.copyFrom!(storage, '/data/sub', '/data/dir-copy'))).toBe('is_directory');
+      // another kind of storage, or the same kind over another filesystem: not in the kernel
+      const tree = new FsStorage(memoryFsApi(new Volume()), '/', { modes: MEMORY_MODES });
+      expect(await storage.copyFrom!(tree, '/a', '/data/y.bin')).toBeNull();
+      expect(await storage.copyFrom!(world.wrapped((fs) => ({ ...fs })), '/data/a.txt', '/data/z.txt')).toBeNull();
+      expect(await storage.copyFrom!({ ...storage } as Storage, '/data/a.txt', '/data/z.txt')).toBeNull();
+    });
+
     it('leaves nothing behind when the data fails midway', async () => {
       await expect(storage.write('/data/broken.txt', chunks('some', new Error('source gone')))).rejects.toThrow('source gone');
       expect(await namesOf(storage, '/data')).toEqual(['a.txt', 'sub']);
@@ -277,6 +301,14 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     expect(await failureOf(world.wrapped(swapAfterCheck).mkdir('/victim/made'))).toBe('denied');
     await reset();
     expect(await failureOf(world.wrapped(swapAfterCheck).write('/victim/planted.txt', chunks('x')))).toBe('denied');
+    if (swappable) {
+      await reset();
+      const swapping = world.wrapped(swapAfterCheck);
+      expect(await failureOf(swapping.copyFrom!(swapping, '/victim/secret.txt', '/data/stolen.txt'))).toBe('denied');
+      await reset();
+      expect(await failureOf(swapping.copyFrom!(swapping, '/data/a.txt', '/victim/planted.txt'))).toBe('denied');
+      expect((await fs.readdir(`${root}/data`)).map(String).sort()).toEqual(['a.txt', 'sub']);
+    }
     expect((await fs.readdir(outside)).map(String).sort()).toEqual(['secret.txt']);
     expect((await fs.readFile(`${outside}/secret.txt`)).toString()).toBe('top secret');
   });
