@@ -42,6 +42,11 @@ export interface StandInSnapshot {
   trees: Map<string, MemoryFiles>;
 }
 
+/** The task workers a submit in this process wakes (none until they start). */
+interface TaskWake {
+  workers: TaskWorkerPool | null;
+}
+
 /** Something that must stop before the engine closes, with a name for messages. */
 interface Stoppable {
   name: string;
@@ -71,6 +76,7 @@ export class Runtime {
     readonly storages: EndpointStorages,
     private readonly memory: SqliteEngine | null,
     private readonly databaseUrl: string | null,
+    private readonly wake: TaskWake,
   ) {}
 
   /** Opens the engine for this kind of process and builds the services over it. */
@@ -88,8 +94,10 @@ export class Runtime {
     const adapters = { uow: new TypeormUnitOfWork(engine), readMemo: engine.readMemo, database: engine };
     // the stand-in gives every endpoint without storage a memory tree of its own
     const storages = new EndpointStorages(options.kind === 'standIn' ? 'memory' : 'none');
-    const services = resolveCoreServices(processContainer(adapters, { storages, ...options.core }));
-    return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory, options.databaseUrl ?? null);
+    // a task accepted here wakes this process's workers, once they run
+    const wake: TaskWake = { workers: null };
+    const services = resolveCoreServices(processContainer(adapters, { storages, taskSubmitted: () => wake.workers?.nudge(), ...options.core }));
+    return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory, options.databaseUrl ?? null, wake);
   }
 
   /**
@@ -138,6 +146,7 @@ export class Runtime {
       this.engine.name === 'postgres' && options.concurrency > 0 && this.databaseUrl
         ? await SharedTaskWorkers.start(this.services, this.uow, this.databaseUrl, options)
         : new TaskWorkers(this.services, this.uow, options).start();
+    this.wake.workers = workers;
     this.onClose('task workers', () => workers.stop());
     return workers;
   }

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/Principal';
 import { InMemoryUnitOfWork } from '../testing/InMemoryUnitOfWork';
 import { MemoryStorage } from '../testing/MemoryStorage';
 import { TestWorld } from '../testing/TestWorld';
-import type { StorageDirectory } from '../storage/Storage';
+import type { Storage, StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
 import type { TaskRepository } from './Task';
 import { TaskRunner } from './TaskRunner';
@@ -331,5 +331,26 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect((await run(await submitDelete(['/data/nothing'], { ignore_missing: true }))).status).toBe('SUCCEEDED');
     expect((await run(await submitDelete(['/'], { recursive: true }))).nice_status).toBe('PERMISSION_DENIED');
     expect(lab.nodes.has('/data/run1.csv')).toBe(true);
+  });
+
+  it('lets storages that copy between themselves do it (the time kept when asked), and streams when they say they cannot', async () => {
+    const calls: unknown[] = [];
+    (archive as Storage).copyFrom = async (from: Storage, path: string, to: string, options?: { lastModified?: Date }) => {
+      calls.push([from === lab, path, to, options?.lastModified?.toISOString() ?? null]);
+      if (path.endsWith('run2.csv')) return null;
+      archive.put(to, 'copied in the kernel');
+      return 20;
+    };
+    const done = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/s.csv' }], { preserve_timestamp: true }));
+    expect(done.counters).toMatchObject({ files_transferred: 2, bytes_transferred: 22 });
+    expect(calls).toEqual([
+      [true, '/data/run1.csv', '/in/k.csv', '2026-01-01T00:00:00.000Z'],
+      [true, '/data/run2.csv', '/in/s.csv', '2026-01-01T00:00:00.000Z'],
+    ]);
+    expect([archive.text('/in/k.csv'), archive.text('/in/s.csv')]).toEqual(['copied in the kernel', 'xx']);
+    expect(archive.nodes.get('/in/s.csv')?.lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
+    calls.length = 0;
+    await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k2.csv' }]));
+    expect(calls).toEqual([[true, '/data/run1.csv', '/in/k2.csv', null]]);
   });
 });

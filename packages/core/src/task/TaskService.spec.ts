@@ -58,6 +58,16 @@ describe('transfer and delete tasks, as their owners see them', () => {
     expect(await tasks.endpointsInUse(alice)).toEqual(new Set());
   });
 
+  it('tells the workers of each task it accepts, not of a duplicate nor a refused one', async () => {
+    const told: string[] = [];
+    const telling = new TaskService(world.uow, world.clock, world.ids, (id) => told.push(id));
+    const submission = telling.submissionId();
+    const { task } = await telling.submit(alice, transfer(submission));
+    await telling.submit(alice, transfer(submission));
+    await expect(telling.submit(alice, transfer(undefined, { items: [] }))).rejects.toThrow();
+    expect(told).toEqual([task.id]);
+  });
+
   it('checks the rules of a request whoever decoded it', async () => {
     await expect(tasks.submit(alice, transfer(undefined, { items: [] }))).rejects.toThrow('A task requires at least one item');
     await expect(tasks.submit(alice, transfer(undefined, { label: ' padded' }))).rejects.toThrow('Invalid label: must not begin or end with spaces');

@@ -31,6 +31,7 @@ export class TaskService {
     private readonly uow: RepositoriesOf<'endpoints' | 'accessRules' | 'tasks'>,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly submitted: (taskId: string) => void = () => undefined,
   ) {}
 
   /** A fresh submission id (GET /submission_id). */
@@ -59,6 +60,7 @@ export class TaskService {
     const task = newTask(this.ids.uuid(), caller.primary.id, request, now, { source: names[0] ?? null, destination: names[1] ?? null });
     await this.uow.repositories.tasks.add(task);
     await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
+    this.submitted(task.id);
     return { task, duplicate: false };
   }
 
