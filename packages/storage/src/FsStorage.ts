@@ -205,9 +205,29 @@ export class FsStorage implements Storage {
     await this.guard(path, async () => {
       const target = `${await this.inside(parentOf(path), path)}/${baseName(path)}`;
       // a symbolic link goes itself, never what it points to
-      if ((await this.fs.lstat(target)).isDirectory()) await this.fs.rmdir(target);
+      if ((await this.fs.lstat(target)).isDirectory()) await this.removeDirectory(target, path);
       else await this.fs.unlink(target);
     });
+  }
+
+  /**
+   * An empty directory, as listings show it: temporary files a stopped write left behind (they
+   * are hidden from names()) go with it, through the directory checked inside the root.
+   */
+  private async removeDirectory(real: string, path: string): Promise<void> {
+    try {
+      await this.fs.rmdir(real);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw error;
+      const left = await this.throughDirectory(real, path, async (base) => {
+        const names = await this.fs.readdir(base);
+        if (names.some((name) => !name.startsWith(PART_PREFIX))) return names.length;
+        for (const name of names) await this.fs.unlink(`${base}/${name}`);
+        return 0;
+      });
+      if (left > 0) throw error;
+      await this.fs.rmdir(real);
+    }
   }
 
   async checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string> {

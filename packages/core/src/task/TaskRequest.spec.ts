@@ -1,4 +1,4 @@
-import { BadRequestError } from '../shared/errors';
+import { BadRequestError, InvalidPathError } from '../shared/errors';
 import { deleteRequest, transferRequest } from '../testing/taskRequests';
 import { checkTaskRequest, keptByFilterRules, MAX_ITEMS, NoTransferItemsError, type TransferRequest } from './TaskRequest';
 
@@ -71,6 +71,18 @@ describe('the rules of a transfer or delete submission', () => {
     expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths }))?.message).toBe(`Invalid items: at most ${MAX_ITEMS} items`);
     expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/a', ''] }))?.message).toBe('Invalid items[1].path: a path');
     expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/a\r'] }))?.message).toContain('Invalid items[0].path');
+  });
+
+  it('refuses a path that climbs out of the root or is not absolute, and leaves one in the home to where the task runs', () => {
+    const item = (source_path: string) => transfer({ items: [{ source_path, destination_path: '/in/x' }] });
+    expect(refusal(item('/data/../../etc/passwd'))).toEqual(new InvalidPathError("Invalid items[0].source_path: it climbs out of the endpoint's root"));
+    expect(refusal(item('/data/../../etc/passwd'))).toBeInstanceOf(InvalidPathError);
+    expect(refusal(item('data/x'))?.message).toBe('Invalid items[0].source_path: an absolute path (/...) or one in your home (/~/...)');
+    // longer than a path may be in UTF-16 units, though not in characters
+    expect(refusal(item(`/${'\u{1F600}'.repeat(3000)}`))?.message).toBe('Invalid items[0].source_path: at most 4096 characters');
+    for (const home of ['/~/../../../x', '~/../../x', '~', '/~', '/~/']) expect(refusal(item(home))).toBeNull();
+    expect(refusal(item('/data/./a//b/../c'))).toBeNull();
+    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/..'] }))?.message).toBe("Invalid items[0].path: it climbs out of the endpoint's root");
   });
 
   it("names fields as the caller's document does", () => {

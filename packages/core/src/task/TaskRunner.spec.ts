@@ -7,6 +7,8 @@ import type { Storage, StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
 import type { TaskRepository } from './Task';
 import { TaskRunner } from './TaskRunner';
+import { ALL_PAUSED } from '../pause-rule/PauseRule';
+import { StorageError } from '../storage/Storage';
 import { TaskService } from './TaskService';
 import type { DeleteOptions, TransferOptions } from './TaskRequest';
 import { deleteRequest, transferRequest } from '../testing/taskRequests';
@@ -352,5 +354,147 @@ describe('running transfer and delete tasks through the storage port', () => {
     calls.length = 0;
     await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k2.csv' }]));
     expect(calls).toEqual([[true, '/data/run1.csv', '/in/k2.csv', null]]);
+  });
+
+  describe('what survived mutation testing: each branch of a copy and a delete, as a caller sees it', () => {
+    const only = (flag: keyof typeof ALL_PAUSED) => Object.fromEntries(Object.keys(ALL_PAUSED).map((key) => [key, key === flag])) as typeof ALL_PAUSED;
+
+    it('pauses a read where only reads are paused, and a delete where only deletes are', async () => {
+      const rule = await world.services.endpointManager.createPauseRule(alice, { endpoint_id: source, message: 'Reads paused', flags: only('pause_task_transfer_read') });
+      expect(await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r.csv' }]))).toMatchObject({ nice_status: 'PAUSED', is_paused: true });
+      await world.services.endpointManager.deletePauseRule(alice, rule.id);
+      await world.services.endpointManager.createPauseRule(alice, { endpoint_id: source, message: 'Deletes paused', flags: only('pause_task_delete') });
+      expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r.csv' }]))).status).toBe('SUCCEEDED');
+      const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv'] }))).task;
+      expect(await run(deleting)).toMatchObject({ nice_status: 'PAUSED' });
+      expect(lab.nodes.has('/data/run1.csv')).toBe(true);
+    });
+
+    it("deletes only where its owner may write: a reader of a share may not", async () => {
+      const share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Lab share', host_endpoint_id: source, host_path: '/data/' })).id;
+      await world.services.accessRules.add(alice, share, { principal_type: 'identity', principal: bob.primary.id, path: '/', permissions: 'r' });
+      const deleting = (await tasks.submit(bob, deleteRequest({ submission_id: tasks.submissionId(), endpoint: share, paths: ['/run1.csv'] }))).task;
+      expect(await run(deleting)).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+      expect(lab.nodes.has('/data/run1.csv')).toBe(true);
+    });
+
+    it('sends up an error that is no storage failure, and names a vanished endpoint', async () => {
+      archive.write = () => Promise.reject(new Error('disk on fire'));
+      await expect(runner.run((await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/x.csv' }])).id)).rejects.toThrow('disk on fire');
+      const gone = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Gone', personal: false })).id;
+      const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/x.csv' }], {}, alice, source, gone);
+      await world.services.endpoints.deleteEndpoint(alice, gone);
+      expect(await run(task)).toMatchObject({ status: 'ACTIVE', nice_status: 'EndpointDeleted' });
+    });
+
+    it("in a directory: a source gone since it was listed is skipped when told (a file's record), waited for when not; a destination's failure never skipped", async () => {
+      const read = lab.read.bind(lab);
+      async function* vanished(path: string): AsyncIterable<Uint8Array> {
+        yield* [];
+        throw new StorageError('not_found', path, 'gone since listed');
+      }
+      lab.read = (path) => (path === '/data/run2.csv' ? vanished(path) : read(path));
+      const skipping = await run(await transfer([{ source_path: '/data/', destination_path: '/in/a/' }], { skip_source_errors: true }));
+      expect(skipping).toMatchObject({ status: 'SUCCEEDED', counters: { subtasks_skipped_errors: 1 } });
+      expect(await store.listFiles(skipping.id, 'skipped', 0, 10)).toEqual([expect.objectContaining({ source_path: '/data/run2.csv', destination_path: '/in/a/run2.csv', error_code: 'FILE_NOT_FOUND', is_directory: false })]);
+      expect(await run(await transfer([{ source_path: '/data/', destination_path: '/in/b/' }]))).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND' });
+      lab.read = read;
+      archive.faults.set('/in/c/run1.csv', 'denied');
+      const refused = await run(await transfer([{ source_path: '/data/', destination_path: '/in/c/' }], { skip_source_errors: true }));
+      expect(refused).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+      expect(await store.listFiles(refused.id, 'skipped', 0, 10)).toEqual([]);
+    });
+
+    it("skips an item's source the owner may not read when told, and waits on any other failure of it", async () => {
+      const stat = lab.stat.bind(lab);
+      lab.stat = (path) => (path === '/data/run1.csv' ? Promise.reject(new StorageError('denied', path, 'unreadable')) : path === '/data/run2.csv' ? Promise.reject(new StorageError('quota', path, 'odd')) : stat(path));
+      const skipped = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/1.csv' }], { skip_source_errors: true }));
+      expect(skipped).toMatchObject({ status: 'SUCCEEDED', counters: { subtasks_skipped_errors: 1 } });
+      expect(await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/2.csv' }], { skip_source_errors: true }))).toMatchObject({ status: 'ACTIVE', nice_status: 'QUOTA_EXCEEDED' });
+    });
+
+    it('passes over a name gone between its listing and its stat, and makes folders that exist already or says why it cannot', async () => {
+      const entries = lab.entries.bind(lab);
+      lab.entries = async (dir, names) => (await entries(dir, names)).map((entry) => (entry?.name === 'run2.csv' ? null : entry));
+      archive.put('/in/d/', null);
+      const done = await run(await transfer([{ source_path: '/data/', destination_path: '/in/d/' }]));
+      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files_transferred: 3 } });
+      expect(archive.nodes.has('/in/d/run2.csv')).toBe(false);
+      const mkdir = archive.mkdir.bind(archive);
+      archive.mkdir = (path) => (path === '/in/no' ? Promise.reject(new StorageError('denied', path, 'read-only')) : mkdir(path));
+      expect(await run(await transfer([{ source_path: '/data/', destination_path: '/in/no/' }]))).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+      expect(archive.nodes.has('/in/no')).toBe(false);
+    });
+
+    it('verifies the checksums of a whole directory; without a sync level overwrites even an identical file', async () => {
+      const verified = await run(await transfer([{ source_path: '/data/sub/', destination_path: '/in/v/' }], { verify_checksum: true }));
+      expect(verified).toMatchObject({ status: 'SUCCEEDED', counters: { files_transferred: 1, bytes_checksummed: 4 } });
+      archive.put('/in/same.csv', 'xx');
+      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/same.csv' }]))).counters).toMatchObject({ files_transferred: 1, files_skipped: 0 });
+    });
+
+    it('by size: copies what is missing, skips a file of the same size whatever its content or time; by existence a folder in the way is no copy', async () => {
+      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/new.csv' }], { sync_level: 1 }))).counters).toMatchObject({ files_transferred: 1 });
+      archive.put('/in/other.csv', 'yy', new Date('2020-01-01T00:00:00Z'));
+      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/other.csv' }], { sync_level: 1 }))).counters).toMatchObject({ files_transferred: 0, files_skipped: 1 });
+      expect(archive.text('/in/other.csv')).toBe('yy');
+      archive.put('/in/folder/', null);
+      expect(await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/folder' }], { sync_level: 0 }))).toMatchObject({ status: 'ACTIVE', nice_status: 'IS_A_DIRECTORY' });
+    });
+
+    it('writes progress back every 100 files of a directory, while its item is still pending', async () => {
+      for (let i = 0; i < 100; i += 1) lab.put(`/hundred/f${String(i).padStart(3, '0')}`, 'x');
+      const saved: [number, number][] = [];
+      const update = store.update.bind(store);
+      store.update = async (task) => {
+        saved.push([task.counters.files_transferred, task.counters.subtasks_pending]);
+        return update(task);
+      };
+      await run(await transfer([{ source_path: '/hundred/', destination_path: '/in/hundred/' }]));
+      expect(saved).toContainEqual([100, 1]);
+    });
+
+    it('keeps a cancel that lands as the task finishes', async () => {
+      const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/late.csv' }]);
+      const update = store.update.bind(store);
+      store.update = async (state) => {
+        await update(state);
+        // the item's own save is the last before the end: the owner cancels right after it
+        if (state.status === 'ACTIVE' && state.counters.subtasks_pending === 0) {
+          store.update = update;
+          await tasks.cancel(alice, task.id);
+        }
+      };
+      expect(await run(task)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+      expect(await codes(task)).not.toContain('SUCCEEDED');
+    });
+
+    it('deletes: counts what is left, stops at a cancel between paths, and empties folders listed in several batches', async () => {
+      const handed = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv', '/data/run2.csv'] }))).task;
+      expect((await runner.run(handed.id, () => true))!.counters).toMatchObject({ subtasks_succeeded: 1, subtasks_pending: 1 });
+      const remove = lab.remove.bind(lab);
+      let removed = 0;
+      const canceling = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/tmp', '/data/sub'], options: { recursive: true } }))).task;
+      lab.remove = async (path) => {
+        await remove(path);
+        if (++removed === 1) await tasks.cancel(alice, canceling.id);
+      };
+      expect(await run(canceling)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+      expect(lab.nodes.has('/data/sub/deep.txt')).toBe(true);
+      lab.remove = remove;
+      // a listing whose first batch is empty (names hidden by the storage) and whose second is not
+      const names = lab.names.bind(lab);
+      lab.names = (path) =>
+        path === '/data/sub'
+          ? (async function* () {
+              yield [];
+              yield* names(path);
+            })()
+          : names(path);
+      lab.put('/data/empty-too/', null);
+      const emptied = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/sub', '/data/empty-too'], options: { recursive: true } }))).task;
+      expect(await run(emptied)).toMatchObject({ status: 'SUCCEEDED', counters: { files: 1, directories: 2 } });
+      expect([lab.nodes.has('/data/sub'), lab.nodes.has('/data/empty-too')]).toEqual([false, false]);
+    });
   });
 });

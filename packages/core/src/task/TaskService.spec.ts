@@ -228,7 +228,14 @@ describe('transfer and delete tasks, as their owners see them', () => {
       expect((await tasks.adminCancel(alice, [(await onManaged()).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
       expect((await tasks.adminCancel(carol, [(await onManaged(managed)).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
       const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: managed, paths: ['/x'] }))).task;
-      expect((await tasks.adminCancel(carol, [deleting.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
+      await expect(tasks.adminCancel(carol, [deleting.id], 'm'.repeat(2049))).rejects.toThrow('Invalid message: must be at most 2048 characters');
+      // as many ids as a page holds (the same one, counted once), and the longest message
+      expect((await tasks.adminCancel(carol, Array.from({ length: MAX_PAGE }, () => deleting.id), 'm'.repeat(2048)))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
+      // an endpoint of the task deleted since: the side still held decides
+      const gone = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Gone', personal: false })).id;
+      const toGone = (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: gone, items: [{ source_path: '/a', destination_path: '/b' }] }))).task;
+      await world.services.endpoints.deleteEndpoint(alice, gone);
+      expect((await tasks.adminCancel(carol, [toGone.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
     });
   });
 

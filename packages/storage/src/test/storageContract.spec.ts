@@ -221,6 +221,21 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect(await failureOf(storage.remove('/'))).toBe('denied');
       expect(await failureOf(storage.remove('/data/none'))).toBe('not_found');
     });
+
+    it('removes a directory that holds only what a stopped write left (hidden temporary files), never one with more', async () => {
+      const { fs, root } = world;
+      await fs.mkdir(`${root}/left/more`, { recursive: true });
+      await fs.writeFile(`${root}/left/${PART_PREFIX}abc-x.bin`, 'half');
+      await fs.writeFile(`${root}/left/more/${PART_PREFIX}def-y.bin`, 'half');
+      await fs.writeFile(`${root}/left/more/kept.txt`, 'whole');
+      expect(await namesOf(storage, '/left')).toEqual(['more']);
+      expect(await failureOf(storage.remove('/left/more'))).toBe('exists');
+      expect((await fs.readdir(`${root}/left/more`)).map(String).sort()).toEqual([`${PART_PREFIX}def-y.bin`, 'kept.txt']);
+      await storage.remove('/left/more/kept.txt');
+      await storage.remove('/left/more');
+      await storage.remove('/left');
+      expect(await namesOf(storage, '/')).toEqual(['data']);
+    });
   });
 
   describe('never outside the root', () => {
