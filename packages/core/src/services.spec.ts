@@ -3,6 +3,8 @@ import type { KeyCrypto } from './auth/SigningKey';
 import { createCoreServices } from './services';
 import { FixedClock, SequentialIdGenerator } from './testing/fakes';
 import { InMemoryUnitOfWork } from './testing/InMemoryUnitOfWork';
+import { MemoryStorage } from './testing/MemoryStorage';
+import { transferRequest } from './testing/taskRequests';
 
 /** createCoreServices: each service gets the options meant for it, and the defaults otherwise. */
 describe('createCoreServices', () => {
@@ -22,6 +24,18 @@ describe('createCoreServices', () => {
     const alice = (await services.authentication.identityByUsername('alice'))!;
     return { services, clock, client, alice };
   }
+
+  it("runs tasks as their owners over the storages given, and tells of each task accepted", async () => {
+    const lab = new MemoryStorage({ '/data/a.txt': 'a' });
+    const told: string[] = [];
+    const { services, alice } = await world({ storages: { storageOf: () => lab }, taskSubmitted: (id) => told.push(id) });
+    const owner = await services.authentication.principalOf(alice.id);
+    const endpoint = (await services.endpoints.createEndpoint(owner, { display_name: 'Lab', personal: false })).id;
+    const { task } = await services.tasks.submit(owner, transferRequest({ submission_id: services.tasks.submissionId(), source_endpoint: endpoint, destination_endpoint: endpoint, items: [{ source_path: '/data/a.txt', destination_path: '/b.txt' }] }));
+    expect(told).toEqual([task.id]);
+    expect(await services.taskRunner.run(task.id)).toMatchObject({ status: 'SUCCEEDED' });
+    expect(lab.text('/b.txt')).toBe('a');
+  });
 
   it('issues and describes tokens with the default issuer and lifetime (48 hours), and requires the transfer scope', async () => {
     const { services, client, alice } = await world();

@@ -120,7 +120,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
       const active = await this.uow.repositories.tasks.listActive(500);
       if (active.length === 0) return;
       const held = new Set(
-        (await this.locks.query<{ classid: string; objid: string }>("SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted")).rows.map((row) =>
+        (await this.locks.query<{ classid: string; objid: string }>("SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows.map((row) =>
           BigInt.asIntN(64, (BigInt(row.classid) << 32n) | BigInt(row.objid)),
         ),
       );

@@ -1,3 +1,4 @@
+import { StorageError } from '../storage/Storage';
 import * as errors from './errors';
 
 /** The codes clients read in error documents (compat-notes), and the messages that name what is missing. */
@@ -32,7 +33,15 @@ describe('domain errors', () => {
     }
   });
 
+  it("name the path or endpoint of a file operation's failure", () => {
+    expect(new errors.FileNotFoundError('/a')).toMatchObject({ code: 'NotFound', message: "Path not found: '/a' does not exist" });
+    expect(new errors.MkdirExistsError('/b')).toMatchObject({ message: "Path already exists: '/b'" });
+    expect(new errors.EndpointNotConnectedError('ep-1')).toMatchObject({ code: 'EndpointNotConnected', message: "No storage is attached to endpoint 'ep-1'" });
+    expect(new StorageError('quota', '/c', 'full')).toMatchObject({ name: 'StorageError', failure: 'quota', path: '/c', message: 'full' });
+  });
+
   it('say when to come back, and which scopes to ask for', () => {
+    expect(new errors.TooManyRequestsError('slow down', 30)).toMatchObject({ code: 'TooManyRequests', message: 'slow down', retryAfterSeconds: 30 });
     expect(new errors.TooManySignInAttemptsError('later', 900)).toMatchObject({ code: 'TooManyAttempts', message: 'later', retryAfterSeconds: 900 });
     expect(new errors.ServiceUnavailableError('down', 60)).toMatchObject({ code: 'ServiceUnavailable', message: 'down', retryAfterSeconds: 60 });
     expect(new errors.ConsentRequiredError('consent', ['s'])).toMatchObject({ code: 'ConsentRequired', message: 'consent', requiredScopes: ['s'] });
