@@ -45,6 +45,7 @@ export class ClientRegistrationService {
 
   /** A new confidential client made from a template client (its redirect URIs), named `name`. */
   async createFromTemplate(input: { template_id?: unknown; name?: unknown }, address: string | undefined): Promise<RegisteredClient> {
+    // Stryker disable next-line StringLiteral: any text that is no UUID is refused alike
     const templateId = typeof input.template_id === 'string' ? input.template_id.toLowerCase() : '';
     if (!isUuid(templateId)) throw new BadRequestError('Invalid client.template_id: the id of a template client');
     if (typeof input.name !== 'string') throw new BadRequestError('Invalid client.name: a name is required');
