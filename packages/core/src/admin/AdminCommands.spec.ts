@@ -175,6 +175,48 @@ describe('Administration: operator commands', () => {
   });
 
   describe('passwords, clients, scopes and consents', () => {
+    it("keeps a password's hash as an export wrote it, and refuses anything else as one", async () => {
+      await admin().identities.setPassword('alice', 'a password of alice');
+      const hash = (await world.uow.repositories.identities.findByUsername('alice'))!.password_hash!;
+      expect(hash).toMatch(/^scrypt\$/);
+      await admin().identities.setPasswordHash('bob', hash);
+      expect((await world.uow.repositories.identities.findByUsername('bob'))!.password_hash).toBe(hash);
+      await expect(world.services.helperPages.signIn('bob', 'a password of alice')).resolves.toMatchObject({ secret: expect.any(String) });
+      const [, n, r, p, salt, key] = hash.split('$');
+      const refusedHashes = [
+        '',
+        'plain text',
+        `x${hash}`,
+        `${hash}$`,
+        `bcrypt$${n}$${r}$${p}$${salt}$${key}`,
+        `scrypt$${'1'.repeat(10)}$${r}$${p}$${salt}$${key}`,
+        `scrypt$a$${r}$${p}$${salt}$${key}`,
+        `scrypt$${n}$1234$${p}$${salt}$${key}`,
+        `scrypt$${n}$a$${p}$${salt}$${key}`,
+        `scrypt$${n}$${r}$1234$${salt}$${key}`,
+        `scrypt$${n}$${r}$a$${salt}$${key}`,
+        `scrypt$${n}$${r}$${p}$$${key}`,
+        `scrypt$${n}$${r}$${p}$${'a'.repeat(201)}$${key}`,
+        `scrypt$${n}$${r}$${p}$sa!t$${key}`,
+        `scrypt$${n}$${r}$${p}$${salt}$`,
+        `scrypt$${n}$${r}$${p}$${salt}$${'a'.repeat(201)}`,
+        `scrypt$${n}$${r}$${p}$${salt}$k*y`,
+      ];
+      for (const bad of refusedHashes) await expect(admin().identities.setPasswordHash('bob', bad)).rejects.toThrow(new BadRequestError('Invalid password_hash: a hash as xfer export writes it'));
+      // the longest parts a hash may have, and the smallest
+      await admin().identities.setPasswordHash('bob', `scrypt$${'9'.repeat(9)}$999$999$${'A'.repeat(200)}$${'z+/='.repeat(50)}`);
+      await admin().identities.setPasswordHash('bob', 'scrypt$1$1$1$a$b');
+      expect((await world.uow.repositories.identities.findByUsername('bob'))!.password_hash).toBe('scrypt$1$1$1$a$b');
+      await expect(admin().identities.setPasswordHash('nobody', hash)).rejects.toThrow(ResourceNotFoundError);
+    });
+
+    it("refuses a person's identity in the clients' domain", async () => {
+      await expect(admin().identities.addIdentity({ username: 'someone@clients.auth.globus.org' })).rejects.toThrow(
+        new BadRequestError("Invalid username 'someone@clients.auth.globus.org': the domain clients.auth.globus.org is reserved for clients' own identities"),
+      );
+      expect(await world.uow.repositories.identities.findByUsername('someone@clients.auth.globus.org')).toBeNull();
+    });
+
     it('sets a password and signs out every session of the identity', async () => {
       await admin().identities.setPassword('alice', 'first password here');
       const { secret } = await world.services.helperPages.signIn('alice', 'first password here');
