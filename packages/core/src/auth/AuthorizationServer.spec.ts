@@ -60,6 +60,35 @@ describe('AuthorizationServerService', () => {
     expect(await world.uow.repositories.consents.listForIdentities([alice.identity.id])).toHaveLength(4);
   });
 
+  it("tells a token's session (its sign-in's time, else its own issue time), and validates only the calling client's live tokens", async () => {
+    const { scopes } = await server().authorizationCode.checkAuthorizationRequest({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
+    await server().authorizationCode.recordConsents(alice, portal, scopes);
+    const signedInAt = new Date(world.clock.now().getTime() - 90_000);
+    const [withRefresh] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'new', requireConsent: true, authTime: signedInAt });
+    world.clock.advance(30);
+    const [plain] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+    const session = async (token: string) => (await server().inspection.introspect(portal, token, ['session_info'])).session_info;
+    const authentication = (at: Date) => ({ [alice.identity.id]: { auth_time: Math.floor(at.getTime() / 1000), idp: alice.identity.identity_provider, acr: null, amr: null, custom_claims: {} } });
+    expect(await session(withRefresh!.access_token)).toEqual({ session_id: hashToken(withRefresh!.refresh_token!).slice(0, 32), authentications: authentication(signedInAt) });
+    expect(await session(plain!.access_token)).toEqual({ session_id: hashToken(plain!.access_token).slice(0, 32), authentications: authentication(world.clock.now()) });
+    expect((await server().inspection.introspect(portal, plain!.access_token, [])).session_info).toBeUndefined();
+
+    const other = (await world.services.admin.clients.addClient({ display_name: 'Other', public_client: false })).client;
+    for (const token of [withRefresh!.access_token, withRefresh!.refresh_token!, plain!.access_token]) {
+      expect(await server().inspection.validateToken(portal, token)).toEqual({ active: true });
+      expect(await server().inspection.validateToken(other, token)).toEqual({ active: false });
+    }
+    expect(await server().inspection.validateToken(portal, 'not a token')).toEqual({ active: false });
+    await server().inspection.revokeToken(portal, plain!.access_token);
+    expect(await server().inspection.validateToken(portal, plain!.access_token)).toEqual({ active: false });
+    await server().inspection.revokeToken(portal, withRefresh!.refresh_token!);
+    expect(await server().inspection.validateToken(portal, withRefresh!.refresh_token!)).toEqual({ active: false });
+    world.clock.advance(DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS + 1);
+    const [late] = await server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: ['openid'], refresh: 'none', requireConsent: true });
+    world.clock.advance(DEFAULT_ACCESS_TOKEN_LIFETIME_SECONDS + 1);
+    expect(await server().inspection.validateToken(portal, late!.access_token)).toEqual({ active: false });
+  });
+
   it('issues one token per resource server, only on approved consents, and introspects for the right clients', async () => {
     const issue = () =>
       server().tokens.issueTokens({ client: portal, identityId: alice.identity.id, scopeNames: [TRANSFER_SCOPE, 'openid'], refresh: 'new', requireConsent: true });
