@@ -118,7 +118,7 @@ describe('xfer worker processes sharing tasks on Postgres', () => {
         for (const name of copied) expect(digest(join(dir, 'root', `copy${t}`, name))).toBe(digest(join(dir, 'root', `data${t}`, name)));
       }
       // the two left still run
-      expect(workers.filter((worker) => worker.exitCode === null && worker.signalCode === null)).toHaveLength(2);
+      expect({ running: workers.filter((worker) => worker.exitCode === null && worker.signalCode === null).length, output }).toEqual({ running: 2, output: expect.any(String) });
     } finally {
       await locks.end();
       await runtime.close();

@@ -3,6 +3,7 @@ import { CLI_TEMPLATE_CLIENT } from '../auth/ClientRegistration';
 import { CONSOLE_CLIENT, STANDARD_SCOPES } from '../auth/StandardCatalogue';
 import { BadRequestError, ResourceNotFoundError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
+import { recordClientRevocations } from '../testing/revocations';
 
 /** The operator's clients: secrets given, generated or restored as hashes; removal; the console's own client; the standard catalogue. */
 describe('client administration', () => {
@@ -40,19 +41,7 @@ describe('client administration', () => {
 
   it('removes a client by its id in any case, revoking its tokens; an unknown or malformed id is named', async () => {
     const { client } = await clients().addClient({ display_name: 'Gone soon', public_client: false });
-    const revoked: string[] = [];
-    const access = world.uow.repositories.accessTokens;
-    const refresh = world.uow.repositories.refreshTokens;
-    const revokeAccess = access.revokeForClient.bind(access);
-    const revokeRefresh = refresh.revokeForClient.bind(refresh);
-    access.revokeForClient = async (id, at) => {
-      revoked.push(`access ${id} ${at.toISOString()}`);
-      return revokeAccess(id, at);
-    };
-    refresh.revokeForClient = async (id, at) => {
-      revoked.push(`refresh ${id} ${at.toISOString()}`);
-      return revokeRefresh(id, at);
-    };
+    const revoked = recordClientRevocations(world.uow);
     await clients().removeClient(client.id.toUpperCase());
     const at = world.clock.now().toISOString();
     expect(revoked).toEqual([`access ${client.id} ${at}`, `refresh ${client.id} ${at}`]);

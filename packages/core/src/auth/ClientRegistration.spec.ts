@@ -1,5 +1,6 @@
 import { BadRequestError, PermissionDeniedError, ResourceNotFoundError, TooManyRequestsError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
+import { recordClientRevocations } from '../testing/revocations';
 import { hashToken } from './AccessToken';
 import { CLI_TEMPLATE_CLIENT, CLIENT_CREATION_LIMIT, ClientRegistrationService } from './ClientRegistration';
 import { OWN_AUTH_CODE_PAGE } from './Client';
@@ -61,25 +62,16 @@ describe('client registration from a template', () => {
   it('counts the requests whose address is unknown together', async () => {
     for (let i = 0; i < CLIENT_CREATION_LIMIT.clients; i += 1) await registration.createFromTemplate({ template_id: CLI_TEMPLATE_CLIENT.id, name: 'x' }, i % 2 === 0 ? undefined : 'unknown');
     await expect(registration.createFromTemplate({ template_id: CLI_TEMPLATE_CLIENT.id, name: 'x' }, undefined)).rejects.toThrow(TooManyRequestsError);
-    await expect(registration.createFromTemplate({ template_id: CLI_TEMPLATE_CLIENT.id, name: 'x' }, '10.0.0.1')).resolves.toBeDefined();
+    await expect(registration.createFromTemplate({ template_id: CLI_TEMPLATE_CLIENT.id, name: 'From elsewhere' }, '10.0.0.1')).resolves.toMatchObject({
+      client: { display_name: 'From elsewhere', template_id: CLI_TEMPLATE_CLIENT.id, public_client: false },
+      secret: expect.any(String),
+    });
   });
 
   it('lets a client delete itself and no other, revoking the tokens issued to it', async () => {
     const { client } = await registration.createFromTemplate({ template_id: CLI_TEMPLATE_CLIENT.id, name: 'Laptop' }, 'a');
     const { client: other } = await registration.createFromTemplate({ template_id: CLI_TEMPLATE_CLIENT.id, name: 'Other' }, 'a');
-    const revoked: string[] = [];
-    const tokens = world.uow.repositories.accessTokens;
-    const refresh = world.uow.repositories.refreshTokens;
-    const revokeAccess = tokens.revokeForClient.bind(tokens);
-    const revokeRefresh = refresh.revokeForClient.bind(refresh);
-    tokens.revokeForClient = async (id, at) => {
-      revoked.push(`access ${id} ${at.toISOString()}`);
-      return revokeAccess(id, at);
-    };
-    refresh.revokeForClient = async (id, at) => {
-      revoked.push(`refresh ${id} ${at.toISOString()}`);
-      return revokeRefresh(id, at);
-    };
+    const revoked = recordClientRevocations(world.uow);
     await expect(registration.deleteOwn(client, other.id)).rejects.toThrow(new PermissionDeniedError('A client may delete only itself'));
     expect(revoked).toEqual([]);
     expect(await registration.deleteOwn(client, client.id.toUpperCase())).toEqual(client);

@@ -4,3 +4,4 @@ export { TestWorld } from './TestWorld';
 export { InMemoryTaskRepository } from './InMemoryTaskRepository';
 export { MemoryStorage } from './MemoryStorage';
 export { deleteRequest, transferRequest } from './taskRequests';
+export { recordClientRevocations } from './revocations';

@@ -1,7 +1,7 @@
 import { endpointsOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskRecord } from '../records/schemas';
-import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull } from './mapping';
+import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 /** A request as JSON, its deadline as ISO text. */
 const requestToJson = (request: TaskRequest): string => JSON.stringify(request);
@@ -50,6 +50,9 @@ const fromRecord = (r: TaskRecord): TaskState => ({
   canceled_by_admin_message: r.canceled_by_admin_message,
   is_paused: bool(r.is_paused),
 });
+
+/** Tries at an event's number when others take it first. */
+const EVENT_ATTEMPTS = 5;
 
 /** Rows of task_files in one INSERT (9 columns each). */
 const FILE_ROWS_AT_ONCE = 100;
@@ -113,11 +116,21 @@ export class TypeormTaskRepository implements TaskRepository {
     return { tasks: records.map(fromRecord), total };
   }
 
+  /**
+   * The task's next number: its runner and its owner (a cancel) may add an event at the same
+   * moment, so a number taken meanwhile is read again rather than refused.
+   */
   async addEvent(event: Omit<TaskEventState, 'seq'>) {
-    const last = (await this.manager.createQueryBuilder(TaskEventSchema, 'e').select('MAX(e.seq)', 'seq').where('e.task_id = :id', { id: event.task_id }).getRawOne()) as { seq: number | string | null } | undefined;
-    const seq = Number(last?.seq ?? 0) + 1;
-    await this.manager.insert(TaskEventSchema, { ...event, seq, time: toTime(event.time) });
-    return { ...event, seq };
+    for (let attempt = 1; ; attempt += 1) {
+      const last = (await this.manager.createQueryBuilder(TaskEventSchema, 'e').select('MAX(e.seq)', 'seq').where('e.task_id = :id', { id: event.task_id }).getRawOne()) as { seq: number | string | null } | undefined;
+      const seq = Number(last?.seq ?? 0) + 1;
+      try {
+        await this.manager.insert(TaskEventSchema, { ...event, seq, time: toTime(event.time) });
+        return { ...event, seq };
+      } catch (error) {
+        if (attempt >= EVENT_ATTEMPTS || uniqueViolation(error) === null) throw error;
+      }
+    }
   }
 
   async listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }) {

@@ -74,13 +74,11 @@ function virtualServerDocument(server: VirtualServer): ServerDocument {
  * directly), the compatibility keys of compat-notes, and `DATA`, the server documents; the fields
  * as endpointFields.ts declares them.
  */
-export function endpointDocument(view: EndpointView, inUse: ReadonlySet<string> = NONE_IN_USE): EndpointDocument {
-  const document = renderFields(fieldContext(view, inUse.has(view.endpoint.id)));
+export function endpointDocument(view: EndpointView, inUse: ReadonlySet<string> | null = null): EndpointDocument {
+  const document = renderFields(fieldContext(view, inUse?.has(view.endpoint.id) ?? false));
   document.DATA = view.endpoint.servers.map(serverDocument);
   return document as EndpointDocument;
 }
-
-const NONE_IN_USE: ReadonlySet<string> = new Set();
 
 /**
  * The fields of the table as one object literal, made once: every document then has the same shape

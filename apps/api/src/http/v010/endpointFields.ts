@@ -33,6 +33,8 @@ export interface EndpointField {
   input?: FieldInput;
   /** The hosted service's name of another field: a request may send either name (one value), a document has both. */
   aliasOf?: string;
+  /** A status that changes on its own (tasks come and go): sent back with any value of its type, as a document read a moment ago may hold it. */
+  changesOnItsOwn?: true;
 }
 
 const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
@@ -81,7 +83,7 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 's3_owner_activated', value: ({ s }) => s.kind === 'object_store' ? false : null, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'acl_available', value: ({ shared }) => shared, schema: { type: 'boolean' }, input: 'readOnly' },
   { name: 'acl_editable', value: ({ view }) => view.aclEditable, schema: { type: 'boolean' }, input: 'readOnly' },
-  { name: 'in_use', value: (c) => c.inUse, schema: { type: 'boolean' }, input: 'readOnly' },
+  { name: 'in_use', value: (c) => c.inUse, schema: { type: 'boolean' }, input: 'readOnly', changesOnItsOwn: true },
   { name: 'my_effective_roles', value: ({ view }) => [...view.roles], schema: { type: 'array', items: { enum: ['administrator', 'activity_manager', 'activity_monitor', 'access_manager'] } }, input: 'readOnly' },
   { name: 'vcp_connected', value: ({ s }) => s.vcp_connected, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'vcp_paused', value: ({ s }) => s.vcp_paused, schema: nullable('boolean'), input: 'readOnly' },

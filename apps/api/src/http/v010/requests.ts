@@ -213,13 +213,14 @@ export async function decodeEndpointPatch(raw: unknown): Promise<{ patch: Endpoi
   return { patch, sentBack };
 }
 
-/** Read-only keys may come back as the endpoint document shows them now, and only so. */
+const CHANGING_ON_THEIR_OWN = new Set(ENDPOINT_FIELDS.filter((f) => f.changesOnItsOwn).map((f) => f.name));
+
+/** Read-only keys may come back as the endpoint document shows them now (a status as any value of its type), and only so. */
 export function assertSentBackUnchanged(sentBack: SentBack, current: EndpointView): void {
   const document: Record<string, unknown> = endpointDocument(current);
   for (const [field, value] of sentBack) {
     if (jsonEqual(value, document[field])) continue;
-    // a status that changes as tasks come and go: a document read a moment ago may say either
-    if (field === 'in_use' && typeof value === 'boolean') continue;
+    if (CHANGING_ON_THEIR_OWN.has(field) && typeof value === typeof document[field]) continue;
     if (field === 'DATA') throw new BadRequestError("Field 'DATA' cannot be changed here: use the endpoint server operations");
     throw fieldCannotBeSet(field, current.endpoint.kind, 'update');
   }

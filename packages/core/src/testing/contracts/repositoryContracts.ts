@@ -489,6 +489,13 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.tasks.listForEndpoints([], { limit: 10, offset: 0 })).toEqual({ tasks: [], total: 0 });
       });
 
+      it("numbers events added at once (a task's runner and its owner's cancel) one after another, none refused", async () => {
+        const task = ids.uuid();
+        const added = await Promise.all(['STARTED', 'CANCELED', 'FILE_NOT_FOUND', 'PAUSED'].map((code) => uow.repositories.tasks.addEvent({ task_id: task, code, description: code, details: code, is_error: false, time: now })));
+        expect(added.map((e) => e.seq).sort()).toEqual([1, 2, 3, 4]);
+        expect((await uow.repositories.tasks.listEvents(task, { errorsOnly: false, limit: 10, offset: 0 })).total).toBe(4);
+      });
+
       it('numbers events per task, lists them newest first, errors alone when asked', async () => {
         const [a, b] = [ids.uuid(), ids.uuid()];
         const event = (task_id: string, code: string, is_error = false) => uow.repositories.tasks.addEvent({ task_id, code, description: code.toLowerCase(), details: `details of ${code}`, is_error, time: now });
