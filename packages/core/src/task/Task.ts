@@ -107,7 +107,14 @@ export interface TaskRepository {
   findById(id: string): Promise<TaskState | null>;
   /** The task a submission id made for one of these identities, if any. */
   findBySubmission(ownerIds: readonly string[], submissionId: string): Promise<TaskState | null>;
-  update(task: TaskState): Promise<void>;
+  /**
+   * Writes what running or ending a task changes (PROGRESS_FIELDS), in one statement and only while
+   * the stored task is unfinished: false, with nothing written, when it ended meanwhile, so that a
+   * cancel and a finish never overwrite each other. Its request and deadline stay as stored.
+   */
+  saveProgress(task: TaskState): Promise<boolean>;
+  /** Writes a task's request (its label) and deadline, only while it is unfinished: false when it ended meanwhile. */
+  saveLabelAndDeadline(task: TaskState): Promise<boolean>;
   /** Unfinished tasks (ACTIVE), oldest request first: what workers take up. */
   listActive(limit: number): Promise<TaskState[]>;
   /** The source and destination endpoints of these owners' ACTIVE tasks, each once (`in_use`). */
@@ -165,7 +172,30 @@ export function newTask(id: string, ownerId: string, request: TaskRequest, now: 
   };
 }
 
-export const isFinished = (task: TaskState): boolean => task.status === 'SUCCEEDED' || task.status === 'FAILED';
+/** The statuses of a task that may still change. */
+export const UNFINISHED: readonly TaskStatus[] = ['ACTIVE', 'INACTIVE'];
+
+export const isFinished = (task: TaskState): boolean => !UNFINISHED.includes(task.status);
+
+/** What running or ending a task changes; the owner changes the rest (label, deadline) or nobody does. */
+export const PROGRESS_FIELDS = ['status', 'nice_status', 'fatal_error', 'completion_time', 'counters', 'is_paused', 'canceled_by_admin', 'canceled_by_admin_message'] as const satisfies readonly (keyof TaskState)[];
+
+export type TaskProgress = Pick<TaskState, (typeof PROGRESS_FIELDS)[number]>;
+
+/** The progress fields of a task. */
+export function progressOf(task: TaskState): TaskProgress {
+  return Object.fromEntries(PROGRESS_FIELDS.map((field) => [field, task[field]])) as TaskProgress;
+}
+
+/** The refusal of a new label or deadline for a task that has ended. */
+export function labelAndDeadlineKept(task: TaskState): TaskCompleteError {
+  return new TaskCompleteError(`Task '${task.id}' has finished: its label and deadline stay as they were`);
+}
+
+/** The refusal of a cancel of a task that has ended. */
+export function alreadyFinished(task: TaskState): TaskCompleteError {
+  return new TaskCompleteError(`Task '${task.id}' has already ${task.status === 'SUCCEEDED' ? 'succeeded' : 'failed'}`);
+}
 
 /** The endpoints a task reads from and writes to (a delete: one, both). */
 export function endpointsOf(task: TaskState): { source: string; destination: string } {
@@ -175,7 +205,7 @@ export function endpointsOf(task: TaskState): { source: string; destination: str
 
 /** The task ended by cancel (its owner's, or an activity manager's for `side`): FAILED with CANCELED, its pending work canceled. */
 export function canceled(task: TaskState, now: Date, byAdmin?: { side: 'SOURCE' | 'DESTINATION' | 'BOTH'; message: string }): TaskState {
-  if (isFinished(task)) throw new TaskCompleteError(`Task '${task.id}' has already ${task.status === 'SUCCEEDED' ? 'succeeded' : 'failed'}`);
+  if (isFinished(task)) throw alreadyFinished(task);
   const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;
   return {
     ...task,
@@ -204,7 +234,7 @@ export function expired(task: TaskState, now: Date): TaskState {
 
 /** A label or deadline change of an unfinished task (the hosted PUT /task/<id>). */
 export function updated(task: TaskState, change: { label?: string | null; deadline?: Date }, now: Date): TaskState {
-  if (isFinished(task)) throw new TaskCompleteError(`Task '${task.id}' has finished: its label and deadline stay as they were`);
+  if (isFinished(task)) throw labelAndDeadlineKept(task);
   if (change.deadline && change.deadline.getTime() <= now.getTime()) throw new BadRequestError('Invalid deadline: it has passed');
   return {
     ...task,

@@ -445,10 +445,10 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('writes progress back every 100 files of a directory, while its item is still pending', async () => {
       for (let i = 0; i < 100; i += 1) lab.put(`/hundred/f${String(i).padStart(3, '0')}`, 'x');
       const saved: [number, number][] = [];
-      const update = store.update.bind(store);
-      store.update = async (task) => {
+      const saveProgress = store.saveProgress.bind(store);
+      store.saveProgress = async (task) => {
         saved.push([task.counters.files_transferred, task.counters.subtasks_pending]);
-        return update(task);
+        return saveProgress(task);
       };
       await run(await transfer([{ source_path: '/hundred/', destination_path: '/in/hundred/' }]));
       expect(saved).toContainEqual([100, 1]);
@@ -456,14 +456,15 @@ describe('running transfer and delete tasks through the storage port', () => {
 
     it('keeps a cancel that lands as the task finishes', async () => {
       const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/late.csv' }]);
-      const update = store.update.bind(store);
-      store.update = async (state) => {
-        await update(state);
+      const saveProgress = store.saveProgress.bind(store);
+      store.saveProgress = async (state) => {
+        const saved = await saveProgress(state);
         // the item's own save is the last before the end: the owner cancels right after it
         if (state.status === 'ACTIVE' && state.counters.subtasks_pending === 0) {
-          store.update = update;
+          store.saveProgress = saveProgress;
           await tasks.cancel(alice, task.id);
         }
+        return saved;
       };
       expect(await run(task)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
       expect(await codes(task)).not.toContain('SUCCEEDED');

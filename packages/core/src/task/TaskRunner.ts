@@ -82,7 +82,7 @@ export class TaskRunner {
     const now = this.clock.now();
     if (now.getTime() >= found.deadline.getTime()) {
       const ended = expired(found, now);
-      await this.uow.repositories.tasks.update(ended);
+      if (!(await this.uow.repositories.tasks.saveProgress(ended))) return this.uow.repositories.tasks.findById(taskId);
       await this.event(ended, 'EXPIRED', 'expired', 'the deadline passed before the task finished', false);
       return ended;
     }
@@ -144,9 +144,7 @@ class Attempt {
 
   /** Writes the task back unless someone ended it meanwhile (then false). */
   async save(task: TaskState = this.task): Promise<boolean> {
-    const stored = await this.deps.store.findById(task.id);
-    if (!stored || isFinished(stored)) return false;
-    await this.deps.store.update({ ...task, request: stored.request, deadline: stored.deadline });
+    if (!(await this.deps.store.saveProgress(task))) return false;
     this.sinceSave = 0;
     return true;
   }

@@ -139,6 +139,31 @@ describe('transfer and delete tasks, as their owners see them', () => {
     await expect(tasks.update(alice, task.id, { label: 'Too late' })).rejects.toThrow(TaskCompleteError);
   });
 
+  /** The task's runner finishes it (SUCCEEDED) right after the service's next read of it. */
+  const finishesAfterNextRead = (taskId: string) => {
+    const findById = store.findById.bind(store);
+    store.findById = async (id) => {
+      const read = await findById(id);
+      store.findById = findById;
+      const stored = (await findById(taskId))!;
+      await store.saveProgress({ ...stored, status: 'SUCCEEDED', completion_time: world.clock.now() });
+      return read;
+    };
+  };
+
+  it('leaves a task as its runner finished it when a cancel or a change read it just before', async () => {
+    const { task } = await tasks.submit(alice, transfer(undefined, { label: 'Before' }));
+    finishesAfterNextRead(task.id);
+    await expect(tasks.cancel(alice, task.id)).rejects.toThrow(new TaskCompleteError(`Task '${task.id}' has already succeeded`));
+    expect(await tasks.get(alice, task.id)).toMatchObject({ status: 'SUCCEEDED', fatal_error: null });
+    expect((await tasks.events(alice, task.id)).events.map((e) => e.code)).toEqual(['SUBMITTED']);
+
+    const changing = (await tasks.submit(alice, transfer(undefined, { label: 'Before' }))).task;
+    finishesAfterNextRead(changing.id);
+    await expect(tasks.update(alice, changing.id, { label: 'After' })).rejects.toThrow(new TaskCompleteError(`Task '${changing.id}' has finished: its label and deadline stay as they were`));
+    expect(await tasks.get(alice, changing.id)).toMatchObject({ status: 'SUCCEEDED', request: { label: 'Before' } });
+  });
+
   it('pages events newest first, errors alone when asked', async () => {
     const { task } = await tasks.submit(alice, transfer());
     await store.addEvent({ task_id: task.id, code: 'FILE_NOT_FOUND', description: 'missing', details: '/a', is_error: true, time: world.clock.now() });
@@ -231,6 +256,12 @@ describe('transfer and delete tasks, as their owners see them', () => {
       await expect(tasks.adminCancel(carol, [deleting.id], 'm'.repeat(2049))).rejects.toThrow('Invalid message: must be at most 2048 characters');
       // as many ids as a page holds (the same one, counted once), and the longest message
       expect((await tasks.adminCancel(carol, Array.from({ length: MAX_PAGE }, () => deleting.id), 'm'.repeat(2048)))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
+      // one that its runner finishes after the read is left as it ended, the others canceled
+      const finishing = await onManaged();
+      const other = await onManaged();
+      finishesAfterNextRead(finishing.id);
+      expect((await tasks.adminCancel(carol, [finishing.id, other.id], 'm')).map((t) => t.id)).toEqual([other.id]);
+      expect((await tasks.get(alice, finishing.id)).status).toBe('SUCCEEDED');
       // an endpoint of the task deleted since: the side still held decides
       const gone = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Gone', personal: false })).id;
       const toGone = (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: gone, items: [{ source_path: '/a', destination_path: '/b' }] }))).task;

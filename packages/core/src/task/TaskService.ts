@@ -6,7 +6,7 @@ import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { BadRequestError, PermissionDeniedError } from '../shared/errors';
-import { canceled, endpointsOf, isFinished, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from './Task';
+import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from './Task';
 import { checkTaskRequest, type TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */
@@ -81,7 +81,8 @@ export class TaskService {
 
   async update(caller: Principal, taskId: string, change: { label?: string | null; deadline?: Date }): Promise<TaskState> {
     const task = updated(await this.get(caller, taskId), change, this.clock.now());
-    await this.uow.repositories.tasks.update(task);
+    // a task that ended since it was read keeps its label and deadline, as any finished one
+    if (!(await this.uow.repositories.tasks.saveLabelAndDeadline(task))) throw labelAndDeadlineKept(task);
     return task;
   }
 
@@ -89,7 +90,8 @@ export class TaskService {
   async cancel(caller: Principal, taskId: string): Promise<TaskState> {
     const now = this.clock.now();
     const task = canceled(await this.get(caller, taskId), now);
-    await this.uow.repositories.tasks.update(task);
+    // a task that ended since it was read (its runner finished it) stays as it ended
+    if (!(await this.uow.repositories.tasks.saveProgress(task))) throw alreadyFinished(await this.get(caller, taskId));
     await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false, time: now });
     return task;
   }
@@ -138,7 +140,7 @@ export class TaskService {
     for (const { task, side } of chosen) {
       if (isFinished(task)) continue;
       const done = canceled(task, now, { side, message: text });
-      await this.uow.repositories.tasks.update(done);
+      if (!(await this.uow.repositories.tasks.saveProgress(done))) continue; // it ended since it was read
       await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: `canceled by an administrator of its ${side.toLowerCase()}: ${text}`, is_error: false, time: now });
       ended.push(done);
     }

@@ -1,4 +1,4 @@
-import { endpointsOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskState, type TaskRepository } from '../task/Task';
+import { endpointsOf, isFinished, progressOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskState, type TaskRepository } from '../task/Task';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -42,9 +42,19 @@ export class InMemoryTaskRepository implements TaskRepository {
     return task ? copy(task) : null;
   }
 
-  async update(task: TaskState): Promise<void> {
-    if (!this.tasks.has(task.id)) throw new Error(`no task ${task.id}`);
-    this.tasks.set(task.id, copy(task));
+  async saveProgress(task: TaskState): Promise<boolean> {
+    return this.changeUnfinished(task.id, progressOf(task));
+  }
+
+  async saveLabelAndDeadline(task: TaskState): Promise<boolean> {
+    return this.changeUnfinished(task.id, { request: task.request, deadline: task.deadline });
+  }
+
+  private changeUnfinished(id: string, change: Partial<TaskState>): boolean {
+    const stored = this.tasks.get(id);
+    if (!stored || isFinished(stored)) return false;
+    this.tasks.set(id, copy({ ...stored, ...change }));
+    return true;
   }
 
   async activeEndpointIds(ownerIds: readonly string[]): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { endpointsOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
+import { endpointsOf, PROGRESS_FIELDS, UNFINISHED, type TaskEventState, type TaskFileState, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskRecord } from '../records/schemas';
 import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
@@ -75,9 +75,20 @@ export class TypeormTaskRepository implements TaskRepository {
     return r ? fromRecord(r) : null;
   }
 
-  async update(task: TaskState) {
-    const { id, ...fields } = toRecord(task);
-    await this.manager.update(TaskSchema, { id }, fields);
+  async saveProgress(task: TaskState) {
+    const record = toRecord(task);
+    return this.changeUnfinished(task.id, Object.fromEntries(PROGRESS_FIELDS.map((field) => [field, record[field]])));
+  }
+
+  async saveLabelAndDeadline(task: TaskState) {
+    const { label, request, deadline } = toRecord(task);
+    return this.changeUnfinished(task.id, { label, request, deadline });
+  }
+
+  /** One UPDATE that finds the row only while the task is unfinished. */
+  private async changeUnfinished(id: string, fields: Partial<TaskRecord>): Promise<boolean> {
+    const result = await this.manager.update(TaskSchema, { id, status: In([...UNFINISHED]) }, fields);
+    return result.affected === 1;
   }
 
   async activeEndpointIds(ownerIds: readonly string[]) {

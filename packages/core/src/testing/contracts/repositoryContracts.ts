@@ -446,8 +446,19 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const task = taskOf(owner, now);
         await uow.repositories.tasks.add(task);
         expect(await uow.repositories.tasks.findById(task.id)).toEqual(task);
-        const ended: TaskState = { ...task, status: 'FAILED', nice_status: null, fatal_error: { code: 'CANCELED', description: 'canceled' }, completion_time: now, is_paused: true, canceled_by_admin: 'BOTH', canceled_by_admin_message: 'maintenance', counters: { ...task.counters, bytes_transferred: 5_000_000_000 } };
-        await uow.repositories.tasks.update(ended);
+        const relabeled: TaskState = { ...task, request: { ...task.request, label: 'Copy again' }, deadline: new Date('2026-03-06T00:00:00.000Z') };
+        expect(await uow.repositories.tasks.saveLabelAndDeadline({ ...relabeled, status: 'SUCCEEDED', nice_status: 'ignored' })).toBe(true);
+        expect(await uow.repositories.tasks.findById(task.id)).toEqual(relabeled);
+        expect((await uow.repositories.tasks.listForOwners([owner], { limit: 10, offset: 0 })).tasks.map((t) => t.request.label)).toEqual(['Copy again']);
+        const ended: TaskState = { ...relabeled, status: 'FAILED', nice_status: null, fatal_error: { code: 'CANCELED', description: 'canceled' }, completion_time: now, is_paused: true, canceled_by_admin: 'BOTH', canceled_by_admin_message: 'maintenance', counters: { ...task.counters, bytes_transferred: 5_000_000_000 } };
+        // progress leaves the request and deadline as stored
+        expect(await uow.repositories.tasks.saveProgress({ ...ended, request: task.request, deadline: task.deadline })).toBe(true);
+        expect(await uow.repositories.tasks.findById(task.id)).toEqual(ended);
+        // once ended, neither writes: a cancel and a finish cannot overwrite each other
+        expect(await uow.repositories.tasks.saveProgress({ ...ended, status: 'SUCCEEDED', fatal_error: null })).toBe(false);
+        expect(await uow.repositories.tasks.saveProgress({ ...ended, status: 'ACTIVE' })).toBe(false);
+        expect(await uow.repositories.tasks.saveLabelAndDeadline({ ...ended, request: { ...ended.request, label: 'Too late' } })).toBe(false);
+        expect(await uow.repositories.tasks.saveProgress({ ...ended, id: ids.uuid() })).toBe(false);
         expect(await uow.repositories.tasks.findById(task.id)).toEqual(ended);
         expect(await uow.repositories.tasks.findBySubmission([ids.uuid(), owner], task.request.submission_id)).toEqual(ended);
         expect(await uow.repositories.tasks.findBySubmission([ids.uuid()], task.request.submission_id)).toBeNull();
