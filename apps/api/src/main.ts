@@ -16,13 +16,14 @@ runMain(async () => {
   const runtime = await Runtime.start(
     { kind: 'server', databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, migrate: cluster.isPrimary, core: apiCoreSettings(config) },
     async (rt) => {
-      await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
-      // on Postgres every process shares the tasks (a pg-boss queue); on SQLite one process runs them
+      // on Postgres every process shares the tasks (a pg-boss queue); on SQLite one process runs them.
+      // The workers before the port: once it answers, a signal finds its handler in place.
       if (cluster.isPrimary || cluster.worker?.id === 1 || rt.databaseName === 'postgres') await rt.startTaskWorkers({ concurrency: config.taskWorkers, log: console.error });
+      await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
     },
   );
-  if (cluster.isPrimary) console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);
   runtime.closeOnSignals({ log: cluster.isPrimary ? console.log : undefined });
+  if (cluster.isPrimary) console.log(`xfer API listening on http://${config.host}:${config.apiPort}/v0.10/ (database ${config.databaseUrl})`);
 });
 
 async function runPrimary(workers: number, databaseUrl: string): Promise<void> {

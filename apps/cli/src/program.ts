@@ -569,22 +569,23 @@ export function buildProgram(io: Io): Command {
       // sessions' tokens revoked while the authorization service still answers), then the others
       const runtime = await Runtime.start({ kind: 'server', databaseUrl: url, poolSize: config.databasePoolSize, core: { ...apiCoreSettings(config), ...pagesCoreSettings(pagesConfig) } }, async (rt) => {
         await prepareSigningKeys(rt.services, pagesConfig, io.err);
+        // the workers before the ports: once a port answers, a signal finds its handler in place
+        await rt.startTaskWorkers({ concurrency: config.taskWorkers, log: io.err });
         await rt.listen(createApp(rt.appServices, { bodyLimit: config.bodyLimit }), config.apiPort, config.host, 'API_PORT');
         await rt.listen(createHelperPagesApp(rt.appServices, { ...pagesConfig, apiUrl }), pagesConfig.authPort, config.host, 'AUTH_PORT');
         rt.onClose('housekeeping', startHousekeeping(rt.services.housekeeping, { log: io.err }));
-        await rt.startTaskWorkers({ concurrency: config.taskWorkers, log: io.err });
         const credentials = await registerConsoleClient(rt.services.admin, consoleSettings.publicUrl, consoleSettings.clientSecret);
         const consoleApp = createConsoleApp({ ...consoleSettings, ...credentials });
         rt.onClose('console sessions', () => consoleApp.endSessions());
         await rt.listen(consoleApp, consoleSettings.consolePort, config.host, 'CONSOLE_PORT');
       });
+      runtime.closeOnSignals({ log: io.err });
       io.err(`xfer API           ${apiUrl}/v0.10/   (database ${url})`);
       io.err(`xfer helper pages  ${authUrl}/v2/web/`);
       io.err(`xfer console       ${consoleSettings.publicUrl}/console/`);
       if (options.demo) {
         for (const line of await bootstrapDemo(runtime.services, apiUrl, authUrl)) io.err(line);
       }
-      runtime.closeOnSignals({ log: io.err });
       await new Promise(() => undefined);
     });
 
