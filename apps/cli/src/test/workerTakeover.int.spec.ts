@@ -118,7 +118,8 @@ describe('xfer worker processes sharing tasks on Postgres', () => {
         for (const name of copied) expect(digest(join(dir, 'root', `copy${t}`, name))).toBe(digest(join(dir, 'root', `data${t}`, name)));
       }
       // the two left still run
-      expect({ running: workers.filter((worker) => worker.exitCode === null && worker.signalCode === null).length, output }).toEqual({ running: 2, output: expect.any(String) });
+      const stopped = workers.filter((worker) => worker.pid !== victim.pid && (worker.exitCode !== null || worker.signalCode !== null));
+      if (stopped.length > 0) throw new Error(`a worker that was not killed stopped (${stopped.map((w) => w.exitCode ?? w.signalCode).join(', ')}):\n${output}`);
     } finally {
       await locks.end();
       await runtime.close();

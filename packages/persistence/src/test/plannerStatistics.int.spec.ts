@@ -55,23 +55,20 @@ describe("SQLite's planner statistics", () => {
 
 describe("Postgres's statistics after the seed", () => {
   // the global setup starts a Postgres (the system's or the embedded one) unless XFER_TEST_SKIP names it
-  (testPostgresUrl() ? it : it.skip)('leave the bulk-loaded tables vacuumed (pages all visible) and analyzed', async () => {
+  (testPostgresUrl() ? it : it.skip)('leave the bulk-loaded tables vacuumed and analyzed by the seed itself, not left to autovacuum', async () => {
     const database = await freshPostgresDatabase(testPostgresUrl()!);
-    // commits durable at once, as Postgres's default (the test cluster's is off): VACUUM cannot mark
-    // the rows of an asynchronous commit not yet on disk
-    const name = new URL(database.url).pathname.slice(1);
-    const admin = await openEngine(database.url, { migrate: false, readCache: false });
-    await admin.dataSource.query(`ALTER DATABASE ${name} SET synchronous_commit = on`);
-    await admin.close();
     const engine = await openEngine(database.url);
     try {
       await seedDatabase(engine, { endpoints: 300 });
+      // the counts of VACUUM and ANALYZE run by a session (autovacuum's are counted apart); whether
+      // VACUUM could mark pages all-visible depends on other sessions' snapshots (an autoanalyze of
+      // the catalogue holds one back), so that is not asserted here
       const tables = (await engine.dataSource.query(
-        `SELECT relname, relallvisible, reltuples FROM pg_class WHERE relname IN ('endpoints', 'endpoint_search', 'role_assignments') ORDER BY relname`,
-      )) as { relname: string; relallvisible: number; reltuples: number }[];
+        `SELECT c.relname, c.reltuples, s.vacuum_count, s.analyze_count FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname IN ('endpoints', 'endpoint_search', 'role_assignments') ORDER BY c.relname`,
+      )) as { relname: string; reltuples: number; vacuum_count: string; analyze_count: string }[];
       expect(tables.map((t) => t.relname)).toEqual(['endpoint_search', 'endpoints', 'role_assignments']);
       for (const table of tables) {
-        expect(table.relallvisible).toBeGreaterThan(0);
+        expect({ table: table.relname, vacuumed: Number(table.vacuum_count), analyzed: Number(table.analyze_count) }).toEqual({ table: table.relname, vacuumed: 1, analyzed: 1 });
         expect(table.reltuples).toBeGreaterThanOrEqual(300);
       }
     } finally {
