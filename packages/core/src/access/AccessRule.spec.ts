@@ -84,6 +84,7 @@ describe('AccessRuleService', () => {
   let alice: Principal;
   let bob: Principal;
   let share: string;
+  let host: string;
   const rules = () => world.services.accessRules;
   const forBob = () => ({ principal_type: 'identity', principal: bob.primary.id, path: '/bob/', permissions: 'r' });
 
@@ -91,8 +92,8 @@ describe('AccessRuleService', () => {
     world = new TestWorld();
     [alice, bob] = await world.principals('alice', 'bob');
     await world.subscriptionFor('alice', 'sub-alice');
-    const host = await world.services.endpoints.createEndpoint(alice, { display_name: 'Host', subscription_id: 'DEFAULT', servers: [{ hostname: 'h.example.org' }] });
-    share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Share', host_endpoint_id: host.id, host_path: '/shared/' })).id;
+    host = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Host', subscription_id: 'DEFAULT', servers: [{ hostname: 'h.example.org' }] })).id;
+    share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Share', host_endpoint_id: host, host_path: '/shared/' })).id;
   });
 
   it('lists the owner rule first, then rules from administrator and access_manager roles, then the explicit rules', async () => {
@@ -161,9 +162,41 @@ describe('AccessRuleService', () => {
     );
   });
 
-  it('has rules on shares only', async () => {
+  it('has rules on shares only, which only those who may see an endpoint learn', async () => {
     const { id } = await world.services.endpoints.createEndpoint(alice, { display_name: 'Plain' });
-    await expect(rules().list(alice, id)).rejects.toThrow(/only shares have access rules/);
+    await expect(rules().list(alice, id)).rejects.toThrow(new BadRequestError(`Endpoint '${id}' is not a shared endpoint: only shares have access rules`));
+    await expect(rules().list(bob, id)).rejects.toThrow(new PermissionDeniedError(`You may not see endpoint '${id}'`));
+    await expect(rules().list(bob, id, 'monitor')).rejects.toThrow(new PermissionDeniedError(`You may not see endpoint '${id}'`));
+    await world.services.endpoints.updateEndpoint(alice, id, { public: true });
+    await expect(rules().list(bob, id)).rejects.toThrow(/only shares have access rules/);
+  });
+
+  it("lets the host's administrators read a share's rules, never change them", async () => {
+    const [carol] = await world.principals('carol');
+    await world.services.admin.endpoints.grantRole(host, 'administrator', 'carol');
+    const rule = await rules().add(alice, share, forBob());
+    expect((await rules().list(carol, share)).rules.map((r) => r.id)).toEqual([null, rule.id]);
+    expect((await rules().get(carol, share, rule.id)).path).toBe('/bob/');
+    const refusal = new PermissionDeniedError(`You need the 'administrator' or 'access_manager' role on endpoint '${share}' to manage its access rules`);
+    await expect(rules().add(carol, share, { ...forBob(), path: '/other/' })).rejects.toThrow(refusal);
+    await expect(rules().update(carol, share, rule.id, { permissions: 'rw' })).rejects.toThrow(refusal);
+    await expect(rules().delete(carol, share, rule.id)).rejects.toThrow(refusal);
+    // a monitor of the host does not oversee its shares' rules as a manager would
+    await world.services.admin.endpoints.grantRole(host, 'activity_monitor', 'bob');
+    await expect(rules().list(bob, share)).rejects.toThrow(refusal);
+  });
+
+  it("shows the endpoint manager's view of a share's rules to monitors of the share or of its host, by id only", async () => {
+    const [carol, dave] = await world.principals('carol', 'dave');
+    const rule = await rules().add(alice, share, forBob());
+    await world.services.admin.endpoints.grantRole(share, 'activity_monitor', 'bob');
+    await world.services.admin.endpoints.grantRole(host, 'activity_manager', 'carol');
+    for (const monitor of [bob, carol, alice]) expect((await rules().list(monitor, share, 'monitor')).rules.map((r) => r.id)).toEqual([null, rule.id]);
+    await expect(rules().list(dave, share, 'monitor')).rejects.toThrow(new PermissionDeniedError(`You need the 'administrator', 'activity_manager' or 'activity_monitor' role on endpoint '${share}' or its host`));
+    const name = (await world.services.endpoints.getEndpoint(alice, share)).endpoint.canonicalName;
+    await expect(rules().list(bob, name, 'monitor')).rejects.toThrow(EndpointNotFoundError);
+    const plain = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Plain' })).id;
+    await expect(rules().list(alice, plain, 'monitor')).rejects.toThrow(/only shares have access rules/);
   });
 
   it('refuses an unknown principal, the same principal and path twice, and a rule over the limit', async () => {

@@ -104,7 +104,7 @@ export class AccessRuleService {
    * administrator of its host also (they oversee every share of their host).
    */
   private async share(repos: Repos, caller: Principal, xid: string, forUpdate: boolean): Promise<Endpoint> {
-    const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false, forUpdate });
+    const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { forUpdate });
     assertShareToOneWhoMaySee(endpoint, roles);
     if (canManageAccessRules(roles)) return endpoint;
     if (!forUpdate && oversees((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) return endpoint;
@@ -113,7 +113,7 @@ export class AccessRuleService {
 
   /** The share, for a caller who monitors it or its host (the endpoint manager's access_list). */
   private async monitoredShare(repos: Repos, caller: Principal, xid: string): Promise<Endpoint> {
-    const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    const { endpoint, roles } = await loadEndpoint(repos, caller, xid);
     assertShareToOneWhoMaySee(endpoint, roles);
     const monitors = (held: readonly EndpointRole[]) => held.some((r) => MONITOR_ROLES.includes(r));
     if (monitors(roles) || monitors((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) return endpoint;

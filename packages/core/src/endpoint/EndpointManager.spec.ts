@@ -2,6 +2,7 @@ import type { Principal } from '../auth/Principal';
 import { ALL_PAUSED } from '../pause-rule/PauseRule';
 import { BadRequestError, EndpointNotFoundError, PermissionDeniedError, ResourceNotFoundError } from '../shared/errors';
 import { TestWorld } from '../testing/TestWorld';
+import { Endpoint } from './Endpoint';
 import { MAX_MANAGED_ENDPOINTS, PAUSE_RULE_LIST_LIMITS } from './EndpointManager';
 
 describe('the endpoint manager (monitored endpoints, their shares and pause rules)', () => {
@@ -51,11 +52,43 @@ describe('the endpoint manager (monitored endpoints, their shares and pause rule
       await expect(manager().hostedEndpoints(alice, share)).rejects.toThrow(new BadRequestError(`Endpoint '${share}' cannot host shared endpoints`));
     });
 
-    it('pages through every share of a busy host, up to MAX_MANAGED_ENDPOINTS', async () => {
+    it('lists every share of a small host, oldest first, its host visible', async () => {
       expect(MAX_MANAGED_ENDPOINTS).toBe(1000);
       for (let i = 0; i < 3; i++) await world.services.endpoints.createSharedEndpoint(alice, { display_name: `Share ${i}`, host_endpoint_id: host, host_path: `/s${i}/` });
       const shares = await manager().hostedEndpoints(alice, host);
       expect(shares.map((v) => v.endpoint.snapshot.display_name)).toEqual(['Share 0', 'Share 1', 'Share 2']);
+      expect(shares.map((v) => v.hostVisible)).toEqual([true, true, true]);
+    });
+
+    it('answers at most MAX_MANAGED_ENDPOINTS shares of a host, the oldest, in one read', async () => {
+      // one share made as people make them, the others stored beside it, a second apart
+      const first = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Share 0', host_endpoint_id: host, host_path: '/s0/' })).id;
+      const state = (await world.uow.repositories.endpoints.findById(first))!.toPrimitives();
+      for (let i = 1; i < MAX_MANAGED_ENDPOINTS + 2; i++) {
+        await world.uow.repositories.endpoints.insert(Endpoint.fromPrimitives({ ...state, id: world.ids.uuid(), display_name: `Share ${i}`, canonical_name: `${state.canonical_name}-${i}`, created_at: new Date(state.created_at.getTime() + i * 1000) }));
+      }
+      const pages: (string | undefined)[] = [];
+      const listSharesOfHost = world.uow.repositories.endpoints.listSharesOfHost.bind(world.uow.repositories.endpoints);
+      world.uow.repositories.endpoints.listSharesOfHost = async (hostId, principalIds, page) => {
+        pages.push(page.after?.id);
+        return listSharesOfHost(hostId, principalIds, page);
+      };
+      const shares = await manager().hostedEndpoints(alice, host);
+      expect(shares).toHaveLength(MAX_MANAGED_ENDPOINTS);
+      expect(new Set(shares.map((v) => v.endpoint.id)).size).toBe(MAX_MANAGED_ENDPOINTS);
+      expect(shares[MAX_MANAGED_ENDPOINTS - 1]!.endpoint.snapshot.display_name).toBe(`Share ${MAX_MANAGED_ENDPOINTS - 1}`);
+      expect(pages).toEqual([undefined]);
+    });
+
+    it('says whether the caller may see the host of a monitored share', async () => {
+      const share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Share', host_endpoint_id: host, host_path: '/data/' })).id;
+      await grant(share, 'activity_monitor', 'bob');
+      const hostVisible = async (caller: Principal) => (await manager().monitoredEndpoints(caller)).map((v) => [v.endpoint.snapshot.display_name, v.hostVisible]);
+      expect(await hostVisible(bob)).toEqual([['Share', false]]);
+      expect(await hostVisible(alice)).toEqual([['Host', false], ['Share', true]]);
+      await world.services.endpoints.updateEndpoint(alice, host, { public: true });
+      expect(await hostVisible(bob)).toEqual([['Share', true]]);
+      expect((await manager().endpoint(bob, share)).hostVisible).toBe(true);
     });
   });
 
@@ -124,6 +157,51 @@ describe('the endpoint manager (monitored endpoints, their shares and pause rule
       for (const page of [{ limit: 0 }, { limit: 1001 }, { limit: 1.5 }]) await expect(manager().pauseRules(alice, undefined, page)).rejects.toThrow('Invalid limit: a number from 1 to 1000');
       for (const page of [{ offset: -1 }, { offset: 0.5 }]) await expect(manager().pauseRules(alice, undefined, page)).rejects.toThrow('Invalid offset: a number from 0');
       expect((await manager().pauseRules(alice, undefined, { limit: 1000 })).limit).toBe(1000);
+    });
+
+    it('list the rules of several endpoints in order, reading each endpoint only as far as the page reaches', async () => {
+      const second = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Second' })).id;
+      for (const message of ['one', 'two', 'three']) await manager().createPauseRule(alice, rule(message));
+      for (const message of ['four', 'five']) await manager().createPauseRule(alice, { endpoint_id: second, message });
+      const read: string[] = [];
+      const listForEndpoint = world.uow.repositories.pauseRules.listForEndpoint.bind(world.uow.repositories.pauseRules);
+      world.uow.repositories.pauseRules.listForEndpoint = async (endpointId) => {
+        read.push(endpointId === host ? 'host' : 'second');
+        return listForEndpoint(endpointId);
+      };
+      const page = async (offset: number, limit: number) => {
+        read.length = 0;
+        const { rules, hasNextPage } = await manager().pauseRules(alice, undefined, { offset, limit });
+        return { messages: rules.map((r) => r.message), hasNextPage, read: [...read] };
+      };
+      expect(await page(0, 1000)).toEqual({ messages: ['one', 'two', 'three', 'four', 'five'], hasNextPage: false, read: ['host', 'second'] });
+      // the first endpoint's rules fill the page exactly: the next endpoint's say another page follows
+      expect(await page(0, 3)).toEqual({ messages: ['one', 'two', 'three'], hasNextPage: true, read: ['host', 'second'] });
+      expect(await page(0, 2)).toEqual({ messages: ['one', 'two'], hasNextPage: true, read: ['host'] });
+      expect(await page(2, 2)).toEqual({ messages: ['three', 'four'], hasNextPage: true, read: ['host', 'second'] });
+      expect(await page(3, 2)).toEqual({ messages: ['four', 'five'], hasNextPage: false, read: ['host', 'second'] });
+      expect(await page(5, 2)).toEqual({ messages: [], hasNextPage: false, read: ['host', 'second'] });
+      expect((await manager().pauseRules(alice, [second, host])).rules.map((r) => r.message)).toEqual(['four', 'five', 'one', 'two', 'three']);
+    });
+
+    it(`list the rules of as many as ${PAUSE_RULE_LIST_LIMITS.endpoints} named endpoints`, async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < PAUSE_RULE_LIST_LIMITS.endpoints; i++) ids.push((await world.services.endpoints.createEndpoint(alice, { display_name: `E${i}` })).id);
+      await manager().createPauseRule(alice, { endpoint_id: ids[PAUSE_RULE_LIST_LIMITS.endpoints - 1], message: 'last' });
+      expect((await manager().pauseRules(alice, ids)).rules.map((r) => r.message)).toEqual(['last']);
+    });
+
+    it('name their endpoint by id only, never by its canonical name', async () => {
+      const canonical = (await world.services.endpoints.getEndpoint(alice, host)).endpoint.snapshot.canonical_name;
+      await expect(manager().createPauseRule(alice, { endpoint_id: canonical, message: 'x' })).rejects.toThrow(EndpointNotFoundError);
+      await expect(manager().pauseRules(alice, [canonical])).rejects.toThrow(EndpointNotFoundError);
+    });
+
+    it('keep their start time when a change does not name one', async () => {
+      const start = new Date('2030-01-01T00:00:00Z');
+      const made = await manager().createPauseRule(alice, rule('Later', { start_time: start }));
+      expect((await manager().updatePauseRule(alice, made.id, { message: 'Still later' })).start_time).toEqual(start);
+      expect((await manager().pauseRule(alice, made.id)).start_time).toEqual(start);
     });
   });
 });

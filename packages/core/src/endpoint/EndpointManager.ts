@@ -6,7 +6,6 @@ import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import type { Endpoint } from './Endpoint';
-import type { EndpointWithRoles, ShareCursor } from './EndpointRepository';
 import { viewOf } from './EndpointService';
 import type { EndpointView } from './EndpointView';
 import { hostRolesOf, loadEndpoint } from './loadEndpoint';
@@ -39,18 +38,18 @@ export interface PauseRuleInput {
 
 const holds = (roles: readonly EndpointRole[], wanted: readonly EndpointRole[]) => roles.some((r) => wanted.includes(r));
 
-/**
- * The hosted service's endpoint-manager API for what xfer has (the SDK's `endpoint_manager_*`):
- * the endpoints a caller monitors, their shares, and their pause rules. xfer runs no transfers,
- * so there is no task to show.
- */
 /** Endpoints on which the caller holds one of `roles`, at most MAX_MANAGED_ENDPOINTS. */
 export async function endpointsHeld(repos: Pick<Repos, 'endpoints'>, caller: Principal, roles: readonly EndpointRole[]): Promise<{ endpoint: Endpoint; roles: EndpointRole[] }[]> {
   const { principalIds } = caller;
   const hits = await repos.endpoints.search({ terms: [], visibleTo: { principalIds, roles: MONITOR_ROLES }, holding: { principalIds, roles }, offset: 0, limit: MAX_MANAGED_ENDPOINTS });
-  return hits.map((hit) => ({ endpoint: hit.endpoint, roles: effectiveRoles(hit.endpoint, caller, hit.assignments) })).filter((h) => holds(h.roles, roles));
+  // the repository found only endpoints where the caller holds one of `roles` (contract-tested)
+  return hits.map((hit) => ({ endpoint: hit.endpoint, roles: effectiveRoles(hit.endpoint, caller, hit.assignments) }));
 }
 
+/**
+ * The hosted service's endpoint-manager API (the SDK's `endpoint_manager_*`): the endpoints a
+ * caller monitors, their shares, and their pause rules. Their tasks are TaskService's.
+ */
 export class EndpointManagerService {
   constructor(
     private readonly uow: EndpointManagerRepositories,
@@ -70,20 +69,13 @@ export class EndpointManagerService {
     return this.view(caller, endpoint, roles);
   }
 
-  /** Every share of a host, to those holding a monitoring role on the host. */
+  /** The shares of a host, oldest first, at most MAX_MANAGED_ENDPOINTS, to those holding a monitoring role on the host. */
   async hostedEndpoints(caller: Principal, xid: string): Promise<EndpointView[]> {
     const repos = this.uow.repositories;
     const { endpoint: host, roles: hostRoles } = await this.monitored(repos, caller, xid);
     if (!host.canHostShares) throw new BadRequestError(`Endpoint '${host.id}' cannot host shared endpoints`);
-    const views: EndpointView[] = [];
-    let after: ShareCursor | null = null;
-    do {
-      const page: EndpointWithRoles[] = await repos.endpoints.listSharesOfHost(host.id, caller.principalIds, { after, limit: MAX_MANAGED_ENDPOINTS });
-      for (const { endpoint: share, assignments } of page) views.push(viewOf(share, effectiveRoles(share, caller, assignments), host, true, hostRoles));
-      const last = page[page.length - 1]?.endpoint;
-      after = page.length === MAX_MANAGED_ENDPOINTS && last ? { createdAt: last.snapshot.created_at, id: last.id } : null;
-    } while (after !== null && views.length < MAX_MANAGED_ENDPOINTS);
-    return views;
+    const shares = await repos.endpoints.listSharesOfHost(host.id, caller.principalIds, { after: null, limit: MAX_MANAGED_ENDPOINTS });
+    return shares.map(({ endpoint: share, assignments }) => viewOf(share, effectiveRoles(share, caller, assignments), host, true, hostRoles));
   }
 
   /**
@@ -98,10 +90,10 @@ export class EndpointManagerService {
     const repos = this.uow.repositories;
     let endpoints: Endpoint[];
     if (endpointIds) {
+      // Stryker disable next-line MethodExpression: folded to either case, ids that differ only in case count once (they are looked up in any case)
       const distinct = [...new Set(endpointIds.map((id) => id.toLowerCase()))];
       if (distinct.length > PAUSE_RULE_LIST_LIMITS.endpoints) throw new BadRequestError(`Invalid filter_endpoint: at most ${PAUSE_RULE_LIST_LIMITS.endpoints} endpoints, not ${distinct.length}`);
-      endpoints = [];
-      for (const id of distinct) endpoints.push((await this.managing(repos, caller, id)).endpoint);
+      endpoints = await Promise.all(distinct.map(async (id) => (await this.managing(repos, caller, id)).endpoint));
     } else {
       endpoints = (await this.held(caller, PAUSE_RULE_MANAGERS)).map((h) => h.endpoint);
     }
@@ -176,13 +168,13 @@ export class EndpointManagerService {
   }
 
   private async monitored(repos: Repos, caller: Principal, xid: string) {
-    const loaded = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    const loaded = await loadEndpoint(repos, caller, xid);
     if (!holds(loaded.roles, MONITOR_ROLES)) throw new PermissionDeniedError(`You need the 'administrator', 'activity_manager' or 'activity_monitor' role on endpoint '${loaded.endpoint.id}'`);
     return loaded;
   }
 
   private async managing(repos: Repos, caller: Principal, xid: string) {
-    const loaded = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+    const loaded = await loadEndpoint(repos, caller, xid);
     if (!holds(loaded.roles, PAUSE_RULE_MANAGERS)) throw new PermissionDeniedError(`You need the 'administrator' or 'activity_manager' role on endpoint '${loaded.endpoint.id}' to manage its pause rules`);
     return loaded;
   }

@@ -36,8 +36,8 @@ const MAX_ATTEMPTS = 5;
  * only (spec 4.2); a write locks it until its transaction ends.
  */
 // Stryker disable next-line ObjectLiteral: an absent canonicalName is false too
-const BY_ID: LoadOptions = { canonicalName: false };
-const BY_ID_FOR_UPDATE: LoadOptions = { canonicalName: false, forUpdate: true };
+const BY_ID: LoadOptions = {};
+const BY_ID_FOR_UPDATE: LoadOptions = { forUpdate: true };
 const BY_ID_OR_NAME: LoadOptions = { canonicalName: true };
 const BY_ID_OR_NAME_FOR_UPDATE: LoadOptions = { canonicalName: true, forUpdate: true };
 

@@ -2,10 +2,10 @@ import { BadRequestError } from '../shared/errors';
 
 const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 
-/** `Automatic` or `LAT,LON` with |LAT| <= 90 and |LON| <= 180. */
 /** The longest location stored: two numbers with all the precision anyone needs, and more. */
 export const MAX_LOCATION = 64;
 
+/** `Automatic` or `LAT,LON` with |LAT| <= 90 and |LON| <= 180. */
 export function checkLocation(value: string): string {
   if (value === 'Automatic') return value;
   if (value.length > MAX_LOCATION) throw new BadRequestError(`Invalid location: at most ${MAX_LOCATION} characters ('LATITUDE,LONGITUDE')`);

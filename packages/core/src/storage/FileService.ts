@@ -29,7 +29,7 @@ type Repos = FileServiceRepositories['repositories'];
  * it, or (a share's) an access rule; else PermissionDenied.
  */
 export async function endpointWithFiles(repos: Pick<Repos, 'endpoints' | 'accessRules'>, caller: Principal, xid: string, now: Date): Promise<{ endpoint: Endpoint; roles: EndpointRole[]; rules: AccessRuleState[] }> {
-  const { endpoint, roles } = await loadEndpoint(repos, caller, xid, { canonicalName: false });
+  const { endpoint, roles } = await loadEndpoint(repos, caller, xid);
   const rules = endpoint.kind === 'shared' ? (await repos.accessRules.listForEndpoint(endpoint.id)).filter((rule) => isAccessRuleLive(rule, now) && ruleNamesCaller(rule, caller)) : [];
   // a share's access rules let their principals see the share's files, as hosted shares do
   if (!canViewEndpoint(endpoint.isPublic, roles) && rules.length === 0) {
