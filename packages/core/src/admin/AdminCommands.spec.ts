@@ -47,7 +47,9 @@ describe('Administration: operator commands', () => {
       expect((await repos().accessTokens.findByHash(hashToken(hour.token)))?.resource_server).toBe('storage.example.org');
       await expect(admin().tokens.issueToken('alice', null, 'not$a$scope')).rejects.toThrow(BadRequestError);
       await expect(admin().tokens.issueToken('alice', null, ' ')).rejects.toThrow('A token needs a scope');
-      await expect(admin().tokens.issueToken('alice', null, 'openid urn:globus:auth:scope:transfer.api.globus.org:all')).rejects.toThrow(/of one resource server/);
+      await expect(admin().tokens.issueToken('alice', null, 'openid urn:globus:auth:scope:transfer.api.globus.org:all')).rejects.toThrow(
+        new BadRequestError('The scopes of one token must be of one resource server, not auth.globus.org and transfer.api.globus.org'),
+      );
       const signIn = await admin().tokens.issueToken('alice', null, 'openid  email openid');
       expect((await repos().accessTokens.findByHash(hashToken(signIn.token)))).toMatchObject({ scopes: ['openid', 'email'], resource_server: 'auth.globus.org' });
       await expect(admin().tokens.issueToken('nobody')).rejects.toThrow(ResourceNotFoundError);
@@ -62,6 +64,30 @@ describe('Administration: operator commands', () => {
       await expect(admin().tokens.issueToken('bob', null, undefined, 'fixed-token-1')).rejects.toThrow('A token with this value exists already: give another value');
       await expect(admin().tokens.importToken('bob', { token_hash: hashToken('fixed-token-1'), scopes: ['openid'], expires_at: null })).rejects.toThrow(ConflictError);
       expect((await repos().accessTokens.findByHash(hashToken('fixed-token-1')))?.identity_id).toBe((await repos().identities.findByUsername('alice'))!.id);
+    });
+
+    it('takes a value given for a token as it is: 8 to 512 printable characters without spaces', async () => {
+      const refusal = new BadRequestError('Invalid token value: 8 to 512 printable ASCII characters without spaces');
+      for (const value of ['short-7', 'has space', '\ttabbed-token', 'x'.repeat(513), 'ünïcode-token', 'line\nbreak-token', ' leading-space', 'trailing-space ']) {
+        await expect(admin().tokens.issueToken('alice', null, undefined, value)).rejects.toThrow(refusal);
+      }
+      for (const value of ['exactly8', 'x'.repeat(512), '!~{}[]()<>"\'`|']) {
+        expect((await admin().tokens.issueToken('alice', null, undefined, value)).token).toBe(value);
+        expect(await repos().accessTokens.findByHash(hashToken(value))).not.toBeNull();
+      }
+      // without a value: a new random one each time
+      const [a, b] = [await admin().tokens.issueToken('alice'), await admin().tokens.issueToken('alice')];
+      expect(a.token).not.toBe(b.token);
+    });
+
+    it('imports a token by its hash only, as an export wrote it', async () => {
+      const hash = hashToken('exported-token');
+      await admin().tokens.importToken('bob', { token_hash: hash, scopes: ['urn:globus:auth:scope:transfer.api.globus.org:all'], expires_at: null });
+      expect(await repos().accessTokens.findByHash(hash)).toMatchObject({ identity_id: (await repos().identities.findByUsername('bob'))!.id, client_id: null });
+      const refusal = new BadRequestError('Invalid value_hash: a token hash as xfer export writes it');
+      for (const token_hash of [hash.toUpperCase(), hash.slice(1), `${hash}0`, `x${hash.slice(1)}`, `${hash.slice(1)}x`, 'exported-token']) {
+        await expect(admin().tokens.importToken('bob', { token_hash, scopes: ['openid'], expires_at: null })).rejects.toThrow(refusal);
+      }
     });
 
     it('lists tokens by id (the start of their hash) and whether they can still be used', async () => {
@@ -110,7 +136,9 @@ describe('Administration: operator commands', () => {
       const [subscription] = await admin().subscriptions.listSubscriptions();
       const alice = (await repos().identities.findByUsername('alice'))!;
       const lab = (await repos().groups.findByName('lab'))!;
-      expect(subscription).toMatchObject({ id, name: 'Ocean', member_ids: [alice.id, lab.id] });
+      expect(subscription).toMatchObject({ id, name: 'Ocean', member_ids: [alice.id, lab.id], administrator_ids: [] });
+      await admin().subscriptions.addSubscription('Reef', ['bob'], ['alice', 'lab']);
+      expect((await admin().subscriptions.listSubscriptions()).find((s) => s.name === 'Reef')).toMatchObject({ administrator_ids: [alice.id, lab.id] });
       await admin().subscriptions.addSubscriptionMember('Ocean', 'bob');
       await admin().subscriptions.addSubscriptionMember(id, 'bob');
       await expect(admin().subscriptions.addSubscriptionMember('Desert', 'bob')).rejects.toThrow(ResourceNotFoundError);

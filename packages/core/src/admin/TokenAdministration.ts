@@ -33,9 +33,9 @@ export class TokenAdministration {
     private readonly clock: Clock,
   ) {}
 
-  /** A token an operator hands out (no client, no consent): by default for the transfer API's scope. */
   /**
-   * Issues an access token for an identity; `value`: the token's secret as given (a test stand-in's
+   * Issues an access token for an identity (no client, no consent), by default for the transfer
+   * API's scope; `value`: the token's secret as given (a test stand-in's
    * seed, so tests can hard-code it), else a new random one.
    */
   async issueToken(username: string, lifetimeSeconds: number | null = null, scope: string = TRANSFER_SCOPE, value?: string): Promise<IssuedToken> {

@@ -28,6 +28,18 @@ describe('demo bootstrap of npm start', () => {
     expect(lines.join('\n')).toMatch(/native app \(public client, PKCE\) [0-9a-f-]{36}/);
   });
 
+  it('runs on a database with the standard catalogue installed, adding only the scopes it lacks', async () => {
+    const world = new TestWorld();
+    const { scopes: standard } = await world.services.admin.clients.installStandardCatalogue();
+    expect(standard).toContain(DEMO_SCOPES.transfer.name);
+    const before = (await world.uow.repositories.scopes.list()).length;
+    const lines = await bootstrapDemo(world.services, 'http://127.0.0.1:8080', 'http://127.0.0.1:8081');
+    expect(lines[0]).toMatch(/^Demo identity 'alice' created/);
+    const names = (await world.uow.repositories.scopes.list()).map((scope) => scope.name);
+    expect(names.filter((name) => name === DEMO_SCOPES.transfer.name)).toHaveLength(1);
+    expect(names.length).toBeGreaterThanOrEqual(before);
+  });
+
   it('gives alice her profile, a subscription of her own, the portal its branding and the scopes their dependencies', async () => {
     const world = new TestWorld();
     const lines = await bootstrapDemo(world.services, 'http://127.0.0.1:8080', 'http://127.0.0.1:8081');
@@ -36,7 +48,7 @@ describe('demo bootstrap of npm start', () => {
     expect(await repos.identities.findByUsername(DEMO_LINKED_USERNAME)).toMatchObject({ name: 'Alice Example', email: null, organization: 'ORCID' });
     const alice = (await repos.identities.findByUsername(DEMO_USERNAME))!;
     const [subscription] = await repos.subscriptions.list();
-    expect(subscription).toMatchObject({ name: 'Demo subscription', member_ids: [alice.id] });
+    expect(subscription).toMatchObject({ name: 'Demo subscription', member_ids: [alice.id], administrator_ids: [alice.id] });
     expect(lines[0]).toBe(`Demo identity 'alice' created (linked: ${DEMO_LINKED_USERNAME}), with subscription ${subscription.id}.`);
     const portal = (await repos.clients.list())[0];
     expect(portal.branding).toEqual({ logo_url: null, primary_color: '#0b5d3b', background_color: '#f3f7f5' });

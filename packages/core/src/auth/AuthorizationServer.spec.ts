@@ -192,6 +192,16 @@ describe('AuthorizationServerService', () => {
     });
   });
 
+  describe('the scope parameter of a token request', () => {
+    it('is checked whole, dependencies in brackets included: every name registered, else invalid_scope naming it', async () => {
+      await world.services.admin.clients.addScope('urn:xfer:scope:data.example.org:read', 'Read');
+      await expect(server().registry.checkScopeParameter(`${TRANSFER_SCOPE} urn:xfer:scope:data.example.org:read`)).resolves.toBeUndefined();
+      await expect(server().registry.checkScopeParameter(`${TRANSFER_SCOPE}[urn:xfer:scope:data.example.org:gone]`)).rejects.toThrow(new OAuthProtocolError('invalid_scope', "Unknown scope 'urn:xfer:scope:data.example.org:gone'"));
+      await expect(server().registry.checkScopeParameter('urn:xfer:scope:nowhere.example.org:x')).rejects.toThrow(OAuthProtocolError);
+      await expect(server().registry.checkScopeParameter(' ')).rejects.toThrow(new OAuthProtocolError('invalid_scope', 'scope is required'));
+    });
+  });
+
   describe('authorization requests', () => {
     const request = () => ({ client_id: portal.id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid' });
     const codeOf = async (params: Record<string, string | undefined>) => {

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../shared/errors';
-import { checkBranding, checkClientDisplayName, checkRedirectUri, findNamedClient, grantTypesOf, safeReturnLink, type ClientRepository, type ClientState } from './Client';
+import { checkBranding, checkClientDisplayName, checkRedirectUri, findNamedClient, grantTypesOf, isRegisteredRedirect, OWN_AUTH_CODE_PAGE, safeReturnLink, type ClientRepository, type ClientState } from './Client';
 
 const client = (redirect_uris: string[]): ClientState => ({
   id: '0f8fad5b-d9cb-469f-a165-70867728950e',
@@ -41,6 +41,30 @@ describe('client values', () => {
     expect(checkRedirectUri('https://app.example.org/cb?x=1')).toBe('https://app.example.org/cb?x=1');
     expect(() => checkRedirectUri('https://app.example.org/cb#here')).toThrow('Invalid redirect_uri: must not have a fragment');
     expect(() => checkRedirectUri('app://callback')).toThrow('Invalid redirect_uri: must be an absolute http or https URL');
+  });
+});
+
+describe("a client's registered redirect URIs", () => {
+  const page = 'https://auth.example.org/v2/web/auth-code';
+
+  it('take this service\'s own auth-code page by its path, whatever address the service has', () => {
+    expect(checkRedirectUri(OWN_AUTH_CODE_PAGE)).toBe(OWN_AUTH_CODE_PAGE);
+    expect(() => checkRedirectUri('/v2/web/other')).toThrow(BadRequestError);
+  });
+
+  it('match a redirect exactly, or the auth-code page as reached now when the client registered its path', () => {
+    const cli = { redirect_uris: [OWN_AUTH_CODE_PAGE] };
+    const app = { redirect_uris: ['https://app.example.org/cb'] };
+    expect(isRegisteredRedirect(app, 'https://app.example.org/cb')).toBe(true);
+    expect(isRegisteredRedirect(app, 'https://app.example.org/cb', page)).toBe(true);
+    expect(isRegisteredRedirect(app, 'https://app.example.org/other', page)).toBe(false);
+    expect(isRegisteredRedirect(cli, page, page)).toBe(true);
+    expect(isRegisteredRedirect(cli, OWN_AUTH_CODE_PAGE)).toBe(true);
+    // the page of another address, or without knowing this one's, is not this service's page
+    expect(isRegisteredRedirect(cli, 'https://elsewhere.example.org/v2/web/auth-code', page)).toBe(false);
+    expect(isRegisteredRedirect(cli, page)).toBe(false);
+    // a client that did not register the page's path does not get it
+    expect(isRegisteredRedirect(app, page, page)).toBe(false);
   });
 });
 

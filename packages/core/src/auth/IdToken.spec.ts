@@ -16,6 +16,9 @@ describe('SigningKeyRing', () => {
     // made in the same second: the greater kid, in either order
     expect(new SigningKeyRing([key('b', 2, null), key('a', 2, null)]).current()?.kid).toBe('b');
     expect(new SigningKeyRing([key('a', 2, null), key('b', 2, null)]).current()?.kid).toBe('b');
+    // the newer key whatever its kid, in either order
+    expect(new SigningKeyRing([key('z', 1, null), key('a', 2, null)]).current()?.kid).toBe('a');
+    expect(new SigningKeyRing([key('a', 2, null), key('z', 1, null)]).current()?.kid).toBe('a');
   });
 
   it('publishes a retired key exactly while tokens it signed may live, then lets it go', () => {

@@ -1,5 +1,5 @@
 import { BadRequestError, ConflictError } from '../shared/errors';
-import { checkUsername, IdentitySet, identityDocument, identityProviderDisplayName, LOCAL_IDENTITY_PROVIDER, newIdentity, shortUsername, sortIdentitySet, type IdentityState } from './Identity';
+import { checkUsername, IdentitySet, identityDocument, identityProviderDisplayName, LOCAL_IDENTITY_PROVIDER, MAX_USERNAME, newIdentity, shortUsername, sortIdentitySet, type IdentityState } from './Identity';
 
 const T0 = new Date('2026-01-01T00:00:00Z');
 const T1 = new Date('2026-01-02T00:00:00Z');
@@ -84,6 +84,14 @@ describe('identity values', () => {
     expect(() => checkUsername('al ice')).toThrow("Invalid username 'al ice': letters, digits and . _ + - , optionally followed by @domain");
   });
 
+  it('takes at most 255 characters in all, however long its name and domain parts', () => {
+    const longest = `${'a'.repeat(64)}@${'d'.repeat(190)}`;
+    expect(longest).toHaveLength(MAX_USERNAME);
+    expect(checkUsername(longest)).toBe(longest);
+    const over = `${'a'.repeat(64)}@${'d'.repeat(191)}`;
+    expect(() => checkUsername(over)).toThrow(new BadRequestError(`Invalid username '${'a'.repeat(40)}...': at most ${MAX_USERNAME} characters`));
+  });
+
   it('shortens a username to its part before the @', () => {
     expect(shortUsername('go@globusid.org')).toBe('go');
     expect(shortUsername('alice')).toBe('alice');
@@ -136,6 +144,9 @@ describe('identity values', () => {
     unstamped.linked_at = null;
     expect(sortIdentitySet([late, early, relinked], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
     expect(sortIdentitySet([early, relinked, late], primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
+    for (const order of [[relinked, early, late], [relinked, late, early], [early, late, relinked], [late, relinked, early]]) {
+      expect(sortIdentitySet(order, primary.id).map((i) => i.username)).toEqual(['alice', 'early', 'late']);
+    }
     expect(sortIdentitySet([late, unstamped, early, primary], primary.id).map((i) => i.username)).toEqual(['alice', 'unstamped', 'early', 'late']);
     expect(sortIdentitySet([early, primary, late, unstamped], primary.id).map((i) => i.username)).toEqual(['alice', 'unstamped', 'early', 'late']);
     expect(() => new IdentitySet([])).toThrow(BadRequestError);

@@ -46,6 +46,7 @@ export class SigningKeyRing {
     const live = this.keys.filter((k) => k.retired_at === null);
     if (live.length === 0) return null;
     return live.reduce((a, b) => {
+      // Stryker disable next-line EqualityOperator: the times differ here, so `>=` is `>`
       if (b.created_at.getTime() !== a.created_at.getTime()) return b.created_at.getTime() > a.created_at.getTime() ? b : a;
       // made in the same millisecond: the greater kid
       // Stryker disable next-line EqualityOperator: kids are unique, so `>=` never meets two equal ones
