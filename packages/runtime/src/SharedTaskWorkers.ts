@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CoreServices, UnitOfWork } from '@xfer/core';
-import { Client } from 'pg';
+import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
 import { PER_USER, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
 
@@ -45,6 +45,8 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   private paused = false;
   /** Set when the lock connection is lost: the locks are gone, so every task in hand is handed back. */
   private locksLost = false;
+  /** The lock connection's last query: one connection runs one query at a time (pg 9 refuses a second). */
+  private lockQueries: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly services: Pick<CoreServices, 'taskRunner'>,
@@ -120,7 +122,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
       const active = await this.uow.repositories.tasks.listActive(500);
       if (active.length === 0) return;
       const held = new Set(
-        (await this.locks.query<{ classid: string; objid: string }>("SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows.map((row) =>
+        (await this.onLockConnection<{ classid: string; objid: string }>("SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows.map((row) =>
           BigInt.asIntN(64, (BigInt(row.classid) << 32n) | BigInt(row.objid)),
         ),
       );
@@ -182,14 +184,21 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   private async tryLock(name: string, call: string, values: unknown[]): Promise<boolean> {
     if (this.locksLost || this.held.has(name)) return false;
     this.held.add(name);
-    const granted = await this.locks.query<{ held: boolean }>(`SELECT ${call} AS held`, values).then((result) => result.rows[0]?.held === true, () => false);
+    const granted = await this.onLockConnection<{ held: boolean }>(`SELECT ${call} AS held`, values).then((result) => result.rows[0]?.held === true, () => false);
     if (!granted) this.held.delete(name);
     return granted;
   }
 
   private async unlock(name: string, call: string, values: unknown[]): Promise<void> {
-    if (!this.locksLost) await this.locks.query(`SELECT ${call}`, values).catch(() => undefined);
+    if (!this.locksLost) await this.onLockConnection(`SELECT ${call}`, values).catch(() => undefined);
     this.held.delete(name);
+  }
+
+  /** A query on the lock connection, after the ones asked for before it. */
+  private onLockConnection<R extends QueryResultRow>(sql: string, values: unknown[] = []): Promise<QueryResult<R>> {
+    const query = this.lockQueries.then(() => this.locks.query<R>(sql, values));
+    this.lockQueries = query.catch(() => undefined);
+    return query;
   }
 
   private loseLocks(error: Error): void {
