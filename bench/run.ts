@@ -294,7 +294,6 @@ async function worstScopedSearch(backend: string, size: number, apiUrl: string, 
   ];
 }
 
-/** The one line a stand-in prints once it answers: its URL. */
 /**
  * The stand-in for tests (`xfer serve --ephemeral`) with a seed of 100 objects: from the command's
  * start to the first answer (its URL line, then GET /_xfer/health), and the reset back to the seed
