@@ -10,27 +10,32 @@ const requestFromJson = (json: string): TaskRequest => {
   return { ...parsed, deadline: parsed.deadline === null ? null : new Date(parsed.deadline) };
 };
 
+/** The columns of what running or ending a task changes (PROGRESS_FIELDS). */
+const progressToRecord = (task: TaskState): Pick<TaskRecord, (typeof PROGRESS_FIELDS)[number]> => ({
+  status: task.status,
+  nice_status: task.nice_status,
+  fatal_error: task.fatal_error === null ? null : JSON.stringify(task.fatal_error),
+  completion_time: toTimeOrNull(task.completion_time),
+  counters: JSON.stringify(task.counters),
+  is_paused: task.is_paused,
+  canceled_by_admin: task.canceled_by_admin,
+  canceled_by_admin_message: task.canceled_by_admin_message,
+});
+
 const toRecord = (task: TaskState): TaskRecord => ({
+  ...progressToRecord(task),
   id: task.id,
   owner_id: task.owner_id,
   submission_id: task.request.submission_id,
   type: task.request.type,
-  status: task.status,
-  nice_status: task.nice_status,
   label: task.request.label,
   source_endpoint_id: endpointsOf(task).source,
   destination_endpoint_id: endpointsOf(task).destination,
   request: requestToJson(task.request),
   source_display_name: task.source_display_name,
   destination_display_name: task.destination_display_name,
-  fatal_error: task.fatal_error === null ? null : JSON.stringify(task.fatal_error),
   request_time: toTime(task.request_time),
-  completion_time: toTimeOrNull(task.completion_time),
   deadline: toTime(task.deadline),
-  counters: JSON.stringify(task.counters),
-  canceled_by_admin: task.canceled_by_admin,
-  canceled_by_admin_message: task.canceled_by_admin_message,
-  is_paused: task.is_paused,
 });
 
 const fromRecord = (r: TaskRecord): TaskState => ({
@@ -76,13 +81,12 @@ export class TypeormTaskRepository implements TaskRepository {
   }
 
   async saveProgress(task: TaskState) {
-    const record = toRecord(task);
-    return this.changeUnfinished(task.id, Object.fromEntries(PROGRESS_FIELDS.map((field) => [field, record[field]])));
+    // the progress columns only: the request (every item, as JSON) is not written again each time
+    return this.changeUnfinished(task.id, progressToRecord(task));
   }
 
   async saveLabelAndDeadline(task: TaskState) {
-    const { label, request, deadline } = toRecord(task);
-    return this.changeUnfinished(task.id, { label, request, deadline });
+    return this.changeUnfinished(task.id, { label: task.request.label, request: requestToJson(task.request), deadline: toTime(task.deadline) });
   }
 
   /** One UPDATE that finds the row only while the task is unfinished. */
