@@ -27,7 +27,7 @@ export function typeormRepositories(engine: Engine, manager: EntityManager): Rep
     roles: new TypeormRoleRepository(manager, sql),
     accessRules: new TypeormAccessRuleRepository(manager, sql),
     pauseRules: new TypeormPauseRuleRepository(manager),
-    tasks: new TypeormTaskRepository(manager),
+    tasks: new TypeormTaskRepository(manager, sql),
     subscriptions: new TypeormSubscriptionRepository(manager),
     identities: new TypeormIdentityRepository(manager, sql),
     groups: new TypeormGroupRepository(manager),

@@ -39,16 +39,16 @@ export class TaskService {
     return this.ids.uuid();
   }
 
-  /**
-   * Queues a task. The caller must be able to use the files of the endpoints it names (the rule of
-   * the file operations; each path's access is checked as the task reaches it); a submission id
-   * already used by the caller answers the first task (the hosted `Duplicate`), never a second.
-   */
   /** The endpoints the caller's ACTIVE tasks use, as source or destination (an endpoint's `in_use`). */
   async endpointsInUse(caller: Principal): Promise<ReadonlySet<string>> {
     return new Set(await this.uow.repositories.tasks.activeEndpointIds([...caller.identityIds]));
   }
 
+  /**
+   * Queues a task. The caller must be able to use the files of the endpoints it names (the rule of
+   * the file operations; each path's access is checked as the task reaches it); a submission id
+   * already used by the caller answers the first task (the hosted `Duplicate`), never a second.
+   */
   async submit(caller: Principal, request: TaskRequest): Promise<Submitted> {
     checkTaskRequest(request);
     const earlier = await this.uow.repositories.tasks.findBySubmission([...caller.identityIds], request.submission_id);

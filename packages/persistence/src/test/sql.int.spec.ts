@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashSessionSecret, newIdentity } from '@xfer/core';
+import { hashSessionSecret, newIdentity, newTask } from '@xfer/core';
+import { transferRequest } from '@xfer/core/testing';
 import { openEngine } from '../engine/openEngine';
 import { testBackends } from '../testing';
 import { typeormRepositories } from '../TypeormUnitOfWork';
@@ -44,6 +45,32 @@ describe.each(testBackends())('the read cache on $name', (backend) => {
       // the next request after a commit elsewhere comes in a later turn of the event loop
       await new Promise((resolve) => setImmediate(resolve));
       expect(await read()).toBeNull();
+    } finally {
+      await one.close();
+      await other.close();
+      await database.drop();
+    }
+  });
+
+  it("forgets which endpoints a caller's tasks use when another instance adds a task or ends one (`in_use`)", async () => {
+    const dir = backend.name === 'sqlite' ? mkdtempSync(join(tmpdir(), 'xfer-cache-')) : null;
+    const database = dir ? { url: `sqlite:${join(dir, 'xfer.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) } : await backend.create();
+    const [one, other] = [await openEngine(database.url), await openEngine(database.url)];
+    try {
+      const owner = 'b5d0c7a4-3f8e-4f4b-9a51-1f9b8c6d2e10';
+      const [source, destination] = ['0b7e6c1e-2a44-4b7e-8f0e-5d3c2b1a0f01', '0b7e6c1e-2a44-4b7e-8f0e-5d3c2b1a0f02'];
+      const inUse = async () => (await typeormRepositories(one, one.dataSource.manager).tasks.activeEndpointIds([owner])).sort();
+      const laterTurn = () => new Promise((resolve) => setImmediate(resolve));
+      expect(await inUse()).toEqual([]);
+      expect(await inUse()).toEqual([]);
+      const task = newTask('7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', owner, transferRequest({ submission_id: 's1', source_endpoint: source, destination_endpoint: destination, items: [{ source_path: '/a', destination_path: '/b' }] }), new Date());
+      await typeormRepositories(other, other.dataSource.manager).tasks.add(task);
+      await laterTurn();
+      expect(await inUse()).toEqual([source, destination]);
+      expect(await inUse()).toEqual([source, destination]);
+      await typeormRepositories(other, other.dataSource.manager).tasks.saveProgress({ ...task, status: 'SUCCEEDED', nice_status: null, completion_time: new Date() });
+      await laterTurn();
+      expect(await inUse()).toEqual([]);
     } finally {
       await one.close();
       await other.close();
