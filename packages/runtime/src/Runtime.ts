@@ -97,7 +97,10 @@ export class Runtime {
     // a task accepted here wakes this process's workers, once they run
     const wake: TaskWake = { workers: null };
     const services = resolveCoreServices(processContainer(adapters, { storages, taskSubmitted: () => wake.workers?.nudge(), ...options.core }));
-    return new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory, options.databaseUrl ?? null, wake);
+    const runtime = new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory, options.databaseUrl ?? null, wake);
+    // closed last, after the task workers that copy through them
+    runtime.onClose('the endpoint storages', () => storages.close());
+    return runtime;
   }
 
   /**

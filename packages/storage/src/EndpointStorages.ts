@@ -1,4 +1,5 @@
 import type { Storage, StorageAttachment, StorageDirectory } from '@xfer/core';
+import { CopyThread } from './CopyThread';
 import { FaultyStorage, StorageFaults } from './faults';
 import type { FsStorage } from './FsStorage';
 import { MemoryTree, type MemoryFiles } from './memory';
@@ -8,13 +9,15 @@ import { posixStorage } from './posix';
  * The storage behind this process's endpoints, as their attachments say: a posix directory (one
  * storage per root), or the endpoint's memory tree, made empty on first use and kept for the
  * process's life (memory trees are not shared between processes, nor kept across restarts). The
- * runtime owns one.
+ * runtime owns one, and closes it (its posix storages' copy thread) after whatever used it.
  */
 export class EndpointStorages implements StorageDirectory {
   private readonly trees = new Map<string, MemoryTree>();
   private readonly directories = new Map<string, FsStorage>();
   /** Failures a test injects (the stand-in); none elsewhere. */
   readonly faults = new StorageFaults();
+  /** Where the posix storages copy a directory's files (started on first use). */
+  private readonly copyThread = new CopyThread();
 
   /** `unattached`: what an endpoint without attached storage has (the stand-in gives it a memory tree). */
   constructor(private readonly unattached: 'none' | 'memory' = 'none') {}
@@ -29,7 +32,7 @@ export class EndpointStorages implements StorageDirectory {
     if (attachment.type === 'memory') return this.treeOf(endpointId).storage;
     let storage = this.directories.get(attachment.root);
     if (!storage) {
-      storage = posixStorage(attachment.root);
+      storage = posixStorage(attachment.root, undefined, this.copyThread);
       this.directories.set(attachment.root, storage);
     }
     return storage;
@@ -59,5 +62,10 @@ export class EndpointStorages implements StorageDirectory {
   restore(snapshot: Map<string, MemoryFiles>): void {
     for (const [id, tree] of this.trees) tree.replace(snapshot.get(id) ?? {});
     for (const [id, files] of snapshot) if (!this.trees.has(id)) this.treeOf(id).replace(files);
+  }
+
+  /** Stops the copy thread (a copy still waiting on it fails). */
+  close(): Promise<void> {
+    return this.copyThread.close();
   }
 }

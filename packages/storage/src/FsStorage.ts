@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { baseName, parentOf, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
+import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
+import { failureOfCode, type CopyFailure, type CopyThread } from './CopyThread';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 
 /** How a storage names the owner and group of its entries (numeric ids on posix, none in memory). */
@@ -11,6 +12,8 @@ export interface FsStorageOptions {
   accountNames?: AccountNames;
   /** Permission bits of new directories and files (a memory tree has no umask). */
   modes?: { dir: number; file: number };
+  /** The host's filesystem: copies a directory's files off the event loop (copyFilesFrom). */
+  copyThread?: CopyThread;
 }
 
 const FAILURES: Record<string, StorageFailure> = {
@@ -198,6 +201,39 @@ export class FsStorage implements Storage {
     } finally {
       await input.close();
     }
+  }
+
+  /**
+   * Between two storages on the host's filesystem, on the copy thread: both directories resolved
+   * inside their roots here, then opened there and checked again where their descriptors lead;
+   * each file opened through its directory's descriptor without following a link, copied to a
+   * temporary name and renamed into place, as copyFrom does. Null for any other pair.
+   */
+  async copyFilesFrom(source: Storage, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[] | null> {
+    const thread = this.options.copyThread;
+    if (!(source instanceof FsStorage) || source.fs !== this.fs || !thread || source.options.copyThread !== thread || !this.options.whereIs || !source.options.whereIs) return null;
+    const sourceDir = await source.guard(from, () => source.inside(from, from));
+    const destinationDir = await this.guard(to, () => this.inside(to, to));
+    const answer = await thread.copy({
+      source: { root: await source.rootPath(), dir: sourceDir },
+      destination: { root: await this.rootPath(), dir: destinationDir },
+      files: files.map((file) => ({ name: file.name, mtimeMs: file.lastModified?.getTime() ?? null })),
+      checksum: options.checksum,
+      skipSourceCodes: Object.keys(FAILURES).filter((code) => options.skipSourceFailures.includes(FAILURES[code]!)).concat(options.skipSourceFailures.includes('denied') ? ['XFER_DENIED'] : []),
+      partPrefix: PART_PREFIX,
+      mode: this.options.modes?.file ?? 0o666,
+    });
+    const errorOf = (failed: CopyFailure, path: string): StorageError => {
+      const failure = failureOfCode(failed.code, FAILURES);
+      if (failure === null) throw new Error(`${path}: ${failed.message}`);
+      return new StorageError(failure, path, failed.message);
+    };
+    if ('failed' in answer) throw errorOf(answer.failed, answer.failed.side === 'source' ? from : to);
+    return answer.files.map((copied, i) => {
+      if (!('failed' in copied)) return copied;
+      const { side } = copied.failed;
+      return { error: errorOf(copied.failed, joinStoragePath(side === 'source' ? from : to, `/${files[i]!.name}`)), side };
+    });
   }
 
   async remove(path: string): Promise<void> {

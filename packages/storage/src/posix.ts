@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { FsApi } from './fsApi';
+import type { CopyThread } from './CopyThread';
 import { FsStorage, type AccountNames } from './FsStorage';
 
 const nodeFs: FsApi = {
@@ -37,7 +38,10 @@ export function systemAccountNames(): AccountNames {
   };
 }
 
-/** A directory of the xfer host as an endpoint's storage: real files, permissions and times as the filesystem has them. */
-export function posixStorage(root: string, accountNames: AccountNames = systemAccountNames()): FsStorage {
-  return new FsStorage(nodeFs, root, { whereIs, accountNames });
+/**
+ * A directory of the xfer host as an endpoint's storage: real files, permissions and times as the
+ * filesystem has them; with a copy thread, a directory's files are copied on it.
+ */
+export function posixStorage(root: string, accountNames: AccountNames = systemAccountNames(), copyThread?: CopyThread): FsStorage {
+  return new FsStorage(nodeFs, root, { whereIs, accountNames, ...(copyThread && { copyThread }) });
 }

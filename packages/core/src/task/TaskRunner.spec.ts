@@ -3,7 +3,7 @@ import type { Principal } from '../auth/Principal';
 import { InMemoryUnitOfWork } from '../testing/InMemoryUnitOfWork';
 import { MemoryStorage } from '../testing/MemoryStorage';
 import { TestWorld } from '../testing/TestWorld';
-import type { Storage, StorageDirectory } from '../storage/Storage';
+import type { DirectoryCopyOptions, DirectoryFileCopy, Storage, StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
 import type { TaskRepository } from './Task';
 import { TaskRunner } from './TaskRunner';
@@ -354,6 +354,119 @@ describe('running transfer and delete tasks through the storage port', () => {
     calls.length = 0;
     await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k2.csv' }]));
     expect(calls).toEqual([[true, '/data/run1.csv', '/in/k2.csv', null]]);
+  });
+
+  describe("storages that copy a directory's files together (copyFilesFrom)", () => {
+    type Call = { from: boolean; dirs: [string, string]; files: [string, string | null][]; options: DirectoryCopyOptions };
+    let calls: Call[];
+    /** What the archive answers for a file (default: copied, as it is, with digests when asked). */
+    let outcome: (name: string, text: string, options: DirectoryCopyOptions) => DirectoryFileCopy;
+    beforeEach(() => {
+      calls = [];
+      outcome = (_name, text, options) => ({ bytes: text.length, checksums: options.checksum === null ? null : { source: md5(text), destination: md5(text) } });
+      for (const [name, text] of [['a.txt', 'one'], ['b.txt', 'three'], ['c.txt', 'fifteen']]) lab.put(`/many/${name}`, text);
+      (archive as Storage).copyFilesFrom = async (from, fromDir, toDir, files, options) => {
+        calls.push({ from: from === lab, dirs: [fromDir, toDir], files: files.map((f) => [f.name, f.lastModified?.toISOString() ?? null]), options });
+        const outcomes: DirectoryFileCopy[] = [];
+        for (const file of files) {
+          const text = lab.text(`${fromDir}/${file.name}`)!;
+          const copied = outcome(file.name, text, options);
+          if (!('error' in copied)) archive.put(`${toDir}/${file.name}`, text);
+          outcomes.push(copied);
+          if ('error' in copied && !(copied.side === 'source' && options.skipSourceFailures.includes(copied.error.failure))) break;
+        }
+        return outcomes;
+      };
+    });
+    const many = (options: Partial<TransferOptions> = {}, to = '/in/many/') => transfer([{ source_path: '/many/', destination_path: to, recursive: true }], options);
+
+    it('hands them the files in order with their times and the digest asked, and records what they copied', async () => {
+      const done = await run(await many({ preserve_timestamp: true, verify_checksum: true }));
+      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 3, bytes_transferred: 15, bytes_checksummed: 15, files_skipped: 0 } });
+      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: [] } }]);
+      expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([['/many/a.txt', '/in/many/a.txt'], ['/many/b.txt', '/in/many/b.txt'], ['/many/c.txt', '/in/many/c.txt']]);
+      expect(archive.text('/in/many/c.txt')).toBe('fifteen');
+      calls = [];
+      const plain = await run(await many({}, '/in/plain/'));
+      expect(plain.counters).toMatchObject({ files_transferred: 3, bytes_checksummed: 0 });
+      expect(calls[0]).toMatchObject({ files: [['a.txt', null], ['b.txt', null], ['c.txt', null]], options: { checksum: null } });
+    });
+
+    it('leaves out what the sync level finds there already, and asks nothing when all is', async () => {
+      archive.put('/in/many/b.txt', 'THREE');
+      const synced = await run(await many({ sync_level: 1 }));
+      expect(synced.counters).toMatchObject({ files: 3, files_skipped: 1, files_transferred: 2 });
+      expect(calls.map((c) => c.files.map(([name]) => name))).toEqual([['a.txt', 'c.txt']]);
+      calls = [];
+      expect((await run(await many({ sync_level: 0 }))).counters).toMatchObject({ files: 3, files_skipped: 3, files_transferred: 0 });
+      expect(calls).toEqual([]);
+    });
+
+    it('waits out a digest that differs, that copy removed and only the files before it recorded', async () => {
+      outcome = (name, text) => ({ bytes: text.length, checksums: { source: md5(text), destination: name === 'b.txt' ? md5('other') : md5(text) } });
+      const waiting = await run(await many({ verify_checksum: true }));
+      expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'CHECKSUM_MISMATCH', counters: { files: 2, files_transferred: 2, bytes_checksummed: 8 } });
+      expect(archive.nodes.has('/in/many/b.txt')).toBe(false);
+      expect((await store.listFiles(waiting.id, 'succeeded', 0, 10)).map((f) => f.source_path)).toEqual(['/many/a.txt']);
+      expect((await store.listEvents(waiting.id, { errorsOnly: true, limit: 10, offset: 0 })).events[0]?.details).toBe(`/in/many/b.txt: md5 ${md5('other')}, expected ${md5('three')}`);
+    });
+
+    it("skips a source's missing or unreadable file when told (listed), and waits on it when not or on any destination failure", async () => {
+      outcome = (name, text) => (name === 'a.txt' ? { error: new StorageError('not_found', `/many/${name}`, 'gone'), side: 'source' } : name === 'b.txt' ? { error: new StorageError('denied', `/many/${name}`, 'unreadable'), side: 'source' } : { bytes: text.length, checksums: null });
+      const skipping = await run(await many({ skip_source_errors: true }));
+      expect(skipping).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 1, subtasks_skipped_errors: 2 } });
+      expect(calls[0]?.options.skipSourceFailures).toEqual(['not_found', 'denied']);
+      expect((await store.listFiles(skipping.id, 'skipped', 0, 10)).map((f) => [f.source_path, f.destination_path, f.error_code])).toEqual([
+        ['/many/a.txt', '/in/many/a.txt', 'FILE_NOT_FOUND'],
+        ['/many/b.txt', '/in/many/b.txt', 'PERMISSION_DENIED'],
+      ]);
+      expect(await run(await many({}, '/in/strict/'))).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND', counters: { files: 1, subtasks_skipped_errors: 0 } });
+      outcome = (name, text) => (name === 'b.txt' ? { error: new StorageError('quota', `/in/full/${name}`, 'full'), side: 'destination' } : { bytes: text.length, checksums: null });
+      const full = await run(await many({ skip_source_errors: true }, '/in/full/'));
+      expect(full).toMatchObject({ status: 'ACTIVE', nice_status: 'QUOTA_EXCEEDED', counters: { files: 2, files_transferred: 1 } });
+      expect(await store.listFiles(full.id, 'skipped', 0, 10)).toEqual([]);
+      outcome = (name, text) => (name === 'a.txt' ? { error: new StorageError('quota', `/many/${name}`, 'odd'), side: 'source' } : { bytes: text.length, checksums: null });
+      expect(await run(await many({ skip_source_errors: true }, '/in/odd/'))).toMatchObject({ status: 'ACTIVE', nice_status: 'QUOTA_EXCEEDED' });
+    });
+
+    it('copies a thousand at a time, progress saved after each, and takes no new thousand once the process stops', async () => {
+      for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
+      const saved: number[] = [];
+      const saveProgress = store.saveProgress.bind(store);
+      store.saveProgress = async (task) => {
+        saved.push(task.counters.files_transferred);
+        return saveProgress(task);
+      };
+      const big = () => transfer([{ source_path: '/big/', destination_path: '/in/big/', recursive: true }]);
+      const done = await run(await big());
+      expect(done.counters).toMatchObject({ files: 1001, files_transferred: 1001 });
+      expect(calls.map((c) => c.files.length)).toEqual([1000, 1]);
+      expect(saved.slice(0, 2)).toEqual([1000, 1001]);
+      calls = [];
+      const handed = (await runner.run((await big()).id, () => true))!;
+      expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1000 } });
+      expect(calls.map((c) => c.files.length)).toEqual([1000]);
+      store.saveProgress = async () => false;
+      calls = [];
+      // someone ended the task meanwhile (every save refused): nothing after the first batch
+      expect(await run(await big())).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 0 } });
+      expect(calls.map((c) => c.files.length)).toEqual([1000]);
+    });
+
+    it('sends a file of 256 MiB or more alone, so that a stopping process waits for one file at most', async () => {
+      const entries = lab.entries.bind(lab);
+      const sizes: Record<string, number> = { 'a.txt': 200 * 2 ** 20, 'b.txt': 56 * 2 ** 20, 'c.txt': 1 };
+      lab.entries = async (dir, names) => (await entries(dir, names)).map((entry) => entry && { ...entry, size: sizes[entry.name] ?? entry.size });
+      await run(await many());
+      expect(calls.map((c) => c.files.map(([name]) => name))).toEqual([['a.txt', 'b.txt'], ['c.txt']]);
+    });
+
+    it('copies one file at a time when they say they cannot', async () => {
+      (archive as Storage).copyFilesFrom = async () => null;
+      const done = await run(await many());
+      expect(done.counters).toMatchObject({ files_transferred: 3, bytes_transferred: 15 });
+      expect(archive.text('/in/many/b.txt')).toBe('three');
+    });
   });
 
   describe('what survived mutation testing: each branch of a copy and a delete, as a caller sees it', () => {

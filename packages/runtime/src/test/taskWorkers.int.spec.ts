@@ -7,7 +7,8 @@ import { transferRequest } from '@xfer/core/testing';
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { Runtime } from '../Runtime';
 
-const FILES = 400;
+/** Three batches of the copy thread and then some: a close lands between two of them. */
+const FILES = 3500;
 
 /** Task workers owned by the runtime: a stop with a task in flight loses nothing; the next start finishes it. */
 describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%s)', (backend) => {

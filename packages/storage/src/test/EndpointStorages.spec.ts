@@ -1,5 +1,5 @@
 import { BadRequestError, InvalidPathError } from '@xfer/core';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { checkMemoryFiles, EndpointStorages, MAX_SEED_FILES, MemoryTree } from '..';
 
@@ -37,6 +37,26 @@ describe("the storages of a process's endpoints", () => {
       expect((await storage.stat('/x.txt')).size).toBe(1);
       const names = systemNamesOf(await storage.stat('/x.txt'));
       expect(names.every((n) => typeof n === 'string' && n.length > 0)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("copies a directory's files between its posix storages on one thread, which closing stops", async () => {
+    const dir = await mkdtemp(`${tmpdir()}/xfer-storages-`);
+    try {
+      await mkdir(`${dir}/one`);
+      await mkdir(`${dir}/two`);
+      await writeFile(`${dir}/one/x.txt`, 'x');
+      const storages = new EndpointStorages();
+      const [one, two] = [storages.storageOf('e1', { type: 'posix', root: `${dir}/one` })!, storages.storageOf('e2', { type: 'posix', root: `${dir}/two` })!];
+      const options = { checksum: null, skipSourceFailures: [] };
+      expect(await two.copyFilesFrom!(one, '/', '/', [{ name: 'x.txt' }], options)).toEqual([{ bytes: 1, checksums: null }]);
+      expect(await readFile(`${dir}/two/x.txt`, 'utf8')).toBe('x');
+      // a storage of another process's storages has another thread: not together
+      expect(await two.copyFilesFrom!(new EndpointStorages().storageOf('e3', { type: 'posix', root: `${dir}/one` })!, '/', '/', [{ name: 'x.txt' }], options)).toBeNull();
+      await storages.close();
+      await expect(two.copyFilesFrom!(one, '/', '/', [{ name: 'x.txt' }], options)).rejects.toThrow('the copy thread was closed');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

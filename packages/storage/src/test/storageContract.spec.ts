@@ -4,7 +4,7 @@ import * as nodeFs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { StorageError, type Storage } from '@xfer/core';
 import { Volume } from 'memfs';
-import { FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, type FsApi } from '..';
+import { CopyThread, FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, type FsApi } from '..';
 
 /**
  * One contract for every Storage adapter: the same tree under a root, with a directory outside
@@ -204,6 +204,49 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect(await storage.copyFrom!({ ...storage } as Storage, '/data/a.txt', '/data/z.txt')).toBeNull();
     });
 
+    it("copies a directory's files on a copy thread, in order, each as copyFrom would; says when it cannot", async () => {
+      const options = { checksum: null, skipSourceFailures: [] } as const;
+      if (!swappable) {
+        // a memory tree has no thread to copy on: the caller copies one file at a time
+        expect(await storage.copyFilesFrom!(storage, '/data', '/data/sub', [{ name: 'a.txt' }], options)).toBeNull();
+        return;
+      }
+      const thread = new CopyThread();
+      try {
+        const threaded = posixStorage(world.root, undefined, thread);
+        const when = new Date('2026-01-02T03:04:05Z');
+        await world.fs.mkdir(`${world.root}/copy`);
+        await world.fs.writeFile(`${world.root}/data/large.bin`, Buffer.alloc(3 * 2 ** 20, 9));
+        const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+        const outcomes = await threaded.copyFilesFrom!(threaded, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'missing' }, { name: 'large.bin' }, { name: 'sub' }, { name: 'never' }], { checksum: 'sha256', skipSourceFailures: ['not_found'] });
+        expect(outcomes!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([
+          { bytes: 5, checksums: { source: sha256('hello'), destination: sha256('hello') } },
+          ['source', 'not_found', '/data/missing'],
+          { bytes: 3 * 2 ** 20, checksums: { source: sha256(Buffer.alloc(3 * 2 ** 20, 9)), destination: sha256(Buffer.alloc(3 * 2 ** 20, 9)) } },
+          // a directory is no file to copy, and no failure to go on after: the copy stops there
+          ['source', 'is_directory', '/data/sub'],
+        ]);
+        expect((await world.fs.readFile(`${world.root}/copy/a.txt`)).toString()).toBe('hello');
+        expect((await threaded.stat('/copy/a.txt')).lastModified).toEqual(when);
+        // a large file without digests goes through the kernel
+        expect(await threaded.copyFilesFrom!(threaded, '/data', '/copy', [{ name: 'large.bin' }], options)).toEqual([{ bytes: 3 * 2 ** 20, checksums: null }]);
+        expect((await world.fs.readFile(`${world.root}/copy/large.bin`)).equals(Buffer.alloc(3 * 2 ** 20, 9))).toBe(true);
+        expect((await world.fs.readdir(`${world.root}/copy`)).map(String).sort()).toEqual(['a.txt', 'large.bin']);
+        // a directory that is missing, or a file where a directory goes
+        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/nowhere', [{ name: 'a.txt' }], options))).toBe('not_found');
+        await world.fs.mkdir(`${world.root}/copy/taken`);
+        await world.fs.writeFile(`${world.root}/data/taken`, 'file');
+        const blocked = await threaded.copyFilesFrom!(threaded, '/data', '/copy', [{ name: 'taken' }], options);
+        expect(blocked!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([['destination', 'is_directory', '/copy/taken']]);
+        expect((await world.fs.readdir(`${world.root}/copy`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
+        // other pairs: a storage without this thread, a memory tree
+        expect(await threaded.copyFilesFrom!(storage, '/data', '/copy', [{ name: 'a.txt' }], options)).toBeNull();
+        expect(await threaded.copyFilesFrom!(new FsStorage(memoryFsApi(new Volume()), '/', { modes: MEMORY_MODES }), '/', '/copy', [{ name: 'a' }], options)).toBeNull();
+      } finally {
+        await thread.close();
+      }
+    });
+
     it('leaves nothing behind when the data fails midway', async () => {
       await expect(storage.write('/data/broken.txt', chunks('some', new Error('source gone')))).rejects.toThrow('source gone');
       expect(await namesOf(storage, '/data')).toEqual(['a.txt', 'sub']);
@@ -278,6 +321,22 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect((await world.fs.readdir(world.outside)).map(String)).toEqual(['secret.txt']);
     });
 
+    it("copies no link's target, and no name that is a path, on a copy thread", async () => {
+      if (!swappable) return;
+      const thread = new CopyThread();
+      try {
+        const threaded = posixStorage(world.root, undefined, thread);
+        const outcomes = await threaded.copyFilesFrom!(threaded, '/data', '/data/sub', [{ name: 'secret-link' }, { name: 'inside-link' }, { name: '../../outside/secret.txt' }, { name: '..' }], { checksum: null, skipSourceFailures: ['denied'] });
+        expect(outcomes!.map((o) => ('error' in o ? [o.side, o.error.failure] : o))).toEqual([['source', 'denied'], ['source', 'denied'], ['source', 'denied'], ['source', 'denied']]);
+        expect(await namesOf(storage, '/data/sub')).toEqual(['deep.bin']);
+        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data/abs-out', '/data/sub', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/data/rel-out', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect((await world.fs.readdir(world.outside)).map(String)).toEqual(['secret.txt']);
+      } finally {
+        await thread.close();
+      }
+    });
+
     it('removes a link itself, never what it points to', async () => {
       await storage.remove('/data/secret-link');
       expect((await world.fs.readFile(`${world.outside}/secret.txt`)).toString()).toBe('top secret');
@@ -322,6 +381,17 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect(await failureOf(swapping.copyFrom!(swapping, '/victim/secret.txt', '/data/stolen.txt'))).toBe('denied');
       await reset();
       expect(await failureOf(swapping.copyFrom!(swapping, '/data/a.txt', '/victim/planted.txt'))).toBe('denied');
+      expect((await fs.readdir(`${root}/data`)).map(String).sort()).toEqual(['a.txt', 'sub']);
+      const thread = new CopyThread();
+      try {
+        const threaded = new FsStorage(swapAfterCheck((posixStorage(root) as unknown as { fs: FsApi }).fs), root, { ...(storage as unknown as { options: object }).options, copyThread: thread });
+        await reset();
+        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/victim', '/data', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        await reset();
+        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/victim', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+      } finally {
+        await thread.close();
+      }
       expect((await fs.readdir(`${root}/data`)).map(String).sort()).toEqual(['a.txt', 'sub']);
     }
     expect((await fs.readdir(outside)).map(String).sort()).toEqual(['secret.txt']);
