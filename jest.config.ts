@@ -20,6 +20,7 @@ const moduleNameMapper = {
   '^@xfer/helper-pages$': '<rootDir>/../../apps/helper-pages/src/index.ts',
   '^@xfer/helper-pages/settings$': '<rootDir>/../../apps/helper-pages/src/settings.ts',
   '^@xfer/console$': '<rootDir>/../../apps/console/src/index.ts',
+  '^@xfer/console/registration$': '<rootDir>/../../apps/console/src/registration.ts',
 };
 
 const project = (dir: string): Config => ({

@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiConfig, apiCoreSettings, createApp as createApiApp } from '@xfer/api';
 import { isUuid, randomIdGenerator, type IdGenerator } from '@xfer/core';
-import { createConsoleApp, registerConsoleClient } from '@xfer/console';
+import type { createConsoleApp } from '@xfer/console';
+import { registerConsoleClient } from '@xfer/console/registration';
 import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
+import type { startSigningKeyPair } from '@xfer/helper-pages/settings';
 import { closeServer, Runtime, STORAGE_FAULTS, type StandInSnapshot, type StorageFault, type TaskWorkerPool } from '@xfer/runtime';
 import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -75,7 +77,8 @@ export class StandIn {
     writeSeedFile(file, await exportSeed(this.runtime.services, this.runtime.uow.repositories, this.runtime.storages));
   }
 
-  static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {
+  /** `signingKeyPair`: its first signing key's pair, begun ahead (else made when first needed at start). */
+  static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void; signingKeyPair?: ReturnType<typeof startSigningKeyPair> }): Promise<StandIn> {
     const seed = options.seedFile ? SeedFile.read(options.seedFile) : null;
     const config = apiConfig(options.env);
     const pagesConfig = helperPagesConfig(options.env);
@@ -88,7 +91,7 @@ export class StandIn {
     const ids: IdGenerator = { uuid: () => wanted.shift() ?? randomIdGenerator.uuid() };
     const signingKeySecret = pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process';
     let standIn: StandIn | null = null;
-    const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret }), ids };
+    const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret, signingKeyPair: options.signingKeyPair }), ids };
     await Runtime.start({ kind: 'standIn', core }, async (runtime) => {
       runtime.onClose('the stand-in server', () => closeServer(server));
       await prepareSigningKeys(runtime.services, { signingKeySecret }, () => undefined);
@@ -105,11 +108,13 @@ export class StandIn {
       app.use(standIn.runSubmittedTasks());
       const api = createApiApp(runtime.appServices, { bodyLimit: config.bodyLimit, logger });
       const pages = createPagesApp(runtime.appServices, { ...pagesConfig, issuer: url, logger });
-      // the console calls the API and the authorization service over HTTP, here on this one port
-      const consoleApp = createConsoleApp({ apiUrl: url, authUrl: url, publicUrl: url, ...credentials, logger });
+      // the console calls the API and the authorization service over HTTP, here on this one port;
+      // its modules load on its first page (most tests never open one)
+      let consoleApp: Promise<ReturnType<typeof createConsoleApp>> | null = null;
+      const openConsole = () => (consoleApp ??= import('@xfer/console').then(({ createConsoleApp }) => createConsoleApp({ apiUrl: url, authUrl: url, publicUrl: url, ...credentials, logger })));
       app.use((req, res, next) => {
         if (req.path.startsWith('/v0.10/') || req.path === '/v0.10') return api(req, res, next);
-        if (req.path.startsWith('/console/') || req.path === '/console') return consoleApp(req, res, next);
+        if (req.path.startsWith('/console/') || req.path === '/console') return void openConsole().then((console_) => console_(req, res, next), next);
         return pages(req, res, next);
       });
     }).catch(async (error: unknown) => {

@@ -5,7 +5,6 @@ import { listen, type HealthOfDatabase } from '@xfer/server-kit';
 import { EndpointStorages, type MemoryFiles } from '@xfer/storage';
 import type { Express } from 'express';
 import { processContainer, resolveCoreServices, type CoreSettings } from './composition';
-import { SharedTaskWorkers } from './SharedTaskWorkers';
 import { TaskWorkers, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
 
 /**
@@ -147,7 +146,7 @@ export class Runtime {
   async startTaskWorkers(options: TaskWorkerOptions): Promise<TaskWorkerPool> {
     const workers: TaskWorkerPool =
       this.engine.name === 'postgres' && options.concurrency > 0 && this.databaseUrl
-        ? await SharedTaskWorkers.start(this.services, this.uow, this.databaseUrl, options)
+        ? await (await import('./SharedTaskWorkers')).SharedTaskWorkers.start(this.services, this.uow, this.databaseUrl, options)
         : new TaskWorkers(this.services, this.uow, options).start();
     this.wake.workers = workers;
     this.onClose('task workers', () => workers.stop());

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CoreServices, UnitOfWork } from '@xfer/core';
 import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
+import { taskLockKey } from './taskLock';
 import { PER_USER, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
 
 /** pg-boss's queue of "run this task" jobs; a job is a nudge, the tasks table says what is to do. */
@@ -9,10 +10,6 @@ const QUEUE = 'xfer-tasks';
 /** pg-boss's tables live in a schema of their own beside xfer's. */
 const SCHEMA = 'pgboss';
 
-/** The advisory lock a process holds while it runs a task: 64 bits of the task's UUID. */
-export function taskLockKey(taskId: string): bigint {
-  return BigInt.asIntN(64, BigInt(`0x${taskId.replace(/-/g, '').slice(0, 16)}`));
-}
 
 /** The first of a user's PER_USER slots for a type of task: a 32-bit key, the slot number beside it. */
 function slotKey(owner: string, type: string): number {

@@ -1,7 +1,7 @@
 import type { SigningKeyState } from '@xfer/core';
 import { ConfigError } from '@xfer/config';
-import { createLocalJWKSet, jwtVerify, type JWK } from 'jose';
-import { JoseKeyCrypto } from './JoseKeyCrypto';
+import { createLocalJWKSet, exportJWK, jwtVerify, type JWK } from 'jose';
+import { JoseKeyCrypto, startSigningKeyPair } from './JoseKeyCrypto';
 
 const SECRET = 'a secret of at least thirty-two characters';
 
@@ -35,5 +35,15 @@ describe('JoseKeyCrypto', () => {
     const key = await keyFrom(crypto);
     expect(key.private_key).toMatch(/^pkcs8:-----BEGIN PRIVATE KEY-----/);
     await jwtVerify(await crypto.sign({ a: 1 }, key), createLocalJWKSet({ keys: [key.public_jwk as unknown as JWK] }));
+  });
+
+  it('makes its first key from a pair begun ahead (the stand-in begins one while it loads), every later one afresh', async () => {
+    const ahead = startSigningKeyPair();
+    const crypto = new JoseKeyCrypto(undefined, ahead);
+    const first = await crypto.generate('kid-1');
+    expect(first.publicJwk.n).toBe((await exportJWK((await ahead).publicKey)).n);
+    const second = await crypto.generate('kid-2');
+    expect(second.publicJwk.n).not.toBe(first.publicJwk.n);
+    expect(second.publicJwk).toMatchObject({ kid: 'kid-2', alg: 'RS512' });
   });
 });
