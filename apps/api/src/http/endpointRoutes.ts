@@ -76,7 +76,8 @@ export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRu
       offset: found.offset,
       limit: found.limit,
       has_next_page: found.hasNextPage,
-      DATA: found.results.map(({ view, rank }) => ({ ...selectFields(document(view), selection), _rank: rank })),
+      // each document is made for this answer: _rank goes on it, not on a copy of its seventy keys
+      DATA: found.results.map(({ view, rank }) => Object.assign(selectFields(document(view), selection), { _rank: rank })),
     });
   });
 
