@@ -14,10 +14,12 @@ const UNEXPANDED = '""';
 /** The hits of a ranked page from rows of endpoints with roles (in any order; others ignored). */
 function inPageOrder(page: RankedPage, rows: readonly EndpointRow[]): SearchHit[] {
   const byId = new Map(groupWithRoles(rows).map((hit) => [hit.endpoint.id, hit]));
-  return page.flatMap((p) => {
-    const hit = byId.get(p.id);
-    return hit ? [{ ...hit, rank: p.rank }] : [];
-  });
+  const hits: SearchHit[] = [];
+  for (const { id, rank } of page) {
+    const hit = byId.get(id);
+    if (hit) hits.push({ endpoint: hit.endpoint, assignments: hit.assignments, rank });
+  }
+  return hits;
 }
 
 /** An SQLite search as it is built: how its text is matched, beside the shared conditions. */
