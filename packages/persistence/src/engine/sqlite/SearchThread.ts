@@ -103,8 +103,37 @@ export type PageWithRows<Row> = { page: RankedPage; rows: Row[] };
 
 export type FewAnswer<Row> = PageWithRows<Row> | null;
 
+/**
+ * Rows as the thread sends them: the column names once, each row's values in their order. Objects
+ * of forty columns cost the thread twice as long to read as arrays (0.26 against 0.12 ms for a
+ * page of 25) and twice the bytes to clone; the event loop makes the objects from a literal.
+ */
+type RawRows = { columns: string[]; values: unknown[][] };
+type RawAnswer = { page: RankedPage; rows: RawRows } | null;
+
 type Job = { id: number; search: RankedSearch & PageRows } | { id: number; few: FewSearch };
-type Reply = { id: number; answer: FewAnswer<unknown> } | { id: number; error: string };
+type Reply = { id: number; answer: RawAnswer } | { id: number; error: string };
+
+/** Makes row objects of raw rows: one function per list of columns, made once (every object of one shape). */
+class RowMaker {
+  private readonly makers = new Map<string, (values: unknown[]) => unknown>();
+
+  rows<Row>(raw: RawRows): Row[] {
+    const key = raw.columns.join('\u0000');
+    let make = this.makers.get(key);
+    if (!make) {
+      const literal = raw.columns.map((column, i) => `${JSON.stringify(column)}: values[${i}]`).join(', ');
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- column names of our own statements, quoted as JSON
+      make = new Function('values', `return { ${literal} };`) as (values: unknown[]) => unknown;
+      this.makers.set(key, make);
+    }
+    return raw.values.map(make) as Row[];
+  }
+
+  answer<Row>(answer: RawAnswer): FewAnswer<Row> {
+    return answer && { page: answer.page, rows: this.rows<Row>(answer.rows) };
+  }
+}
 
 /**
  * A thread with its own connection to an SQLite file, for searches. There are two: one ranks the
@@ -117,6 +146,7 @@ export class SearchThread {
   private readonly pending = new Map<number, { resolve: (answer: never) => void; reject: (error: Error) => void }>();
   private lastId = 0;
   private failure: Error | null = null;
+  private readonly rowMaker = new RowMaker();
 
   /** Starts a thread on an SQLite file; rejects when it cannot (start-up then fails, saying so). */
   static async start(file: string, what: string): Promise<SearchThread> {
@@ -142,13 +172,13 @@ export class SearchThread {
   }
 
   /** A search of many matches: its page, and the page's rows. */
-  rank<Row>(search: RankedSearch & PageRows): Promise<PageWithRows<Row>> {
-    return this.send((id) => ({ id, search }));
+  async rank<Row>(search: RankedSearch & PageRows): Promise<PageWithRows<Row>> {
+    return this.rowMaker.answer<Row>(await this.send<RawAnswer>((id) => ({ id, search })))!;
   }
 
   /** A search of few matches, whole (see FewSearch). */
-  few<Row>(few: FewSearch): Promise<FewAnswer<Row>> {
-    return this.send((id) => ({ id, few }));
+  async few<Row>(few: FewSearch): Promise<FewAnswer<Row>> {
+    return this.rowMaker.answer<Row>(await this.send<RawAnswer>((id) => ({ id, few })));
   }
 
   private send<T>(job: (id: number) => Job): Promise<T> {
@@ -189,23 +219,30 @@ function serve(file: string, terms: Fts5Terms): void {
   // it only reads: a write here would bypass the main connection's transactions and the read cache
   db.pragma('query_only = ON');
   const statements = new Map<string, Database.Statement>();
-  const all = (sql: string, params: unknown[]) => {
+  const prepared = (sql: string) => {
     let statement = statements.get(sql);
     if (!statement) statements.set(sql, (statement = db.prepare(sql)));
-    return statement.all(...params);
+    return statement;
   };
-  const withRows = (page: RankedPage, { rows, rowsParams }: PageRows): PageWithRows<unknown> => ({
-    page,
-    rows: page.length === 0 ? [] : all(rows, [...rowsParams, JSON.stringify(page.map((p) => p.id))]),
-  });
+  const all = (sql: string, params: unknown[]) => prepared(sql).all(...params);
+  // the page's rows as arrays (their statements read nothing else)
+  const rawRows = new Map<string, { statement: Database.Statement; columns: string[] }>();
+  const withRows = (page: RankedPage, { rows, rowsParams }: PageRows): NonNullable<RawAnswer> => {
+    let read = rawRows.get(rows);
+    if (!read) {
+      const statement = db.prepare(rows).raw(true);
+      rawRows.set(rows, (read = { statement, columns: statement.columns().map((c) => c.name) }));
+    }
+    return { page, rows: { columns: read.columns, values: page.length === 0 ? [] : (read.statement.all(...rowsParams, JSON.stringify(page.map((p) => p.id))) as unknown[][]) } };
+  };
 
-  function* answer(job: Job): Generator<void, FewAnswer<unknown>> {
+  function* answer(job: Job): Generator<void, RawAnswer> {
     if ('few' in job) {
       const { few } = job;
       const matchParams = [...few.matchParams];
       if (few.expandAt !== undefined) {
         const match = fts5Match(terms.expandNow(few.terms, (params) => (all(VOCABULARY_SQL, params) as { term: string }[]).map((r) => r.term)));
-        if (match === null) return { page: [], rows: [] };
+        if (match === null) return { page: [], rows: { columns: [], values: [] } };
         if (match.prefixed) return null;
         matchParams[few.expandAt] = match.query;
       }
@@ -221,7 +258,7 @@ function serve(file: string, terms: Fts5Terms): void {
     return withRows(page, search);
   }
 
-  const turns: { id: number; steps: Generator<void, FewAnswer<unknown>> }[] = [];
+  const turns: { id: number; steps: Generator<void, RawAnswer> }[] = [];
   let scheduled = false;
   const schedule = () => {
     if (scheduled || turns.length === 0) return;
