@@ -211,7 +211,9 @@ export class CopyThread {
       else waiting?.resolve(reply.answer);
     });
     const fail = (error: Error) => {
-      if (this.worker === worker) this.worker = null;
+      // an error is followed by an exit: once a newer thread took over, the copies waiting are its own
+      if (this.worker !== worker && this.worker !== null) return;
+      this.worker = null;
       for (const waiting of this.pending.values()) waiting.reject(error);
       this.pending.clear();
     };

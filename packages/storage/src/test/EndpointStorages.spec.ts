@@ -55,6 +55,12 @@ describe("the storages of a process's endpoints", () => {
       expect(await readFile(`${dir}/two/x.txt`, 'utf8')).toBe('x');
       // a storage of another process's storages has another thread: not together
       expect(await two.copyFilesFrom!(new EndpointStorages().storageOf('e3', { type: 'posix', root: `${dir}/one` })!, '/', '/', [{ name: 'x.txt' }], options)).toBeNull();
+      // a thread that stopped (killed, crashed) is started again at the next copy
+      const running = (storages as unknown as { copyThread: { worker: { terminate(): Promise<number> } | null } }).copyThread;
+      await running.worker!.terminate();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(running.worker).toBeNull();
+      expect(await two.copyFilesFrom!(one, '/', '/', [{ name: 'x.txt' }], options)).toEqual([{ bytes: 1, checksums: null }]);
       await storages.close();
       await expect(two.copyFilesFrom!(one, '/', '/', [{ name: 'x.txt' }], options)).rejects.toThrow('the copy thread was closed');
     } finally {
