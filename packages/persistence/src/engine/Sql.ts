@@ -72,5 +72,11 @@ export abstract class Sql {
 
 /** An INSERT of one row with these columns. */
 export function insertSql(table: string, columns: readonly string[]): string {
-  return `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+  return insertRowsSql(table, columns, 1);
+}
+
+/** An INSERT of `rows` rows with these columns (their values one row after another). */
+export function insertRowsSql(table: string, columns: readonly string[], rows: number): string {
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  return `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${Array.from({ length: rows }, () => row).join(', ')}`;
 }

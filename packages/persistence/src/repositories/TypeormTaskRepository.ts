@@ -1,7 +1,7 @@
 import { endpointsOf, PROGRESS_FIELDS, UNFINISHED, type TaskEventState, type TaskFileState, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
-import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskRecord } from '../records/schemas';
-import type { Sql } from '../engine/Sql';
+import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskFileRecord, type TaskRecord } from '../records/schemas';
+import { insertRowsSql, type Sql } from '../engine/Sql';
 import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 /** A request as JSON, its deadline as ISO text. */
@@ -60,8 +60,9 @@ const fromRecord = (r: TaskRecord): TaskState => ({
 /** Tries at an event's number when others take it first. */
 const EVENT_ATTEMPTS = 5;
 
-/** Rows of task_files in one INSERT (9 columns each). */
-const FILE_ROWS_AT_ONCE = 100;
+/** Rows of task_files in one INSERT: 9,000 parameters, under SQLite's 32,766 and Postgres's 65,535. */
+const FILE_ROWS_AT_ONCE = 1000;
+const FILE_COLUMNS = ['task_id', 'kind', 'seq', 'source_path', 'destination_path', 'error_code', 'error_details', 'is_directory', 'time'] as const satisfies readonly (keyof TaskFileRecord)[];
 
 export class TypeormTaskRepository implements TaskRepository {
   constructor(
@@ -175,8 +176,11 @@ export class TypeormTaskRepository implements TaskRepository {
       next.set(key, seq + 1);
       rows.push({ ...file, seq: seq + 1, time: toTime(file.time) });
     }
-    // a statement's parameters stay well under SQLite's and Postgres's limits
-    for (let at = 0; at < rows.length; at += FILE_ROWS_AT_ONCE) await this.manager.insert(TaskFileSchema, rows.slice(at, at + FILE_ROWS_AT_ONCE));
+    // one raw statement per FILE_ROWS_AT_ONCE rows: TypeORM's insert took 30-70 ms for a copy batch's 1,000
+    for (let at = 0; at < rows.length; at += FILE_ROWS_AT_ONCE) {
+      const chunk = rows.slice(at, at + FILE_ROWS_AT_ONCE);
+      await this.sql.run(insertRowsSql('task_files', FILE_COLUMNS, chunk.length), chunk.flatMap((row) => FILE_COLUMNS.map((column) => row[column])));
+    }
   }
 
   async listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number) {
