@@ -36,6 +36,11 @@ export function failureOfCode(code: string, failures: Record<string, StorageFail
   return DECIDED[code] ?? failures[code] ?? null;
 }
 
+/** Every code the thread may report that means one of `wanted` (FAILURES: errno codes). */
+export function codesOf(wanted: readonly StorageFailure[], failures: Record<string, StorageFailure>): string[] {
+  return [...Object.keys(failures), ...Object.keys(DECIDED)].filter((code) => wanted.includes(failureOfCode(code, failures)!));
+}
+
 /**
  * The thread's side, whole in one function (its source is what the thread runs, so it imports
  * nothing and declares no class): each job's files copied with synchronous calls, through the two

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
-import { failureOfCode, type CopyFailure, type CopyThread } from './CopyThread';
+import { codesOf, failureOfCode, type CopyFailure, type CopyThread } from './CopyThread';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 
 /** How a storage names the owner and group of its entries (numeric ids on posix, none in memory). */
@@ -219,7 +219,7 @@ export class FsStorage implements Storage {
       destination: { root: await this.rootPath(), dir: destinationDir },
       files: files.map((file) => ({ name: file.name, mtimeMs: file.lastModified?.getTime() ?? null })),
       checksum: options.checksum,
-      skipSourceCodes: Object.keys(FAILURES).filter((code) => options.skipSourceFailures.includes(FAILURES[code]!)).concat(options.skipSourceFailures.includes('denied') ? ['XFER_DENIED'] : []),
+      skipSourceCodes: codesOf(options.skipSourceFailures, FAILURES),
       partPrefix: PART_PREFIX,
       mode: this.options.modes?.file ?? 0o666,
     });

@@ -187,7 +187,7 @@ class Attempt {
     try {
       return await source.storage.stat(source.path);
     } catch (error) {
-      if (!(error instanceof StorageError) || !request.options.skip_source_errors || !SKIPPABLE_SOURCE_FAILURES.includes(error.failure)) throw error;
+      if (!(error instanceof StorageError) || !skipsSourceFailure(request, error)) throw error;
       await this.skipped(source.shown, null, FAILURE_CODES[error.failure], error.message, false);
       return null;
     }
@@ -231,7 +231,7 @@ class Attempt {
   }
 
   /**
-   * Copies a directory's files together where the two storages can (copyFilesFrom: SAVE_EVERY at
+   * Copies a directory's files together where the two storages can (copyFilesFrom: COPY_BATCH at
    * a time, those in sync left out first), else one by one (copyFiles). Like copyFiles, it takes
    * no new batch once the process stops, records what was copied before a failure, then throws it.
    */
@@ -255,7 +255,7 @@ class Attempt {
           skipSourceFailures: request.options.skip_source_errors ? SKIPPABLE_SOURCE_FAILURES : [],
         });
         if (copied === null) return this.copyFiles(files.slice(at), request);
-        await this.recordCopies(batch, copied, request);
+        await this.recordCopies(batch, copied, request, algorithm);
         if (!(await this.save())) throw new Ended();
       }
       at += taken;
@@ -263,36 +263,31 @@ class Attempt {
     this.handBackIfStopping();
   }
 
-
   /** A batch's outcomes counted and recorded as copyOne does each (skipped source failures listed); the first failure thrown after. */
-  private async recordCopies(batch: readonly { source: Place; destination: Place }[], copied: readonly DirectoryFileCopy[], request: TransferRequest): Promise<void> {
+  private async recordCopies(batch: readonly { source: Place; destination: Place }[], copied: readonly DirectoryFileCopy[], request: TransferRequest, algorithm: ChecksumAlgorithm): Promise<void> {
     const records: FileRecord[] = [];
-    let failure: Error | null = null;
+    let failure: unknown = null;
     for (const [i, outcome] of copied.entries()) {
       const { source, destination } = batch[i]!;
       this.count({ files: 1 });
-      if ('error' in outcome) {
-        if (outcome.side !== 'source' || !request.options.skip_source_errors || !SKIPPABLE_SOURCE_FAILURES.includes(outcome.error.failure)) {
-          failure = outcome.error;
-          break;
+      try {
+        if ('error' in outcome) {
+          if (outcome.side !== 'source' || !skipsSourceFailure(request, outcome.error)) throw outcome.error;
+          await this.skipped(source.shown, destination.shown, FAILURE_CODES[outcome.error.failure], outcome.error.message, false);
+          continue;
         }
-        await this.skipped(source.shown, destination.shown, FAILURE_CODES[outcome.error.failure], outcome.error.message, false);
-        continue;
+        this.count({ bytes_transferred: outcome.bytes, files_transferred: 1 });
+        if (outcome.checksums !== null) await this.checkCopy(destination, outcome.bytes, algorithm, outcome.checksums.destination, outcome.checksums.source);
+        records.push(this.succeeded(source, destination));
+      } catch (error) {
+        failure = error;
+        break;
       }
-      this.count({ bytes_transferred: outcome.bytes, files_transferred: 1 });
-      if (outcome.checksums !== null) {
-        this.count({ bytes_checksummed: outcome.bytes });
-        if (outcome.checksums.destination !== outcome.checksums.source) {
-          await destination.storage.remove(destination.path).catch(() => undefined);
-          failure = new Retry('CHECKSUM_MISMATCH', `${destination.shown}: md5 ${outcome.checksums.destination}, expected ${outcome.checksums.source}`);
-          break;
-        }
-      }
-      records.push({ task_id: this.task.id, kind: 'succeeded', source_path: source.shown, destination_path: destination.shown, error_code: null, error_details: null, is_directory: false, time: this.deps.clock.now() });
     }
     await this.deps.store.addFiles(records);
-    if (failure) throw failure;
+    if (failure !== null) throw failure;
   }
+
 
   /**
    * Copies a directory's files FILES_AT_ONCE at a time, taking no new one once the process stops
@@ -347,7 +342,7 @@ class Attempt {
       // in the kernel where both storages can (two directories of one host), else streamed through the process
       bytes = (await destination.storage.copyFrom?.(source.storage, source.path, destination.path, options)) ?? (await destination.storage.write(destination.path, source.storage.read(source.path), options));
     } catch (error) {
-      if (error instanceof StorageError && request.options.skip_source_errors && SKIPPABLE_SOURCE_FAILURES.includes(error.failure) && error.path === source.path) {
+      if (error instanceof StorageError && skipsSourceFailure(request, error) && error.path === source.path) {
         await this.skipped(source.shown, destination.shown, FAILURE_CODES[error.failure], error.message, false);
         return null;
       }
@@ -356,13 +351,21 @@ class Attempt {
     this.count({ bytes_transferred: bytes, files_transferred: 1 });
     if (request.options.verify_checksum || item?.external_checksum) {
       const expected = item?.external_checksum ?? (await source.storage.checksum(source.path, algorithm));
-      const written = await destination.storage.checksum(destination.path, algorithm);
-      this.count({ bytes_checksummed: bytes });
-      if (written !== expected) {
-        await destination.storage.remove(destination.path).catch(() => undefined);
-        throw new Retry('CHECKSUM_MISMATCH', `${destination.shown}: ${algorithm} ${written}, expected ${expected}`);
-      }
+      await this.checkCopy(destination, bytes, algorithm, await destination.storage.checksum(destination.path, algorithm), expected);
     }
+    return this.succeeded(source, destination);
+  }
+
+  /** Counts a copy's digested bytes; a copy whose digest differs is removed, and the task waits it out. */
+  private async checkCopy(destination: Place, bytes: number, algorithm: ChecksumAlgorithm, written: string, expected: string): Promise<void> {
+    this.count({ bytes_checksummed: bytes });
+    if (written === expected) return;
+    await destination.storage.remove(destination.path).catch(() => undefined);
+    throw new Retry('CHECKSUM_MISMATCH', `${destination.shown}: ${algorithm} ${written}, expected ${expected}`);
+  }
+
+  /** The record of a file copied. */
+  private succeeded(source: Place, destination: Place): FileRecord {
     return { task_id: this.task.id, kind: 'succeeded', source_path: source.shown, destination_path: destination.shown, error_code: null, error_details: null, is_directory: false, time: this.deps.clock.now() };
   }
 
@@ -400,6 +403,11 @@ class Attempt {
       if (this.deps.stopping()) throw new HandedBack();
     }
   }
+}
+
+/** Whether the task lists this failure of its source as skipped and goes on. */
+function skipsSourceFailure(request: TransferRequest, error: StorageError): boolean {
+  return request.options.skip_source_errors && SKIPPABLE_SOURCE_FAILURES.includes(error.failure);
 }
 
 /** How many of `files` from `at` go in one batch (at least one). */

@@ -1,5 +1,6 @@
 import { Endpoint, type EndpointKind, type EndpointRole, type EndpointState, type EndpointWithRoles, type NetworkSettings, type NetworkUse, type PrincipalType, type ServerScheme } from '@xfer/core';
 import { EndpointSchema, type EndpointRecord } from '../records/schemas';
+import { literalMaker } from '../engine/objectLiteral';
 import { bool, boolOrNull, fromTime, toTime } from './mapping';
 
 /** Endpoints as rows, and rows of endpoints with the caller's roles: what the repository and both engines' searches read. */
@@ -54,19 +55,8 @@ export const SELECT_WITH_ROLES = `SELECT e.*, ${ROLE_COLUMNS}`;
 export type RoleColumns = { r_id: string | null; r_role: string | null; r_principal_type: string | null; r_principal_id: string | null; r_created_at: string | null };
 export type EndpointRow = EndpointRecord & RoleColumns;
 
-/**
- * The endpoint's own columns of a row with roles, as one object literal made once from the table's
- * columns: a rest pattern that leaves the five role columns out copied the other forty one by one
- * on V8's slow path (a search's 25 rows: 3% of the event loop under load, issue 50). The names are
- * the schema's own, quoted as JSON.
- */
-const endpointColumnsOf = compileColumnPicker(Object.keys(EndpointSchema.options.columns));
-
-function compileColumnPicker(columns: readonly string[]): (row: EndpointRow) => EndpointRecord {
-  const literal = columns.map((column) => `${JSON.stringify(column)}: row[${JSON.stringify(column)}]`).join(', ');
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the constant schema, never from input
-  return new Function('row', `return { ${literal} };`) as (row: EndpointRow) => EndpointRecord;
-}
+/** The endpoint's own columns of a row with roles (a rest pattern leaving the role columns out cost 3% of the event loop under search load). */
+const endpointColumnsOf = literalMaker<EndpointRow, EndpointRecord>(Object.keys(EndpointSchema.options.columns), (column) => `from[${JSON.stringify(column)}]`);
 
 /** Rows of endpoints LEFT JOINed with role assignments: one entry per endpoint, in row order. */
 export function groupWithRoles(rows: readonly EndpointRow[]): EndpointWithRoles[] {

@@ -2,6 +2,7 @@ import { isMainThread, parentPort, workerData, type Worker } from 'node:worker_t
 import Database from 'better-sqlite3';
 import { searchRank, SEARCHED_FIELDS, type SearchedText } from '@xfer/core';
 import { RANKED_IN_MEMORY_UP_TO } from '../searchTerms';
+import { literalMaker } from '../objectLiteral';
 import { READY, startWorker, type StartReport } from '../workers';
 
 export { RANKED_IN_MEMORY_UP_TO };
@@ -121,12 +122,7 @@ class RowMaker {
   rows<Row>(raw: RawRows): Row[] {
     const key = raw.columns.join('\u0000');
     let make = this.makers.get(key);
-    if (!make) {
-      const literal = raw.columns.map((column, i) => `${JSON.stringify(column)}: values[${i}]`).join(', ');
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- column names of our own statements, quoted as JSON
-      make = new Function('values', `return { ${literal} };`) as (values: unknown[]) => unknown;
-      this.makers.set(key, make);
-    }
+    if (!make) this.makers.set(key, (make = literalMaker<unknown[], unknown>(raw.columns, (_column, i) => `from[${i}]`)));
     return raw.values.map(make) as Row[];
   }
 
