@@ -206,7 +206,8 @@ export class CopyThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(`(${serveCopies.toString()})()`, { eval: true });
+    // bundled (bin/xfer.js), the function's inner functions are named through esbuild's __name
+    const worker = new Worker(`var __name = (named) => named;\n(${serveCopies.toString()})()`, { eval: true });
     worker.unref();
     worker.on('message', (reply: Reply) => {
       const waiting = this.pending.get(reply.id);
