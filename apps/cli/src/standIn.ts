@@ -5,7 +5,7 @@ import { apiConfig, apiCoreSettings, createApp as createApiApp } from '@xfer/api
 import { isUuid, randomIdGenerator, type IdGenerator } from '@xfer/core';
 import type { createConsoleApp } from '@xfer/console';
 import { registerConsoleClient } from '@xfer/console/registration';
-import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings, prepareSigningKeys } from '@xfer/helper-pages';
+import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings } from '@xfer/helper-pages';
 import type { startSigningKeyPair } from '@xfer/helper-pages/settings';
 import { closeServer, Runtime, STORAGE_FAULTS, type StandInSnapshot, type StorageFault, type TaskWorkerPool } from '@xfer/runtime';
 import { createLogger, listen } from '@xfer/server-kit';
@@ -94,9 +94,13 @@ export class StandIn {
     const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret, signingKeyPair: options.signingKeyPair }), ids };
     await Runtime.start({ kind: 'standIn', core }, async (runtime) => {
       runtime.onClose('the stand-in server', () => closeServer(server));
-      await prepareSigningKeys(runtime.services, { signingKeySecret }, () => undefined);
+      // what prepareSigningKeys does, the seed between: the hosted service's scopes and the CLI's
+      // client first (a seed names them), the signing key last (its key pair, begun before the
+      // modules loaded, is made on libuv's pool while the seed loads)
+      await runtime.services.admin.clients.installStandardCatalogue();
       // alone on the services while it loads: each id it gives goes to the object it names
       if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
+      await runtime.services.idTokens.signingKey();
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(runtime.services.admin, url);
       const workers = await runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
