@@ -1,5 +1,5 @@
 import type { Storage, StorageAttachment, StorageDirectory } from '@xfer/core';
-import { CopyThread } from './CopyThread';
+import { CopyThreads } from './CopyThreads';
 import { FaultyStorage, StorageFaults } from './faults';
 import type { FsStorage } from './FsStorage';
 import { MemoryTree, type MemoryFiles } from './memory';
@@ -9,7 +9,7 @@ import { posixStorage } from './posix';
  * The storage behind this process's endpoints, as their attachments say: a posix directory (one
  * storage per root), or the endpoint's memory tree, made empty on first use and kept for the
  * process's life (memory trees are not shared between processes, nor kept across restarts). The
- * runtime owns one, and closes it (its posix storages' copy thread) after whatever used it.
+ * runtime owns one, and closes it (its posix storages' copy threads) after whatever used it.
  */
 export class EndpointStorages implements StorageDirectory {
   private readonly trees = new Map<string, MemoryTree>();
@@ -17,7 +17,7 @@ export class EndpointStorages implements StorageDirectory {
   /** Failures a test injects (the stand-in); none elsewhere. */
   readonly faults = new StorageFaults();
   /** Where the posix storages copy a directory's files (started on first use). */
-  private readonly copyThread = new CopyThread();
+  private readonly copyThreads = new CopyThreads();
 
   /** `unattached`: what an endpoint without attached storage has (the stand-in gives it a memory tree). */
   constructor(private readonly unattached: 'none' | 'memory' = 'none') {}
@@ -32,7 +32,7 @@ export class EndpointStorages implements StorageDirectory {
     if (attachment.type === 'memory') return this.treeOf(endpointId).storage;
     let storage = this.directories.get(attachment.root);
     if (!storage) {
-      storage = posixStorage(attachment.root, undefined, this.copyThread);
+      storage = posixStorage(attachment.root, undefined, this.copyThreads);
       this.directories.set(attachment.root, storage);
     }
     return storage;
@@ -64,8 +64,8 @@ export class EndpointStorages implements StorageDirectory {
     for (const [id, files] of snapshot) if (!this.trees.has(id)) this.treeOf(id).replace(files);
   }
 
-  /** Stops the copy thread (a copy still waiting on it fails). */
+  /** Stops the copy threads (a copy still waiting on them fails). */
   close(): Promise<void> {
-    return this.copyThread.close();
+    return this.copyThreads.close();
   }
 }

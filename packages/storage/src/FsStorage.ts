@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
-import { codesOf, failureOfCode, type CopyFailure, type CopyThread } from './CopyThread';
+import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 
 /** How a storage names the owner and group of its entries (numeric ids on posix, none in memory). */
@@ -13,7 +13,7 @@ export interface FsStorageOptions {
   /** Permission bits of new directories and files (a memory tree has no umask). */
   modes?: { dir: number; file: number };
   /** The host's filesystem: copies a directory's files off the event loop (copyFilesFrom). */
-  copyThread?: CopyThread;
+  copyThreads?: CopyThreads;
 }
 
 const FAILURES: Record<string, StorageFailure> = {
@@ -204,17 +204,17 @@ export class FsStorage implements Storage {
   }
 
   /**
-   * Between two storages on the host's filesystem, on the copy thread: both directories resolved
+   * Between two storages on the host's filesystem, on the copy threads: both directories resolved
    * inside their roots here, then opened there and checked again where their descriptors lead;
    * each file opened through its directory's descriptor without following a link, copied to a
    * temporary name and renamed into place, as copyFrom does. Null for any other pair.
    */
   async copyFilesFrom(source: Storage, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[] | null> {
-    const thread = this.options.copyThread;
-    if (!(source instanceof FsStorage) || source.fs !== this.fs || !thread || source.options.copyThread !== thread || !this.options.whereIs || !source.options.whereIs) return null;
+    const threads = this.options.copyThreads;
+    if (!(source instanceof FsStorage) || source.fs !== this.fs || !threads || source.options.copyThreads !== threads || !this.options.whereIs || !source.options.whereIs) return null;
     const sourceDir = await source.guard(from, () => source.inside(from, from));
     const destinationDir = await this.guard(to, () => this.inside(to, to));
-    const answer = await thread.copy({
+    const answer = await threads.copy({
       source: { root: await source.rootPath(), dir: sourceDir },
       destination: { root: await this.rootPath(), dir: destinationDir },
       files: files.map((file) => ({ name: file.name, mtimeMs: file.lastModified?.getTime() ?? null })),

@@ -4,4 +4,4 @@ export type { FsApi, FsHandle, FsStats } from './fsApi';
 export * from './memory';
 export * from './posix';
 export * from './faults';
-export { CopyThread } from './CopyThread';
+export { CopyThreads } from './CopyThreads';

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { FsApi } from './fsApi';
-import type { CopyThread } from './CopyThread';
+import type { CopyThreads } from './CopyThreads';
 import { FsStorage, type AccountNames } from './FsStorage';
 
 const nodeFs: FsApi = {
@@ -40,8 +40,8 @@ export function systemAccountNames(): AccountNames {
 
 /**
  * A directory of the xfer host as an endpoint's storage: real files, permissions and times as the
- * filesystem has them; with a copy thread, a directory's files are copied on it.
+ * filesystem has them; with copy threads, a directory's files are copied on them.
  */
-export function posixStorage(root: string, accountNames: AccountNames = systemAccountNames(), copyThread?: CopyThread): FsStorage {
-  return new FsStorage(nodeFs, root, { whereIs, accountNames, ...(copyThread && { copyThread }) });
+export function posixStorage(root: string, accountNames: AccountNames = systemAccountNames(), copyThreads?: CopyThreads): FsStorage {
+  return new FsStorage(nodeFs, root, { whereIs, accountNames, ...(copyThreads && { copyThreads }) });
 }

@@ -42,7 +42,7 @@ describe("the storages of a process's endpoints", () => {
     }
   });
 
-  it("copies a directory's files between its posix storages on one thread, which closing stops", async () => {
+  it("copies a directory's files between its posix storages on its copy threads, which closing stops", async () => {
     const dir = await mkdtemp(`${tmpdir()}/xfer-storages-`);
     try {
       await mkdir(`${dir}/one`);
@@ -56,7 +56,7 @@ describe("the storages of a process's endpoints", () => {
       // a storage of another process's storages has another thread: not together
       expect(await two.copyFilesFrom!(new EndpointStorages().storageOf('e3', { type: 'posix', root: `${dir}/one` })!, '/', '/', [{ name: 'x.txt' }], options)).toBeNull();
       // a thread that stopped (killed, crashed) is started again at the next copy
-      const running = (storages as unknown as { copyThread: { worker: { terminate(): Promise<number> } | null } }).copyThread;
+      const [running] = (storages as unknown as { copyThreads: { threads: { worker: { terminate(): Promise<number> } | null }[] } }).copyThreads.threads;
       await running.worker!.terminate();
       await new Promise((resolve) => setImmediate(resolve));
       expect(running.worker).toBeNull();

@@ -4,7 +4,7 @@ import * as nodeFs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { StorageError, type Storage } from '@xfer/core';
 import { Volume } from 'memfs';
-import { CopyThread, FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, type FsApi } from '..';
+import { CopyThreads, FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, type FsApi } from '..';
 
 /**
  * One contract for every Storage adapter: the same tree under a root, with a directory outside
@@ -211,7 +211,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         expect(await storage.copyFilesFrom!(storage, '/data', '/data/sub', [{ name: 'a.txt' }], options)).toBeNull();
         return;
       }
-      const thread = new CopyThread();
+      const thread = new CopyThreads();
       try {
         const threaded = posixStorage(world.root, undefined, thread);
         const when = new Date('2026-01-02T03:04:05Z');
@@ -244,6 +244,29 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         expect(await threaded.copyFilesFrom!(new FsStorage(memoryFsApi(new Volume()), '/', { modes: MEMORY_MODES }), '/', '/copy', [{ name: 'a' }], options)).toBeNull();
       } finally {
         await thread.close();
+      }
+    });
+
+    it("copies a directory's files on two threads side by side, answered in order as one thread answers", async () => {
+      if (!swappable) return;
+      const threads = new CopyThreads(2);
+      try {
+        const threaded = posixStorage(world.root, undefined, threads);
+        const options = { checksum: null, skipSourceFailures: [] } as const;
+        await world.fs.mkdir(`${world.root}/many`);
+        await world.fs.mkdir(`${world.root}/copies`);
+        const names = Array.from({ length: 21 }, (_, i) => `f${String(i).padStart(2, '0')}`);
+        for (const [i, name] of names.entries()) await world.fs.writeFile(`${world.root}/many/${name}`, 'x'.repeat(i + 1));
+        const outcomes = await threaded.copyFilesFrom!(threaded, '/many', '/copies', names.map((name) => ({ name })), options);
+        expect(outcomes).toEqual(names.map((_, i) => ({ bytes: i + 1, checksums: null })));
+        for (const [i, name] of names.entries()) expect((await world.fs.readFile(`${world.root}/copies/${name}`)).toString()).toBe('x'.repeat(i + 1));
+        // the first run stops at a directory: the answer ends there, whatever the second run copied meanwhile
+        await world.fs.mkdir(`${world.root}/many/dir`);
+        const stopped = await threaded.copyFilesFrom!(threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
+        expect(stopped!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([{ bytes: 1, checksums: null }, ['source', 'is_directory', '/many/dir']]);
+        expect((await world.fs.readdir(`${world.root}/copies`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
+      } finally {
+        await threads.close();
       }
     });
 
@@ -323,7 +346,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
 
     it("copies no link's target, and no name that is a path, on a copy thread", async () => {
       if (!swappable) return;
-      const thread = new CopyThread();
+      const thread = new CopyThreads();
       try {
         const threaded = posixStorage(world.root, undefined, thread);
         const outcomes = await threaded.copyFilesFrom!(threaded, '/data', '/data/sub', [{ name: 'secret-link' }, { name: 'inside-link' }, { name: '../../outside/secret.txt' }, { name: '..' }], { checksum: null, skipSourceFailures: ['denied'] });
@@ -382,9 +405,9 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await reset();
       expect(await failureOf(swapping.copyFrom!(swapping, '/data/a.txt', '/victim/planted.txt'))).toBe('denied');
       expect((await fs.readdir(`${root}/data`)).map(String).sort()).toEqual(['a.txt', 'sub']);
-      const thread = new CopyThread();
+      const thread = new CopyThreads();
       try {
-        const threaded = new FsStorage(swapAfterCheck((posixStorage(root) as unknown as { fs: FsApi }).fs), root, { ...(storage as unknown as { options: object }).options, copyThread: thread });
+        const threaded = new FsStorage(swapAfterCheck((posixStorage(root) as unknown as { fs: FsApi }).fs), root, { ...(storage as unknown as { options: object }).options, copyThreads: thread });
         await reset();
         expect(await failureOf(threaded.copyFilesFrom!(threaded, '/victim', '/data', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
         await reset();

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ChecksumAlgorithm, StorageFailure } from '@xfer/core';
 
@@ -23,8 +24,11 @@ export interface CopyFailure {
 
 export type FileCopied = { bytes: number; checksums: { source: string; destination: string } | null } | { failed: CopyFailure };
 
-/** The thread's answer: each file's outcome in order (up to and with the first failure it stops at), or a failure of a directory. */
-export type CopyAnswer = { files: FileCopied[] } | { failed: CopyFailure };
+/**
+ * The thread's answer: each file's outcome in order, up to and with the first failure it stops at
+ * (`stopped`: a failure other than a source failure the job goes on after), or a failure of a directory.
+ */
+export type CopyAnswer = { files: FileCopied[]; stopped: boolean } | { failed: CopyFailure };
 
 type Reply = { id: number; answer: CopyAnswer } | { id: number; error: string };
 
@@ -153,10 +157,10 @@ function serveCopies(): void {
         } catch (error) {
           const failed = failure(error, 'source');
           files.push({ failed });
-          if (failed.side !== 'source' || !job.skipSourceCodes.includes(failed.code)) break;
+          if (failed.side !== 'source' || !job.skipSourceCodes.includes(failed.code)) return { files, stopped: true };
         }
       }
-      return { files };
+      return { files, stopped: false };
     } catch (error) {
       return { failed: failure(error, 'source') };
     } finally {
@@ -173,13 +177,8 @@ function serveCopies(): void {
   });
 }
 
-/**
- * A thread that copies the files of a directory between two storages of the host's filesystem
- * with synchronous calls: a small file costs a dozen calls, and each through the event loop is a
- * round trip to libuv's pool (10,000 files of 4 KiB: 8.5 s, where cp takes 0.3-2.8 s). Started
- * on first use, held by its process's EndpointStorages, which closes it.
- */
-export class CopyThread {
+/** One thread running serveCopies, started on first use (and again after it stopped). */
+class CopyWorker {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, { resolve: (answer: CopyAnswer) => void; reject: (error: Error) => void }>();
   private lastId = 0;
@@ -227,5 +226,47 @@ export class CopyThread {
     worker.on('exit', (code) => fail(new Error(`the copy thread exited (code ${code})`)));
     this.worker = worker;
     return worker;
+  }
+}
+
+/**
+ * The threads that copy the files of a directory between two storages of the host's filesystem
+ * with synchronous calls: a small file costs a dozen calls, and each through the event loop is a
+ * round trip to libuv's pool (10,000 files of 4 KiB: 8.5 s, where cp takes 0.3-2.8 s). A job's
+ * files are split in runs, one a thread, copied side by side (a file's creating open and rename
+ * hold its directory's lock; its reads, writes and the source's open do not). Started on first
+ * use, held by its process's EndpointStorages, which closes them.
+ */
+export class CopyThreads {
+  private readonly threads: CopyWorker[];
+
+  /** `count`: two where the machine has two cores (more only contend for the directory's lock). */
+  constructor(count = Math.min(2, availableParallelism())) {
+    this.threads = Array.from({ length: Math.max(1, count) }, () => new CopyWorker());
+  }
+
+  /**
+   * The job's files in runs, one a thread, answered as one thread would: the outcomes in order up
+   * to and with the first failure a run stopped at. Files of later runs copied meanwhile are not
+   * answered for: complete at their names, copied again by the task's next attempt.
+   */
+  async copy(job: CopyJob): Promise<CopyAnswer> {
+    const size = Math.ceil(job.files.length / this.threads.length);
+    const runs = this.threads.map((thread, i) => ({ thread, files: job.files.slice(i * size, (i + 1) * size) })).filter((run) => run.files.length > 0);
+    // every run ends before the answer, whichever failed
+    const settled = await Promise.allSettled(runs.map(({ thread, files }) => thread.copy({ ...job, files })));
+    const files: FileCopied[] = [];
+    for (const result of settled) {
+      if (result.status === 'rejected') throw result.reason;
+      const answer = result.value;
+      if ('failed' in answer) return answer;
+      files.push(...answer.files);
+      if (answer.stopped) return { files, stopped: true };
+    }
+    return { files, stopped: false };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((thread) => thread.close()));
   }
 }
