@@ -30,7 +30,17 @@ export type FileCopied = { bytes: number; checksums: { source: string; destinati
  */
 export type CopyAnswer = { files: FileCopied[]; stopped: boolean } | { failed: CopyFailure };
 
-type Reply = { id: number; answer: CopyAnswer } | { id: number; error: string };
+/** Names of a directory to lstat on a thread: `base` a path of the directory's checked descriptor (/proc/self/fd/<n>). */
+export interface LstatJob {
+  base: string;
+  names: readonly string[];
+}
+
+/** A name's own stats as [mode, size, mtimeMs, uid, gid], null when it is gone, or the failure of its lstat. */
+export type LstatOutcome = [number, number, number, number, number] | null | { code: string; message: string };
+
+type Request = { id: number; job: CopyJob } | { id: number; lstat: LstatJob };
+type Reply = { id: number; answer: unknown } | { id: number; error: string };
 
 /** A storage failure the thread decides itself (not an errno code). */
 const DECIDED: Record<string, StorageFailure> = { XFER_DENIED: 'denied', XFER_IS_DIRECTORY: 'is_directory' };
@@ -168,9 +178,19 @@ function serveCopies(): void {
       if (destination !== -1) fs.closeSync(destination);
     }
   };
-  parentPort!.on('message', ({ id, job }: { id: number; job: CopyJob }) => {
+  const lstats = ({ base, names }: LstatJob): LstatOutcome[] =>
+    names.map((name) => {
+      try {
+        const stats = fs.lstatSync(`${base}/${name}`, { throwIfNoEntry: false });
+        return stats === undefined ? null : [stats.mode, stats.size, stats.mtimeMs, stats.uid, stats.gid];
+      } catch (error) {
+        return { code: (error as NodeJS.ErrnoException).code ?? 'EIO', message: (error as Error).message };
+      }
+    });
+  parentPort!.on('message', (request: Request) => {
+    const { id } = request;
     try {
-      parentPort!.postMessage({ id, answer: copy(job) } satisfies Reply);
+      parentPort!.postMessage({ id, answer: 'job' in request ? copy(request.job) : lstats(request.lstat) } satisfies Reply);
     } catch (error) {
       parentPort!.postMessage({ id, error: (error as Error).message } satisfies Reply);
     }
@@ -180,19 +200,32 @@ function serveCopies(): void {
 /** One thread running serveCopies, started on first use (and again after it stopped). */
 class CopyWorker {
   private worker: Worker | null = null;
-  private readonly pending = new Map<number, { resolve: (answer: CopyAnswer) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (answer: never) => void; reject: (error: Error) => void }>();
   private lastId = 0;
   private closed = false;
 
+  /** Requests sent and not yet answered. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
   copy(job: CopyJob): Promise<CopyAnswer> {
+    return this.ask<CopyAnswer>((id) => ({ id, job }));
+  }
+
+  lstat(lstat: LstatJob): Promise<LstatOutcome[]> {
+    return this.ask<LstatOutcome[]>((id) => ({ id, lstat }));
+  }
+
+  private ask<T>(request: (id: number) => Request): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the copy thread was closed'));
     const worker = this.started();
     const id = ++this.lastId;
-    // a copy waiting here keeps the process alive; an idle thread does not
+    // a request waiting here keeps the process alive; an idle thread does not
     if (this.pending.size === 0) worker.ref();
-    return new Promise<CopyAnswer>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, job });
+      worker.postMessage(request(id));
     });
   }
 
@@ -213,7 +246,7 @@ class CopyWorker {
       this.pending.delete(reply.id);
       if (this.pending.size === 0) worker.unref();
       if ('error' in reply) waiting?.reject(new Error(reply.error));
-      else waiting?.resolve(reply.answer);
+      else waiting?.resolve(reply.answer as never);
     });
     const fail = (error: Error) => {
       // an error is followed by an exit: once a newer thread took over, the copies waiting are its own
@@ -264,6 +297,12 @@ export class CopyThreads {
       if (answer.stopped) return { files, stopped: true };
     }
     return { files, stopped: false };
+  }
+
+  /** Each name's own stats (lstat), on the thread with the fewest requests waiting: a call each, no round trip to libuv's pool. */
+  lstat(base: string, names: readonly string[]): Promise<LstatOutcome[]> {
+    const idlest = this.threads.reduce((best, thread) => (thread.waiting < best.waiting ? thread : best));
+    return idlest.lstat({ base, names });
   }
 
   async close(): Promise<void> {

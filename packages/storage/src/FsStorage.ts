@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { constants as hostConstants } from 'node:fs';
 import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
@@ -69,20 +70,43 @@ export class FsStorage implements Storage {
     const real = await this.guard(dir, () => this.inside(dir, dir));
     return this.guard(dir, () =>
       this.throughDirectory(real, dir, async (base) => {
-        const entryOf = async (name: string): Promise<FileEntry | null> => {
-          const full = `${base}/${name}`;
-          const own = await this.fs.lstat(full).catch((error: NodeJS.ErrnoException) => {
-            if (error.code === 'ENOENT') return null;
-            throw error;
-          });
-          if (own === null) return null;
-          return own.isSymbolicLink() ? this.linkEntry(name, full, own) : this.entryOf(name, own, null);
-        };
-        const found: (FileEntry | null)[] = [];
-        for (let at = 0; at < names.length; at += STATS_AT_ONCE) found.push(...(await Promise.all(names.slice(at, at + STATS_AT_ONCE).map(entryOf))));
-        return found;
+        const stats = await this.ownStats(base, names);
+        return Promise.all(
+          names.map((name, i) => {
+            const own = stats[i]!;
+            if (own === null) return null;
+            return own.isSymbolicLink() ? this.linkEntry(name, `${base}/${name}`, own) : this.entryOf(name, own, null);
+          }),
+        );
       }),
     );
+  }
+
+  /**
+   * Each name's own stats in `base` (null: gone since listed): on the copy threads where this
+   * storage has them (a call each there; through libuv's pool each costs the event loop a round
+   * trip), else STATS_AT_ONCE at a time.
+   */
+  private async ownStats(base: string, names: readonly string[]): Promise<(FsStats | null)[]> {
+    const threads = this.options.copyThreads;
+    if (threads && this.options.whereIs) {
+      return (await threads.lstat(base, names)).map((outcome) => {
+        if (outcome === null) return null;
+        if (!Array.isArray(outcome)) throw Object.assign(new Error(outcome.message), { code: outcome.code });
+        const [mode, size, mtimeMs, uid, gid] = outcome;
+        // the copy threads' filesystem is the host's
+        const type = mode & hostConstants.S_IFMT;
+        return { mode, size, mtimeMs, uid, gid, isDirectory: () => type === hostConstants.S_IFDIR, isSymbolicLink: () => type === hostConstants.S_IFLNK };
+      });
+    }
+    const lstat = (name: string) =>
+      this.fs.lstat(`${base}/${name}`).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+    const found: (FsStats | null)[] = [];
+    for (let at = 0; at < names.length; at += STATS_AT_ONCE) found.push(...(await Promise.all(names.slice(at, at + STATS_AT_ONCE).map(lstat))));
+    return found;
   }
 
   async *names(path: string): AsyncIterable<readonly string[]> {

@@ -21,29 +21,32 @@ interface World {
   close(): Promise<void>;
 }
 
-const adapters: [string, () => Promise<World>, boolean][] = [
-  [
-    'posix (a directory of the host)',
-    async () => {
-      const base = await mkdtemp(`${tmpdir()}/xfer-storage-`);
-      const root = `${base}/root`;
-      await nodeFs.mkdir(root);
-      await nodeFs.mkdir(`${base}/outside`);
-      const storage = posixStorage(root);
-      return {
-        storage,
-        fs: nodeFs,
-        root,
-        outside: `${base}/outside`,
-        wrapped: (wrap) => {
-          const inner = (storage as unknown as { fs: FsApi }).fs;
-          return new FsStorage(wrap(inner), root, (storage as unknown as { options: object }).options);
-        },
-        close: () => rm(base, { recursive: true, force: true }),
-      };
+/** A directory of the host as a posix storage (with copy threads: its entries are read on them, as a runtime's are). */
+async function posixWorld(threads?: CopyThreads): Promise<World> {
+  const base = await mkdtemp(`${tmpdir()}/xfer-storage-`);
+  const root = `${base}/root`;
+  await nodeFs.mkdir(root);
+  await nodeFs.mkdir(`${base}/outside`);
+  const storage = posixStorage(root, undefined, threads);
+  return {
+    storage,
+    fs: nodeFs,
+    root,
+    outside: `${base}/outside`,
+    wrapped: (wrap) => {
+      const inner = (storage as unknown as { fs: FsApi }).fs;
+      return new FsStorage(wrap(inner), root, (storage as unknown as { options: object }).options);
     },
-    true,
-  ],
+    close: async () => {
+      await threads?.close();
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
+const adapters: [string, () => Promise<World>, boolean][] = [
+  ['posix (a directory of the host)', () => posixWorld(), true],
+  ['posix with copy threads', () => posixWorld(new CopyThreads(2)), true],
   [
     'memory (a memfs tree)',
     async () => {
