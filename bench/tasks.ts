@@ -4,9 +4,10 @@
  * posix storage through the API on an SQLite file; 1,000 tiny tasks on memory storage through the
  * stand-in; and the API's peak RSS while it copies the 1 GiB file.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
 import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
@@ -48,11 +49,16 @@ async function submitAndWait(api: Api, body: Record<string, unknown>): Promise<n
   }
 }
 
-/** The wall time of a shell command, in ms (it must succeed). */
-function timed(command: string): number {
+/**
+ * The wall time of a shell command, in ms (it must succeed). Never spawnSync: an event loop held
+ * for seconds keeps fetch's idle connections past the server's keep-alive, and the next request
+ * meets a closed socket.
+ */
+async function timed(command: string): Promise<number> {
   const started = performance.now();
-  const result = spawnSync('sh', ['-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (result.status !== 0) throw new Error(`${command} failed`);
+  const child = spawn('sh', ['-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`${command} failed`);
   return performance.now() - started;
 }
 
@@ -99,14 +105,14 @@ async function posixTasks(work: string, log: (line: string) => void): Promise<Ta
    * cp and xfer in turns, ROUNDS times each, the outputs removed and the disk synced before each
    * (what one leaves to write back would slow the next): the medians.
    */
-  const turns = async (cp: () => number, xfer: () => Promise<number>, outputs: string[]) => {
+  const turns = async (cp: () => Promise<number>, xfer: () => Promise<number>, outputs: string[]) => {
     const times = { cp: [] as number[], xfer: [] as number[] };
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const output of outputs) rmSync(join(root, output), { recursive: true, force: true });
-      spawnSync('sync');
-      times.cp.push(cp());
+      await timed('sync');
+      times.cp.push(await cp());
       for (const output of outputs) rmSync(join(root, output), { recursive: true, force: true });
-      spawnSync('sync');
+      await timed('sync');
       times.xfer.push(await xfer());
     }
     for (const output of outputs) rmSync(join(root, output), { recursive: true, force: true });
