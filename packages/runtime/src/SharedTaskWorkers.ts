@@ -9,6 +9,8 @@ import { PER_USER, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWor
 const QUEUE = 'xfer-tasks';
 /** pg-boss's tables live in a schema of their own beside xfer's. */
 const SCHEMA = 'pgboss';
+/** The advisory lock (on the lock connection) under which a process makes the queue: 64 bits of a name's digest. */
+const QUEUE_SETUP_LOCK = createHash('sha256').update('xfer: make the pg-boss queue').digest().readBigInt64BE(0).toString();
 
 
 /** The first of a user's PER_USER slots for a type of task: a 32-bit key, the slot number beside it. */
@@ -64,10 +66,15 @@ export class SharedTaskWorkers implements TaskWorkerPool {
     locks.on('error', (error) => workers.loseLocks(error));
     try {
       await boss.start();
-      await boss.createQueue(QUEUE, { name: QUEUE, policy: 'short', retryLimit: 0, expireInSeconds: 60 * 60, retentionMinutes: 60 }).catch(async (error: unknown) => {
-        // another process made it at the same moment
-        if (!(await boss.getQueue(QUEUE))) throw error;
-      });
+      // pg-boss makes a queue's tables under no lock of its own: processes starting together on a
+      // new database deadlock there (Postgres ends one with "deadlock detected"), so one process at
+      // a time makes it and the others find it made
+      await locks.query('SELECT pg_advisory_lock($1::bigint)', [QUEUE_SETUP_LOCK]);
+      try {
+        if (!(await boss.getQueue(QUEUE))) await boss.createQueue(QUEUE, { name: QUEUE, policy: 'short', retryLimit: 0, expireInSeconds: 60 * 60, retentionMinutes: 60 });
+      } finally {
+        await locks.query('SELECT pg_advisory_unlock($1::bigint)', [QUEUE_SETUP_LOCK]);
+      }
       for (let i = 0; i < options.concurrency; i += 1) {
         workers.workIds.push(await boss.work<{ taskId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, (options.pollMs ?? 1000) / 1000) }, ([job]) => workers.take(job!.data.taskId)));
       }
