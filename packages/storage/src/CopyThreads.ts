@@ -59,7 +59,8 @@ export function codesOf(wanted: readonly StorageFailure[], failures: Record<stri
  * The thread's side, whole in one function (its source is what the thread runs, so it imports
  * nothing and declares no class): each job's files copied with synchronous calls, through the two
  * directories' own descriptors, so that a name can never lead out (one component, never a link:
- * O_NOFOLLOW). A failure is thrown as a CopyFailure object.
+ * O_NOFOLLOW), a failure thrown as a CopyFailure object; and a listing's names lstat'ed through
+ * the descriptor the event loop opened and checked.
  */
 function serveCopies(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */

@@ -13,7 +13,7 @@ export interface FsStorageOptions {
   accountNames?: AccountNames;
   /** Permission bits of new directories and files (a memory tree has no umask). */
   modes?: { dir: number; file: number };
-  /** The host's filesystem: copies a directory's files off the event loop (copyFilesFrom). */
+  /** The host's filesystem: copies a directory's files (copyFilesFrom) and stats a listing's names (entries) off the event loop. */
   copyThreads?: CopyThreads;
 }
 
