@@ -1,12 +1,13 @@
 /**
  * Transfer tasks (issue 48), each beside `cp` on the same files in the same run: one 1 GiB file,
  * 10,000 files of 4 KiB, the same with verify_checksum (beside cp + sha256sum of both sides), on
- * posix storage through the API on an SQLite file; 1,000 tiny tasks on memory storage through the
- * stand-in; and the API's peak RSS while it copies the 1 GiB file.
+ * posix storage through the API on an SQLite file, and the 10,000 files again on tmpfs where the
+ * machine has /dev/shm (no disk's write-back in the way); 1,000 tiny tasks on memory storage
+ * through the stand-in; and the API's peak RSS while it copies the 1 GiB file.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
@@ -82,40 +83,49 @@ async function posixTasks(work: string, log: (line: string) => void): Promise<Ta
   for (let i = 0; i < GIB / chunk.length; i += 1) writeSync(fd, chunk);
   closeSync(fd);
   for (let i = 0; i < SMALL_FILES; i += 1) writeFileSync(join(root, 'many', `f${String(i).padStart(5, '0')}.dat`), randomBytes(4096));
+  // the same small files in memory (tmpfs), where no disk's write-back decides: xfer's own work beside cp's
+  const memoryRoot = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/xfer-bench-') : null;
+  if (memoryRoot) cpSync(join(root, 'many'), join(memoryRoot, 'many'), { recursive: true });
   const databaseUrl = `sqlite:${join(work, 'tasks.sqlite')}`;
   const engine = await openEngine(databaseUrl);
   let token: string;
   let endpointId: string;
+  let memoryEndpointId: string | null = null;
   try {
     const services = createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator);
     const identity = await services.admin.identities.addIdentity({ username: 'mover@example.org' });
     const owner = await services.authentication.principalOf(identity.id);
-    endpointId = (await services.endpoints.createEndpoint(owner, { display_name: 'Bench storage', personal: false })).id;
-    await services.admin.endpoints.setStorage(endpointId, { type: 'posix', root });
+    const storageAt = async (name: string, at: string) => {
+      const id = (await services.endpoints.createEndpoint(owner, { display_name: name, personal: false })).id;
+      await services.admin.endpoints.setStorage(id, { type: 'posix', root: at });
+      return id;
+    };
+    endpointId = await storageAt('Bench storage', root);
+    if (memoryRoot) memoryEndpointId = await storageAt('Bench storage on tmpfs', memoryRoot);
     token = (await services.admin.tokens.issueToken('mover@example.org')).token;
   } finally {
     await engine.close();
   }
   const server = await start(join(__dirname, '..', 'apps/api/dist/main.js'), { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, (port) => `http://127.0.0.1:${port}/healthz`);
   const api: Api = { url: `http://127.0.0.1:${server.port}/v0.10`, headers: { authorization: `Bearer ${token}` } };
-  const transfer = (source: string, destination: string, extra: Record<string, unknown> = {}) =>
-    submitAndWait(api, { source_endpoint: endpointId, destination_endpoint: endpointId, DATA: [{ source_path: source, destination_path: destination }], ...extra });
+  const transfer = (source: string, destination: string, extra: Record<string, unknown> = {}, on = endpointId) =>
+    submitAndWait(api, { source_endpoint: on, destination_endpoint: on, DATA: [{ source_path: source, destination_path: destination }], ...extra });
   const rows: TaskRow[] = [];
   /**
    * cp and xfer in turns, ROUNDS times each, the outputs removed and the disk synced before each
    * (what one leaves to write back would slow the next): the medians.
    */
-  const turns = async (cp: () => Promise<number>, xfer: () => Promise<number>, outputs: string[]) => {
+  const turns = async (cp: () => Promise<number>, xfer: () => Promise<number>, outputs: string[], under = root) => {
     const times = { cp: [] as number[], xfer: [] as number[] };
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const output of outputs) rmSync(join(root, output), { recursive: true, force: true });
+      for (const output of outputs) rmSync(join(under, output), { recursive: true, force: true });
       await timed('sync');
       times.cp.push(await cp());
-      for (const output of outputs) rmSync(join(root, output), { recursive: true, force: true });
+      for (const output of outputs) rmSync(join(under, output), { recursive: true, force: true });
       await timed('sync');
       times.xfer.push(await xfer());
     }
-    for (const output of outputs) rmSync(join(root, output), { recursive: true, force: true });
+    for (const output of outputs) rmSync(join(under, output), { recursive: true, force: true });
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     return { cp: median(times.cp), xfer: median(times.xfer) };
   };
@@ -131,8 +141,14 @@ async function posixTasks(work: string, log: (line: string) => void): Promise<Ta
 
     const summed = await turns(() => timed(`cp -r ${root}/many ${root}/cp-many && find ${root}/many ${root}/cp-many -type f -exec sha256sum {} + > /dev/null`), recursive({ verify_checksum: true }), ['cp-many', 'xfer-many']);
     rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB, verify_checksum (median of ${ROUNDS}; cp -r + sha256sum of both sides ${Math.round(summed.cp)} ms)`, summed.xfer, summed.cp));
+
+    if (memoryRoot && memoryEndpointId) {
+      const inMemory = await turns(() => timed(`cp -r ${memoryRoot}/many ${memoryRoot}/cp-many`), () => transfer('/many/', '/xfer-many/', { DATA: [{ source_path: '/many/', destination_path: '/xfer-many/', recursive: true }] }, memoryEndpointId), ['cp-many', 'xfer-many'], memoryRoot);
+      rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB on tmpfs (no disk: xfer's own work beside cp's), recursive (median of ${ROUNDS}; cp -r ${Math.round(inMemory.cp)} ms)`, inMemory.xfer, inMemory.cp));
+    }
   } finally {
     await stop(server.child);
+    if (memoryRoot) rmSync(memoryRoot, { recursive: true, force: true });
   }
   for (const r of rows) log(`${r.scenario}: ${r.p50_ms} ms, ${r.ratio_to_cp} of cp${r.peak_rss_mb ? `, peak RSS ${r.peak_rss_mb} MB` : ''}`);
   return rows;

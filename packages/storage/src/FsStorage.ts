@@ -206,21 +206,27 @@ export class FsStorage implements Storage {
     try {
       return await this.guard(path, async () => {
         const parent = await this.inside(parentOf(path), path);
-        const part = `${parent}/${PART_PREFIX}${randomBytes(6).toString('hex')}-${baseName(path)}`.slice(0, parent.length + 255);
-        const output = await this.fs.open(part, this.fs.constants.O_WRONLY | this.fs.constants.O_CREAT | this.fs.constants.O_EXCL | this.fs.constants.O_NOFOLLOW, this.options.modes?.file ?? 0o666);
-        try {
-          await this.verifyOpened(output, path);
-          await copyFile(`/proc/self/fd/${input.fd}`, `/proc/self/fd/${output.fd}`);
-          const size = Number((await output.stat()).size);
-          await output.close();
-          if (options.lastModified) await this.fs.utimes(part, options.lastModified, options.lastModified);
-          await this.fs.rename(part, `${parent}/${baseName(path)}`);
-          return size;
-        } catch (error) {
-          await output.close().catch(() => undefined);
-          await this.fs.unlink(part).catch(() => undefined);
-          throw error;
-        }
+        // through the parent's checked descriptor: the copy makes its temporary file there itself
+        // (exclusively, never through a link); copying into one made before, libuv truncates it
+        // first, and ext4 then writes the whole file back when it is closed (0.25 s a GiB)
+        return await this.throughDirectory(parent, parentOf(path), async (base) => {
+          const part = `${base}/${PART_PREFIX}${randomBytes(6).toString('hex')}-${baseName(path)}`.slice(0, base.length + 256);
+          let size: number;
+          try {
+            size = await copyFile(`/proc/self/fd/${input.fd}`, part, this.options.modes?.file ?? 0o666);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await this.fs.unlink(part).catch(() => undefined);
+            throw error;
+          }
+          try {
+            if (options.lastModified) await this.fs.utimes(part, options.lastModified, options.lastModified);
+            await this.fs.rename(part, `${base}/${baseName(path)}`);
+            return size;
+          } catch (error) {
+            await this.fs.unlink(part).catch(() => undefined);
+            throw error;
+          }
+        });
       });
     } finally {
       await input.close();

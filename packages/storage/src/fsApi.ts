@@ -29,6 +29,9 @@ export interface FsApi {
   unlink(path: string): Promise<void>;
   open(path: string, flags: number, mode?: number): Promise<FsHandle>;
   utimes(path: string, atime: Date, mtime: Date): Promise<void>;
-  /** The host's filesystem only: a copy in the kernel (copy_file_range where it can). */
-  copyFile?(from: string, to: string): Promise<void>;
+  /**
+   * The host's filesystem only: a copy in the kernel (copy_file_range where it can) into a new
+   * file `to`, made exclusively (never through a link) with `mode` (less the umask); its size.
+   */
+  copyFile?(from: string, to: string, mode: number): Promise<number>;
 }

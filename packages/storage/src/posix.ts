@@ -16,7 +16,17 @@ const nodeFs: FsApi = {
   unlink: (path) => fsp.unlink(path),
   open: (path, flags, mode) => fsp.open(path, flags, mode),
   utimes: (path, atime, mtime) => fsp.utimes(path, atime, mtime),
-  copyFile: (from, to) => fsp.copyFile(from, to),
+  copyFile: async (from, to, mode) => {
+    await fsp.copyFile(from, to, constants.COPYFILE_EXCL);
+    // the mode a new file has (the copy took the source's), set through the file itself, never a link
+    const made = await fsp.open(to, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      await made.chmod(mode & ~process.umask());
+      return (await made.stat()).size;
+    } finally {
+      await made.close();
+    }
+  },
 };
 
 /** Where a descriptor's file really is, on Linux; null elsewhere (the checks before use still hold). */

@@ -185,6 +185,8 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
 
     it("copies a file from a storage on the host's filesystem in the kernel, as write() would; says when it cannot", async () => {
       const when = new Date('2026-01-02T03:04:05Z');
+      // a source of its own mode: the copy is a new file of this storage, with a new file's mode
+      if (swappable) await nodeFs.chmod(`${world.root}/data/sub/deep.bin`, 0o600);
       const copied = await storage.copyFrom!(storage, '/data/sub/deep.bin', '/data/copy.bin', { lastModified: when });
       if (!swappable) {
         // a memory tree has no kernel to copy in: the caller streams
@@ -194,6 +196,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect(copied).toBe(3000);
       expect((await collect(storage.read('/data/copy.bin'))).equals(Buffer.alloc(3000, 7))).toBe(true);
       expect((await storage.stat('/data/copy.bin')).lastModified).toEqual(when);
+      expect((await storage.stat('/data/copy.bin')).permissions).toBe(0o666 & ~process.umask());
       expect(await storage.copyFrom!(storage, '/data/a.txt', '/data/plain.txt')).toBe(5);
       expect((await world.fs.readdir(`${world.root}/data`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
       const missing = await storage.copyFrom!(storage, '/data/none', '/data/x.bin').catch((error: StorageError) => [error.failure, error.path]);
@@ -231,9 +234,11 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         ]);
         expect((await world.fs.readFile(`${world.root}/copy/a.txt`)).toString()).toBe('hello');
         expect((await threaded.stat('/copy/a.txt')).lastModified).toEqual(when);
-        // a large file without digests goes through the kernel
+        // a large file without digests goes through the kernel, a new file of this storage (a new file's mode, not the source's)
+        await nodeFs.chmod(`${world.root}/data/large.bin`, 0o600);
         expect(await threaded.copyFilesFrom!(threaded, '/data', '/copy', [{ name: 'large.bin' }], options)).toEqual([{ bytes: 3 * 2 ** 20, checksums: null }]);
         expect((await world.fs.readFile(`${world.root}/copy/large.bin`)).equals(Buffer.alloc(3 * 2 ** 20, 9))).toBe(true);
+        expect((await threaded.stat('/copy/large.bin')).permissions).toBe(0o666 & ~process.umask());
         expect((await world.fs.readdir(`${world.root}/copy`)).map(String).sort()).toEqual(['a.txt', 'large.bin']);
         // a directory that is missing, or a file where a directory goes
         expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/nowhere', [{ name: 'a.txt' }], options))).toBe('not_found');
