@@ -266,24 +266,30 @@ class Attempt {
   /** A batch's outcomes counted and recorded as copyOne does each (skipped source failures listed); the first failure thrown after. */
   private async recordCopies(batch: readonly { source: Place; destination: Place }[], copied: readonly DirectoryFileCopy[], request: TransferRequest, algorithm: ChecksumAlgorithm): Promise<void> {
     const records: FileRecord[] = [];
+    // counted once for the batch (each count copies the task's state), up to and with a failure
+    const counted = { files: 0, bytes_transferred: 0, files_transferred: 0 };
+    // the batch's records share the time it was recorded
+    const time = this.deps.clock.now();
     let failure: unknown = null;
     for (const [i, outcome] of copied.entries()) {
       const { source, destination } = batch[i]!;
-      this.count({ files: 1 });
+      counted.files += 1;
       try {
         if ('error' in outcome) {
           if (outcome.side !== 'source' || !skipsSourceFailure(request, outcome.error)) throw outcome.error;
           await this.skipped(source.shown, destination.shown, FAILURE_CODES[outcome.error.failure], outcome.error.message, false);
           continue;
         }
-        this.count({ bytes_transferred: outcome.bytes, files_transferred: 1 });
+        counted.bytes_transferred += outcome.bytes;
+        counted.files_transferred += 1;
         if (outcome.checksums !== null) await this.checkCopy(destination, outcome.bytes, algorithm, outcome.checksums.destination, outcome.checksums.source);
-        records.push(this.succeeded(source, destination));
+        records.push(this.succeeded(source, destination, time));
       } catch (error) {
         failure = error;
         break;
       }
     }
+    this.count(counted);
     await this.deps.store.addFiles(records);
     if (failure !== null) throw failure;
   }
@@ -365,8 +371,8 @@ class Attempt {
   }
 
   /** The record of a file copied. */
-  private succeeded(source: Place, destination: Place): FileRecord {
-    return { task_id: this.task.id, kind: 'succeeded', source_path: source.shown, destination_path: destination.shown, error_code: null, error_details: null, is_directory: false, time: this.deps.clock.now() };
+  private succeeded(source: Place, destination: Place, time = this.deps.clock.now()): FileRecord {
+    return { task_id: this.task.id, kind: 'succeeded', source_path: source.shown, destination_path: destination.shown, error_code: null, error_details: null, is_directory: false, time };
   }
 
   /** Whether the destination already has the file, by the sync level asked (none: never). */
