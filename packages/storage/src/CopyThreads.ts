@@ -219,11 +219,6 @@ class CopyWorker {
   private lastId = 0;
   private closed = false;
 
-  /** Requests sent and not yet answered. */
-  get waiting(): number {
-    return this.pending.size;
-  }
-
   copy(job: CopyJob): Promise<CopyAnswer> {
     return this.ask<CopyAnswer>((id) => ({ id, job }));
   }
@@ -287,6 +282,8 @@ class CopyWorker {
  */
 export class CopyThreads {
   private readonly threads: CopyWorker[];
+  /** A thread of its own for listings' stats: a listing (`ls`) never waits behind a copy of gigabytes. */
+  private readonly statThread = new CopyWorker();
 
   /** `count`: two where the machine has two cores (more only contend for the directory's lock). */
   constructor(count = Math.min(2, availableParallelism())) {
@@ -314,13 +311,12 @@ export class CopyThreads {
     return { files, stopped: false };
   }
 
-  /** Each name's own stats (lstat), on the thread with the fewest requests waiting: a call each, no round trip to libuv's pool. */
+  /** Each name's own stats (lstat) on the stat thread: a call each, no round trip to libuv's pool. */
   lstat(base: string, names: readonly string[]): Promise<LstatOutcome[]> {
-    const idlest = this.threads.reduce((best, thread) => (thread.waiting < best.waiting ? thread : best));
-    return idlest.lstat({ base, names });
+    return this.statThread.lstat({ base, names });
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.threads.map((thread) => thread.close()));
+    await Promise.all([...this.threads, this.statThread].map((thread) => thread.close()));
   }
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as nodeFs from 'node:fs/promises';
@@ -273,6 +274,24 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         const stopped = await threaded.copyFilesFrom!(threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
         expect(stopped!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([{ bytes: 1, checksums: null }, ['source', 'is_directory', '/many/dir']]);
         expect((await world.fs.readdir(`${world.root}/copies`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
+      } finally {
+        await threads.close();
+      }
+    });
+
+    it('answers a listing while its copy thread is held by a copy', async () => {
+      if (!swappable) return;
+      const threads = new CopyThreads(1);
+      try {
+        const threaded = posixStorage(world.root, undefined, threads);
+        await world.fs.mkdir(`${world.root}/held`);
+        // a named pipe as the source: the copy thread waits in its open until a writer comes
+        execFileSync('mkfifo', [`${world.root}/data/pipe`]);
+        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'pipe' }], { checksum: null, skipSourceFailures: [] });
+        const listed = await threaded.entries('/data', ['a.txt', 'sub']);
+        expect(listed.map((entry) => entry?.name)).toEqual(['a.txt', 'sub']);
+        await nodeFs.writeFile(`${world.root}/data/pipe`, 'through the pipe');
+        expect(await copying).toEqual([{ bytes: 16, checksums: null }]);
       } finally {
         await threads.close();
       }
