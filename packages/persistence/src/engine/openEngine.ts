@@ -3,7 +3,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../migrations';
 import { ALL_SCHEMAS } from '../records/schemas';
 import type { EngineInternals, EngineOptions } from './Engine';
-import { PostgresEngine, postgresDataSourceOptions } from './postgres/PostgresEngine';
+import { postgresDataSourceOptions } from './postgres/postgresOptions';
 import { SqliteEngine, sqliteDataSourceOptions } from './sqlite/SqliteEngine';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
@@ -47,7 +47,10 @@ export async function openEngine(url: string, options: EngineOptions = {}): Prom
   } catch (error) {
     throw openingError(url, error);
   }
-  return dataSource.options.type === 'postgres' ? PostgresEngine.open(dataSource, options) : SqliteEngine.open(dataSource, options);
+  if (dataSource.options.type !== 'postgres') return SqliteEngine.open(dataSource, options);
+  // loaded where used: node-postgres and the Postgres engine cost an SQLite process's start ~10 ms
+  const { PostgresEngine } = await import('./postgres/PostgresEngine');
+  return PostgresEngine.open(dataSource, options);
 }
 
 /** An SQLite engine of a throwaway in-memory database (the stand-in, whose tables it snapshots and restores). */

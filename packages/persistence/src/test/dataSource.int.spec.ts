@@ -1,4 +1,4 @@
-import { defaultPoolSize } from '../engine/postgres/PostgresEngine';
+import { defaultPoolSize } from '../engine/postgres/postgresOptions';
 import { openEngine } from '../engine/openEngine';
 import { freshPostgresDatabase, testPostgresUrl } from '../testing';
 
