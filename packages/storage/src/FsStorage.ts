@@ -211,19 +211,16 @@ export class FsStorage implements Storage {
         // first, and ext4 then writes the whole file back when it is closed (0.25 s a GiB)
         return await this.throughDirectory(parent, parentOf(path), async (base) => {
           const part = `${base}/${PART_PREFIX}${randomBytes(6).toString('hex')}-${baseName(path)}`.slice(0, base.length + 256);
-          let size: number;
+          let made = false;
           try {
-            size = await copyFile(`/proc/self/fd/${input.fd}`, part, this.options.modes?.file ?? 0o666);
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') await this.fs.unlink(part).catch(() => undefined);
-            throw error;
-          }
-          try {
+            const size = await copyFile(`/proc/self/fd/${input.fd}`, part, this.options.modes?.file ?? 0o666);
+            made = true;
             if (options.lastModified) await this.fs.utimes(part, options.lastModified, options.lastModified);
             await this.fs.rename(part, `${base}/${baseName(path)}`);
             return size;
           } catch (error) {
-            await this.fs.unlink(part).catch(() => undefined);
+            // what this copy made (or may have begun) and never placed goes; a name taken before is not its own
+            if (made || (error as NodeJS.ErrnoException).code !== 'EEXIST') await this.fs.unlink(part).catch(() => undefined);
             throw error;
           }
         });
