@@ -5,7 +5,8 @@ import type { Engine, EngineOptions } from './engine/Engine';
 export function openEngine(url: string, options: EngineOptions = {}): Promise<Engine> {
   return openEngineWithInternals(url, options);
 }
-export { openMemoryEngine, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError } from './engine/openEngine';
+export { openMemoryEngine, writeMemoryTemplate, dataSourceOptions, DEFAULT_DATABASE_URL, DatabaseUrlError } from './engine/openEngine';
+export { MEMORY_TEMPLATE, type MemoryTemplate } from './engine/sqlite/memoryTemplate';
 export type { Engine, EngineOptions, EndpointSearcher } from './engine/Engine';
 export type { SqliteEngine } from './engine/sqlite/SqliteEngine';
 export type { TableSnapshot } from './engine/sqlite/tableSnapshot';

@@ -1,9 +1,12 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import { ConfigError } from '@xfer/config';
+import type Database from 'better-sqlite3';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../migrations';
 import { ALL_SCHEMAS } from '../records/schemas';
 import type { EngineInternals, EngineOptions } from './Engine';
 import { postgresDataSourceOptions } from './postgres/postgresOptions';
+import { MEMORY_TEMPLATE, readMemoryTemplate, templateDriver, type MemoryTemplate } from './sqlite/memoryTemplate';
 import { SqliteEngine, sqliteDataSourceOptions } from './sqlite/SqliteEngine';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
@@ -53,11 +56,31 @@ export async function openEngine(url: string, options: EngineOptions = {}): Prom
   return PostgresEngine.open(dataSource, options);
 }
 
-/** An SQLite engine of a throwaway in-memory database (the stand-in, whose tables it snapshots and restores). */
-export async function openMemoryEngine(options: EngineOptions = {}): Promise<SqliteEngine> {
+/**
+ * An SQLite engine of a throwaway in-memory database (the stand-in, whose tables it snapshots and
+ * restores), begun as a copy of the build's migrated template where there is an up-to-date one.
+ * Pending migrations run either way (none, after a template of this build).
+ */
+export async function openMemoryEngine(options: EngineOptions & { template?: MemoryTemplate } = {}): Promise<SqliteEngine> {
+  const { template = MEMORY_TEMPLATE, ...engineOptions } = options;
+  const bytes = readMemoryTemplate(template);
+  const dataSource = new DataSource({ ...dataSourceOptions('sqlite::memory:'), ...(bytes && { driver: templateDriver(bytes) }) } as DataSourceOptions);
+  await dataSource.initialize();
+  return SqliteEngine.open(dataSource, engineOptions);
+}
+
+/** Migrates a blank in-memory database and writes it to `file` (whole: a temporary name, then renamed). */
+export async function writeMemoryTemplate(file: string): Promise<void> {
   const dataSource = new DataSource(dataSourceOptions('sqlite::memory:'));
   await dataSource.initialize();
-  return SqliteEngine.open(dataSource, options);
+  try {
+    await dataSource.runMigrations({ transaction: 'each' });
+    const bytes = (dataSource.driver as unknown as { databaseConnection: Database.Database }).databaseConnection.serialize();
+    writeFileSync(`${file}.part`, bytes);
+    renameSync(`${file}.part`, file);
+  } finally {
+    await dataSource.destroy();
+  }
 }
 
 /** Why a database could not be opened, in words that name the setting to fix. */
