@@ -94,13 +94,20 @@ export class StandIn {
     const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret, signingKeyPair: options.signingKeyPair }), ids };
     await Runtime.start({ kind: 'standIn', core }, async (runtime) => {
       runtime.onClose('the stand-in server', () => closeServer(server));
-      // what prepareSigningKeys does, the seed between: the hosted service's scopes and the CLI's
-      // client first (a seed names them), the signing key last (its key pair, begun before the
-      // modules loaded, is made on libuv's pool while the seed loads)
+      // the hosted service's scopes and the CLI's client first: a seed names them
       await runtime.services.admin.clients.installStandardCatalogue();
       // alone on the services while it loads: each id it gives goes to the object it names
       if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
-      await runtime.services.idTokens.signingKey();
+      // the signing key is made once its key pair (RSA, 0.1-0.4 s on libuv's pool, begun before the
+      // modules loaded) is ready, while the stand-in answers: what signs waits for it meanwhile, and
+      // a reset keeps it (snapshots leave signing keys out)
+      const signingKey = Promise.resolve(options.signingKeyPair)
+        .then(() => runtime.services.idTokens.signingKey())
+        .then(
+          () => undefined,
+          (error: Error) => options.log(`xfer: no signing key yet (made when first needed): ${error.message}`),
+        );
+      runtime.onClose('the signing key', () => signingKey);
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(runtime.services.admin, url);
       const workers = await runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });

@@ -94,6 +94,14 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     expect(((await (await control('/requests')).json()).requests as unknown[]).length).toBe(1);
   });
 
+  it('publishes one signing key, made once it answers, which a reset keeps: what it signed before still verifies', async () => {
+    const publishedKeys = async () => ((await (await fetch(`${url}/jwk.json`)).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
+    const keys = await publishedKeys();
+    expect(keys).toEqual([expect.any(String)]);
+    expect((await post('/reset', {})).status).toBe(200);
+    expect(await publishedKeys()).toEqual(keys);
+  });
+
   it('answers the next requests of a method and path with an injected fault, or delays them, until cleared', async () => {
     const fault = await post('/faults', { method: 'GET', path: '/v0.10/endpoint/', status: 503, count: 2, retry_after: 1 });
     expect(fault.status).toBe(201);
