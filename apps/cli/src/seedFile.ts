@@ -130,7 +130,8 @@ export class SeedFile {
 
     // a client's own identity (an export lists it among identities) is made by the client, below
     const ofClient = (entry: Entry) => typeof entry.username === 'string' && isClientUsername(entry.username);
-    // passwords are hashed (scrypt, on libuv's threads) side by side: the seed's slowest part
+    // passwords are hashed (scrypt, on libuv's threads) side by side, while the rest loads: their
+    // identities' other fields are written meanwhile (each write reads the row afresh)
     const passwords: Promise<Error | null>[] = [];
     await each('identities', async (entry, at) => {
       if (ofClient(entry)) return;
@@ -146,8 +147,6 @@ export class SeedFile {
         passwords.push(admin.identities.setPassword(username, password, 'fixture').then(() => null, (error: Error) => (error instanceof DomainError ? new SeedError(`${where}: ${error.message}`) : error)));
       }
     });
-    const failed = (await Promise.all(passwords)).find((error) => error !== null);
-    if (failed) throw failed;
     const clients = new Map<string, string>();
     await each('clients', async (entry, at) => {
       const id = text(entry, 'id', at, false);
@@ -211,11 +210,17 @@ export class SeedFile {
       }
       await admin.tokens.issueToken(username!, (expiresIn as number | undefined) ?? null, scopes.length > 0 ? scopes.join(' ') : undefined, text(entry, 'value', at, false));
     });
+    // looked up once per owner: what follows creates endpoints, not identities or memberships
+    const owners = new Map<string, Principal>();
     const ownerOf = async (entry: Entry, at: (field: string) => string): Promise<Principal> => {
       const owner = text(entry, 'owner', at)!;
+      const known = owners.get(owner.toLowerCase());
+      if (known) return known;
       const identity = await services.authentication.identityByUsername(owner);
       if (!identity) throw new SeedError(`${at('owner')}: no identity '${owner}' in the seed`);
-      return services.authentication.principalOf(identity.id);
+      const principal = await services.authentication.principalOf(identity.id);
+      owners.set(owner.toLowerCase(), principal);
+      return principal;
     };
     const principalId = async (name: string, at: string): Promise<string> => {
       const identity = await services.authentication.identityByUsername(name);
@@ -264,6 +269,8 @@ export class SeedFile {
     await each('pause_rules', async (entry, at) => {
       await admin.endpoints.addPauseRule(text(entry, 'endpoint', at)!, { message: text(entry, 'message', at)!, identity: text(entry, 'identity', at, false) ?? null });
     });
+    const failed = (await Promise.all(passwords)).find((error) => error !== null);
+    if (failed) throw failed;
     return count;
   }
 }
