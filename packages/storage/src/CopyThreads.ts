@@ -13,6 +13,8 @@ export interface CopyJob {
   /** The temporary name's prefix (a write lands under it, then is renamed) and the new files' mode. */
   partPrefix: string;
   mode: number;
+  /** Shared with the event loop: once its first value is 1, the job stops before its next file (an abort). */
+  stop?: Int32Array;
 }
 
 /** A failure as the thread reports it: the errno code (or the storage failure it already decided) and where. */
@@ -26,7 +28,8 @@ export type FileCopied = { bytes: number; checksums: { source: string; destinati
 
 /**
  * The thread's answer: each file's outcome in order, up to and with the first failure it stops at
- * (`stopped`: a failure other than a source failure the job goes on after), or a failure of a directory.
+ * (`stopped`: a failure other than a source failure the job goes on after, or an abort before the
+ * next file), or a failure of a directory.
  */
 export type CopyAnswer = { files: FileCopied[]; stopped: boolean } | { failed: CopyFailure };
 
@@ -177,6 +180,7 @@ function serveCopies(): void {
       // temporary names unique to this job: a random part once, then a count
       const unique = `${job.partPrefix}${randomBytes(6).toString('hex')}`;
       for (const [i, file] of job.files.entries()) {
+        if (job.stop !== undefined && Atomics.load(job.stop, 0) === 1) return { files, stopped: true };
         try {
           files.push(copyOne(source, destination, job, file, `${unique}${i.toString(36)}`));
         } catch (error) {
@@ -292,14 +296,21 @@ export class CopyThreads {
 
   /**
    * The job's files in runs, one a thread, answered as one thread would: the outcomes in order up
-   * to and with the first failure a run stopped at. Files of later runs copied meanwhile are not
-   * answered for: complete at their names, copied again by the task's next attempt.
+   * to and with the first failure a run stopped at (or up to where an abort of `signal` stopped
+   * it). Files of later runs copied meanwhile are not answered for: complete at their names,
+   * copied again by the task's next attempt.
    */
-  async copy(job: CopyJob): Promise<CopyAnswer> {
+  async copy(job: Omit<CopyJob, 'stop'>, signal?: AbortSignal): Promise<CopyAnswer> {
     const size = Math.ceil(job.files.length / this.threads.length);
     const runs = this.threads.map((thread, i) => ({ thread, files: job.files.slice(i * size, (i + 1) * size) })).filter((run) => run.files.length > 0);
+    // an abort reaches the threads between two files, through memory they share with this one
+    const stop = new Int32Array(new SharedArrayBuffer(4));
+    const abort = () => Atomics.store(stop, 0, 1);
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
     // every run ends before the answer, whichever failed
-    const settled = await Promise.allSettled(runs.map(({ thread, files }) => thread.copy({ ...job, files })));
+    const settled = await Promise.allSettled(runs.map(({ thread, files }) => thread.copy({ ...job, files, stop })));
+    signal?.removeEventListener('abort', abort);
     const files: FileCopied[] = [];
     for (const result of settled) {
       if (result.status === 'rejected') throw result.reason;

@@ -249,7 +249,7 @@ export class FsStorage implements Storage {
       skipSourceCodes: codesOf(options.skipSourceFailures, FAILURES),
       partPrefix: PART_PREFIX,
       mode: this.options.modes?.file ?? 0o666,
-    });
+    }, options.signal);
     const errorOf = (failed: CopyFailure, path: string): StorageError => {
       const failure = failureOfCode(failed.code, FAILURES);
       if (failure === null) throw new Error(`${path}: ${failed.message}`);

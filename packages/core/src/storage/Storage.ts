@@ -47,6 +47,8 @@ export interface DirectoryCopyOptions {
   checksum: ChecksumAlgorithm | null;
   /** Failures of a source file that the copy goes on after (the file skipped). */
   skipSourceFailures: readonly StorageFailure[];
+  /** Once aborted, the copy stops after the file in hand: it answers for the files before. */
+  signal?: AbortSignal;
 }
 
 /** What became of one file of copyFilesFrom: its bytes (with both digests when asked), or why it failed and on which side. */

@@ -369,6 +369,9 @@ describe('running transfer and delete tasks through the storage port', () => {
         calls.push({ from: from === lab, dirs: [fromDir, toDir], files: files.map((f) => [f.name, f.lastModified?.toISOString() ?? null]), options });
         const outcomes: DirectoryFileCopy[] = [];
         for (const file of files) {
+          // as the copy threads do: a file at a time beside the event loop, none once aborted
+          await new Promise((resolve) => setImmediate(resolve));
+          if (options.signal?.aborted) break;
           const text = lab.text(`${fromDir}/${file.name}`)!;
           const copied = outcome(file.name, text, options);
           if (!('error' in copied)) archive.put(`${toDir}/${file.name}`, text);
@@ -383,7 +386,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('hands them the files in order with their times and the digest asked, and records what they copied', async () => {
       const done = await run(await many({ preserve_timestamp: true, verify_checksum: true }));
       expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 3, bytes_transferred: 15, bytes_checksummed: 15, files_skipped: 0 } });
-      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: [] } }]);
+      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: [], signal: expect.any(AbortSignal) } }]);
       expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([['/many/a.txt', '/in/many/a.txt'], ['/many/b.txt', '/in/many/b.txt'], ['/many/c.txt', '/in/many/c.txt']]);
       expect(archive.text('/in/many/c.txt')).toBe('fifteen');
       calls = [];
@@ -429,28 +432,51 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(await run(await many({ skip_source_errors: true }, '/in/odd/'))).toMatchObject({ status: 'ACTIVE', nice_status: 'QUOTA_EXCEEDED' });
     });
 
-    it('copies a thousand at a time, progress saved after each, and takes no new thousand once the process stops', async () => {
+    it('copies a thousand at a time, the next while the one before is recorded, progress saved after each; takes no new thousand once the process stops', async () => {
       for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
-      const saved: number[] = [];
+      const steps: string[] = [];
+      const copyFilesFrom = (archive as Storage).copyFilesFrom!.bind(archive);
+      (archive as Storage).copyFilesFrom = (from, fromDir, toDir, files, options) => {
+        steps.push(`copy ${files.length}`);
+        return copyFilesFrom(from, fromDir, toDir, files, options);
+      };
       const saveProgress = store.saveProgress.bind(store);
       store.saveProgress = async (task) => {
-        saved.push(task.counters.files_transferred);
+        steps.push(`save ${task.counters.files_transferred}`);
         return saveProgress(task);
       };
       const big = () => transfer([{ source_path: '/big/', destination_path: '/in/big/', recursive: true }]);
       const done = await run(await big());
       expect(done.counters).toMatchObject({ files: 1001, files_transferred: 1001 });
-      expect(calls.map((c) => c.files.length)).toEqual([1000, 1]);
-      expect(saved.slice(0, 2)).toEqual([1000, 1001]);
-      calls = [];
+      expect(steps.slice(0, 4)).toEqual(['copy 1000', 'copy 1', 'save 1000', 'save 1001']);
+      steps.length = 0;
       const handed = (await runner.run((await big()).id, () => true))!;
       expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1000 } });
-      expect(calls.map((c) => c.files.length)).toEqual([1000]);
+      expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000']);
+      // the process begins to stop while the second thousand copies: it stops before its next file
+      archive.nodes.delete('/in/big/f1000');
+      steps.length = 0;
+      const stopped = (await runner.run((await big()).id, () => steps.includes('save 1000')))!;
+      expect(stopped).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1000 } });
+      expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000', 'copy 1']);
+      expect(archive.nodes.has('/in/big/f1000')).toBe(false);
+      // someone ended the task meanwhile (every save refused): the batch in flight stops, nothing after
       store.saveProgress = async () => false;
-      calls = [];
-      // someone ended the task meanwhile (every save refused): nothing after the first batch
+      archive.nodes.delete('/in/big/f1000');
+      steps.length = 0;
       expect(await run(await big())).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 0 } });
-      expect(calls.map((c) => c.files.length)).toEqual([1000]);
+      expect(steps).toEqual(['copy 1000', 'copy 1']);
+      expect(archive.nodes.has('/in/big/f1000')).toBe(false);
+    });
+
+    it('stops the next thousand when recording the one before finds a failure (a digest that differs)', async () => {
+      for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
+      outcome = (name, text) => ({ bytes: text.length, checksums: { source: md5(text), destination: name === 'f0500' ? md5('other') : md5(text) } });
+      const waiting = await run(await transfer([{ source_path: '/big/', destination_path: '/in/big/', recursive: true }], { verify_checksum: true }));
+      expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'CHECKSUM_MISMATCH', counters: { files_transferred: 501 } });
+      expect(calls.map((c) => c.files.length)).toEqual([1000, 1]);
+      expect(calls[1]!.options.signal!.aborted).toBe(true);
+      expect(archive.nodes.has('/in/big/f1000')).toBe(false);
     });
 
     it('sends a file of 256 MiB or more alone, so that a stopping process waits for one file at most', async () => {

@@ -232,38 +232,73 @@ class Attempt {
 
   /**
    * Copies a directory's files together where the two storages can (copyFilesFrom: COPY_BATCH at
-   * a time, those in sync left out first), else one by one (copyFiles). Like copyFiles, it takes
-   * no new batch once the process stops, records what was copied before a failure, then throws it.
+   * a time, those in sync left out first), else one by one (copyFiles). The storages copy a batch
+   * while the one before is recorded and saved; a cancel or a stopping process noticed meanwhile
+   * stops the batch in flight after the file in hand (recorded, then the attempt ends or is handed
+   * back). Like copyFiles, it takes no new batch once the process stops, records what was copied
+   * before a failure, then throws it.
    */
   private async copyDirectoryFiles(source: Place, destination: Place, files: readonly { source: Place; destination: Place; entry: FileEntry }[], request: TransferRequest): Promise<void> {
     const copyFilesFrom = destination.storage.copyFilesFrom?.bind(destination.storage);
     if (!copyFilesFrom) return this.copyFiles(files, request);
     const algorithm: ChecksumAlgorithm = 'md5';
+    const options = { checksum: request.options.verify_checksum ? algorithm : null, skipSourceFailures: request.options.skip_source_errors ? SKIPPABLE_SOURCE_FAILURES : [] };
+    type Copied = { batch: (typeof files)[number][]; copied: readonly DirectoryFileCopy[] };
+    /** Records a batch's copies (throwing a failure among them) and saves: false once someone ended the task. */
+    const record = async ({ batch, copied }: Copied) => {
+      await this.recordCopies(batch, copied, request, algorithm);
+      return this.save();
+    };
+    /** The batch copied last, recorded while the next one copies. */
+    let unrecorded: Copied | null = null;
     for (let at = 0; at < files.length; ) {
       // the first batch is copied whatever happens: an attempt moves at least one file
-      if (at > 0) this.handBackIfStopping();
+      if (at > 0 && this.deps.stopping()) break;
+      const start = at;
       const taken = batchOf(files, at);
+      at += taken;
       const batch: (typeof files)[number][] = [];
-      for (const file of files.slice(at, at + taken)) {
+      for (const file of files.slice(start, start + taken)) {
         if (await this.inSync(file.source, file.destination, file.entry, request, algorithm)) {
           this.count({ files: 1, files_skipped: 1 });
         } else batch.push(file);
       }
-      if (batch.length > 0) {
-        const copied = await copyFilesFrom(source.storage, source.path, destination.path, batch.map((file) => ({ name: file.entry.name, ...(request.options.preserve_timestamp && { lastModified: file.entry.lastModified }) })), {
-          checksum: request.options.verify_checksum ? algorithm : null,
-          skipSourceFailures: request.options.skip_source_errors ? SKIPPABLE_SOURCE_FAILURES : [],
-        });
-        if (copied === null) return this.copyFiles(files.slice(at), request);
-        await this.recordCopies(batch, copied, request, algorithm);
-        if (!(await this.save())) throw new Ended();
+      if (batch.length === 0) continue;
+      const stop = new AbortController();
+      const copying = copyFilesFrom(source.storage, source.path, destination.path, batch.map((file) => ({ name: file.entry.name, ...(request.options.preserve_timestamp && { lastModified: file.entry.lastModified }) })), { ...options, signal: stop.signal });
+      let ended = false;
+      if (unrecorded !== null) {
+        try {
+          ended = !(await record(unrecorded));
+        } catch (error) {
+          stop.abort();
+          await copying.catch(() => null);
+          throw error;
+        }
+        unrecorded = null;
+        if (ended || this.deps.stopping()) stop.abort();
       }
-      at += taken;
+      const copied = await copying;
+      if (copied === null) return this.copyFiles(files.slice(start), request);
+      if (ended) {
+        // what the stopped batch placed is listed; a failure among it no longer matters
+        await this.recordCopies(batch, copied, request, algorithm).catch((error: unknown) => {
+          if (!(error instanceof StorageError || error instanceof Retry)) throw error;
+        });
+        throw new Ended();
+      }
+      unrecorded = { batch, copied };
+      // a failure (the batch ended at it) or a stop is recorded before anything else is copied
+      if (stop.signal.aborted || copied.length < batch.length || copied.some((outcome) => 'error' in outcome)) {
+        if (!(await record(unrecorded))) throw new Ended();
+        unrecorded = null;
+        if (stop.signal.aborted) break;
+      }
     }
+    if (unrecorded !== null && !(await record(unrecorded))) throw new Ended();
     this.handBackIfStopping();
   }
 
-  /** A batch's outcomes counted and recorded as copyOne does each (skipped source failures listed); the first failure thrown after. */
   private async recordCopies(batch: readonly { source: Place; destination: Place }[], copied: readonly DirectoryFileCopy[], request: TransferRequest, algorithm: ChecksumAlgorithm): Promise<void> {
     const records: FileRecord[] = [];
     // counted once for the batch (each count copies the task's state), up to and with a failure

@@ -279,6 +279,30 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       }
     });
 
+    it('stops a copy of files once its signal aborts, after the file in hand: it answers for the files before and copies no more', async () => {
+      if (!swappable) return;
+      const threads = new CopyThreads(1);
+      try {
+        const threaded = posixStorage(world.root, undefined, threads);
+        await world.fs.mkdir(`${world.root}/held`);
+        await nodeFs.writeFile(`${world.root}/data/b.txt`, 'b');
+        // the thread waits in the pipe's open until a writer comes: the abort arrives meanwhile
+        execFileSync('mkfifo', [`${world.root}/data/pipe`]);
+        const stop = new AbortController();
+        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'pipe' }, { name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        stop.abort();
+        await nodeFs.writeFile(`${world.root}/data/pipe`, 'through the pipe');
+        expect((await copying)!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome))).toEqual([(await nodeFs.stat(`${world.root}/data/a.txt`)).size, 16]);
+        expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'pipe']);
+        // aborted before it began: nothing
+        expect(await threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal })).toEqual([]);
+        expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'pipe']);
+      } finally {
+        await threads.close();
+      }
+    });
+
     it('answers a listing while its copy thread is held by a copy', async () => {
       if (!swappable) return;
       const threads = new CopyThreads(1);
