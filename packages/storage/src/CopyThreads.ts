@@ -150,7 +150,10 @@ function serveCopies(): void {
       } else {
         output = at('destination', () => fs.openSync(part, K.O_RDWR | K.O_CREAT | K.O_EXCL | K.O_NOFOLLOW, job.mode));
         made = true;
-        for (;;) {
+        // a regular file as its size was when opened (one of a chunk: one read, not a second for its
+        // end); anything else (a pipe says size 0) to its end
+        const until = stats.isFile() ? stats.size : Infinity;
+        while (bytes < until) {
           const read = at('source', () => fs.readSync(input, buffer, 0, CHUNK, null));
           if (read === 0) break;
           sourceHash?.update(buffer.subarray(0, read));
