@@ -257,11 +257,16 @@ class Attempt {
       const start = at;
       const taken = batchOf(files, at);
       at += taken;
-      const batch: (typeof files)[number][] = [];
-      for (const file of files.slice(start, start + taken)) {
-        if (await this.inSync(file.source, file.destination, file.entry, request, algorithm)) {
-          this.count({ files: 1, files_skipped: 1 });
-        } else batch.push(file);
+      let batch = files.slice(start, start + taken);
+      // without a sync level every file is copied: no call a file to ask
+      if (request.options.sync_level !== null) {
+        const candidates = batch;
+        batch = [];
+        for (const file of candidates) {
+          if (await this.inSync(file.source, file.destination, file.entry, request, algorithm)) {
+            this.count({ files: 1, files_skipped: 1 });
+          } else batch.push(file);
+        }
       }
       if (batch.length === 0) continue;
       const stop = new AbortController();
