@@ -479,6 +479,25 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(archive.nodes.has('/in/big/f1000')).toBe(false);
     });
 
+    it('waits out a failure of the batch in flight that comes while the one before is saved, the one before recorded', async () => {
+      for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
+      const copyFilesFrom = (archive as Storage).copyFilesFrom!.bind(archive);
+      (archive as Storage).copyFilesFrom = async (from, fromDir, toDir, files, options) => {
+        if (files.length === 1000) return copyFilesFrom(from, fromDir, toDir, files, options);
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new StorageError('denied', toDir, 'its directory became unwritable');
+      };
+      // a save that takes round trips (Postgres): the failure above comes meanwhile
+      const saveProgress = store.saveProgress.bind(store);
+      store.saveProgress = async (task) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return saveProgress(task);
+      };
+      const waiting = await run(await transfer([{ source_path: '/big/', destination_path: '/in/big/', recursive: true }]));
+      expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED', counters: { files_transferred: 1000 } });
+      expect(await store.listFiles(waiting.id, 'succeeded', 990, 20)).toHaveLength(10);
+    });
+
     it('sends a file of 256 MiB or more alone, so that a stopping process waits for one file at most', async () => {
       const entries = lab.entries.bind(lab);
       const sizes: Record<string, number> = { 'a.txt': 200 * 2 ** 20, 'b.txt': 56 * 2 ** 20, 'c.txt': 1 };

@@ -271,6 +271,9 @@ class Attempt {
       if (batch.length === 0) continue;
       const stop = new AbortController();
       const copying = copyFilesFrom(source.storage, source.path, destination.path, batch.map((file) => ({ name: file.entry.name, ...(request.options.preserve_timestamp && { lastModified: file.entry.lastModified }) })), { ...options, signal: stop.signal });
+      // it may fail while the batch before is recorded (on Postgres, over round trips): handled
+      // here, so that it is no unhandled rejection meanwhile; awaited below, it still throws
+      copying.catch(() => undefined);
       let ended = false;
       if (unrecorded !== null) {
         try {
