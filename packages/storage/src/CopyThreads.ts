@@ -1,6 +1,8 @@
+import { constants } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ChecksumAlgorithm, StorageFailure } from '@xfer/core';
+import type { FsStats } from './fsApi';
 
 /** A directory's files to copy on the thread: both directories as real paths already checked inside their roots. */
 export interface CopyJob {
@@ -39,8 +41,27 @@ export interface LstatJob {
   names: readonly string[];
 }
 
-/** A name's own stats as [mode, size, mtimeMs, uid, gid], null when it is gone, or the failure of its lstat. */
-export type LstatOutcome = [number, number, number, number, number] | null | { code: string; message: string };
+/** A name's own stats, null when it is gone, or the failure of its lstat. */
+export type LstatOutcome = FsStats | null | { code: string; message: string };
+
+/** Stats as a thread read them on the host's filesystem: what a listing needs, without Node's Stats. */
+class HostStats implements FsStats {
+  constructor(
+    readonly mode: number,
+    readonly size: number,
+    readonly mtimeMs: number,
+    readonly uid: number,
+    readonly gid: number,
+  ) {}
+
+  isDirectory(): boolean {
+    return (this.mode & constants.S_IFMT) === constants.S_IFDIR;
+  }
+
+  isSymbolicLink(): boolean {
+    return (this.mode & constants.S_IFMT) === constants.S_IFLNK;
+  }
+}
 
 /**
  * A copy job as it crosses to a thread: the names and times side by side (NaN: no time), as a list
@@ -273,7 +294,7 @@ class CopyWorker {
       const failure = failed.get(i);
       if (failure) return failure;
       const at = i * STAT_FIELDS;
-      return Number.isNaN(stats[at]) ? null : [stats[at]!, stats[at + 1]!, stats[at + 2]!, stats[at + 3]!, stats[at + 4]!];
+      return Number.isNaN(stats[at]) ? null : new HostStats(stats[at]!, stats[at + 1]!, stats[at + 2]!, stats[at + 3]!, stats[at + 4]!);
     });
   }
 

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants as hostConstants } from 'node:fs';
 import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
@@ -91,12 +90,8 @@ export class FsStorage implements Storage {
     const threads = this.options.copyThreads;
     if (threads && this.options.whereIs) {
       return (await threads.lstat(base, names)).map((outcome) => {
-        if (outcome === null) return null;
-        if (!Array.isArray(outcome)) throw Object.assign(new Error(outcome.message), { code: outcome.code });
-        const [mode, size, mtimeMs, uid, gid] = outcome;
-        // the copy threads' filesystem is the host's
-        const type = mode & hostConstants.S_IFMT;
-        return { mode, size, mtimeMs, uid, gid, isDirectory: () => type === hostConstants.S_IFDIR, isSymbolicLink: () => type === hostConstants.S_IFLNK };
+        if (outcome !== null && 'code' in outcome) throw Object.assign(new Error(outcome.message), { code: outcome.code });
+        return outcome;
       });
     }
     const lstat = (name: string) =>
