@@ -97,6 +97,15 @@ const failureOf = (promise: Promise<unknown>) =>
 describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
   let world: World;
   let storage: Storage;
+  /** A posix storage over this world's root with copy threads of its own (`count`: their default), closed after `use`. */
+  const withCopyThreads = async (count: number | undefined, use: (threaded: FsStorage) => Promise<void>) => {
+    const threads = new CopyThreads(count);
+    try {
+      await use(posixStorage(world.root, undefined, threads));
+    } finally {
+      await threads.close();
+    }
+  };
 
   beforeEach(async () => {
     world = await open();
@@ -218,9 +227,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         expect(await storage.copyFilesFrom!(storage, '/data', '/data/sub', [{ name: 'a.txt' }], options)).toBeNull();
         return;
       }
-      const thread = new CopyThreads();
-      try {
-        const threaded = posixStorage(world.root, undefined, thread);
+      await withCopyThreads(undefined, async (threaded) => {
         const when = new Date('2026-01-02T03:04:05Z');
         await world.fs.mkdir(`${world.root}/copy`);
         await world.fs.writeFile(`${world.root}/data/large.bin`, Buffer.alloc(3 * 2 ** 20, 9));
@@ -251,16 +258,12 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         // other pairs: a storage without this thread, a memory tree
         expect(await threaded.copyFilesFrom!(storage, '/data', '/copy', [{ name: 'a.txt' }], options)).toBeNull();
         expect(await threaded.copyFilesFrom!(new FsStorage(memoryFsApi(new Volume()), '/', { modes: MEMORY_MODES }), '/', '/copy', [{ name: 'a' }], options)).toBeNull();
-      } finally {
-        await thread.close();
-      }
+      });
     });
 
     it("copies a directory's files on two threads side by side, answered in order as one thread answers", async () => {
       if (!swappable) return;
-      const threads = new CopyThreads(2);
-      try {
-        const threaded = posixStorage(world.root, undefined, threads);
+      await withCopyThreads(2, async (threaded) => {
         const options = { checksum: null, skipSourceFailures: [] } as const;
         await world.fs.mkdir(`${world.root}/many`);
         await world.fs.mkdir(`${world.root}/copies`);
@@ -274,16 +277,12 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         const stopped = await threaded.copyFilesFrom!(threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
         expect(stopped!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([{ bytes: 1, checksums: null }, ['source', 'is_directory', '/many/dir']]);
         expect((await world.fs.readdir(`${world.root}/copies`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
-      } finally {
-        await threads.close();
-      }
+      });
     });
 
     it('stops a copy of files once its signal aborts, after the file in hand: it answers for the files before and copies no more', async () => {
       if (!swappable) return;
-      const threads = new CopyThreads(1);
-      try {
-        const threaded = posixStorage(world.root, undefined, threads);
+      await withCopyThreads(1, async (threaded) => {
         await world.fs.mkdir(`${world.root}/held`);
         await nodeFs.writeFile(`${world.root}/data/b.txt`, 'b');
         // the thread waits in the pipe's open until a writer comes: the abort arrives meanwhile
@@ -298,16 +297,12 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         // aborted before it began: nothing
         expect(await threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal })).toEqual([]);
         expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'pipe']);
-      } finally {
-        await threads.close();
-      }
+      });
     });
 
     it('answers a listing while its copy thread is held by a copy', async () => {
       if (!swappable) return;
-      const threads = new CopyThreads(1);
-      try {
-        const threaded = posixStorage(world.root, undefined, threads);
+      await withCopyThreads(1, async (threaded) => {
         await world.fs.mkdir(`${world.root}/held`);
         // a named pipe as the source: the copy thread waits in its open until a writer comes
         execFileSync('mkfifo', [`${world.root}/data/pipe`]);
@@ -316,9 +311,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         expect(listed.map((entry) => entry?.name)).toEqual(['a.txt', 'sub']);
         await nodeFs.writeFile(`${world.root}/data/pipe`, 'through the pipe');
         expect(await copying).toEqual([{ bytes: 16, checksums: null }]);
-      } finally {
-        await threads.close();
-      }
+      });
     });
 
     it('leaves nothing behind when the data fails midway', async () => {
@@ -397,18 +390,14 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
 
     it("copies no link's target, and no name that is a path, on a copy thread", async () => {
       if (!swappable) return;
-      const thread = new CopyThreads();
-      try {
-        const threaded = posixStorage(world.root, undefined, thread);
+      await withCopyThreads(undefined, async (threaded) => {
         const outcomes = await threaded.copyFilesFrom!(threaded, '/data', '/data/sub', [{ name: 'secret-link' }, { name: 'inside-link' }, { name: '../../outside/secret.txt' }, { name: '..' }], { checksum: null, skipSourceFailures: ['denied'] });
         expect(outcomes!.map((o) => ('error' in o ? [o.side, o.error.failure] : o))).toEqual([['source', 'denied'], ['source', 'denied'], ['source', 'denied'], ['source', 'denied']]);
         expect(await namesOf(storage, '/data/sub')).toEqual(['deep.bin']);
         expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data/abs-out', '/data/sub', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
         expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/data/rel-out', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
         expect((await world.fs.readdir(world.outside)).map(String)).toEqual(['secret.txt']);
-      } finally {
-        await thread.close();
-      }
+      });
     });
 
     it('removes a link itself, never what it points to', async () => {
