@@ -13,6 +13,9 @@ const vm = require('node:vm');
 /** Set by scripts/bundle.js on the start it makes the cache from: written as that process exits. */
 const WRITE_CACHE = 'XFER_WRITE_BUNDLE_CACHE';
 
+/** What the bundle's text begins and ends with (scripts/bundle.js writes them): a module's wrapper, as Module.wrap's. */
+const MODULE_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'];
+
 const modified = (file) => statSync(file, { throwIfNoEntry: false })?.mtimeMs;
 
 /** The bundle of a build directory (`dist`): its files, whether it is fresh, and running it. */
@@ -39,8 +42,10 @@ function bundleIn(dist) {
 
   /** The bundle compiled (with its code cache where V8 takes it: another Node.js or other flags refuse it). */
   function compile(cachedData) {
-    // esbuild writes ASCII only (its default charset): read as one-byte text, without UTF-8 decoding
-    return new vm.Script(Module.wrap(readFileSync(files.bundle, 'latin1')), { filename: files.bundle, cachedData });
+    // esbuild writes ASCII only (its default charset): read as one-byte text, without UTF-8
+    // decoding, into a string Node keeps outside V8's heap; the file holds its module wrapper
+    // (MODULE_WRAPPER), so nothing concatenated to it copies it onto the heap
+    return new vm.Script(readFileSync(files.bundle, 'latin1'), { filename: files.bundle, cachedData });
   }
 
   /** The code cache, if there is one. */
@@ -68,4 +73,4 @@ function bundleIn(dist) {
   return { ...files, isFresh, compile, run };
 }
 
-module.exports = { WRITE_CACHE, bundleIn, command: bundleIn(join(__dirname, '..', 'dist')) };
+module.exports = { MODULE_WRAPPER, WRITE_CACHE, bundleIn, command: bundleIn(join(__dirname, '..', 'dist')) };

@@ -12,7 +12,7 @@ interface Bundle {
 
 // bin/bundle.js is plain JavaScript: the command's loader, run before any TypeScript build output
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { bundleIn } = require('../../bin/bundle') as { bundleIn: (dist: string) => Bundle };
+const { bundleIn, MODULE_WRAPPER } = require('../../bin/bundle') as { bundleIn: (dist: string) => Bundle; MODULE_WRAPPER: [string, string] };
 
 describe('the bundle bin/xfer.js starts from', () => {
   let dist: string;
@@ -28,10 +28,10 @@ describe('the bundle bin/xfer.js starts from', () => {
   });
   afterEach(() => rmSync(dist, { recursive: true, force: true }));
 
-  /** A bundle that says it ran (with its own __filename), made at `seconds` from the two builds. */
+  /** A bundle that says it ran (with its own __filename), made at `seconds` from the two builds, in its module wrapper as scripts/bundle.js writes it. */
   const writeBundle = (seconds: number) => {
     const bundle = bundleIn(dist);
-    writeFileSync(bundle.bundle, "require('node:fs').writeFileSync(require('node:path').join(__dirname, 'ran'), __filename);");
+    writeFileSync(bundle.bundle, `${MODULE_WRAPPER[0]}require('node:fs').writeFileSync(require('node:path').join(__dirname, 'ran'), __filename);${MODULE_WRAPPER[1]}`);
     writeFileSync(bundle.manifest, JSON.stringify({ builds: ['.tsbuildinfo', 'core/.tsbuildinfo'] }));
     at(join(dist, '.tsbuildinfo'), 1_000);
     at(join(dist, 'core', '.tsbuildinfo'), 1_000);
