@@ -11,7 +11,7 @@ import {
   type StorageAttachment,
 } from '@xfer/core';
 // the apps (Express and all) load only in the commands that serve them: the others start in half the time
-import { helperPagesConfig, pagesCoreSettings, startSigningKeyPair } from '@xfer/helper-pages/settings';
+import { helperPagesConfig, pagesCoreSettings } from '@xfer/helper-pages/settings';
 import { ConfigError } from '@xfer/config';
 import { DatabaseUrlError, DEFAULT_DATABASE_URL, Runtime } from '@xfer/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -592,12 +592,8 @@ export function buildProgram(io: Io): Command {
   /** `serve --ephemeral`: the one line with the URL on stdout once it answers; stops on a signal or when stdin closes. */
   async function serveStandIn(options: { seed?: string; port?: number; exitOnStdinClose?: boolean; printEnv?: boolean; exportOnExit?: string }) {
     const host = io.env.HOST ?? '127.0.0.1';
-    // its signing key is made on libuv's pool while the apps' modules load here
-    const signingKeyPair = startSigningKeyPair();
-    // awaited by start-up; a start that fails before leaves it unawaited
-    signingKeyPair.catch(() => undefined);
     const { StandIn } = await import('./standIn');
-    const standIn = await StandIn.start({ port: options.port ?? 8080, host, seedFile: options.seed, env: io.env, log: io.err, signingKeyPair });
+    const standIn = await StandIn.start({ port: options.port ?? 8080, host, seedFile: options.seed, env: io.env, log: io.err });
     if (options.printEnv) for (const line of clientEnvironment(standIn.url)) io.err(line);
     io.out(standIn.url);
     await new Promise<void>((resolve) => {

@@ -6,7 +6,6 @@ import { isUuid, randomIdGenerator, type IdGenerator } from '@xfer/core';
 import type { createConsoleApp } from '@xfer/console';
 import { registerConsoleClient } from '@xfer/console/registration';
 import { createApp as createPagesApp, helperPagesConfig, pagesCoreSettings } from '@xfer/helper-pages';
-import type { startSigningKeyPair } from '@xfer/helper-pages/settings';
 import { closeServer, Runtime, STORAGE_FAULTS, type StandInSnapshot, type StorageFault, type TaskWorkerPool } from '@xfer/runtime';
 import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -77,8 +76,11 @@ export class StandIn {
     writeSeedFile(file, await exportSeed(this.runtime.services, this.runtime.uow.repositories, this.runtime.storages));
   }
 
-  /** `signingKeyPair`: its first signing key's pair, begun ahead (else made when first needed at start). */
-  static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void; signingKeyPair?: ReturnType<typeof startSigningKeyPair> }): Promise<StandIn> {
+  /**
+   * Its signing key is made when first needed (a JWK Set, discovery or the first id_token): RSA
+   * takes 0.1-0.4 s of a core, which a start shared with its seed, while most test suites sign nothing.
+   */
+  static async start(options: { port: number; host: string; seedFile?: string; env: NodeJS.ProcessEnv; log: (line: string) => void }): Promise<StandIn> {
     const seed = options.seedFile ? SeedFile.read(options.seedFile) : null;
     const config = apiConfig(options.env);
     const pagesConfig = helperPagesConfig(options.env);
@@ -91,23 +93,13 @@ export class StandIn {
     const ids: IdGenerator = { uuid: () => wanted.shift() ?? randomIdGenerator.uuid() };
     const signingKeySecret = pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process';
     let standIn: StandIn | null = null;
-    const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret, signingKeyPair: options.signingKeyPair }), ids };
+    const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret }), ids };
     await Runtime.start({ kind: 'standIn', core }, async (runtime) => {
       runtime.onClose('the stand-in server', () => closeServer(server));
       // the hosted service's scopes and the CLI's client first: a seed names them
       await runtime.services.admin.clients.installStandardCatalogue();
       // alone on the services while it loads: each id it gives goes to the object it names
       if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
-      // the signing key is made once its key pair (RSA, 0.1-0.4 s on libuv's pool, begun before the
-      // modules loaded) is ready, while the stand-in answers: what signs waits for it meanwhile, and
-      // a reset keeps it (snapshots leave signing keys out)
-      const signingKey = Promise.resolve(options.signingKeyPair)
-        .then(() => runtime.services.idTokens.signingKey())
-        .then(
-          () => undefined,
-          (error: Error) => options.log(`xfer: no signing key yet (made when first needed): ${error.message}`),
-        );
-      runtime.onClose('the signing key', () => signingKey);
       // the console signs in at this address: registered before the snapshot, so a reset keeps it
       const credentials = await registerConsoleClient(runtime.services.admin, url);
       const workers = await runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });

@@ -1,6 +1,6 @@
 import type { CoreOptions, SignInThrottleOptions } from '@xfer/core';
 import type { HelperPagesConfig } from './config';
-import { JoseKeyCrypto, type startSigningKeyPair } from './oauth/JoseKeyCrypto';
+import { JoseKeyCrypto } from './oauth/JoseKeyCrypto';
 
 /**
  * What the authorization service asks of the core services of its process: its issuer and token
@@ -10,8 +10,6 @@ import { JoseKeyCrypto, type startSigningKeyPair } from './oauth/JoseKeyCrypto';
 export function pagesCoreSettings(
   config: Partial<Pick<HelperPagesConfig, 'issuer' | 'accessTokenLifetimeSeconds' | 'signingKeySecret'>> & {
     signInThrottle?: Partial<SignInThrottleOptions>;
-    /** A signing key pair begun ahead (the stand-in's first key). */
-    signingKeyPair?: ReturnType<typeof startSigningKeyPair>;
   },
 ): Pick<CoreOptions, 'authorizationServer' | 'signInThrottle' | 'keyCrypto'> {
   return {
@@ -20,6 +18,6 @@ export function pagesCoreSettings(
       ...(config.accessTokenLifetimeSeconds !== undefined && { accessTokenLifetimeSeconds: config.accessTokenLifetimeSeconds }),
     },
     signInThrottle: config.signInThrottle,
-    keyCrypto: new JoseKeyCrypto(config.signingKeySecret, config.signingKeyPair),
+    keyCrypto: new JoseKeyCrypto(config.signingKeySecret),
   };
 }

@@ -3,5 +3,4 @@
  * need its core settings without its web app: the CLI's one-shot commands load this, not Express.
  */
 export { pagesCoreSettings } from './coreSettings';
-export { startSigningKeyPair } from './oauth/JoseKeyCrypto';
 export { helperPagesConfig, type HelperPagesConfig } from './config';

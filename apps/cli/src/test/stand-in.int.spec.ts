@@ -94,7 +94,7 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     expect(((await (await control('/requests')).json()).requests as unknown[]).length).toBe(1);
   });
 
-  it('publishes one signing key, made once it answers, which a reset keeps: what it signed before still verifies', async () => {
+  it('publishes one signing key, made when first asked for, which a reset keeps: what it signed before still verifies', async () => {
     const publishedKeys = async () => ((await (await fetch(`${url}/jwk.json`)).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
     const keys = await publishedKeys();
     expect(keys).toEqual([expect.any(String)]);

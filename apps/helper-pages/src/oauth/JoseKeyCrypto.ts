@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { ConfigError } from '@xfer/config';
 import type { KeyCrypto, SigningKeyState } from '@xfer/core';
-import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT, type GenerateKeyPairResult, type KeyLike } from 'jose';
+import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT, type KeyLike } from 'jose';
 
 const ALGORITHM = 'RS512';
 const SEALED = 'aes-256-gcm:';
@@ -17,18 +17,12 @@ export class JoseKeyCrypto implements KeyCrypto {
   private readonly sealingKey: Buffer | null;
   private readonly imported = new Map<string, Promise<KeyLike>>();
 
-  /** `ahead`: a key pair begun earlier (startSigningKeyPair), used by the first generate(). */
-  constructor(
-    secret: string | undefined,
-    private ahead: Promise<GenerateKeyPairResult<KeyLike>> | null = null,
-  ) {
+  constructor(secret: string | undefined) {
     this.sealingKey = secret ? createHash('sha256').update(`xfer signing keys\0${secret}`).digest() : null;
   }
 
   async generate(kid: string) {
-    const pair = this.ahead ?? startSigningKeyPair();
-    this.ahead = null;
-    const { publicKey, privateKey } = await pair;
+    const { publicKey, privateKey } = await generateKeyPair(ALGORITHM, { modulusLength: 2048, extractable: true });
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALGORITHM, use: 'sig' };
     return { publicJwk, sealedPrivateKey: this.seal(await exportPKCS8(privateKey)) };
   }
@@ -62,12 +56,4 @@ export class JoseKeyCrypto implements KeyCrypto {
       throw new ConfigError(`AUTH_SIGNING_KEY_SECRET does not open signing key ${key.kid}: it was made with another secret`);
     }
   }
-}
-
-/**
- * Begins making a signing key pair (RSA, 0.1-0.3 s on libuv's pool): the stand-in begins one
- * before it loads its modules, so that its first key costs no time at start-up.
- */
-export function startSigningKeyPair(): Promise<GenerateKeyPairResult<KeyLike>> {
-  return generateKeyPair(ALGORITHM, { modulusLength: 2048, extractable: true });
 }

@@ -49,6 +49,35 @@ describe('IdTokenService', () => {
     expect(await world.uow.repositories.signingKeys.list()).toHaveLength(1);
   });
 
+  it("makes a first key's pair before its transaction: writes meanwhile go on, and callers meanwhile get that one key", async () => {
+    const crypto = new FakeKeyCrypto();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let begun!: () => void;
+    const generating = new Promise<void>((resolve) => (begun = resolve));
+    const made: string[] = [];
+    const slow = Object.assign(Object.create(crypto) as FakeKeyCrypto, {
+      generate: async (kid: string) => {
+        made.push(kid);
+        begun();
+        await gate;
+        return crypto.generate(kid);
+      },
+    });
+    const gated = new IdTokenService(world.uow, world.clock, world.ids, slow, { issuer: 'https://auth.example.org', lifetimeSeconds: HOUR });
+    const first = gated.signingKey();
+    const second = gated.signingKey();
+    // a write once the pair is being made
+    await generating;
+    const write = world.uow.transaction(async () => 'written');
+    expect(await Promise.race([write, new Promise((resolve) => setTimeout(() => resolve('waited behind the key pair'), 1000))])).toBe('written');
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(b.kid).toBe(a.kid);
+    expect(made).toEqual([a.kid]);
+    expect((await world.uow.repositories.signingKeys.list()).map((k) => k.kid)).toEqual([a.kid]);
+  });
+
   it('claims: issuer, subject, audience, lifetime, at_hash, nonce and sign-in time; email and identity set only with their scopes', async () => {
     const authTime = new Date(world.clock.now().getTime() - 60_000);
     const base = { clientId: 'client-1', identityId: (await alice()).id, accessToken: 'xfer_token', authTime };

@@ -48,6 +48,9 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
  * signing itself is KeyCrypto's.
  */
 export class IdTokenService {
+  /** The first signing key while it is being made. */
+  private firstKey: Promise<SigningKeyState> | null = null;
+
   constructor(
     private readonly uow: IdTokenRepositories,
     private readonly clock: Clock,
@@ -65,10 +68,22 @@ export class IdTokenService {
   async signingKey(): Promise<SigningKeyState> {
     const existing = new SigningKeyRing(await this.uow.repositories.signingKeys.list()).current();
     if (existing) return existing;
+    // callers meanwhile wait for the same key
+    this.firstKey ??= this.addFirstKey().finally(() => (this.firstKey = null));
+    return this.firstKey;
+  }
+
+  /**
+   * A first key, its pair made before its transaction (RSA takes 0.1-0.4 s: no write of the
+   * process waits behind it meanwhile); when another instance made one meanwhile, that one signs.
+   */
+  private async addFirstKey(): Promise<SigningKeyState> {
+    const made = await this.newKey();
     return this.uow.transaction(async (repos) => {
-      // another instance may have made it meanwhile
       const current = new SigningKeyRing(await repos.signingKeys.list()).current();
-      return current ?? this.addKey(repos);
+      if (current) return current;
+      await repos.signingKeys.add(made);
+      return made;
     });
   }
 
@@ -87,12 +102,16 @@ export class IdTokenService {
   }
 
   private async addKey(repos: IdTokenRepositories['repositories']): Promise<SigningKeyState> {
+    const key = await this.newKey();
+    await repos.signingKeys.add(key);
+    return key;
+  }
+
+  private async newKey(): Promise<SigningKeyState> {
     const crypto = this.keyCrypto();
     const kid = this.ids.uuid();
     const { publicJwk, sealedPrivateKey } = await crypto.generate(kid);
-    const key: SigningKeyState = { kid, algorithm: crypto.algorithm, public_jwk: publicJwk, private_key: sealedPrivateKey, created_at: this.clock.now(), retired_at: null };
-    await repos.signingKeys.add(key);
-    return key;
+    return { kid, algorithm: crypto.algorithm, public_jwk: publicJwk, private_key: sealedPrivateKey, created_at: this.clock.now(), retired_at: null };
   }
 
   /** The JWK Set to publish: the signing key and the retired keys whose tokens may still be valid. */
