@@ -31,7 +31,7 @@ const SMALL_FILES = 10_000;
 const TINY_TASKS = 1000;
 const TINY_USERS = 10;
 /** Turns of cp and xfer per scenario. */
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 type Api = { url: string; headers: Record<string, string> };
 
@@ -63,12 +63,12 @@ async function timed(command: string): Promise<number> {
   return performance.now() - started;
 }
 
-const row = (scenario: string, ms: number, cpMs: number | null, rss: number | null = null): TaskRow => ({
+const row = (scenario: string, ms: number, ratioToCp: number | null, rss: number | null = null): TaskRow => ({
   scenario,
   p50_ms: Math.round(ms),
   p99_ms: Math.round(ms),
   requests_per_second: 0,
-  ratio_to_cp: cpMs === null ? null : Number((cpMs / ms).toFixed(2)),
+  ratio_to_cp: ratioToCp === null ? null : Number(ratioToCp.toFixed(2)),
   peak_rss_mb: rss,
 });
 
@@ -113,7 +113,9 @@ async function posixTasks(work: string, log: (line: string) => void): Promise<Ta
   const rows: TaskRow[] = [];
   /**
    * cp and xfer in turns, ROUNDS times each, the outputs removed and the disk synced before each
-   * (what one leaves to write back would slow the next): the medians.
+   * (what one leaves to write back would slow the next): the medians, and the median of each
+   * round's ratio (cp's rate over xfer's): this machine's disk changes speed several-fold over
+   * minutes (cp -r of the same files 0.3-2.5 s), and a round's two runs, back to back, meet the same.
    */
   const turns = async (cp: () => Promise<number>, xfer: () => Promise<number>, outputs: string[], under = root) => {
     const times = { cp: [] as number[], xfer: [] as number[] };
@@ -127,24 +129,24 @@ async function posixTasks(work: string, log: (line: string) => void): Promise<Ta
     }
     for (const output of outputs) rmSync(join(under, output), { recursive: true, force: true });
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    return { cp: median(times.cp), xfer: median(times.xfer) };
+    return { cp: median(times.cp), xfer: median(times.xfer), ratio: median(times.cp.map((cp, i) => cp / times.xfer[i]!)) };
   };
   try {
     const one = await turns(() => timed(`cp ${root}/one/big.bin ${root}/cp-big.bin`), () => transfer('/one/big.bin', '/xfer-big.bin'), ['cp-big.bin', 'xfer-big.bin']);
     const rss = peakRssMb(server.child);
     const rate = (ms: number) => Math.round(GIB / 2 ** 20 / (ms / 1000));
-    rows.push(row(`transfer: one 1 GiB file, posix to posix (median of ${ROUNDS}; cp ${Math.round(one.cp)} ms, ${rate(one.cp)} MB/s; xfer ${rate(one.xfer)} MB/s); peak RSS of the API`, one.xfer, one.cp, rss));
+    rows.push(row(`transfer: one 1 GiB file, posix to posix (medians of ${ROUNDS}, the ratio the rounds' median; cp ${Math.round(one.cp)} ms, ${rate(one.cp)} MB/s; xfer ${rate(one.xfer)} MB/s); peak RSS of the API`, one.xfer, one.ratio, rss));
 
     const recursive = (extra: Record<string, unknown> = {}) => () => transfer('/many/', '/xfer-many/', { ...extra, DATA: [{ source_path: '/many/', destination_path: '/xfer-many/', recursive: true }] });
     const many = await turns(() => timed(`cp -r ${root}/many ${root}/cp-many`), recursive(), ['cp-many', 'xfer-many']);
-    rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB, recursive (median of ${ROUNDS}; cp -r ${Math.round(many.cp)} ms)`, many.xfer, many.cp));
+    rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB, recursive (medians of ${ROUNDS}, the ratio the rounds' median; cp -r ${Math.round(many.cp)} ms)`, many.xfer, many.ratio));
 
     const summed = await turns(() => timed(`cp -r ${root}/many ${root}/cp-many && find ${root}/many ${root}/cp-many -type f -exec sha256sum {} + > /dev/null`), recursive({ verify_checksum: true }), ['cp-many', 'xfer-many']);
-    rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB, verify_checksum (median of ${ROUNDS}; cp -r + sha256sum of both sides ${Math.round(summed.cp)} ms)`, summed.xfer, summed.cp));
+    rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB, verify_checksum (medians of ${ROUNDS}, the ratio the rounds' median; cp -r + sha256sum of both sides ${Math.round(summed.cp)} ms)`, summed.xfer, summed.ratio));
 
     if (memoryRoot && memoryEndpointId) {
       const inMemory = await turns(() => timed(`cp -r ${memoryRoot}/many ${memoryRoot}/cp-many`), () => transfer('/many/', '/xfer-many/', { DATA: [{ source_path: '/many/', destination_path: '/xfer-many/', recursive: true }] }, memoryEndpointId), ['cp-many', 'xfer-many'], memoryRoot);
-      rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB on tmpfs (no disk: xfer's own work beside cp's), recursive (median of ${ROUNDS}; cp -r ${Math.round(inMemory.cp)} ms)`, inMemory.xfer, inMemory.cp));
+      rows.push(row(`transfer: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB on tmpfs (no disk: xfer's own work beside cp's), recursive (medians of ${ROUNDS}, the ratio the rounds' median; cp -r ${Math.round(inMemory.cp)} ms)`, inMemory.xfer, inMemory.ratio));
     }
   } finally {
     await stop(server.child);
