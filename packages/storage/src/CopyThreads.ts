@@ -10,13 +10,15 @@ export interface CopyJob {
   destination: { root: string; dir: string };
   files: { name: string; mtimeMs: number | null }[];
   checksum: ChecksumAlgorithm | null;
+  /** A file with no time of its own here (mtimeMs null) gets its source's, in whole seconds. */
+  sourceTimes: boolean;
+  /** The job's bytes: no file is begun past them (the first always is); the answer stops before it. */
+  maxBytes: number;
   /** Failures (by errno code) of a source file the copy goes on after. */
   skipSourceCodes: string[];
   /** The temporary name's prefix (a write lands under it, then is renamed) and the new files' mode. */
   partPrefix: string;
   mode: number;
-  /** Shared with the event loop: once its first value is 1, the job stops before its next file (an abort). */
-  stop?: Int32Array;
 }
 
 /** A failure as the thread reports it: the errno code (or the storage failure it already decided) and where. */
@@ -65,11 +67,20 @@ class HostStats implements FsStats {
 
 /**
  * A copy job as it crosses to a thread: the names and times side by side (NaN: no time), as a list
- * of objects costs ten times as much to clone (0.6-0.9 ms a thousand files, each way).
+ * of objects costs ten times as much to clone (0.6-0.9 ms a thousand files, each way). Every
+ * thread gets the whole job and takes its files one at a time through memory they share: `control`
+ * holds [stop (1: an abort), the next file to take, the first file not to take], `taken` the bytes
+ * of the files begun.
  */
-type CopyJobWire = Omit<CopyJob, 'files'> & { names: string[]; mtimesMs: Float64Array | null };
-/** A copy answer as it crosses back: each file's bytes (-1 where it failed), the digests two a file, the failures by index. */
-type CopyAnswerWire = { bytes: Float64Array; checksums: string[] | null; failures: [number, CopyFailure][]; stopped: boolean } | { failed: CopyFailure };
+type CopyJobWire = Omit<CopyJob, 'files'> & { names: string[]; mtimesMs: Float64Array | null; control: Int32Array; taken: BigInt64Array };
+/** The slots of a job's `control` this side writes (the next file to take, slot 1, is the threads' alone). */
+const STOP = 0;
+const LIMIT = 2;
+/**
+ * A thread's answer as it crosses back: the files it copied (by index), each one's bytes (-1 where
+ * it failed), the digests two a file, the failures by index.
+ */
+type CopyAnswerWire = { indices: Int32Array; bytes: Float64Array; checksums: string[] | null; failures: [number, CopyFailure][] } | { failed: CopyFailure };
 /** Lstat answers as they cross back: [mode, size, mtimeMs, uid, gid] a name (mode NaN: gone), the failures by index. */
 type LstatWire = { stats: Float64Array; failures: [number, { code: string; message: string }][] };
 /** The numbers of one name's stats in LstatWire. */
@@ -139,7 +150,9 @@ function serveCopies(): void {
     }
     return fd;
   };
-  const copyOne = (source: number, destination: number, job: CopyJobWire, name: string, mtimeMs: number, partName: string): { bytes: number; checksums: { source: string; destination: string } | null } => {
+  /** The file's copy, or null when it would take the job past its bytes (then nothing of it is made). */
+  const copyOne = (source: number, destination: number, job: CopyJobWire, index: number, partName: string): { bytes: number; checksums: { source: string; destination: string } | null } | null => {
+    const name = job.names[index]!;
     if (name === '' || name === '.' || name === '..' || name.includes('/')) throw { code: 'XFER_DENIED', message: `'${name}' is not a name`, side: 'source' } satisfies CopyFailure;
     const directory = `/proc/self/fd/${destination}/`;
     const input = at('source', () => fs.openSync(`/proc/self/fd/${source}/${name}`, K.O_RDONLY | K.O_NOFOLLOW));
@@ -151,6 +164,11 @@ function serveCopies(): void {
     try {
       const stats = at('source', () => fs.fstatSync(input));
       if (stats.isDirectory()) throw { code: 'XFER_IS_DIRECTORY', message: `'${name}' is a directory`, side: 'source' } satisfies CopyFailure;
+      // the job's first file is always copied: a job makes progress
+      const before = Number(Atomics.add(job.taken, 0, BigInt(stats.size)));
+      if (index > 0 && before + stats.size > job.maxBytes) return null;
+      let mtimeMs = job.mtimesMs === null ? NaN : job.mtimesMs[index]!;
+      if (Number.isNaN(mtimeMs) && job.sourceTimes) mtimeMs = Math.floor(stats.mtimeMs / 1000) * 1000;
       let bytes = 0;
       const sourceHash = job.checksum === null ? null : createHash(job.checksum);
       if (sourceHash === null && stats.size > CHUNK) {
@@ -205,33 +223,48 @@ function serveCopies(): void {
       fs.closeSync(input);
     }
   };
+  /** No file from `limit` on is taken (by any thread of the job) from now. */
+  const takeNoneFrom = (control: Int32Array, limit: number) => {
+    // LIMIT, STOP and NEXT are 2, 0 and 1 (the thread's source cannot import them)
+    for (let now = Atomics.load(control, 2); limit < now; now = Atomics.load(control, 2)) if (Atomics.compareExchange(control, 2, now, limit) === now) return;
+  };
   const copy = (job: CopyJobWire): CopyAnswerWire => {
     let source = -1;
     let destination = -1;
     try {
       source = openDirectory('source', job.source);
       destination = openDirectory('destination', job.destination);
+      const indices: number[] = [];
       const bytes: number[] = [];
       const checksums: string[] | null = job.checksum === null ? null : [];
       const failures: [number, CopyFailure][] = [];
-      const answer = (stopped: boolean): CopyAnswerWire => ({ bytes: Float64Array.from(bytes), checksums, failures, stopped });
-      // temporary names unique to this job: a random part once, then a count
+      // temporary names unique to this thread's part of the job: a random part once, then the file's index
       const unique = `${job.partPrefix}${randomBytes(6).toString('hex')}`;
-      for (let i = 0; i < job.names.length; i++) {
-        if (job.stop !== undefined && Atomics.load(job.stop, 0) === 1) return answer(true);
+      while (Atomics.load(job.control, 0) !== 1) {
+        const i = Atomics.add(job.control, 1, 1);
+        if (i >= Atomics.load(job.control, 2)) break;
         try {
-          const copied = copyOne(source, destination, job, job.names[i]!, job.mtimesMs === null ? NaN : job.mtimesMs[i]!, `${unique}${i.toString(36)}`);
+          const copied = copyOne(source, destination, job, i, `${unique}${i.toString(36)}`);
+          if (copied === null) {
+            takeNoneFrom(job.control, i);
+            break;
+          }
+          indices.push(i);
           bytes.push(copied.bytes);
           if (checksums !== null) checksums.push(copied.checksums!.source, copied.checksums!.destination);
         } catch (error) {
           const failed = failure(error, 'source');
+          indices.push(i);
           bytes.push(-1);
           if (checksums !== null) checksums.push('', '');
           failures.push([i, failed]);
-          if (failed.side !== 'source' || !job.skipSourceCodes.includes(failed.code)) return answer(true);
+          if (failed.side !== 'source' || !job.skipSourceCodes.includes(failed.code)) {
+            takeNoneFrom(job.control, i + 1);
+            break;
+          }
         }
       }
-      return answer(false);
+      return { indices: Int32Array.from(indices), bytes: Float64Array.from(bytes), checksums, failures };
     } catch (error) {
       return { failed: failure(error, 'source') };
     } finally {
@@ -270,21 +303,9 @@ class CopyWorker {
   private lastId = 0;
   private closed = false;
 
-  async copy({ files, ...job }: CopyJob): Promise<CopyAnswer> {
-    const timed = files.some((file) => file.mtimeMs !== null);
-    const wire: CopyJobWire = { ...job, names: files.map((file) => file.name), mtimesMs: timed ? Float64Array.from(files, (file) => file.mtimeMs ?? NaN) : null };
-    const answer = await this.ask<CopyAnswerWire>((id) => ({ id, job: wire }));
-    if ('failed' in answer) return answer;
-    const failures = new Map(answer.failures);
-    const { checksums } = answer;
-    return {
-      files: Array.from(answer.bytes, (bytes, i): FileCopied => {
-        const failed = failures.get(i);
-        if (failed) return { failed };
-        return { bytes, checksums: checksums === null ? null : { source: checksums[2 * i]!, destination: checksums[2 * i + 1]! } };
-      }),
-      stopped: answer.stopped,
-    };
+  /** This thread's part of a job: the files it took, by index. */
+  copy(job: CopyJobWire): Promise<CopyAnswerWire> {
+    return this.ask<CopyAnswerWire>((id) => ({ id, job }));
   }
 
   async lstat(lstat: LstatJob): Promise<LstatOutcome[]> {
@@ -362,31 +383,49 @@ export class CopyThreads {
   }
 
   /**
-   * The job's files in runs, one a thread, answered as one thread would: the outcomes in order up
-   * to and with the first failure a run stopped at (or up to where an abort of `signal` stopped
-   * it). Files of later runs copied meanwhile are not answered for: complete at their names,
-   * copied again by the task's next attempt.
+   * The job's files, taken one at a time by the threads in order (a thread takes the next file
+   * once it has copied one), answered as one thread would: the outcomes in order up to and with
+   * the first failure the copy stops at, or up to the file that would take the job past its bytes,
+   * or to where an abort of `signal` stopped it. Files after that which another thread copied
+   * meanwhile are not answered for: complete at their names, copied again later.
    */
-  async copy(job: Omit<CopyJob, 'stop'>, signal?: AbortSignal): Promise<CopyAnswer> {
-    const size = Math.ceil(job.files.length / this.threads.length);
-    const runs = this.threads.map((thread, i) => ({ thread, files: job.files.slice(i * size, (i + 1) * size) })).filter((run) => run.files.length > 0);
-    // an abort reaches the threads between two files, through memory they share with this one
-    const stop = new Int32Array(new SharedArrayBuffer(4));
-    const abort = () => Atomics.store(stop, 0, 1);
+  async copy({ files, ...job }: CopyJob, signal?: AbortSignal): Promise<CopyAnswer> {
+    const timed = files.some((file) => file.mtimeMs !== null);
+    // what the threads share with each other and with this one (an abort reaches them between two files)
+    const control = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
+    Atomics.store(control, LIMIT, files.length);
+    const wire: CopyJobWire = {
+      ...job,
+      names: files.map((file) => file.name),
+      mtimesMs: timed ? Float64Array.from(files, (file) => file.mtimeMs ?? NaN) : null,
+      control,
+      taken: new BigInt64Array(new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT)),
+    };
+    const abort = () => Atomics.store(control, STOP, 1);
     if (signal?.aborted) abort();
     signal?.addEventListener('abort', abort, { once: true });
-    // every run ends before the answer, whichever failed
-    const settled = await Promise.allSettled(runs.map(({ thread, files }) => thread.copy({ ...job, files, stop })));
+    // every thread ends before the answer, whichever failed
+    const settled = await Promise.allSettled(this.threads.slice(0, Math.max(1, Math.min(this.threads.length, files.length))).map((thread) => thread.copy(wire)));
     signal?.removeEventListener('abort', abort);
-    const files: FileCopied[] = [];
+    const outcomes: (FileCopied | undefined)[] = new Array<FileCopied | undefined>(files.length);
     for (const result of settled) {
       if (result.status === 'rejected') throw result.reason;
       const answer = result.value;
       if ('failed' in answer) return answer;
-      files.push(...answer.files);
-      if (answer.stopped) return { files, stopped: true };
+      const failures = new Map(answer.failures);
+      const { checksums } = answer;
+      answer.indices.forEach((index, i) => {
+        const failed = failures.get(index);
+        outcomes[index] = failed ? { failed } : { bytes: answer.bytes[i]!, checksums: checksums === null ? null : { source: checksums[2 * i]!, destination: checksums[2 * i + 1]! } };
+      });
     }
-    return { files, stopped: false };
+    const answered: FileCopied[] = [];
+    for (const outcome of outcomes) {
+      if (outcome === undefined) break;
+      answered.push(outcome);
+      if ('failed' in outcome && (outcome.failed.side !== 'source' || !job.skipSourceCodes.includes(outcome.failed.code))) break;
+    }
+    return { files: answered, stopped: answered.length < files.length };
   }
 
   /** Each name's own stats (lstat) on the stat thread: a call each, no round trip to libuv's pool. */

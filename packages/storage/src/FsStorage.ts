@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '@xfer/core';
+import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type ListedName, type Storage, type StorageFailure } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 
@@ -107,6 +107,20 @@ export class FsStorage implements Storage {
   async *names(path: string): AsyncIterable<readonly string[]> {
     const real = await this.guard(path, () => this.inside(path, path));
     yield* this.guardStream(path, this.listDirectory(real, path));
+  }
+
+  async *listedNames(path: string): AsyncIterable<readonly ListedName[]> {
+    const real = await this.guard(path, () => this.inside(path, path));
+    // the listing at once, as names() reads it, through the directory's checked descriptor
+    const listed = await this.guard(path, () => this.throughDirectory(real, path, (base) => this.fs.readdirTypes(base)));
+    for (let at = 0; at < listed.length; at += NAMES_BATCH) {
+      const batch: ListedName[] = [];
+      for (const dirent of listed.slice(at, at + NAMES_BATCH)) {
+        const name = String(dirent.name);
+        if (!name.startsWith(PART_PREFIX)) batch.push({ name, type: dirent.isSymbolicLink() ? 'link' : dirent.isDirectory() ? 'dir' : 'file' });
+      }
+      yield batch;
+    }
   }
 
   async mkdir(path: string): Promise<void> {
@@ -241,6 +255,8 @@ export class FsStorage implements Storage {
       destination: { root: await this.rootPath(), dir: destinationDir },
       files: files.map((file) => ({ name: file.name, mtimeMs: file.lastModified?.getTime() ?? null })),
       checksum: options.checksum,
+      sourceTimes: options.sourceTimes ?? false,
+      maxBytes: options.maxBytes ?? Infinity,
       skipSourceCodes: codesOf(options.skipSourceFailures, FAILURES),
       partPrefix: PART_PREFIX,
       mode: this.options.modes?.file ?? 0o666,

@@ -23,6 +23,8 @@ export interface FsApi {
   stat(path: string): Promise<FsStats>;
   realpath(path: string): Promise<string>;
   readdir(path: string): Promise<string[]>;
+  /** The names of a directory with the types its listing gives (Node's Dirent: a stat only where the filesystem lists no type). */
+  readdirTypes(path: string): Promise<{ name: string | Buffer; isDirectory(): boolean; isSymbolicLink(): boolean }[]>;
   mkdir(path: string, options?: { mode?: number }): Promise<unknown>;
   rmdir(path: string): Promise<void>;
   rename(from: string, to: string): Promise<void>;

@@ -16,7 +16,7 @@ export const MEMORY_MODES = { dir: 0o755, file: 0o644 };
 /** A memfs volume through the filesystem interface a storage uses. */
 export function memoryFsApi(volume: InstanceType<typeof Volume>): FsApi {
   const fs = createFsFromVolume(volume);
-  return { ...(fs.promises as unknown as FsApi), constants: fs.constants };
+  return { ...(fs.promises as unknown as FsApi), readdirTypes: (path) => fs.promises.readdir(path, { withFileTypes: true }) as unknown as ReturnType<FsApi['readdirTypes']>, constants: fs.constants };
 }
 
 /** One endpoint's tree in memory (memfs): its storage, and its files for an export. */

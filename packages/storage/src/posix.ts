@@ -10,6 +10,7 @@ const nodeFs: FsApi = {
   stat: (path) => fsp.stat(path),
   realpath: (path) => fsp.realpath(path),
   readdir: (path) => fsp.readdir(path),
+  readdirTypes: (path) => fsp.readdir(path, { withFileTypes: true }),
   mkdir: (path, options) => fsp.mkdir(path, options),
   rmdir: (path) => fsp.rmdir(path),
   rename: (from, to) => fsp.rename(from, to),

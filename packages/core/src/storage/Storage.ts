@@ -36,6 +36,12 @@ export class StorageError extends Error {
 
 export type ChecksumAlgorithm = 'md5' | 'sha256';
 
+/** A name of a directory with the type its listing gives, without a stat: 'file' for anything neither a directory nor a symbolic link. */
+export interface ListedName {
+  name: string;
+  type: 'file' | 'dir' | 'link';
+}
+
 /** A file of a directory copied by copyFilesFrom: its name on both sides, and the time its copy gets. */
 export interface DirectoryFile {
   name: string;
@@ -49,6 +55,13 @@ export interface DirectoryCopyOptions {
   skipSourceFailures: readonly StorageFailure[];
   /** Once aborted, the copy stops after the file in hand: it answers for the files before. */
   signal?: AbortSignal;
+  /** A file that names no time gets its source's own (in whole seconds, as entries() gives it). */
+  sourceTimes?: boolean;
+  /**
+   * The bytes of one call: it stops before a file that would take them past this (never before
+   * the first) and answers for the files before, so the caller goes on from there.
+   */
+  maxBytes?: number;
 }
 
 /** What became of one file of copyFilesFrom: its bytes (with both digests when asked), or why it failed and on which side. */
@@ -67,6 +80,12 @@ export interface Storage {
    * its name was read): a listing's, with the directory resolved once.
    */
   entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]>;
+  /**
+   * The names in the directory at `path` with the types its listing gives, in batches, without a
+   * stat of each (what a copy of a whole tree needs, where copyFilesFrom takes sizes and times
+   * from the files themselves); optional.
+   */
+  listedNames?(path: string): AsyncIterable<readonly ListedName[]>;
   /** Makes one directory; its parent must exist. */
   mkdir(path: string): Promise<void>;
   /** Moves a file or directory within the storage; the new parent must exist. */
@@ -88,9 +107,9 @@ export interface Storage {
    * Copies files of the directory `from` of `source` into the directory `to` here, in order, each
    * as copyFrom would, when the two can do it faster together than one at a time (directories of
    * one host: off the event loop, a call or two per file): what became of each, up to and with the
-   * first failure unless it is a failure of the source that `options.skipSourceFailures` names;
-   * both sides' digests when `options.checksum` asks. Null when they cannot (the caller copies the
-   * files one at a time).
+   * first failure unless it is a failure of the source that `options.skipSourceFailures` names,
+   * or up to `options.maxBytes`; both sides' digests when `options.checksum` asks. Null when they
+   * cannot (the caller copies the files one at a time).
    */
   copyFilesFrom?(source: Storage, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[] | null>;
   /** Removes a file, or an empty directory. */

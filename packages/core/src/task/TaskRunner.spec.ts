@@ -386,13 +386,73 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('hands them the files in order with their times and the digest asked, and records what they copied', async () => {
       const done = await run(await many({ preserve_timestamp: true, verify_checksum: true }));
       expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 3, bytes_transferred: 15, bytes_checksummed: 15, files_skipped: 0 } });
-      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: [], signal: expect.any(AbortSignal) } }]);
+      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: [], signal: expect.any(AbortSignal), sourceTimes: true, maxBytes: 256 * 2 ** 20 } }]);
       expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([['/many/a.txt', '/in/many/a.txt'], ['/many/b.txt', '/in/many/b.txt'], ['/many/c.txt', '/in/many/c.txt']]);
       expect(archive.text('/in/many/c.txt')).toBe('fifteen');
       calls = [];
       const plain = await run(await many({}, '/in/plain/'));
       expect(plain.counters).toMatchObject({ files_transferred: 3, bytes_checksummed: 0 });
-      expect(calls[0]).toMatchObject({ files: [['a.txt', null], ['b.txt', null], ['c.txt', null]], options: { checksum: null } });
+      expect(calls[0]).toMatchObject({ files: [['a.txt', null], ['b.txt', null], ['c.txt', null]], options: { checksum: null, sourceTimes: false } });
+    });
+
+    describe('and list names with their types alone (listedNames)', () => {
+      let stated: string[][];
+      beforeEach(() => {
+        stated = [];
+        const entries = lab.entries.bind(lab);
+        lab.entries = async (dir, names) => {
+          stated.push([...names]);
+          return entries(dir, names);
+        };
+        // the types as a listing gives them, read here without counting as a stat
+        (lab as Storage).listedNames = async function* (path) {
+          for await (const names of lab.names(path)) {
+            yield (await entries(path, names)).flatMap((entry) => (entry === null ? [] : [{ name: entry.name, type: entry.link !== null || entry.type === 'invalid_symlink' ? ('link' as const) : entry.type === 'dir' ? ('dir' as const) : ('file' as const) }]));
+          }
+        };
+        lab.put('/many/sub/d.txt', 'deep');
+        lab.put('/many/skip.tmp', 'no');
+        lab.link('/many/link.txt', '/many/a.txt');
+      });
+
+      it('copies a tree from its listing alone, each file with its own time when asked, links counted, filter rules kept', async () => {
+        const done = await run(await many({ preserve_timestamp: true, filter_rules: [{ method: 'exclude', name: '*.tmp', type: 'file' }] }));
+        expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 4, files_transferred: 4, directories: 2, symlinks: 1 } });
+        expect(stated).toEqual([]);
+        expect(calls.map((c) => [c.dirs, c.files, c.options.sourceTimes])).toEqual([
+          [['/many', '/in/many'], [['a.txt', null], ['b.txt', null], ['c.txt', null]], true],
+          [['/many/sub', '/in/many/sub'], [['d.txt', null]], true],
+        ]);
+        expect(archive.text('/in/many/sub/d.txt')).toBe('deep');
+        expect(archive.nodes.has('/in/many/skip.tmp')).toBe(false);
+      });
+
+      it('goes on from where a call stopped at its bytes, recording every file once and in order', async () => {
+        // each call answers for two files at most, as one that reached its bytes does
+        const asked: string[][] = [];
+        const copyFilesFrom = (archive as Storage).copyFilesFrom!.bind(archive);
+        (archive as Storage).copyFilesFrom = (from, fromDir, toDir, files, options) => {
+          asked.push(files.map((file) => file.name));
+          return copyFilesFrom(from, fromDir, toDir, files.slice(0, 2), options);
+        };
+        const done = await run(await many());
+        expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 5, files_transferred: 5 } });
+        expect(asked).toEqual([['a.txt', 'b.txt', 'c.txt', 'skip.tmp'], ['c.txt', 'skip.tmp'], ['d.txt']]);
+        expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => f.source_path)).toEqual(['/many/a.txt', '/many/b.txt', '/many/c.txt', '/many/skip.tmp', '/many/sub/d.txt']);
+      });
+
+      it('lists with entries where a sync level asks, and stats the files it copies one by one', async () => {
+        archive.put('/in/many/b.txt', 'three');
+        const synced = await run(await many({ sync_level: 1 }));
+        expect(synced.counters).toMatchObject({ files_skipped: 1, files_transferred: 4 });
+        expect(stated.length).toBeGreaterThan(0);
+        stated = [];
+        (archive as Storage).copyFilesFrom = async () => null;
+        const oneByOne = await run(await many({ preserve_timestamp: true }, '/in/one/'));
+        expect(oneByOne.counters).toMatchObject({ files_transferred: 5, bytes_transferred: 21 });
+        expect(stated).toEqual([['a.txt', 'b.txt', 'c.txt', 'skip.tmp'], ['d.txt']]);
+        expect((await archive.stat('/in/one/c.txt')).lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
+      });
     });
 
     it('leaves out what the sync level finds there already, and asks nothing when all is', async () => {

@@ -63,7 +63,21 @@ const COPY_BATCH = { files: 1000, bytes: 256 * 2 ** 20 };
  */
 const FILES_AT_ONCE = 8;
 
+/** Names stat'ed in one call where a listing gave names alone and the files are copied one by one. */
+const NAMES_STATED_AT_ONCE = 1000;
+
 type FileRecord = Omit<TaskFileState, 'seq'>;
+
+/** A file of a tree being copied: its entry where its listing stat'ed it (null where the listing gave its name and type alone). */
+interface TreeFile {
+  name: string;
+  source: Place;
+  destination: Place;
+  entry: FileEntry | null;
+}
+
+/** A directory's item as a tree copy walks it: a link is counted and never followed. */
+type TreeItem = { name: string; type: 'file' | 'dir' | 'link'; entry: FileEntry | null };
 
 /**
  * Runs transfer and delete tasks through the storage port, as their owners: expands recursive
@@ -204,24 +218,23 @@ class Attempt {
     });
     this.count({ directories: 1 });
     const kept = new Set<string>();
-    for await (const entries of entriesReadAhead(source.storage, source.path)) {
-      const files: { source: Place; destination: Place; entry: FileEntry }[] = [];
-      const directories: FileEntry[] = [];
-      for (const entry of entries) {
+    for await (const items of treeItems(source, destination, request)) {
+      const files: TreeFile[] = [];
+      const directories: string[] = [];
+      for (const item of items) {
         // gone since listed, a link (never followed: recursive_symlinks ignore), or filtered out
-        if (entry === null) continue;
-        if (entry.link !== null || entry.type === 'invalid_symlink') {
+        if (item === null) continue;
+        if (item.type === 'link') {
           this.count({ symlinks: 1 });
           continue;
         }
-        const type = entry.type === 'dir' ? 'dir' : 'file';
-        if (!keptByFilterRules(request.options.filter_rules, entry.name, type)) continue;
-        kept.add(entry.name);
-        if (type === 'dir') directories.push(entry);
-        else files.push({ source: childOf(source, entry.name), destination: childOf(destination, entry.name), entry });
+        if (!keptByFilterRules(request.options.filter_rules, item.name, item.type)) continue;
+        kept.add(item.name);
+        if (item.type === 'dir') directories.push(item.name);
+        else files.push({ name: item.name, source: childOf(source, item.name), destination: childOf(destination, item.name), entry: item.entry });
       }
       await this.copyDirectoryFiles(source, destination, files, request);
-      for (const entry of directories) await this.copyTree(childOf(source, entry.name), childOf(destination, entry.name), request);
+      for (const name of directories) await this.copyTree(childOf(source, name), childOf(destination, name), request);
     }
     if (request.options.delete_destination_extra) {
       for await (const batch of destination.storage.names(destination.path)) {
@@ -236,14 +249,20 @@ class Attempt {
    * while the one before is recorded and saved; a cancel or a stopping process noticed meanwhile
    * stops the batch in flight after the file in hand (recorded, then the attempt ends or is handed
    * back). Like copyFiles, it takes no new batch once the process stops, records what was copied
-   * before a failure, then throws it.
+   * before a failure, then throws it. Files listed without a stat (no entry) are bounded by bytes
+   * by the storages (COPY_BATCH.bytes a call), where the batch then goes on from.
    */
-  private async copyDirectoryFiles(source: Place, destination: Place, files: readonly { source: Place; destination: Place; entry: FileEntry }[], request: TransferRequest): Promise<void> {
+  private async copyDirectoryFiles(source: Place, destination: Place, files: readonly TreeFile[], request: TransferRequest): Promise<void> {
     const copyFilesFrom = destination.storage.copyFilesFrom?.bind(destination.storage);
-    if (!copyFilesFrom) return this.copyFiles(files, request);
+    if (!copyFilesFrom) return this.copyFiles(await withEntries(source, files), request);
     const algorithm: ChecksumAlgorithm = 'md5';
-    const options = { checksum: request.options.verify_checksum ? algorithm : null, skipSourceFailures: request.options.skip_source_errors ? SKIPPABLE_SOURCE_FAILURES : [] };
-    type Copied = { batch: (typeof files)[number][]; copied: readonly DirectoryFileCopy[] };
+    const options = {
+      checksum: request.options.verify_checksum ? algorithm : null,
+      skipSourceFailures: request.options.skip_source_errors ? SKIPPABLE_SOURCE_FAILURES : [],
+      sourceTimes: request.options.preserve_timestamp,
+      maxBytes: COPY_BATCH.bytes,
+    };
+    type Copied = { batch: TreeFile[]; copied: readonly DirectoryFileCopy[] };
     /** Records a batch's copies (throwing a failure among them) and saves: false once someone ended the task. */
     const record = async ({ batch, copied }: Copied) => {
       await this.recordCopies(batch, copied, request, algorithm);
@@ -258,19 +277,25 @@ class Attempt {
       const taken = batchOf(files, at);
       at += taken;
       let batch = files.slice(start, start + taken);
+      /** Where each file of the batch is in `files`. */
+      let positions = batch.map((_, i) => start + i);
       // without a sync level every file is copied: no call a file to ask
       if (request.options.sync_level !== null) {
         const candidates = batch;
         batch = [];
-        for (const file of candidates) {
-          if (await this.inSync(file.source, file.destination, file.entry, request, algorithm)) {
+        positions = [];
+        for (const [i, file] of candidates.entries()) {
+          if (file.entry !== null && (await this.inSync(file.source, file.destination, file.entry, request, algorithm))) {
             this.count({ files: 1, files_skipped: 1 });
-          } else batch.push(file);
+          } else {
+            batch.push(file);
+            positions.push(start + i);
+          }
         }
       }
       if (batch.length === 0) continue;
       const stop = new AbortController();
-      const copying = copyFilesFrom(source.storage, source.path, destination.path, batch.map((file) => ({ name: file.entry.name, ...(request.options.preserve_timestamp && { lastModified: file.entry.lastModified }) })), { ...options, signal: stop.signal });
+      const copying = copyFilesFrom(source.storage, source.path, destination.path, batch.map((file) => ({ name: file.name, ...(request.options.preserve_timestamp && file.entry !== null && { lastModified: file.entry.lastModified }) })), { ...options, signal: stop.signal });
       // it may fail while the batch before is recorded (on Postgres, over round trips): handled
       // here, so that it is no unhandled rejection meanwhile; awaited below, it still throws
       copying.catch(() => undefined);
@@ -287,7 +312,14 @@ class Attempt {
         if (ended || this.deps.stopping()) stop.abort();
       }
       const copied = await copying;
-      if (copied === null) return this.copyFiles(files.slice(start), request);
+      if (copied === null) return this.copyFiles(await withEntries(source, files.slice(start)), request);
+      const failed = copied.some((outcome) => 'error' in outcome);
+      // stopped at the bytes of a call: the rest go with the next batch
+      if (!failed && !stop.signal.aborted && copied.length < batch.length) {
+        if (copied.length === 0) throw new Error(`${destination.shown}: a directory copy answered for no file`);
+        at = positions[copied.length]!;
+        batch = batch.slice(0, copied.length);
+      }
       if (ended) {
         // what the stopped batch placed is listed; a failure among it no longer matters
         await this.recordCopies(batch, copied, request, algorithm).catch((error: unknown) => {
@@ -297,7 +329,7 @@ class Attempt {
       }
       unrecorded = { batch, copied };
       // a failure (the batch ended at it) or a stop is recorded before anything else is copied
-      if (stop.signal.aborted || copied.length < batch.length || copied.some((outcome) => 'error' in outcome)) {
+      if (stop.signal.aborted || copied.length < batch.length || failed) {
         if (!(await record(unrecorded))) throw new Ended();
         unrecorded = null;
         if (stop.signal.aborted) break;
@@ -459,12 +491,42 @@ function skipsSourceFailure(request: TransferRequest, error: StorageError): bool
   return request.options.skip_source_errors && SKIPPABLE_SOURCE_FAILURES.includes(error.failure);
 }
 
-/** How many of `files` from `at` go in one batch (at least one). */
-function batchOf(files: readonly { entry: FileEntry }[], at: number): number {
-  let bytes = files[at]!.entry.size;
+/** How many of `files` from `at` go in one batch (at least one): sizes unknown (no entry) count as none, the storages bounding those. */
+function batchOf(files: readonly TreeFile[], at: number): number {
+  const size = (file: TreeFile) => file.entry?.size ?? 0;
+  let bytes = size(files[at]!);
   let taken = 1;
-  while (at + taken < files.length && taken < COPY_BATCH.files && bytes + files[at + taken]!.entry.size <= COPY_BATCH.bytes) bytes += files[at + taken++]!.entry.size;
+  while (at + taken < files.length && taken < COPY_BATCH.files && bytes + size(files[at + taken]!) <= COPY_BATCH.bytes) bytes += size(files[at + taken++]!);
   return taken;
+}
+
+/**
+ * A directory's items for a tree copy: from its listing alone (names and types) where its files
+ * need no stat (no sync level, and the storages copy a directory's files together, taking sizes
+ * and times from the files), else with each name's entry.
+ */
+async function* treeItems(source: Place, destination: Place, request: TransferRequest): AsyncIterable<(TreeItem | null)[]> {
+  if (request.options.sync_level === null && source.storage.listedNames && destination.storage.copyFilesFrom) {
+    for await (const names of source.storage.listedNames(source.path)) yield names.map((listed) => ({ ...listed, entry: null }));
+    return;
+  }
+  for await (const entries of entriesReadAhead(source.storage, source.path)) {
+    yield entries.map((entry) => (entry === null ? null : { name: entry.name, type: entry.link !== null || entry.type === 'invalid_symlink' ? 'link' : entry.type === 'dir' ? 'dir' : 'file', entry }));
+  }
+}
+
+/** Files with their entries, stat'ed where the listing gave none (one gone since is left out): a copy one by one needs them. */
+async function withEntries(source: Place, files: readonly TreeFile[]): Promise<(TreeFile & { entry: FileEntry })[]> {
+  const unknown = files.filter((file) => file.entry === null);
+  const found = new Map<string, FileEntry | null>();
+  for (let at = 0; at < unknown.length; at += NAMES_STATED_AT_ONCE) {
+    const names = unknown.slice(at, at + NAMES_STATED_AT_ONCE).map((file) => file.name);
+    (await source.storage.entries(source.path, names)).forEach((entry, i) => found.set(names[i]!, entry));
+  }
+  return files.flatMap((file) => {
+    const entry = file.entry ?? found.get(file.name) ?? null;
+    return entry === null ? [] : [{ ...file, entry }];
+  });
 }
 
 /**

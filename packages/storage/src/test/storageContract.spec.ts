@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as nodeFs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { StorageError, type Storage } from '@xfer/core';
+import { StorageError, type DirectoryFileCopy, type ListedName, type Storage } from '@xfer/core';
 import { Volume } from 'memfs';
 import { CopyThreads, FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, type FsApi } from '..';
 
@@ -148,6 +148,29 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect(await failureOf(storage.entries('/data/a.txt', ['a']))).toBe('not_directory');
     });
 
+    it('lists names with the types their listing gives, without temporary files, links as links', async () => {
+      const { fs, root } = world;
+      await fs.symlink('a.txt', `${root}/data/inside-link`);
+      await fs.writeFile(`${root}/data/${PART_PREFIX}abc-a.txt`, 'half');
+      const listed: ListedName[] = [];
+      for await (const batch of storage.listedNames!('/data')) listed.push(...batch);
+      expect(listed.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+        { name: 'a.txt', type: 'file' },
+        { name: 'inside-link', type: 'link' },
+        { name: 'sub', type: 'dir' },
+      ]);
+      await fs.mkdir(`${root}/many`);
+      for (let i = 0; i < 2000; i += 1) await fs.writeFile(`${root}/many/f${i}`, '');
+      const batches: number[] = [];
+      for await (const batch of storage.listedNames!('/many')) batches.push(batch.length);
+      expect(batches).toEqual([1000, 1000]);
+      const all = async (path: string) => {
+        for await (const batch of storage.listedNames!(path)) void batch;
+      };
+      expect(await failureOf(all('/none'))).toBe('not_found');
+      expect(await failureOf(all('/data/a.txt'))).toBe('not_directory');
+    });
+
     it('reads a file as a stream and digests it', async () => {
       expect((await collect(storage.read('/data/sub/deep.bin'))).equals(Buffer.alloc(3000, 7))).toBe(true);
       expect(await storage.checksum('/data/a.txt', 'md5')).toBe(createHash('md5').update('hello').digest('hex'));
@@ -272,12 +295,42 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         const outcomes = await threaded.copyFilesFrom!(threaded, '/many', '/copies', names.map((name) => ({ name })), options);
         expect(outcomes).toEqual(names.map((_, i) => ({ bytes: i + 1, checksums: null })));
         for (const [i, name] of names.entries()) expect((await world.fs.readFile(`${world.root}/copies/${name}`)).toString()).toBe('x'.repeat(i + 1));
-        // the first run stops at a directory: the answer ends there, whatever the second run copied meanwhile
+        // a thread stops at a directory: the answer ends there, whatever the other copied meanwhile
         await world.fs.mkdir(`${world.root}/many/dir`);
         const stopped = await threaded.copyFilesFrom!(threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
         expect(stopped!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([{ bytes: 1, checksums: null }, ['source', 'is_directory', '/many/dir']]);
         expect((await world.fs.readdir(`${world.root}/copies`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
       });
+    });
+
+    it("stops a copy before a file that would take it past its bytes, never before the first; a file with no time gets its source's", async () => {
+      if (!swappable) return;
+      const options = { checksum: null, skipSourceFailures: [], sourceTimes: true } as const;
+      await world.fs.mkdir(`${world.root}/sized`);
+      await world.fs.mkdir(`${world.root}/bounded`);
+      const sizes = [3, 5, 7, 1];
+      const names = sizes.map((_, i) => `s${i}`);
+      for (const [i, name] of names.entries()) await world.fs.writeFile(`${world.root}/sized/${name}`, 'x'.repeat(sizes[i]!));
+      const then = new Date('2025-05-05T05:05:05.750Z');
+      await nodeFs.utimes(`${world.root}/sized/s0`, then, then);
+      const bytes = (outcomes: DirectoryFileCopy[] | null) => outcomes!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome.error.failure));
+      await withCopyThreads(1, async (threaded) => {
+        expect(bytes(await threaded.copyFilesFrom!(threaded, '/sized', '/bounded', names.map((name) => ({ name })), { ...options, maxBytes: 8 }))).toEqual([3, 5]);
+        expect((await world.fs.readdir(`${world.root}/bounded`)).map(String).sort()).toEqual(['s0', 's1']);
+        expect((await threaded.stat('/bounded/s0')).lastModified).toEqual(new Date('2025-05-05T05:05:05Z'));
+        // the first file goes whatever its size
+        expect(bytes(await threaded.copyFilesFrom!(threaded, '/sized', '/bounded', [{ name: 's2' }, { name: 's3' }], { ...options, maxBytes: 2 }))).toEqual([7]);
+      });
+      // two threads take the files in turn: the answer is still the files before the first left out
+      await withCopyThreads(2, async (threaded) => {
+        for (let round = 0; round < 5; round += 1) {
+          const answered = bytes(await threaded.copyFilesFrom!(threaded, '/sized', '/bounded', names.map((name) => ({ name })), { ...options, maxBytes: 9 }));
+          expect(answered.length).toBeGreaterThanOrEqual(1);
+          expect(answered).toEqual(sizes.slice(0, answered.length));
+          expect(answered.slice(1).reduce((sum: number, size) => sum + Number(size), 0)).toBeLessThanOrEqual(9);
+        }
+      });
+      expect((await world.fs.readdir(`${world.root}/bounded`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
     });
 
     it('stops a copy of files once its signal aborts, after the file in hand: it answers for the files before and copies no more', async () => {
