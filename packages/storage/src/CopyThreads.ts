@@ -31,9 +31,9 @@ export interface CopyFailure {
 export type FileCopied = { bytes: number; checksums: { source: string; destination: string } | null } | { failed: CopyFailure };
 
 /**
- * The thread's answer: each file's outcome in order, up to and with the first failure it stops at
- * (`stopped`: a failure other than a source failure the job goes on after, or an abort before the
- * next file), or a failure of a directory.
+ * The threads' answer: each file's outcome in order, up to and with the first failure the copy
+ * stops at (`stopped`: fewer than asked, after a failure other than a source failure the job goes
+ * on after, an abort, or at the job's bytes), or a failure of a directory.
  */
 export type CopyAnswer = { files: FileCopied[]; stopped: boolean } | { failed: CopyFailure };
 
@@ -419,11 +419,11 @@ export class CopyThreads {
         outcomes[index] = failed ? { failed } : { bytes: answer.bytes[i]!, checksums: checksums === null ? null : { source: checksums[2 * i]!, destination: checksums[2 * i + 1]! } };
       });
     }
+    // the threads lowered the limit to just after a failure they stopped at, or to a file past the bytes
     const answered: FileCopied[] = [];
-    for (const outcome of outcomes) {
+    for (const outcome of outcomes.slice(0, Atomics.load(control, LIMIT))) {
       if (outcome === undefined) break;
       answered.push(outcome);
-      if ('failed' in outcome && (outcome.failed.side !== 'source' || !job.skipSourceCodes.includes(outcome.failed.code))) break;
     }
     return { files: answered, stopped: answered.length < files.length };
   }
