@@ -6,6 +6,7 @@ export * from './shared/UnitOfWork';
 export * from './shared/ServiceSettings';
 export * from './shared/MaintenanceGate';
 export * from './shared/Housekeeping';
+export * from './shared/glob';
 export * from './auth/Identity';
 export * from './auth/Group';
 export * from './auth/AccessToken';

@@ -40,3 +40,85 @@ export async function startApi(backend: TestBackend, options: ApiOptions = {}) {
 }
 
 export type Api = Awaited<ReturnType<typeof startApi>>;
+
+/** How a task suite's endpoints keep their files. */
+export type StorageKind = 'memory' | 'posix';
+
+/** Every database with both storages: what a suite of tasks runs on. */
+export const TASK_CASES = BACKENDS.flatMap((backend) => (['memory', 'posix'] as const).map((storage) => ({ backend, storage, name: `${backend.name}, ${storage} storage` })));
+
+/**
+ * The API with its task workers, listening on loopback (for @globus/sdk, through
+ * GLOBUS_SDK_SERVICE_URL_TRANSFER), and two of alice's endpoints, Lab and Archive, each holding
+ * `tree` (paths to content, null for a directory) in `storage`.
+ */
+export async function startTaskApi(backend: TestBackend, storage: StorageKind, tree: Record<string, string | null>) {
+  const { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const api = await startApi(backend);
+  const alice = (await api.world.user('alice')).token;
+  const bob = (await api.world.user('bob')).token;
+  const endpoint = async (name: string) => (await api.as(alice).post('/endpoint', { display_name: name, DATA: [{ hostname: `${name.toLowerCase()}.example.org` }] })).body.id as string;
+  const [lab, archive] = [await endpoint('Lab'), await endpoint('Archive')];
+  const base = storage === 'posix' ? mkdtempSync(`${tmpdir()}/xfer-tasks-`) : null;
+  for (const id of [lab, archive]) {
+    if (base === null) {
+      await api.world.services.admin.endpoints.setStorage(id, { type: 'memory' });
+      api.runtime.storages.treeOf(id).replace(tree);
+      continue;
+    }
+    const root = `${base}/${id}`;
+    mkdirSync(root);
+    for (const [path, content] of Object.entries(tree)) {
+      mkdirSync(`${root}${content === null ? path : path.slice(0, path.lastIndexOf('/'))}`, { recursive: true });
+      if (content !== null) writeFileSync(`${root}${path}`, content);
+    }
+    await api.world.services.admin.endpoints.setStorage(id, { type: 'posix', root });
+  }
+  await api.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 100, sweepMs: 50 });
+  const server = api.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/`;
+
+  /** A task once `done` says so (polled as the SDK's task_wait does), within a few seconds. */
+  const until = async (token: string, taskId: string, done: (task: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
+    for (let i = 0; i < 200; i += 1) {
+      const task = (await api.as(token).get(`/task/${taskId}`)).body as Record<string, unknown>;
+      if (done(task)) return task;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`task ${taskId} did not get there`);
+  };
+  return {
+    api,
+    alice,
+    bob,
+    lab,
+    archive,
+    /** Where a posix endpoint's root is (null on memory). */
+    rootOf: (endpointId: string) => (base === null ? null : `${base}/${endpointId}`),
+    /** An endpoint's file as its storage holds it (null: none). */
+    content(endpointId: string, path: string): string | null {
+      if (base === null) return api.runtime.storages.treeOf(endpointId).files()[path] ?? null;
+      try {
+        return readFileSync(`${base}/${endpointId}${path}`, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+    submissionId: async (token: string) => (await api.as(token).get('/submission_id')).body.value as string,
+    until,
+    /** The task once it is no longer ACTIVE. */
+    finished: (token: string, taskId: string) => until(token, taskId, (task) => task.status !== 'ACTIVE'),
+    /** Bearer options for @globus/sdk. */
+    sdk: (token: string) => ({ headers: { Authorization: `Bearer ${token}` } }),
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      delete process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER;
+      await api.close();
+      if (base) rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TaskApi = Awaited<ReturnType<typeof startTaskApi>>;

@@ -1,9 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { transfer } from '@globus/sdk';
-import { BACKENDS, startApi, type Api } from './harness';
+import { startTaskApi, TASK_CASES, type Api, type TaskApi } from './harness';
 
 /** The fields of the SDK's task_list fixture: a task document has every one. */
 const TASK_FIELDS = [
@@ -15,76 +11,23 @@ const TASK_FIELDS = [
   'subtasks_skipped_errors', 'subtasks_succeeded', 'subtasks_total', 'symlinks', 'sync_level', 'task_id', 'type', 'username', 'verify_checksum',
 ];
 
-const CASES = BACKENDS.flatMap((backend) => (['memory', 'posix'] as const).map((storage) => ({ backend, storage, name: `${backend.name}, ${storage} storage` })));
-
-describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage }) => {
+describe.each(TASK_CASES)('transfer and delete tasks ($name)', ({ backend, storage }) => {
+  let world: TaskApi;
   let api: Api;
-  let server: Server;
   let alice: string;
   let bob: string;
   let lab: string;
   let archive: string;
-  let base: string | null;
-  const as = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+  const as = (token: string) => world.sdk(token);
+  const content = (endpointId: string, path: string) => world.content(endpointId, path);
+  const finished = (token: string, taskId: string) => world.finished(token, taskId);
 
   beforeEach(async () => {
-    api = await startApi(backend);
-    alice = (await api.world.user('alice')).token;
-    bob = (await api.world.user('bob')).token;
-    lab = (await api.as(alice).post('/endpoint', { display_name: 'Lab', DATA: [{ hostname: 'lab.example.org' }] })).body.id;
-    archive = (await api.as(alice).post('/endpoint', { display_name: 'Archive', DATA: [{ hostname: 'archive.example.org' }] })).body.id;
-    const tree = { '/data/run1.csv': 't,v\n0,1\n', '/data/run2.csv': 'xx', '/data/sub/deep.txt': 'deep', '/in/': null };
-    base = null;
-    for (const id of [lab, archive]) {
-      if (storage === 'memory') {
-        await api.world.services.admin.endpoints.setStorage(id, { type: 'memory' });
-        api.runtime.storages.treeOf(id).replace(tree);
-      } else {
-        base ??= mkdtempSync(`${tmpdir()}/xfer-tasks-`);
-        const root = `${base}/${id}`;
-        const { mkdirSync, writeFileSync } = await import('node:fs');
-        for (const [path, content] of Object.entries(tree)) {
-          if (content === null) mkdirSync(`${root}${path}`, { recursive: true });
-          else {
-            mkdirSync(`${root}${path.slice(0, path.lastIndexOf('/'))}`, { recursive: true });
-            writeFileSync(`${root}${path}`, content);
-          }
-        }
-        await api.world.services.admin.endpoints.setStorage(id, { type: 'posix', root });
-      }
-    }
-    await api.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 100, sweepMs: 50 });
-    server = api.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    world = await startTaskApi(backend, storage, { '/data/run1.csv': 't,v\n0,1\n', '/data/run2.csv': 'xx', '/data/sub/deep.txt': 'deep', '/in/': null });
+    ({ api, alice, bob, lab, archive } = world);
   });
 
-  afterEach(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    delete process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER;
-    await api.close();
-    if (base) rmSync(base, { recursive: true, force: true });
-  });
-
-  /** The destination's file, as its storage holds it. */
-  const content = (endpointId: string, path: string): string | null => {
-    if (storage === 'memory') return api.runtime.storages.treeOf(endpointId).files()[path] ?? null;
-    try {
-      return readFileSync(`${base}/${endpointId}${path}`, 'utf8');
-    } catch {
-      return null;
-    }
-  };
-
-  /** The task once it is no longer ACTIVE (as the SDK's task_wait polls), within a few seconds. */
-  async function finished(token: string, taskId: string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 200; i += 1) {
-      const task = (await api.as(token).get(`/task/${taskId}`)).body as Record<string, unknown>;
-      if (task.status !== 'ACTIVE') return task;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`task ${taskId} still ACTIVE`);
-  }
+  afterEach(() => world.close());
 
   it('submits a transfer through the SDK, runs it, and shows the hosted task document, events and files', async () => {
     const submission = await (await transfer.taskSubmission.submissionId(as(alice))).json();
@@ -176,15 +119,8 @@ describe.each(CASES)('transfer and delete tasks ($name)', ({ backend, storage })
   });
 
   it('pauses under a pause rule and resumes when it is removed; waits with PERMISSION_DENIED, ENDPOINT_NOT_CONNECTED or FILE_NOT_FOUND where it may not go', async () => {
-    const id = async (token = alice) => (await api.as(token).get('/submission_id')).body.value as string;
-    const until = async (token: string, taskId: string, done: (task: Record<string, unknown>) => boolean) => {
-      for (let i = 0; i < 200; i += 1) {
-        const task = (await api.as(token).get(`/task/${taskId}`)).body as Record<string, unknown>;
-        if (done(task)) return task;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      throw new Error(`task ${taskId} did not get there`);
-    };
+    const id = async (token = alice) => world.submissionId(token);
+    const until = world.until;
     await api.world.subscriptionFor('alice');
     const managed = (await api.as(alice).post('/endpoint', { display_name: 'Managed', subscription_id: 'DEFAULT', DATA: [{ hostname: 'm.example.org' }] })).body.id as string;
     await api.world.services.admin.endpoints.setStorage(managed, { type: 'memory' });

@@ -17,7 +17,7 @@ import {
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { parseListingFilter, parseListingOrder, compareEntries, type ListingOrder } from './listing';
-import { baseName, isWithin, joinStoragePath, resolveStoragePath } from './paths';
+import { baseName, isWithin, joinStoragePath, parentOf, resolveStoragePath } from './paths';
 import { StorageError, type FileEntry, type Storage, type StorageDirectory } from './Storage';
 
 export type FileServiceRepositories = RepositoriesOf<'endpoints' | 'accessRules' | 'pauseRules'>;
@@ -172,11 +172,36 @@ export class FileService {
    * that names `operation` in force for the owner, no storage). `shown`: the path as resolved on
    * the endpoint, for events and file lists.
    */
-  async place(owner: Principal, xid: string, rawPath: string, access: Access, operation: 'pause_task_transfer_read' | 'pause_task_transfer_write' | 'pause_task_delete'): Promise<{ storage: Storage; path: string; shown: string }> {
+  async place(owner: Principal, xid: string, rawPath: string, access: Access, operation: 'pause_task_transfer_read' | 'pause_task_transfer_write' | 'pause_task_delete', options: { makeParents?: boolean } = {}): Promise<{ storage: Storage; path: string; shown: string }> {
     const located = await this.locate(owner, xid, operation);
     const shown = resolveStoragePath(rawPath, located.home);
     this.assertAllowed(located, shown, access);
+    if (options.makeParents) await this.makeParents(located, shown);
     return { storage: located.storage, path: joinStoragePath(located.base, shown), shown };
+  }
+
+  /**
+   * Makes the missing directories above `path` (a transfer's destination: the hosted service
+   * makes them, for a file as for a directory), each where the caller may write; one stat when
+   * the parent is there already. A file in the way is left for the copy to fail on.
+   */
+  private async makeParents(located: Located, path: string): Promise<void> {
+    const missing: string[] = [];
+    for (let dir = parentOf(path); dir !== '/'; dir = parentOf(dir)) {
+      const entry = await this.storageCall(dir, () => located.storage.stat(joinStoragePath(located.base, dir))).catch((error: unknown) => {
+        if (error instanceof FileNotFoundError) return null;
+        throw error;
+      });
+      if (entry !== null) break;
+      missing.unshift(dir);
+    }
+    for (const dir of missing) {
+      this.assertAllowed(located, dir, 'rw');
+      await located.storage.mkdir(joinStoragePath(located.base, dir)).catch((error: unknown) => {
+        // made meanwhile by another file of the task, or another task
+        if (!(error instanceof StorageError && error.failure === 'exists')) throw error;
+      });
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import { BadRequestError } from '../shared/errors';
+import { Glob } from '../shared/glob';
 import type { FileEntry } from './Storage';
 
 /** The fields of a `file` document a listing may be ordered or filtered by. */
@@ -87,9 +88,9 @@ function parseClause(clause: string): Clause {
   const rest = negated ? spec.slice(1) : spec;
   const glob = rest.startsWith('~');
   const values = (glob || rest.startsWith('=') ? rest.slice(1) : rest).split(',');
-  const pattern = glob ? new RegExp(`^(?:${values.map(globSource).join('|')})$`, 's') : null;
+  const patterns = glob ? values.map((value) => Glob.compile(value, { classes: false }, `filter clause '${clause.slice(0, 100)}'`)) : null;
   const text = (entry: Listed): string => (field === 'permissions' ? octal(entry.permissions ?? 0) : String(valueOf(entry, field as ListingField)));
-  const matches = (value: string): boolean => (pattern ? pattern.test(value) : values.includes(value));
+  const matches = (value: string): boolean => (patterns ? patterns.some((pattern) => pattern.matches(value)) : values.includes(value));
   return { field: field as ListingField, test: (entry) => matches(text(entry)) !== negated };
 }
 
@@ -111,13 +112,6 @@ function rangeClause(field: 'size' | 'last_modified', spec: string, clause: stri
       return (low === null || value >= low) && (high === null || value <= high);
     },
   };
-}
-
-function globSource(glob: string): string {
-  return glob
-    .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
 }
 
 /** Permission bits as the hosted documents write them: "0644". */

@@ -1,5 +1,6 @@
 import { BadRequestError, InvalidPathError } from '../shared/errors';
 import { resolveStoragePath } from '../storage/paths';
+import { Glob, MAX_GLOB } from '../shared/glob';
 import { checkText } from '../shared/text';
 
 /**
@@ -110,7 +111,7 @@ export function checkTaskRequest(request: TaskRequest, names: TaskRequestNames =
     }
   });
   (request.options.filter_rules ?? []).forEach((rule, i) => {
-    if (rule.name === '' || rule.name.includes('/')) throw new BadRequestError(`Invalid filter_rules[${i}].name: a name pattern (*, ?, [...]) without /`);
+    if (rule.name === '' || rule.name.includes('/') || [...rule.name].length > MAX_GLOB) throw new BadRequestError(`Invalid filter_rules[${i}].name: a name pattern (*, ?, [...]) without /, of at most ${MAX_GLOB} characters`);
   });
   if (request.options.delete_destination_extra && !request.items.some((item) => item.recursive !== false)) {
     throw new BadRequestError('Invalid delete_destination_extra: only with a recursive item');
@@ -119,33 +120,21 @@ export function checkTaskRequest(request: TaskRequest, names: TaskRequestNames =
 
 /**
  * Whether a filter rule list keeps an entry met in a recursive item: the first rule whose pattern
- * (`*`, `?`, `[...]`, `[!...]`) matches the name and whose type fits decides; none: kept.
+ * (`*`, `?`, `[...]`, `[!...]`) matches the name and whose type fits decides; none: kept. The
+ * patterns are compiled once, for every entry of a tree.
  */
-export function keptByFilterRules(rules: readonly FilterRule[] | null, name: string, type: 'file' | 'dir'): boolean {
+export function filterRulesKeeper(rules: readonly FilterRule[] | null): (name: string, type: 'file' | 'dir') => boolean {
   // Stryker disable next-line ArrayDeclaration: a rule without a type or name matches nothing and keeps the default
-  for (const rule of rules ?? []) {
-    if (rule.type !== null && rule.type !== type) continue;
-    if (globPattern(rule.name).test(name)) return rule.method === 'include';
-  }
-  return true;
+  const compiled = (rules ?? []).map((rule) => ({ ...rule, glob: Glob.compile(rule.name, { classes: true }) }));
+  return (name, type) => {
+    for (const rule of compiled) {
+      if (rule.type !== null && rule.type !== type) continue;
+      if (rule.glob.matches(name)) return rule.method === 'include';
+    }
+    return true;
+  };
 }
 
-function globPattern(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i += 1) {
-    const c = glob[i]!;
-    if (c === '*') source += '.*';
-    else if (c === '?') source += '.';
-    else if (c === '[') {
-      const end = glob.indexOf(']', i + 2);
-      if (end === -1) source += '\\[';
-      else {
-        const inner = glob.slice(i + 1, end);
-        const negated = inner.startsWith('!');
-        source += `[${negated ? '^' : ''}${(negated ? inner.slice(1) : inner).replace(/[\\\]^]/g, '\\$&')}]`;
-        i = end;
-      }
-    } else source += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${source}$`, 's');
+export function keptByFilterRules(rules: readonly FilterRule[] | null, name: string, type: 'file' | 'dir'): boolean {
+  return filterRulesKeeper(rules)(name, type);
 }

@@ -6,7 +6,7 @@ import type { FileService } from '../storage/FileService';
 import { joinStoragePath } from '../storage/paths';
 import { StorageError, type ChecksumAlgorithm, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '../storage/Storage';
 import { expired, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskFileState, type TaskState, type TaskRepository } from './Task';
-import { keptByFilterRules, type TransferItem, type TransferRequest, type DeleteRequest } from './TaskRequest';
+import { filterRulesKeeper, type TransferItem, type TransferRequest, type DeleteRequest } from './TaskRequest';
 
 /** A place on an endpoint's storage, as FileService.place gives it. */
 interface Place {
@@ -181,9 +181,10 @@ class Attempt {
   async transfer(owner: Principal, request: TransferRequest): Promise<void> {
     for (const item of request.items) {
       const source = await this.deps.files.place(owner, request.source_endpoint, item.source_path, 'r', 'pause_task_transfer_read');
-      const destination = await this.deps.files.place(owner, request.destination_endpoint, item.destination_path, 'rw', 'pause_task_transfer_write');
       const entry = await this.sourceEntry(source, request);
       if (entry !== null) {
+        // the destination's missing folders are made once the source is there
+        const destination = await this.deps.files.place(owner, request.destination_endpoint, item.destination_path, 'rw', 'pause_task_transfer_write', { makeParents: true });
         const recursive = item.recursive ?? entry.type === 'dir';
         if (recursive && entry.type !== 'dir') throw new Retry('NOT_A_DIRECTORY', `${source.shown} is a file: a recursive item copies a directory`);
         if (!recursive && entry.type === 'dir') throw new Retry('IS_A_DIRECTORY', `${source.shown} is a directory: give the item recursive true`);
@@ -218,6 +219,7 @@ class Attempt {
     });
     this.count({ directories: 1 });
     const kept = new Set<string>();
+    const keeps = filterRulesKeeper(request.options.filter_rules);
     for await (const items of treeItems(source, destination, request)) {
       const files: TreeFile[] = [];
       const directories: string[] = [];
@@ -228,7 +230,7 @@ class Attempt {
           this.count({ symlinks: 1 });
           continue;
         }
-        if (!keptByFilterRules(request.options.filter_rules, item.name, item.type)) continue;
+        if (!keeps(item.name, item.type)) continue;
         kept.add(item.name);
         if (item.type === 'dir') directories.push(item.name);
         else files.push({ name: item.name, source: childOf(source, item.name), destination: childOf(destination, item.name), entry: item.entry });

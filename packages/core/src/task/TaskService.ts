@@ -6,13 +6,31 @@ import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { BadRequestError, PermissionDeniedError } from '../shared/errors';
-import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from './Task';
+import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskFilter, type TaskOrder, type TaskState } from './Task';
 import { checkTaskRequest, type TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */
 export interface Submitted {
   task: TaskState;
   duplicate: boolean;
+}
+
+/** A task list as asked: what it keeps, its order, and its page (by default the first MAX_PAGE). */
+export type TaskListRequest = TaskFilter & { order?: TaskOrder; limit?: number; offset?: number };
+export interface TaskPage {
+  tasks: TaskState[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/** A list's page, checked: limit 1 to MAX_PAGE (default MAX_PAGE), offset from 0. */
+function pageOf(query: { limit?: number; offset?: number }): { limit: number; offset: number } {
+  const limit = query.limit ?? MAX_PAGE;
+  const offset = query.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
+  if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
+  return { limit, offset };
 }
 
 /** Who may cancel the tasks of an endpoint (the endpoint manager's admin_cancel). */
@@ -70,13 +88,10 @@ export class TaskService {
     return task;
   }
 
-  async list(caller: Principal, query: { status?: TaskStatus[]; type?: ('TRANSFER' | 'DELETE')[]; limit?: number; offset?: number } = {}): Promise<{ tasks: TaskState[]; total: number; limit: number; offset: number }> {
-    const limit = query.limit ?? MAX_PAGE;
-    const offset = query.offset ?? 0;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
-    if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
-    const { tasks, total } = await this.uow.repositories.tasks.listForOwners([...caller.identityIds], { status: query.status, type: query.type, limit, offset });
-    return { tasks, total, limit, offset };
+  async list(caller: Principal, query: TaskListRequest = {}): Promise<TaskPage> {
+    const page = pageOf(query);
+    const { tasks, total } = await this.uow.repositories.tasks.listForOwners([...caller.identityIds], { ...query, ...page });
+    return { tasks, total, ...page };
   }
 
   async update(caller: Principal, taskId: string, change: { label?: string | null; deadline?: Date }): Promise<TaskState> {
@@ -100,14 +115,11 @@ export class TaskService {
    * The endpoint manager's view: tasks whose source or destination the caller holds
    * administrator, activity_manager or activity_monitor on, whoever submitted them.
    */
-  async managedList(caller: Principal, query: { status?: TaskStatus[]; type?: ('TRANSFER' | 'DELETE')[]; limit?: number; offset?: number } = {}): Promise<{ tasks: TaskState[]; total: number; limit: number; offset: number }> {
-    const limit = query.limit ?? MAX_PAGE;
-    const offset = query.offset ?? 0;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
-    if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
+  async managedList(caller: Principal, query: TaskListRequest = {}): Promise<TaskPage> {
+    const page = pageOf(query);
     const endpointIds = (await endpointsHeld(this.uow.repositories, caller, MONITOR_ROLES)).map((held) => held.endpoint.id);
-    const { tasks, total } = await this.uow.repositories.tasks.listForEndpoints(endpointIds, { status: query.status, type: query.type, limit, offset });
-    return { tasks, total, limit, offset };
+    const { tasks, total } = await this.uow.repositories.tasks.listForEndpoints(endpointIds, { ...query, ...page });
+    return { tasks, total, ...page };
   }
 
   /** A task, to those who monitor one of its endpoints (to anyone else it does not exist). */

@@ -1,4 +1,4 @@
-import { endpointsOf, isFinished, progressOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskState, type TaskRepository } from '../task/Task';
+import { compareTasks, endpointsOf, isFinished, matchesTaskFilter, progressOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskState, type TaskRepository } from '../task/Task';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -74,16 +74,16 @@ export class InMemoryTaskRepository implements TaskRepository {
     const matching = [...this.tasks.values()]
       .filter((t) => {
         const { source, destination } = endpointsOf(t);
-        return (endpointIds.includes(source) || endpointIds.includes(destination)) && (!query.status || query.status.includes(t.status)) && (!query.type || query.type.includes(t.request.type));
+        return (endpointIds.includes(source) || endpointIds.includes(destination)) && matchesTaskFilter(t, query);
       })
-      .sort((a, b) => b.request_time.getTime() - a.request_time.getTime() || (a.id < b.id ? 1 : -1));
+      .sort((a, b) => compareTasks(a, b, query.order));
     return { tasks: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
   }
 
   async listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {
     const matching = [...this.tasks.values()]
-      .filter((t) => ownerIds.includes(t.owner_id) && (!query.status || query.status.includes(t.status)) && (!query.type || query.type.includes(t.request.type)))
-      .sort((a, b) => b.request_time.getTime() - a.request_time.getTime() || (a.id < b.id ? 1 : -1));
+      .filter((t) => ownerIds.includes(t.owner_id) && matchesTaskFilter(t, query))
+      .sort((a, b) => compareTasks(a, b, query.order));
     return { tasks: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
   }
 

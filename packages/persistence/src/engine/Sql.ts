@@ -32,6 +32,17 @@ export abstract class Sql {
    */
   abstract rows<T>(sql: string, params?: readonly unknown[], options?: { slow?: boolean }): Promise<T[]>;
 
+  /** What follows a text column to order it by code point, whatever the database's locale. */
+  abstract readonly byCodePoint: string;
+
+  /**
+   * A read whose text varies with what a caller asks (a list's filters): neither prepared nor kept
+   * as rows() keeps its statements, so that no caller can grow the engine's statement caches.
+   */
+  async adHocRows<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    return (await this.manager.query(this.dialect(sql), this.bind(params))) as T[];
+  }
+
   /** The statement as the driver takes it (placeholders). */
   protected abstract dialect(sql: string): string;
 

@@ -1,4 +1,4 @@
-import { endpointsOf, PROGRESS_FIELDS, UNFINISHED, type TaskEventState, type TaskFileState, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
+import { endpointsOf, PROGRESS_FIELDS, UNFINISHED, type TaskEventState, type TaskFileState, type TaskFilter, type TaskOrderField, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
 import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskFileRecord, type TaskRecord } from '../records/schemas';
 import { insertRowsSql, type Sql } from '../engine/Sql';
@@ -56,6 +56,40 @@ const fromRecord = (r: TaskRecord): TaskState => ({
   canceled_by_admin_message: r.canceled_by_admin_message,
   is_paused: bool(r.is_paused),
 });
+
+/** The column of each field a task list is ordered by. */
+const ORDER_COLUMNS: Record<TaskOrderField, string> = { id: 'id', type: 'type', status: 'status', label: 'label', request_time: 'request_time', completion_time: 'completion_time', deadline: 'deadline' };
+
+/** A LIKE pattern (escaped with \\) of a label pattern: `*` any run, everything else itself. */
+const likePattern = (glob: string): string => glob.toLowerCase().replace(/[\\%_]/g, '\\$&').replace(/\*/g, '%');
+
+/** The conditions of a task filter (matchesTaskFilter's rule) and their parameters. */
+function taskFilterSql(filter: TaskFilter, sql: Sql): { conditions: string[]; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: string, ...values: unknown[]) => {
+    conditions.push(condition);
+    params.push(...values);
+  };
+  if (filter.ids) add(`id IN (${sql.list(filter.ids)})`, ...filter.ids);
+  if (filter.status) add(`status IN (${sql.list(filter.status)})`, ...filter.status);
+  if (filter.type) add(`type IN (${sql.list(filter.type)})`, ...filter.type);
+  if (filter.label) {
+    const { is, isNot, like, notLike } = filter.label;
+    const likes = (patterns: readonly string[]) => patterns.map(() => "LOWER(label) LIKE ? ESCAPE '\\'").join(' OR ');
+    const wanted = [...(is.length > 0 ? [`label IN (${sql.list(is)})`] : []), ...(like.length > 0 ? [likes(like)] : [])];
+    if (wanted.length > 0) add(`label IS NOT NULL AND (${wanted.join(' OR ')})`, ...is, ...like.map(likePattern));
+    if (isNot.length > 0) add(`(label IS NULL OR label NOT IN (${sql.list(isNot)}))`, ...isNot);
+    if (notLike.length > 0) add(`(label IS NULL OR NOT (${likes(notLike)}))`, ...notLike.map(likePattern));
+  }
+  for (const [column, range] of [['request_time', filter.requested], ['completion_time', filter.completed]] as const) {
+    if (range === undefined) continue;
+    add(`${column} IS NOT NULL`);
+    if (range.from !== null) add(`${column} >= ?`, toTime(range.from));
+    if (range.to !== null) add(`${column} <= ?`, toTime(range.to));
+  }
+  return { conditions, params };
+}
 
 /** Tries at an event's number when others take it first. */
 const EVENT_ATTEMPTS = 5;
@@ -118,27 +152,30 @@ export class TypeormTaskRepository implements TaskRepository {
 
   async listForEndpoints(endpointIds: readonly string[], query: TaskQuery) {
     if (endpointIds.length === 0) return { tasks: [], total: 0 };
-    const filters = {
-      ...(query.status && { status: In([...query.status]) }),
-      ...(query.type && { type: In([...query.type]) }),
-    };
-    const where = [
-      { source_endpoint_id: In([...endpointIds]), ...filters },
-      { destination_endpoint_id: In([...endpointIds]), ...filters },
-    ];
-    const [records, total] = await this.manager.findAndCount(TaskSchema, { where, order: { request_time: 'DESC', id: 'DESC' }, skip: query.offset, take: query.limit });
-    return { tasks: records.map(fromRecord), total };
+    const list = this.sql.list(endpointIds);
+    return this.listWhere(`(source_endpoint_id IN (${list}) OR destination_endpoint_id IN (${list}))`, [...endpointIds, ...endpointIds], query);
   }
 
   async listForOwners(ownerIds: readonly string[], query: TaskQuery) {
     if (ownerIds.length === 0) return { tasks: [], total: 0 };
-    const where = {
-      owner_id: In([...ownerIds]),
-      ...(query.status && { status: In([...query.status]) }),
-      ...(query.type && { type: In([...query.type]) }),
-    };
-    const [records, total] = await this.manager.findAndCount(TaskSchema, { where, order: { request_time: 'DESC', id: 'DESC' }, skip: query.offset, take: query.limit });
-    return { tasks: records.map(fromRecord), total };
+    return this.listWhere(`owner_id IN (${this.sql.list(ownerIds)})`, ownerIds, query);
+  }
+
+  /** A page of the tasks `where` selects and the query's filter keeps, in its order (matchesTaskFilter and compareTasks, in SQL). */
+  private async listWhere(where: string, params: readonly unknown[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {
+    const filter = taskFilterSql(query, this.sql);
+    const condition = [where, ...filter.conditions].join(' AND ');
+    const all = [...params, ...filter.params];
+    const order = [...(query.order ?? []), { field: 'request_time' as const, descending: true }, { field: 'id' as const, descending: true }]
+      .map(({ field, descending }) => {
+        const column = `${ORDER_COLUMNS[field]}${field === 'label' ? this.sql.byCodePoint : ''}`;
+        // a missing value first, as compareTasks orders it, on both databases
+        return `(${ORDER_COLUMNS[field]} IS NULL) ${descending ? 'ASC' : 'DESC'}, ${column} ${descending ? 'DESC' : 'ASC'}`;
+      })
+      .join(', ');
+    const records = await this.sql.adHocRows<TaskRecord>(`SELECT * FROM tasks WHERE ${condition} ORDER BY ${order} LIMIT ? OFFSET ?`, [...all, query.limit, query.offset]);
+    const [count] = await this.sql.adHocRows<{ n: number | string }>(`SELECT COUNT(*) AS n FROM tasks WHERE ${condition}`, all);
+    return { tasks: records.map(fromRecord), total: Number(count?.n ?? 0) };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { BadRequestError, type TaskEventState, type TaskFileState, type TaskState, type TaskStatus } from '@xfer/core';
+import { BadRequestError, isUuid, MAX_GLOB, type LabelFilter, type TaskEventState, type TaskFileState, type TaskListRequest, type TaskOrderField, type TaskState, type TaskStatus } from '@xfer/core';
 import { firstValue as first } from '@xfer/server-kit';
 import { integer } from './paging';
 
@@ -78,21 +78,91 @@ export function skippedErrorDocument(file: TaskFileState): Record<string, unknow
 
 const STATUSES: TaskStatus[] = ['ACTIVE', 'INACTIVE', 'SUCCEEDED', 'FAILED'];
 
+/** The task document's fields a list may be ordered by, and core's names of them. */
+const ORDER_FIELDS: Record<string, TaskOrderField> = { task_id: 'id', type: 'type', status: 'status', label: 'label', request_time: 'request_time', completion_time: 'completion_time', deadline: 'deadline' };
+
+/** The most values one filter clause may list. */
+const MAX_CLAUSE_VALUES = 100;
+
 /**
- * `task_list`'s query: limit/offset, and the filter clauses xfer answers (`status:`, `type:`,
- * `/`-separated); any other clause is refused by name rather than ignored.
+ * `task_list`'s query as the hosted grammar writes it: limit/offset; `filter`, `/`-separated
+ * clauses that all hold: `task_id:<ids>`, `status:<statuses>`, `type:TRANSFER,DELETE`,
+ * `label:` values each `=exact`, `!exact`, `~pattern` or `!~pattern` (`*` any run, either case;
+ * a bare value is exact), `request_time:` and `completion_time:` `<from>,<to>` (either empty);
+ * `orderby`, fields of the task document each ASC or DESC. Anything else is refused by name.
  */
-export function taskListQuery(query: Record<string, unknown>): { status?: TaskStatus[]; type?: ('TRANSFER' | 'DELETE')[]; limit?: number; offset?: number } {
-  const result: ReturnType<typeof taskListQuery> = { limit: integer('limit', first(query.limit)), offset: integer('offset', first(query.offset)) };
-  const filter = first(query.filter);
-  for (const clause of (filter ?? '').split('/').filter((c) => c !== '')) {
-    const [field = '', values = ''] = clause.split(':', 2);
-    const list = values.split(',').map((v) => v.trim().toUpperCase());
-    if (field === 'status' && list.every((v) => (STATUSES as string[]).includes(v))) result.status = list as TaskStatus[];
-    else if (field === 'type' && list.every((v) => v === 'TRANSFER' || v === 'DELETE')) result.type = list as ('TRANSFER' | 'DELETE')[];
-    else throw new BadRequestError(`Invalid filter '${clause.slice(0, 100)}': status:<ACTIVE,INACTIVE,SUCCEEDED,FAILED> or type:<TRANSFER,DELETE>`);
+export function taskListQuery(query: Record<string, unknown>): TaskListRequest {
+  const result: TaskListRequest = { limit: integer('limit', first(query.limit)), offset: integer('offset', first(query.offset)), order: taskOrder(query.orderby) };
+  for (const clause of (first(query.filter) ?? '').split('/').filter((c) => c !== '')) {
+    const colon = clause.indexOf(':');
+    const field = colon === -1 ? clause : clause.slice(0, colon);
+    const values = clause.slice(colon + 1).split(',');
+    const refuse = (expected: string): never => {
+      throw new BadRequestError(`Invalid filter '${clause.slice(0, 100)}': ${expected}`);
+    };
+    if (colon === -1 || values.length > MAX_CLAUSE_VALUES) refuse(`<field>:<values>, at most ${MAX_CLAUSE_VALUES} values`);
+    const upper = values.map((v) => v.trim().toUpperCase());
+    switch (field) {
+      case 'task_id':
+        if (!values.every((v) => isUuid(v.trim()))) refuse('task_id:<task ids>');
+        result.ids = values.map((v) => v.trim().toLowerCase());
+        break;
+      case 'status':
+        if (!upper.every((v) => (STATUSES as string[]).includes(v))) refuse('status:<ACTIVE,INACTIVE,SUCCEEDED,FAILED>');
+        result.status = upper as TaskStatus[];
+        break;
+      case 'type':
+        if (!upper.every((v) => v === 'TRANSFER' || v === 'DELETE')) refuse('type:<TRANSFER,DELETE>');
+        result.type = upper as ('TRANSFER' | 'DELETE')[];
+        break;
+      case 'label':
+        result.label = labelFilter(values, refuse);
+        break;
+      case 'request_time':
+      case 'completion_time': {
+        if (values.length !== 2) refuse(`${field}:<from>,<to> (either may be empty)`);
+        const [from, to] = values.map((v) => timeBound(v, () => refuse(`${field}:<from>,<to>, each a date and time such as 2026-05-01 00:00:00`)));
+        result[field === 'request_time' ? 'requested' : 'completed'] = { from: from ?? null, to: to ?? null };
+        break;
+      }
+      default:
+        refuse('task_id:, status:, type:, label:, request_time: or completion_time:');
+    }
   }
   return result;
+}
+
+function labelFilter(values: readonly string[], refuse: (expected: string) => never): LabelFilter {
+  const filter = { is: [] as string[], isNot: [] as string[], like: [] as string[], notLike: [] as string[] };
+  for (const value of values) {
+    const [kind, text] = value.startsWith('!~') ? (['notLike', value.slice(2)] as const) : value.startsWith('~') ? (['like', value.slice(1)] as const) : value.startsWith('!') ? (['isNot', value.slice(1)] as const) : (['is', value.startsWith('=') ? value.slice(1) : value] as const);
+    if ([...text].length > MAX_GLOB) refuse(`label:<label or pattern> of at most ${MAX_GLOB} characters`);
+    filter[kind].push(text);
+  }
+  return filter;
+}
+
+/** A bound of a time range: empty (open), or a date with an optional time, UTC unless it names a zone. */
+function timeBound(value: string, refuse: () => never): Date | undefined {
+  const text = value.trim().replace(' ', 'T');
+  if (text === '') return undefined;
+  const zoned = /([zZ]|[+-]\d{2}:?\d{2})$/.test(text) || !text.includes('T') ? text : `${text}Z`;
+  const time = Date.parse(zoned);
+  return Number.isNaN(time) ? refuse() : new Date(time);
+}
+
+/** `orderby`: `field [ASC|DESC]`, comma-separated or one per parameter. */
+function taskOrder(orderby: unknown): TaskListRequest['order'] {
+  const parts = (Array.isArray(orderby) ? orderby : orderby === undefined ? [] : [orderby]).flatMap((item) => String(item).split(',')).filter((part) => part.trim() !== '');
+  return parts.map((part) => {
+    const [field = '', direction = 'ASC', ...rest] = part.trim().split(/\s+/);
+    const upper = direction.toUpperCase();
+    const known = ORDER_FIELDS[field];
+    if (known === undefined || !Object.hasOwn(ORDER_FIELDS, field) || rest.length > 0 || (upper !== 'ASC' && upper !== 'DESC')) {
+      throw new BadRequestError(`Invalid orderby '${part.trim().slice(0, 100)}': a field (${Object.keys(ORDER_FIELDS).join(', ')}) and ASC or DESC`);
+    }
+    return { field: known, descending: upper === 'DESC' };
+  });
 }
 
 /** The marker of a file list: the seq after which the next page starts. */

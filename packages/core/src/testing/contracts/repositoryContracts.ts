@@ -500,6 +500,49 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.tasks.listForEndpoints([], { limit: 10, offset: 0 })).toEqual({ tasks: [], total: 0 });
       });
 
+      it('filters a task list by id, label (exact, not, pattern, not pattern), request and completion times, and orders it by any field', async () => {
+        const owner = ids.uuid();
+        const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+        const labeled = (label: string | null, seconds: number, extra: Partial<TaskState> = {}): TaskState => {
+          const task = taskOf(owner, at(seconds), extra);
+          return { ...task, request: { ...task.request, label } };
+        };
+        const copyData = labeled('copy data', 1, { status: 'SUCCEEDED', completion_time: at(10) });
+        const copyMore = labeled('Copy MORE_50%', 2, { status: 'FAILED', completion_time: at(5) });
+        const backup = labeled('backup', 3);
+        const none = labeled(null, 4);
+        for (const task of [copyData, copyMore, backup, none]) await uow.repositories.tasks.add(task);
+        const listed = async (query: Partial<TaskQuery>) => (await uow.repositories.tasks.listForOwners([owner], { limit: 10, offset: 0, ...query })).tasks.map((t) => t.id);
+        const label = (filter: Partial<{ is: string[]; isNot: string[]; like: string[]; notLike: string[] }>) => ({ label: { is: [], isNot: [], like: [], notLike: [], ...filter } });
+        expect(await listed(label({ is: ['copy data'] }))).toEqual([copyData.id]);
+        expect(await listed(label({ is: ['Copy data'] }))).toEqual([]);
+        expect(await listed(label({ like: ['COPY*'] }))).toEqual([copyMore.id, copyData.id]);
+        // % and _ are themselves in a pattern, * alone is any run
+        expect(await listed(label({ like: ['*50%'] }))).toEqual([copyMore.id]);
+        expect(await listed(label({ like: ['copy_data'] }))).toEqual([]);
+        expect(await listed(label({ like: ['*a*a*'] }))).toEqual([copyData.id]);
+        // a task without a label is kept by the negative forms only
+        expect(await listed(label({ isNot: ['backup'] }))).toEqual([none.id, copyMore.id, copyData.id]);
+        expect(await listed(label({ notLike: ['copy*'] }))).toEqual([none.id, backup.id]);
+        expect(await listed(label({ like: ['copy*'], notLike: ['*more*'] }))).toEqual([copyData.id]);
+        expect(await listed(label({ is: ['backup'], like: ['*data'] }))).toEqual([backup.id, copyData.id]);
+        expect(await listed({ ids: [backup.id, none.id, ids.uuid()] })).toEqual([none.id, backup.id]);
+        expect(await listed({ requested: { from: at(2), to: at(3) } })).toEqual([backup.id, copyMore.id]);
+        expect(await listed({ requested: { from: null, to: at(1) } })).toEqual([copyData.id]);
+        expect(await listed({ completed: { from: at(6), to: null } })).toEqual([copyData.id]);
+        expect(await listed({ completed: { from: null, to: null } })).toEqual([copyMore.id, copyData.id]);
+        // orders: a missing value first, then newest request first, whatever the database's collation
+        expect(await listed({ order: [{ field: 'request_time', descending: false }] })).toEqual([copyData.id, copyMore.id, backup.id, none.id]);
+        expect(await listed({ order: [{ field: 'label', descending: false }] })).toEqual([none.id, copyMore.id, backup.id, copyData.id]);
+        expect(await listed({ order: [{ field: 'completion_time', descending: true }] })).toEqual([copyData.id, copyMore.id, none.id, backup.id]);
+        expect(await listed({ order: [{ field: 'status', descending: false }, { field: 'label', descending: true }] })).toEqual([backup.id, none.id, copyMore.id, copyData.id]);
+        expect(await listed({ order: [{ field: 'label', descending: false }], limit: 2, offset: 1 })).toEqual([copyMore.id, backup.id]);
+        expect((await uow.repositories.tasks.listForOwners([owner], { limit: 1, offset: 0, ...label({ like: ['copy*'] }) })).total).toBe(2);
+        const endpoint = copyData.request.type === 'TRANSFER' ? copyData.request.source_endpoint : '';
+        expect((await uow.repositories.tasks.listForEndpoints([endpoint], { limit: 10, offset: 0, ...label({ notLike: ['copy*'] }) })).total).toBe(0);
+        expect((await uow.repositories.tasks.listForEndpoints([endpoint], { limit: 10, offset: 0, ...label({ like: ['copy*'] }) })).total).toBe(1);
+      });
+
       it("numbers events added at once (a task's runner and its owner's cancel) one after another, none refused", async () => {
         const task = ids.uuid();
         const added = await Promise.all(['STARTED', 'CANCELED', 'FILE_NOT_FOUND', 'PAUSED'].map((code) => uow.repositories.tasks.addEvent({ task_id: task, code, description: code, details: code, is_error: false, time: now })));

@@ -27,6 +27,7 @@ function resultTypeChanged(error: unknown): boolean {
  * engine's pipelined connection or, `slow`, its pool.
  */
 export class PostgresSql extends Sql {
+  readonly byCodePoint = ' COLLATE "C"';
   protected readonly releasesOwnRunner = true;
 
   constructor(

@@ -9,6 +9,7 @@ import { Sql } from '../Sql';
  * (BEGIN IMMEDIATE), so a read locks no rows of its own.
  */
 export class SqliteSql extends Sql {
+  readonly byCodePoint = ' COLLATE BINARY';
   protected readonly releasesOwnRunner = false;
 
   constructor(
