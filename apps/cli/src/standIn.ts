@@ -98,10 +98,11 @@ export class StandIn {
       runtime.onClose('the stand-in server', () => closeServer(server));
       // the hosted service's scopes and the CLI's client first: a seed names them
       await runtime.services.admin.clients.installStandardCatalogue();
+      // the console signs in at this address: registered before the seed (which may not take its
+      // client's id) and the snapshot (so a reset keeps it)
+      const credentials = await registerConsoleClient(runtime.services.admin, url);
       // alone on the services while it loads: each id it gives goes to the object it names
       if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
-      // the console signs in at this address: registered before the snapshot, so a reset keeps it
-      const credentials = await registerConsoleClient(runtime.services.admin, url);
       const workers = await runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
       standIn = new StandIn(runtime, await runtime.snapshot(), url, workers);
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
@@ -204,7 +205,8 @@ export class StandIn {
     router.use((req, res, next) => {
       const origin = req.get('origin');
       if ((origin !== undefined && origin !== this.url) || req.get('sec-fetch-site') === 'cross-site') return error(res, 403, 'PermissionDenied', 'Control routes answer only their own origin');
-      if (req.get('content-type') !== undefined && !req.is('application/json')) return error(res, 415, 'BadRequest', 'Control routes take JSON bodies only (Content-Type: application/json)');
+      // a request without a body (a GET with a client's default Content-Type) has nothing to refuse
+      if (req.get('content-type') !== undefined && req.is('application/json') === false) return error(res, 415, 'BadRequest', 'Control routes take JSON bodies only (Content-Type: application/json)');
       next();
     });
     router.use(express.json({ limit: '16kb' }));

@@ -38,6 +38,18 @@ describe.each(BACKENDS)('roles API on $name', (backend) => {
     expect((await grant(bob, managed, 'activity_monitor', bobId)).status).toBe(403);
   });
 
+  it("grants a role and an access rule to a confidential client's identity the moment the client exists, before its first token", async () => {
+    const { client } = await api.world.services.admin.clients.addClient({ display_name: 'CI pipeline', public_client: false });
+    const added = await grant(alice, managed, 'activity_monitor', client.id);
+    expect([added.status, added.body.principal]).toEqual([201, client.id]);
+    const share = (await api.as(alice).post('/shared_endpoint', { display_name: 'Artifacts', host_endpoint: managed, host_path: '/artifacts/' })).body.id as string;
+    const rule = await api.as(alice).post(`/endpoint/${share}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: client.id, path: '/', permissions: 'rw' });
+    expect(rule.status).toBe(201);
+    // a public client never acts as itself: it has no identity to grant anything to
+    const { client: app } = await api.world.services.admin.clients.addClient({ display_name: 'Native app' });
+    expect((await grant(alice, managed, 'activity_monitor', app.id)).status).toBe(400);
+  });
+
   it('refuses duplicates (409), unknown principals, unmanaged endpoints, access_manager off shares (400); grants activity_manager', async () => {
     await grant(alice, managed, 'activity_monitor', bobId);
     const twice = await grant(alice, managed, 'activity_monitor', bobId);

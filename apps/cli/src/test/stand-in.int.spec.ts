@@ -144,6 +144,18 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     expect(await made()).toBe(0);
   });
 
+  it('answers a request without a body whatever its Content-Type (clients that send application/json on every request), and still refuses a body that is not JSON', async () => {
+    const json = { 'Content-Type': 'application/json' };
+    expect((await control('/health', { headers: json })).status).toBe(200);
+    expect((await control('/requests', { headers: json })).status).toBe(200);
+    expect((await control('/faults', { headers: json })).status).toBe(200);
+    expect((await control('/tasks/progress', { headers: json })).status).toBe(200);
+    expect((await control('/faults', { method: 'DELETE', headers: json })).status).toBe(200);
+    // a form with an empty body still has one
+    expect((await control('/reset', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' })).status).toBe(415);
+    expect((await control('/reset', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'reset' })).status).toBe(415);
+  });
+
   it('F11: at most 100 faults pending, and a journal bounded in bytes as well as in entries (long queries cut, and marked)', async () => {
     for (let i = 0; i < 100; i++) expect((await post('/faults', { path: `/v0.10/nothing-${i}`, status: 503 })).status).toBe(201);
     const over = await post('/faults', { path: '/v0.10/one-more', status: 503 });
@@ -373,7 +385,10 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
       [{ identities: [{ ...alice, id: ID }], endpoints: [{ id: ID, owner: 'a@example.org', display_name: 'E' }] }, `bad.json: endpoints[0] (E): id: '${ID}' is the id of identities[0] (a@example.org) too`],
       [{ identities: [{ ...alice, id: 'not-a-uuid' }] }, 'bad.json: identities[0] (a@example.org): id: a UUID'],
       [{ identities: [alice], groups: [{ id: 7, name: 'g' }] }, 'bad.json: groups[0] (g): id: a UUID'],
-      [{ identities: [alice], tokens: [{ identity: 'a@example.org', value: 'token-one' }, { identity: 'a@example.org', value: 'token-one' }] }, 'bad.json: tokens[1]: A token with this value exists already'],
+      [{ identities: [alice], tokens: [{ identity: 'a@example.org', value: 'token-one' }, { identity: 'a@example.org', value: 'token-one' }] }, 'bad.json: tokens[1]: Invalid value: a token with this value exists already'],
+      // ids the stand-in has before any seed: the CLI's template client, the console's client
+      [{ clients: [{ id: '95fdeba8-fac2-42bd-a357-e068d82ff78e', name: 'Copycat', confidential: true }] }, "bad.json: clients[0] (Copycat): Invalid id: client 'Globus CLI' has the id 95fdeba8-fac2-42bd-a357-e068d82ff78e already"],
+      [{ clients: [{ id: '3c0a5b1e-7d2f-4c6a-9e8b-c0501e000001', name: 'Console again' }] }, "bad.json: clients[0] (Console again): Invalid id: client 'xfer console' has the id 3c0a5b1e-7d2f-4c6a-9e8b-c0501e000001 already"],
       [{ identities: [alice], tokens: [{ identity: 'a@example.org', value: 'token-one', expires_in: 1e20 }] }, 'bad.json: tokens[0]: Invalid expires_in: a whole number of seconds from 1 to 315360000'],
       [hostWithRules([{ principal_type: 'all_authenticated_users', principal: '', path: 7, permissions: 5 }]), 'bad.json: endpoints[0] (H): shares[0].access[0]: Invalid path: must be a string or null; Invalid permissions'],
       [hostWithRules(['x']), 'bad.json: endpoints[0] (H): shares[0].access: a list of access rules'],

@@ -43,6 +43,14 @@ describe.each(BACKENDS)('identities API on $name', (backend) => {
     expect(unknown.body).toMatchObject({ code: 'ClientError.NotFound', request_id: expect.any(String), resource: '/v2/api/identities/11111111-2222-4333-8444-555555555555' });
   });
 
+  it("resolves a confidential client's own identity from the client's creation, before its first token (a CI pipeline is granted roles first)", async () => {
+    const { client: robot } = await pages.admin.clients.addClient({ display_name: 'CI pipeline', public_client: false });
+    const { client: app } = await pages.admin.clients.addClient({ display_name: 'Native app' });
+    const res = await get(`/identities?usernames=${robot.id}@clients.auth.globus.org,${app.id}@clients.auth.globus.org`);
+    expect(res.body.identities).toEqual([expect.objectContaining({ id: robot.id, username: `${robot.id}@clients.auth.globus.org`, name: 'CI pipeline', identity_type: 'client', status: 'used' })]);
+    expect((await get(`/identities/${robot.id}`)).status).toBe(200);
+  });
+
   it('provisions unknown usernames as unused identities when asked', async () => {
     const res = await get('/identities?usernames=carol@example.org&provision=true');
     expect(res.body.identities).toEqual([expect.objectContaining({ username: 'carol@example.org', status: 'unused' })]);

@@ -1,3 +1,4 @@
+import { ownIdentityOf } from '../auth/oauth/ClientCredentialsGrant';
 import { hashToken, newTokenSecret } from '../auth/AccessToken';
 import { checkBranding, checkClientDisplayName, checkRedirectUri, type ClientBranding, type ClientState } from '../auth/Client';
 import { checkResourceServer, checkScopeDescription, checkScopeName, resourceServerOf } from '../auth/Scope';
@@ -9,7 +10,7 @@ import { STANDARD_CATALOGUE_VERSION, STANDARD_CLIENTS, STANDARD_SCOPES } from '.
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 
 /** The repositories ClientAdministration uses. */
-export type ClientAdminRepositories = RepositoriesOf<'accessTokens' | 'clients' | 'refreshTokens' | 'scopes' | 'settings'>;
+export type ClientAdminRepositories = RepositoriesOf<'accessTokens' | 'clients' | 'identities' | 'refreshTokens' | 'scopes' | 'settings'>;
 
 /** Client applications, scopes, and the standard catalogue of both. */
 export class ClientAdministration {
@@ -49,7 +50,14 @@ export class ClientAdministration {
       created_at: this.clock.now(),
     };
     if (client.resource_server && publicClient) throw new BadRequestError('A resource server must be a confidential client');
-    await this.uow.transaction((repos) => repos.clients.add(client));
+    await this.uow.transaction(async (repos) => {
+      const existing = await repos.clients.findById(client.id);
+      if (existing) throw new ConflictError(`Invalid id: client '${existing.display_name}' has the id ${client.id} already`);
+      await repos.clients.add(client);
+      // a confidential client's own identity exists from its creation: it can be granted roles before its first token
+      const identity = ownIdentityOf(client, client.created_at);
+      if (identity) await repos.identities.add(identity);
+    });
     return { client, secret };
   }
   /** Removes a client: its tokens are revoked, and it can sign nobody in any more. */

@@ -23,7 +23,7 @@ export const MAX_OPERATOR_TOKEN_LIFETIME = 10 * 365 * 24 * 60 * 60;
 
 /** A token whose value (its hash) another token has already is refused: two holders would share one credential. */
 async function addOnce(tokens: AccessTokenRepository, token: AccessTokenState): Promise<void> {
-  if (await tokens.findByHash(token.token_hash)) throw new ConflictError('A token with this value exists already: give another value');
+  if (await tokens.findByHash(token.token_hash)) throw new ConflictError('Invalid value: a token with this value exists already: give another value');
   await tokens.add(token);
 }
 

@@ -107,6 +107,32 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       await database.drop();
     }
   });
+  it("gives each confidential client made before its own identity, and none to public clients or those made from a template", async () => {
+    const database = await backend.create();
+    const engine = await openEngine(database.url);
+    try {
+      for (let i = MIGRATIONS.length - 1; MIGRATIONS[i].name !== 'ClientIdentities1765929600000'; i--) await engine.dataSource.undoLastMigration();
+      await engine.dataSource.undoLastMigration();
+      const repositories = typeormRepositories(engine, engine.dataSource.manager);
+      const now = new Date('2026-11-20T00:00:00Z');
+      const client = (id: string, public_client: boolean, template_id: string | null) => ({ id, display_name: `client ${id.slice(0, 4)}`, branding: { logo_url: null, primary_color: null, background_color: null }, redirect_uris: [], public_client, secret_hash: public_client ? null : 'h', resource_server: null, template_id, created_at: now });
+      const [robot, app, made, used] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+      await repositories.clients.add(client(robot, false, null));
+      await repositories.clients.add(client(app, true, null));
+      await repositories.clients.add(client(made, false, '95fdeba8-fac2-42bd-a357-e068d82ff78e'));
+      await repositories.clients.add(client(used, false, null));
+      // one that had used client credentials already keeps the identity it has
+      await repositories.identities.add({ ...newIdentity({ id: used, username: `${used}@clients.auth.globus.org`, name: 'kept', now }), identity_type: 'client' });
+      await engine.dataSource.runMigrations();
+      expect(await repositories.identities.findById(robot)).toMatchObject({ id: robot, username: `${robot}@clients.auth.globus.org`, name: `client ${robot.slice(0, 4)}`, identity_type: 'client', set_id: robot, created_at: now });
+      expect(await repositories.identities.findById(app)).toBeNull();
+      expect(await repositories.identities.findById(made)).toBeNull();
+      expect((await repositories.identities.findById(used))?.name).toBe('kept');
+    } finally {
+      await engine.close();
+      await database.drop();
+    }
+  });
 });
 
 describe.each(testBackends())('the search index on $name', (backend) => {

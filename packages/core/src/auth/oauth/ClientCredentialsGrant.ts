@@ -18,12 +18,20 @@ export class ClientCredentialsGrant {
     return this.uow.transaction(async (repos) => {
       const existing = await repos.identities.findById(client.id);
       if (existing) return existing;
-      const identity: IdentityState = {
-        ...newIdentity({ id: client.id, username: clientUsername(client.id), name: client.display_name, now: this.clock.now() }),
-        identity_type: 'client',
-      };
+      // a client made before identities came with their clients
+      const identity = ownIdentityOf(client, this.clock.now())!;
       await repos.identities.add(identity);
       return identity;
     });
   }
+}
+
+/**
+ * The identity a client acts as with client_credentials (`<client id>@clients.auth.globus.org`),
+ * made with the client, as the hosted service does: it can be granted roles and access rules
+ * before its first token. Null for a client that never acts as itself (public, or from a template).
+ */
+export function ownIdentityOf(client: ClientState, now: Date): IdentityState | null {
+  if (!grantTypesOf(client).includes('client_credentials')) return null;
+  return { ...newIdentity({ id: client.id, username: clientUsername(client.id), name: client.display_name, now }), identity_type: 'client' };
 }
