@@ -1,4 +1,7 @@
+import { stopWhenLauncherGone } from './launcher';
 import { run } from './program';
+
+stopWhenLauncherGone(process.env);
 
 run(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),
