@@ -22,12 +22,12 @@ export class EndpointStorages implements StorageDirectory {
   /** `unattached`: what an endpoint without attached storage has (the stand-in gives it a memory tree). */
   constructor(private readonly unattached: 'none' | 'memory' = 'none') {}
 
-  storageOf(endpointId: string, attachment: StorageAttachment | null): Storage | null {
-    const storage = this.attached(endpointId, attachment);
-    return storage === null || this.faults.empty ? storage : new FaultyStorage(storage, endpointId, this.faults);
+  storageOf(endpointId: string, attachment: StorageAttachment | null, base = '/'): Storage | null {
+    const storage = this.attached(endpointId, attachment)?.within(base) ?? null;
+    return storage === null || this.faults.empty ? storage : new FaultyStorage(storage, endpointId, this.faults, base);
   }
 
-  private attached(endpointId: string, attachment: StorageAttachment | null): Storage | null {
+  private attached(endpointId: string, attachment: StorageAttachment | null): FsStorage | null {
     if (attachment === null) return this.unattached === 'memory' ? this.treeOf(endpointId).storage : null;
     if (attachment.type === 'memory') return this.treeOf(endpointId).storage;
     let storage = this.directories.get(attachment.root);

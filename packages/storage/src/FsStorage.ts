@@ -10,6 +10,8 @@ export interface FsStorageOptions {
   /** Where the opened file or directory of a descriptor really is (Linux: /proc/self/fd), to catch a path swapped between check and use. */
   whereIs?: (fd: number) => Promise<string | null>;
   accountNames?: AccountNames;
+  /** The storage this one lies within (a share's host's): its real root must lie inside that one's. */
+  outer?: FsStorage;
   /** Permission bits of new directories and files (a memory tree has no umask). */
   modes?: { dir: number; file: number };
   /** The host's filesystem: copies a directory's files (copyFilesFrom) and stats a listing's names (entries) off the event loop. */
@@ -27,7 +29,31 @@ const FAILURES: Record<string, StorageFailure> = {
   ELOOP: 'denied',
   ENOSPC: 'quota',
   EDQUOT: 'quota',
+  ENAMETOOLONG: 'invalid_name',
 };
+
+/**
+ * What a failure's code means, as a caller is told it: Node's own messages name the real path
+ * (`ENOENT: no such file or directory, lstat '/srv/root/data/x'`), which is the host's business.
+ */
+const DESCRIPTIONS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'not a directory',
+  EISDIR: 'is a directory',
+  EEXIST: 'file exists',
+  ENOTEMPTY: 'directory not empty',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ELOOP: 'too many levels of symbolic links',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  ENAMETOOLONG: 'file name too long',
+};
+
+/** A failure's message without paths: its code and what it means. */
+export function describeCode(code: string): string {
+  return `${code}: ${DESCRIPTIONS[code] ?? 'the storage refused'}`;
+}
 
 /** Names handed on at a time by `names()`. */
 const NAMES_BATCH = 1000;
@@ -54,6 +80,14 @@ export class FsStorage implements Storage {
     private readonly root: string,
     private readonly options: FsStorageOptions = {},
   ) {}
+
+  /**
+   * This storage from `base` down (a share's host_path), a boundary exactly like the root: paths
+   * and links are checked against it, and it must itself lie inside this storage's root.
+   */
+  within(base: string): FsStorage {
+    return base === '/' ? this : new FsStorage(this.fs, this.root === '/' ? base : `${this.root.replace(/\/+$/, '')}${base}`, { ...this.options, outer: this });
+  }
 
   async stat(path: string): Promise<FileEntry> {
     return this.guard(path, async () => {
@@ -264,7 +298,8 @@ export class FsStorage implements Storage {
     const errorOf = (failed: CopyFailure, path: string): StorageError => {
       const failure = failureOfCode(failed.code, FAILURES);
       if (failure === null) throw new Error(`${path}: ${failed.message}`);
-      return new StorageError(failure, path, failed.message);
+      // the thread's own failures say nothing of paths; the system's name them
+      return new StorageError(failure, path, failed.code.startsWith('XFER_') ? failed.message : describeCode(failed.code));
     };
     if ('failed' in answer) throw errorOf(answer.failed, answer.failed.side === 'source' ? from : to);
     return answer.files.map((copied, i) => {
@@ -312,7 +347,12 @@ export class FsStorage implements Storage {
 
   /** The root as the filesystem really has it (symbolic links resolved), once. */
   private rootPath(): Promise<string> {
-    this.realRoot ??= this.fs.realpath(this.root).catch((error: unknown) => {
+    this.realRoot ??= (async () => {
+      const real = await this.fs.realpath(this.root);
+      // a share's folder swapped for a link out of its host's storage leads nowhere
+      if (this.options.outer && !within(real, await this.options.outer.rootPath())) throw new StorageError('denied', '/', "it leads outside the host's storage");
+      return real;
+    })().catch((error: unknown) => {
       this.realRoot = null;
       throw error;
     });
@@ -435,8 +475,9 @@ export class FsStorage implements Storage {
 
 function asStorageError(error: unknown, path: string): unknown {
   if (error instanceof StorageError) return error;
-  const failure = FAILURES[(error as NodeJS.ErrnoException | null)?.code ?? ''];
-  return failure ? new StorageError(failure, path, (error as Error).message) : error;
+  const code = (error as NodeJS.ErrnoException | null)?.code ?? '';
+  const failure = FAILURES[code];
+  return failure ? new StorageError(failure, path, describeCode(code)) : error;
 }
 
 function within(real: string, root: string): boolean {

@@ -1,4 +1,4 @@
-import { StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '@xfer/core';
+import { joinStoragePath, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '@xfer/core';
 
 /** The storage failures a test may inject (the stand-in's POST /_xfer/faults with an endpoint). */
 export const STORAGE_FAULTS = ['PERMISSION_DENIED', 'FILE_NOT_FOUND', 'QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH'] as const;
@@ -53,10 +53,12 @@ export class FaultyStorage implements Storage {
     private readonly inner: Storage,
     private readonly endpoint: string,
     private readonly faults: StorageFaults,
+    /** Where `inner` begins in the endpoint's storage (a share's host_path): faults name the host's paths. */
+    private readonly base = '/',
   ) {}
 
   private check(path: string): void {
-    const fault = this.faults.take(this.endpoint, path, false);
+    const fault = this.faults.take(this.endpoint, joinStoragePath(this.base, path), false);
     if (fault && fault.error !== 'CHECKSUM_MISMATCH') throw new StorageError(FAILURES[fault.error], path, `an injected fault (${fault.error})`);
   }
 
@@ -105,6 +107,6 @@ export class FaultyStorage implements Storage {
     this.check(path);
     const digest = await this.inner.checksum(path, algorithm);
     // a mismatch: the digest of other bytes
-    return this.faults.take(this.endpoint, path, true) ? '0'.repeat(digest.length) : digest;
+    return this.faults.take(this.endpoint, joinStoragePath(this.base, path), true) ? '0'.repeat(digest.length) : digest;
   }
 }

@@ -61,7 +61,7 @@ describe('Administration: operator commands', () => {
       expect((await admin().tokens.issueToken('alice', 1)).expires_at!.getTime() - world.clock.now().getTime()).toBe(1000);
       for (const lifetime of [0, -5, 1.5, 315_360_001, 1e20]) await expect(admin().tokens.issueToken('alice', lifetime)).rejects.toThrow('Invalid expires_in: a whole number of seconds from 1 to 315360000 (ten years)');
       await admin().tokens.issueToken('alice', null, undefined, 'fixed-token-1');
-      await expect(admin().tokens.issueToken('bob', null, undefined, 'fixed-token-1')).rejects.toThrow('A token with this value exists already: give another value');
+      await expect(admin().tokens.issueToken('bob', null, undefined, 'fixed-token-1')).rejects.toThrow('Invalid value: a token with this value exists already: give another value');
       await expect(admin().tokens.importToken('bob', { token_hash: hashToken('fixed-token-1'), scopes: ['openid'], expires_at: null })).rejects.toThrow(ConflictError);
       expect((await repos().accessTokens.findByHash(hashToken('fixed-token-1')))?.identity_id).toBe((await repos().identities.findByUsername('alice'))!.id);
     });

@@ -14,6 +14,7 @@ import {
 import { FixedClock, SequentialIdGenerator } from '../testing/fakes';
 import { InMemoryUnitOfWork } from '../testing/InMemoryUnitOfWork';
 import { TestWorld } from '../testing/TestWorld';
+import { rootedAt } from '../testing/rootedAt';
 import { MAX_LISTING, type Listing } from './FileService';
 import { StorageError, type FileEntry, type Storage, type StorageAttachment, type StorageDirectory } from './Storage';
 
@@ -128,9 +129,9 @@ describe('files on endpoints (ls, stat, mkdir, rename)', () => {
     });
     asked = [];
     const storages: StorageDirectory = {
-      storageOf: (endpointId, attachment) => {
+      storageOf: (endpointId, attachment, base = '/') => {
         asked.push({ endpointId, attachment });
-        return attachment ? storage : null;
+        return attachment ? rootedAt(storage, base) : null;
       },
     };
     world = new TestWorld(new InMemoryUnitOfWork(), { storages });

@@ -10,6 +10,7 @@ import {
   EndpointNotConnectedError,
   EndpointPermissionDeniedError,
   FileNotFoundError,
+  InvalidPathError,
   MkdirExistsError,
   OperationPausedError,
   PermissionDeniedError,
@@ -17,7 +18,7 @@ import {
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { parseListingFilter, parseListingOrder, compareEntries, type ListingOrder } from './listing';
-import { baseName, isWithin, joinStoragePath, parentOf, resolveStoragePath } from './paths';
+import { baseName, isWithin, parentOf, resolveStoragePath } from './paths';
 import { StorageError, type FileEntry, type Storage, type StorageDirectory } from './Storage';
 
 export type FileServiceRepositories = RepositoriesOf<'endpoints' | 'accessRules' | 'pauseRules'>;
@@ -72,8 +73,6 @@ type FileOperation = keyof PauseFlags;
 interface Located {
   endpoint: Endpoint;
   storage: Storage;
-  /** The path within the storage of a path on the endpoint (a share's start at its host_path). */
-  base: string;
   roles: EndpointRole[];
   /** A share's live access rules that name the caller, with their paths resolved. */
   rules: { path: string; permissions: Access }[];
@@ -106,15 +105,14 @@ export class FileService {
     const asked = rawPath ?? '/~/';
     const path = resolveStoragePath(asked, located.home);
     this.assertAllowed(located, path, 'r');
-    const dir = joinStoragePath(located.base, path);
 
     // Names first (streamed, cheap); whole entries only for what the filter, the order or the page needs.
     const names: string[] = [];
     const showHidden = options.showHidden ?? true;
     await this.storageCall(path, async () => {
-      for await (const batch of located.storage.names(dir)) for (const name of batch) if (showHidden || !name.startsWith('.')) names.push(name);
+      for await (const batch of located.storage.names(path)) for (const name of batch) if (showHidden || !name.startsWith('.')) names.push(name);
     });
-    const entriesOf = async (some: readonly string[]): Promise<FileEntry[]> => present(await this.storageCall(path, () => located.storage.entries(dir, some)));
+    const entriesOf = async (some: readonly string[]): Promise<FileEntry[]> => present(await this.storageCall(path, () => located.storage.entries(path, some)));
     const byName: ListingOrder = [...order, { field: 'name', descending: false }];
     let page: FileEntry[];
     let total: number;
@@ -138,7 +136,7 @@ export class FileService {
     const located = await this.locate(caller, xid, 'pause_ls');
     const path = resolveStoragePath(rawPath, located.home);
     this.assertAllowed(located, path, 'r');
-    const entry = await this.storageCall(path, () => located.storage.stat(joinStoragePath(located.base, path)));
+    const entry = await this.storageCall(path, () => located.storage.stat(path));
     return { ...entry, name: baseName(path) };
   }
 
@@ -149,7 +147,7 @@ export class FileService {
     if (path === '/') throw new MkdirExistsError(path);
     // Stryker disable next-line StringLiteral: any access but 'r' is a write
     this.assertAllowed(located, path, 'rw');
-    await this.storageCall(path, () => located.storage.mkdir(joinStoragePath(located.base, path)));
+    await this.storageCall(path, () => located.storage.mkdir(path));
     return path;
   }
 
@@ -163,7 +161,7 @@ export class FileService {
     this.assertAllowed(located, from, 'rw');
     // Stryker disable next-line StringLiteral: any access but 'r' is a write
     this.assertAllowed(located, to, 'rw');
-    await this.storageCall(from, () => located.storage.rename(joinStoragePath(located.base, from), joinStoragePath(located.base, to)));
+    await this.storageCall(from, () => located.storage.rename(from, to));
   }
 
   /**
@@ -177,7 +175,7 @@ export class FileService {
     const shown = resolveStoragePath(rawPath, located.home);
     this.assertAllowed(located, shown, access);
     if (options.makeParents) await this.makeParents(located, shown);
-    return { storage: located.storage, path: joinStoragePath(located.base, shown), shown };
+    return { storage: located.storage, path: shown, shown };
   }
 
   /**
@@ -188,7 +186,7 @@ export class FileService {
   private async makeParents(located: Located, path: string): Promise<void> {
     const missing: string[] = [];
     for (let dir = parentOf(path); dir !== '/'; dir = parentOf(dir)) {
-      const entry = await this.storageCall(dir, () => located.storage.stat(joinStoragePath(located.base, dir))).catch((error: unknown) => {
+      const entry = await this.storageCall(dir, () => located.storage.stat(dir)).catch((error: unknown) => {
         if (error instanceof FileNotFoundError) return null;
         throw error;
       });
@@ -197,7 +195,7 @@ export class FileService {
     }
     for (const dir of missing) {
       this.assertAllowed(located, dir, 'rw');
-      await located.storage.mkdir(joinStoragePath(located.base, dir)).catch((error: unknown) => {
+      await located.storage.mkdir(dir).catch((error: unknown) => {
         // made meanwhile by another file of the task, or another task
         if (!(error instanceof StorageError && error.failure === 'exists')) throw error;
       });
@@ -219,13 +217,14 @@ export class FileService {
       const rule = (await repos.pauseRules.listForEndpoint(paused.id)).find((r) => r[operation] && pauseRuleInForce(r, caller.identityIds, now));
       if (rule) throw new OperationPausedError(`Paused by endpoint '${paused.id}': ${rule.message}`);
     }
-    const storage = host ? this.storages.storageOf(host.id, host.snapshot.storage) : null;
+    // a share sees its host's storage from host_path down, and nothing above it
+    const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';
+    const storage = host ? this.storages.storageOf(host.id, host.snapshot.storage, base) : null;
     if (!storage) throw new EndpointNotConnectedError(endpoint.id);
     const defaultDirectory = endpoint.snapshot.default_directory;
     // Stryker disable next-line StringLiteral: a home without ~ needs none resolved, and '' and '/' are the same home
     const home = defaultDirectory && !defaultDirectory.includes('~') ? resolveStoragePath(defaultDirectory, '/') : shared ? '/' : `/home/${shortUsername(caller.primary.username)}`;
-    const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';
-    return { endpoint, storage, base, roles, rules: rules.map((rule) => ({ path: resolveStoragePath(rule.path, home), permissions: rule.permissions })), home };
+    return { endpoint, storage, roles, rules: rules.map((rule) => ({ path: resolveStoragePath(rule.path, home), permissions: rule.permissions })), home };
   }
 
   private assertAllowed(located: Located, path: string, wanted: Access): void {
@@ -254,6 +253,8 @@ export class FileService {
           throw new BadRequestError(`Path '${path}' or its parent is not a directory`);
         case 'is_directory':
           throw new BadRequestError(`Path '${path}' is a directory`);
+        case 'invalid_name':
+          throw new InvalidPathError(`Invalid path '${path.slice(0, 200)}': a name in it is longer than the storage takes (${error.message})`);
         default:
           throw new EndpointPermissionDeniedError(`Denied by endpoint: '${path}' may not be used: ${error.message}`);
       }

@@ -20,8 +20,12 @@ export interface FileEntry {
   link: { target: string; size: number; lastModified: Date; user: string | null; group: string | null } | null;
 }
 
-/** Why a Storage refused: the path is missing, it (or its parent) is not a directory, it exists already, it may not be used, or no space is left. */
-export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied' | 'quota';
+/**
+ * Why a Storage refused: the path is missing, it (or its parent) is not a directory, it exists
+ * already, it may not be used, no space is left, or a name in it is longer than the storage takes.
+ * A StorageError's message never names where the storage keeps its files (a caller sees it).
+ */
+export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied' | 'quota' | 'invalid_name';
 
 export class StorageError extends Error {
   constructor(
@@ -123,8 +127,13 @@ export type StorageAttachment = { type: 'posix'; root: string } | { type: 'memor
 
 /** The storages of this process's endpoints (the runtime owns it). */
 export interface StorageDirectory {
-  /** The storage of an endpoint as its attachment says; without one, whatever this process gives such endpoints (the stand-in: a memory tree), or null. */
-  storageOf(endpointId: string, attachment: StorageAttachment | null): Storage | null;
+  /**
+   * The storage of an endpoint as its attachment says; without one, whatever this process gives
+   * such endpoints (the stand-in: a memory tree), or null. `base` (a share's host_path): the
+   * storage from there down, a boundary exactly like the root (nothing above it is reached,
+   * through symbolic links included), its paths and its failures' paths the share's.
+   */
+  storageOf(endpointId: string, attachment: StorageAttachment | null, base?: string): Storage | null;
 }
 
 /** No endpoint has storage (a process that serves no files). */

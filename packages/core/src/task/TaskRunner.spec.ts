@@ -3,6 +3,7 @@ import type { Principal } from '../auth/Principal';
 import { InMemoryUnitOfWork } from '../testing/InMemoryUnitOfWork';
 import { MemoryStorage } from '../testing/MemoryStorage';
 import { TestWorld } from '../testing/TestWorld';
+import { directoryOf } from '../testing/rootedAt';
 import type { DirectoryCopyOptions, DirectoryFileCopy, Storage, StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
 import type { TaskRepository } from './Task';
@@ -32,7 +33,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     lab = new MemoryStorage({ '/data/run1.csv': 't,v\n0,1\n', '/data/run2.csv': 'xx', '/data/tmp/scratch.tmp': 'junk', '/data/sub/deep.txt': 'deep', '/data/empty/': null }, () => T0);
     archive = new MemoryStorage({ '/in/': null }, () => new Date('2026-06-01T00:00:00Z'));
     const byEndpoint = new Map<string, MemoryStorage>();
-    const storages: StorageDirectory = { storageOf: (id) => byEndpoint.get(id) ?? null };
+    const storages: StorageDirectory = directoryOf((id) => byEndpoint.get(id) ?? null);
     world = new TestWorld(new InMemoryUnitOfWork(), { storages });
     [alice, bob] = await world.principals('alice@example.org', 'bob@example.org');
     await world.subscriptionFor('alice@example.org');

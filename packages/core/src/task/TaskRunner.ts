@@ -42,6 +42,7 @@ const FAILURE_CODES: Record<StorageError['failure'], string> = {
   exists: 'EXISTS',
   denied: 'PERMISSION_DENIED',
   quota: 'QUOTA_EXCEEDED',
+  invalid_name: 'INVALID_PATH',
 };
 
 /** The source's failures a task that skips source errors lists and goes on after. */

@@ -5,3 +5,4 @@ export { InMemoryTaskRepository } from './InMemoryTaskRepository';
 export { MemoryStorage } from './MemoryStorage';
 export { deleteRequest, transferRequest } from './taskRequests';
 export { recordClientRevocations } from './revocations';
+export { directoryOf, rootedAt } from './rootedAt';

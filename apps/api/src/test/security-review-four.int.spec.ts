@@ -1,0 +1,118 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { BACKENDS, startTaskApi, TASK_CASES, type TaskApi } from './harness';
+
+/** A name of 64 characters, on which a backtracking glob of many stars never ends. */
+const LONG_NAME = `${'a'.repeat(63)}b`;
+const STARS = `${'*'.repeat(25)}x`;
+
+/** Findings of the fourth security review (storage paths and task isolation), each kept fixed on every database and storage. */
+describe.each(TASK_CASES)('security review four, storage and tasks, on $name', ({ backend, storage }) => {
+  let world: TaskApi;
+
+  beforeEach(async () => {
+    world = await startTaskApi(backend, storage, { [`/data/${LONG_NAME}`]: 'x', '/data/a.txt': 'alpha' });
+  });
+  afterEach(() => world.close());
+
+  const submit = async (body: Record<string, unknown>, token = world.alice) => {
+    const res = await world.api.as(token).post('/transfer', { submission_id: await world.submissionId(token), source_endpoint: world.lab, destination_endpoint: world.archive, ...body });
+    return res;
+  };
+  const nonQueued = (token: string, taskId: string) => world.until(token, taskId, (task) => task.nice_status !== null && task.nice_status !== 'Queued');
+  it('F1: an ls filter of many stars answers at once, and other requests with it', async () => {
+    const [listed, other] = await Promise.all([world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/ls?path=/data/&filter=name:~${encodeURIComponent(STARS)}`), world.api.as(world.alice).get(`/endpoint/${world.lab}`)]);
+    expect([listed.status, listed.body.DATA, other.status]).toEqual([200, [], 200]);
+    const matching = await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/ls?path=/data/&filter=name:~${encodeURIComponent(`${'*a'.repeat(20)}*b`)}`);
+    expect(matching.body.DATA.map((f: { name: string }) => f.name)).toEqual([LONG_NAME]);
+    const tooLong = await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/ls?path=/data/&filter=name:~${'*'.repeat(1025)}`);
+    expect([tooLong.status, tooLong.body.message]).toEqual([400, expect.stringContaining('a pattern of at most 1024 characters')]);
+  });
+
+  it("F2: a transfer's filter rule of many stars runs while the API answers", async () => {
+    const task = (await submit({ filter_rules: [{ DATA_TYPE: 'filter_rule', method: 'exclude', name: STARS }], DATA: [{ source_path: '/data/', destination_path: '/copy/', recursive: true }] })).body;
+    expect(await world.finished(world.alice, task.task_id)).toMatchObject({ status: 'SUCCEEDED', files_transferred: 2 });
+    const refused = await submit({ filter_rules: [{ method: 'exclude', name: '*'.repeat(1025) }], DATA: [{ source_path: '/data/', destination_path: '/copy/', recursive: true }] });
+    expect([refused.status, refused.body.message]).toEqual([400, expect.stringContaining('Invalid filter_rules[0].name')]);
+  });
+
+  it("item 4, F10: skipped errors, events and error documents name the endpoint's paths, never the server's", async () => {
+    const skipping = (await submit({ skip_source_errors: true, DATA: [{ source_path: '/data/nope.txt', destination_path: '/in/nope.txt' }, { source_path: '/data/a.txt', destination_path: '/in/a.txt' }] })).body;
+    await world.finished(world.alice, skipping.task_id);
+    const skipped = (await world.api.as(world.alice).get(`/task/${skipping.task_id}/skipped_errors`)).body.DATA[0];
+    expect(skipped).toMatchObject({ source_path: '/data/nope.txt', error_code: 'FILE_NOT_FOUND', error_details: 'ENOENT: no such file or directory' });
+    const waiting = (await submit({ DATA: [{ source_path: '/data/later.txt', destination_path: '/in/later.txt' }] })).body;
+    await nonQueued(world.alice, waiting.task_id);
+    const events = (await world.api.as(world.alice).get(`/task/${waiting.task_id}/event_list?filter=is_error:1`)).body.DATA;
+    expect(events[0]).toMatchObject({ code: 'FILE_NOT_FOUND', details: '/data/later.txt: ENOENT: no such file or directory' });
+    const statMissing = await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/stat?path=/data/none`);
+    const everything = JSON.stringify([skipped, events, statMissing.body, (await world.api.as(world.alice).get(`/task/${waiting.task_id}`)).body]);
+    const root = world.rootOf(world.lab);
+    if (root !== null) expect(everything).not.toContain(root);
+    expect(everything).not.toMatch(/lstat|realpath|open '/);
+    await world.api.as(world.alice).post(`/task/${waiting.task_id}/cancel`, {});
+  });
+});
+
+describe.each(BACKENDS)('security review four, links in shares, on $name', (backend) => {
+  let world: TaskApi;
+  let bobId: string;
+  beforeEach(async () => {
+    world = await startTaskApi(backend, 'posix', { '/projects/a/inside.txt': 'in', '/projects/ab/secret-ab.txt': 'secret' });
+    bobId = (await world.api.world.services.admin.identities.listIdentities()).find((i) => i.username === 'bob')!.id;
+  });
+  afterEach(() => world.close());
+  const nonQueued = (token: string, taskId: string) => world.until(token, taskId, (task) => task.nice_status !== null && task.nice_status !== 'Queued');
+
+  /** A share of Lab (made a managed endpoint first), as its owner alice makes it. */
+  const shareOf = async (hostPath: string, name: string) => {
+    await world.api.world.subscriptionFor('alice');
+    expect((await world.api.as(world.alice).put(`/endpoint/${world.lab}`, { subscription_id: 'DEFAULT' })).status).toBe(200);
+    const made = await world.api.as(world.alice).post('/shared_endpoint', { display_name: name, host_endpoint: world.lab, host_path: hostPath });
+    expect(made.status).toBe(201);
+    return made.body.id as string;
+  };
+
+  it("F4, F10: a share's host_path is a boundary like a root: a link inside it leads nowhere above it, and its messages name the share's paths", async () => {
+    const share = await shareOf('/projects/a/', 'Project A');
+    expect((await world.api.as(world.alice).post(`/endpoint/${share}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: bobId, path: '/', permissions: 'rw' })).status).toBe(201);
+    const root = world.rootOf(world.lab)!;
+    symlinkSync('../ab', `${root}/projects/a/link-ab`);
+    const listed = await world.api.as(world.bob).get(`/operation/endpoint/${share}/ls?path=/`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.DATA.find((f: { name: string }) => f.name === 'link-ab')).toMatchObject({ type: 'invalid_symlink' });
+    const through = await world.api.as(world.bob).get(`/operation/endpoint/${share}/ls?path=/link-ab/`);
+    expect(through.status).toBe(403);
+    expect(JSON.stringify(through.body)).not.toContain('/projects/');
+    const bobs = (await world.api.as(world.bob).post('/endpoint', { display_name: 'Bob', DATA: [{ hostname: 'b.example.org' }] })).body.id as string;
+    await world.api.world.services.admin.endpoints.setStorage(bobs, { type: 'memory' });
+    const reading = (await world.api.as(world.bob).post('/transfer', { submission_id: await world.submissionId(world.bob), source_endpoint: share, destination_endpoint: bobs, DATA: [{ source_path: '/link-ab/secret-ab.txt', destination_path: '/stolen.txt' }] })).body;
+    const task = await nonQueued(world.bob, reading.task_id);
+    expect(task.nice_status).toBe('PERMISSION_DENIED');
+    expect(world.api.runtime.storages.treeOf(bobs).files()['/stolen.txt']).toBeUndefined();
+    const events = JSON.stringify((await world.api.as(world.bob).get(`/task/${reading.task_id}/event_list`)).body);
+    expect(events).not.toContain('/projects/');
+    expect(events).not.toContain(root);
+    await world.api.as(world.bob).post(`/task/${reading.task_id}/cancel`, {});
+    // a read-write grantee writes and deletes inside the share only
+    const writing = (await world.api.as(world.bob).post('/transfer', { submission_id: await world.submissionId(world.bob), source_endpoint: share, destination_endpoint: share, DATA: [{ source_path: '/inside.txt', destination_path: '/link-ab/planted.txt' }] })).body;
+    expect((await nonQueued(world.bob, writing.task_id)).nice_status).toBe('PERMISSION_DENIED');
+    await world.api.as(world.bob).post(`/task/${writing.task_id}/cancel`, {});
+    const deleting = (await world.api.as(world.bob).post('/delete', { submission_id: await world.submissionId(world.bob), endpoint: share, DATA: [{ path: '/link-ab/secret-ab.txt' }] })).body;
+    expect((await nonQueued(world.bob, deleting.task_id)).status).toBe('ACTIVE');
+    await world.api.as(world.bob).post(`/task/${deleting.task_id}/cancel`, {});
+    expect(world.content(world.lab, '/projects/ab/secret-ab.txt')).toBe('secret');
+    expect(world.content(world.lab, '/projects/ab/planted.txt')).toBeNull();
+  });
+
+  it("F4: a share whose host_path is (or becomes) a link out of its host's storage shows nothing", async () => {
+    const root = world.rootOf(world.lab)!;
+    const outside = `${root}/../outside-${world.lab}`;
+    mkdirSync(outside);
+    writeFileSync(`${outside}/secret.txt`, 'secret');
+    symlinkSync(outside, `${root}/projects/out`);
+    const share = await shareOf('/projects/out/', 'Out');
+    const listed = await world.api.as(world.alice).get(`/operation/endpoint/${share}/ls?path=/`);
+    expect(listed.status).toBe(403);
+    expect(JSON.stringify(listed.body)).not.toContain('secret.txt');
+  });
+});
