@@ -104,6 +104,18 @@ describe.each(BACKENDS)('security review four, links in shares, on $name', (back
     expect(world.content(world.lab, '/projects/ab/planted.txt')).toBeNull();
   });
 
+  it('F9: a name longer than the filesystem takes is 400 InvalidPath, never a 500', async () => {
+    const long = 'n'.repeat(300);
+    for (const res of [
+      await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/stat?path=/projects/${long}`),
+      await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/ls?path=/projects/${long}/`),
+      await world.api.as(world.alice).post(`/operation/endpoint/${world.lab}/mkdir`, { DATA_TYPE: 'mkdir', path: `/projects/${long}` }),
+      await world.api.as(world.alice).post(`/operation/endpoint/${world.lab}/rename`, { DATA_TYPE: 'rename', old_path: '/projects/a/inside.txt', new_path: `/projects/${long}` }),
+    ]) {
+      expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 400, code: 'InvalidPath', message: expect.stringContaining('a name in it is longer than the storage takes (ENAMETOOLONG: file name too long)') });
+    }
+  });
+
   it("F4: a share whose host_path is (or becomes) a link out of its host's storage shows nothing", async () => {
     const root = world.rootOf(world.lab)!;
     const outside = `${root}/../outside-${world.lab}`;
