@@ -35,6 +35,26 @@ describe.each(TASK_CASES)('security review four, storage and tasks, on $name', (
     expect([refused.status, refused.body.message]).toEqual([400, expect.stringContaining('Invalid filter_rules[0].name')]);
   });
 
+  it('F5: a copy into its own subfolder is refused at submit, fails at once where only the run can tell (a home path, a share of the same storage), and never grows without end', async () => {
+    const refused = await submit({ destination_endpoint: world.lab, DATA: [{ source_path: '/data/', destination_path: '/data/inner/', recursive: true }] });
+    expect([refused.status, refused.body.message]).toEqual([400, 'Invalid DATA[0].destination_path: inside its source_path on the same endpoint (a directory cannot be copied into itself)']);
+    const absent = await submit({ destination_endpoint: world.lab, DATA: [{ source_path: '/data/./', destination_path: '/data/x/../inner', DATA_TYPE: 'transfer_item' }] });
+    expect(absent.status).toBe(400);
+    // the same folder, or a file beside it: no loop
+    expect((await submit({ destination_endpoint: world.lab, DATA: [{ source_path: '/data/a.txt', destination_path: '/data/b.txt' }] })).status).toBe(202);
+    for (const path of ['/home', '/home/alice']) await world.api.as(world.alice).post(`/operation/endpoint/${world.lab}/mkdir`, { DATA_TYPE: 'mkdir', path });
+    const home = (await submit({ destination_endpoint: world.lab, DATA: [{ source_path: '/~/', destination_path: '/~/inner/', recursive: true }] })).body;
+    expect(await world.finished(world.alice, home.task_id)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'INVALID_PATH' } });
+    // through a share of the same storage the endpoints differ: the depth bound ends it
+    await world.api.world.subscriptionFor('alice');
+    expect((await world.api.as(world.alice).put(`/endpoint/${world.lab}`, { subscription_id: 'DEFAULT' })).status).toBe(200);
+    const share = (await world.api.as(world.alice).post('/shared_endpoint', { display_name: 'Data', host_endpoint: world.lab, host_path: '/data/' })).body.id as string;
+    const looping = (await submit({ destination_endpoint: share, DATA: [{ source_path: '/data/', destination_path: '/inner/', recursive: true }] })).body;
+    const ended = await world.until(world.alice, looping.task_id, (task) => task.status !== 'ACTIVE');
+    expect(ended).toMatchObject({ status: 'FAILED', fatal_error: { code: 'INVALID_PATH', description: expect.stringContaining('deeper than 256 levels') } });
+    expect((await world.api.as(world.alice).get(`/endpoint/${world.lab}`)).status).toBe(200);
+  });
+
   it("item 4, F10: skipped errors, events and error documents name the endpoint's paths, never the server's", async () => {
     const skipping = (await submit({ skip_source_errors: true, DATA: [{ source_path: '/data/nope.txt', destination_path: '/in/nope.txt' }, { source_path: '/data/a.txt', destination_path: '/in/a.txt' }] })).body;
     await world.finished(world.alice, skipping.task_id);

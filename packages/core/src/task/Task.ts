@@ -300,6 +300,19 @@ export function canceled(task: TaskState, now: Date, byAdmin?: { side: 'SOURCE' 
   };
 }
 
+/** The task ended by a failure no retry can mend: FAILED with its code, its pending work failed. */
+export function failed(task: TaskState, now: Date, error: { code: string; description: string }): TaskState {
+  const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;
+  return {
+    ...task,
+    status: 'FAILED',
+    nice_status: null,
+    fatal_error: error,
+    completion_time: now,
+    counters: { ...task.counters, subtasks_pending: 0, subtasks_retrying: 0, subtasks_failed: task.counters.subtasks_failed + pending },
+  };
+}
+
 /** The task past its deadline, unfinished: FAILED with EXPIRED. */
 export function expired(task: TaskState, now: Date): TaskState {
   const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;

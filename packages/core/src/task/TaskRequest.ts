@@ -1,5 +1,5 @@
 import { BadRequestError, InvalidPathError } from '../shared/errors';
-import { resolveStoragePath } from '../storage/paths';
+import { isWithin, resolveStoragePath } from '../storage/paths';
 import { Glob, MAX_GLOB } from '../shared/glob';
 import { checkText } from '../shared/text';
 
@@ -85,6 +85,13 @@ function checkPath(field: string, path: string): void {
   }
 }
 
+/** Whether `path` lies strictly inside `outer`, both absolute (a path in the home is checked where the task runs). */
+function isInside(path: string, outer: string): boolean {
+  if (path.includes('~') || outer.includes('~')) return false;
+  const [inner, around] = [resolveStoragePath(path, '/'), resolveStoragePath(outer, '/')];
+  return inner !== around && isWithin(inner, around);
+}
+
 /**
  * The rules of a submission, whoever decoded it: a label of one trimmed line, 1 to MAX_ITEMS items,
  * paths of one line, a file's checksum only on a file, filter rules by name, extras deleted only
@@ -105,6 +112,9 @@ export function checkTaskRequest(request: TaskRequest, names: TaskRequestNames =
   request.items.forEach((item, i) => {
     checkPath(`${names.item(i)}.source_path`, item.source_path);
     checkPath(`${names.item(i)}.destination_path`, item.destination_path);
+    if (request.source_endpoint.toLowerCase() === request.destination_endpoint.toLowerCase() && item.recursive !== false && isInside(item.destination_path, item.source_path)) {
+      throw new BadRequestError(`Invalid ${names.item(i)}.destination_path: inside its source_path on the same endpoint (a directory cannot be copied into itself)`);
+    }
     if (item.external_checksum !== null) {
       if (!DIGEST.test(item.external_checksum)) throw new BadRequestError(`Invalid ${names.item(i)}.external_checksum: a hex MD5 or SHA256 digest`);
       if (item.recursive === true) throw new BadRequestError(`Invalid ${names.item(i)}.external_checksum: a file's checksum, not a directory's`);

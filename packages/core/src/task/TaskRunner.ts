@@ -3,9 +3,9 @@ import { DomainError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import type { FileService } from '../storage/FileService';
-import { joinStoragePath } from '../storage/paths';
+import { isWithin, joinStoragePath } from '../storage/paths';
 import { StorageError, type ChecksumAlgorithm, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '../storage/Storage';
-import { expired, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskFileState, type TaskState, type TaskRepository } from './Task';
+import { expired, failed, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskFileState, type TaskState, type TaskRepository } from './Task';
 import { filterRulesKeeper, type TransferItem, type TransferRequest, type DeleteRequest } from './TaskRequest';
 
 /** A place on an endpoint's storage, as FileService.place gives it. */
@@ -30,6 +30,19 @@ class Retry extends Error {
 
 /** The task was canceled (or otherwise finished) by someone else while it ran. */
 class Ended extends Error {}
+
+/** A failure no retry can mend (a tree copied into itself): the task ends FAILED with its code. */
+class Failed extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The deepest a tree copy goes: a destination inside its source (through a share of the same storage) grows a level each level. */
+export const MAX_TREE_DEPTH = 256;
 
 /** The process is stopping: the attempt ends after the file in hand, the task queued for the next start. */
 class HandedBack extends Error {}
@@ -125,6 +138,12 @@ export class TaskRunner {
       return done;
     } catch (error) {
       if (error instanceof Ended) return this.uow.repositories.tasks.findById(taskId);
+      if (error instanceof Failed) {
+        const ended = failed(attempt.task, this.clock.now(), { code: error.code, description: error.message });
+        if (!(await attempt.save(ended))) return this.uow.repositories.tasks.findById(taskId);
+        await this.event(ended, 'FAILED', 'failed', `${error.code}: ${error.message}`, true);
+        return ended;
+      }
       if (error instanceof HandedBack) {
         const queued: TaskState = { ...attempt.task, nice_status: 'Queued' };
         return (await attempt.save(queued)) ? queued : this.uow.repositories.tasks.findById(taskId);
@@ -189,7 +208,11 @@ class Attempt {
         const recursive = item.recursive ?? entry.type === 'dir';
         if (recursive && entry.type !== 'dir') throw new Retry('NOT_A_DIRECTORY', `${source.shown} is a file: a recursive item copies a directory`);
         if (!recursive && entry.type === 'dir') throw new Retry('IS_A_DIRECTORY', `${source.shown} is a directory: give the item recursive true`);
-        if (recursive) await this.copyTree(source, destination, request);
+        // a directory copied into itself would never end (cp: cannot copy a directory into itself)
+        if (recursive && request.source_endpoint.toLowerCase() === request.destination_endpoint.toLowerCase() && destination.shown !== source.shown && isWithin(destination.shown, source.shown)) {
+          throw new Failed('INVALID_PATH', `${destination.shown} is inside ${source.shown}: a directory cannot be copied into itself`);
+        }
+        if (recursive) await this.copyTree(source, destination, request, 1);
         else await this.copyFile(source, destination, entry, item, request);
       }
       this.count({ subtasks_pending: -1, subtasks_succeeded: 1 });
@@ -214,7 +237,8 @@ class Attempt {
     await this.deps.store.addFiles([{ task_id: this.task.id, kind: 'skipped', source_path: source, destination_path: destination, error_code: code, error_details: details, is_directory: isDirectory, time: this.deps.clock.now() }]);
   }
 
-  private async copyTree(source: Place, destination: Place, request: TransferRequest): Promise<void> {
+  private async copyTree(source: Place, destination: Place, request: TransferRequest, depth: number): Promise<void> {
+    if (depth > MAX_TREE_DEPTH) throw new Failed('INVALID_PATH', `${source.shown}: deeper than ${MAX_TREE_DEPTH} levels (is the destination inside the source?)`);
     await destination.storage.mkdir(destination.path).catch((error: unknown) => {
       if (!(error instanceof StorageError && error.failure === 'exists')) throw error;
     });
@@ -237,7 +261,7 @@ class Attempt {
         else files.push({ name: item.name, source: childOf(source, item.name), destination: childOf(destination, item.name), entry: item.entry });
       }
       await this.copyDirectoryFiles(source, destination, files, request);
-      for (const name of directories) await this.copyTree(childOf(source, name), childOf(destination, name), request);
+      for (const name of directories) await this.copyTree(childOf(source, name), childOf(destination, name), request, depth + 1);
     }
     if (request.options.delete_destination_extra) {
       for await (const batch of destination.storage.names(destination.path)) {
