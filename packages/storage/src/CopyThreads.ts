@@ -63,6 +63,10 @@ class HostStats implements FsStats {
   isSymbolicLink(): boolean {
     return (this.mode & constants.S_IFMT) === constants.S_IFLNK;
   }
+
+  isFile(): boolean {
+    return (this.mode & constants.S_IFMT) === constants.S_IFREG;
+  }
 }
 
 /**
@@ -90,7 +94,7 @@ type Request = { id: number; job: CopyJobWire } | { id: number; lstat: LstatJob 
 type Reply = { id: number; answer: unknown } | { id: number; error: string };
 
 /** A storage failure the thread decides itself (not an errno code). */
-const DECIDED: Record<string, StorageFailure> = { XFER_DENIED: 'denied', XFER_IS_DIRECTORY: 'is_directory' };
+const DECIDED: Record<string, StorageFailure> = { XFER_DENIED: 'denied', XFER_IS_DIRECTORY: 'is_directory', XFER_SPECIAL: 'special_file' };
 
 /** The storage failure of a code the thread reported (FAILURES: errno codes), or null when unknown. */
 export function failureOfCode(code: string, failures: Record<string, StorageFailure>): StorageFailure | null {
@@ -155,7 +159,8 @@ function serveCopies(): void {
     const name = job.names[index]!;
     if (name === '' || name === '.' || name === '..' || name.includes('/')) throw { code: 'XFER_DENIED', message: `'${name}' is not a name`, side: 'source' } satisfies CopyFailure;
     const directory = `/proc/self/fd/${destination}/`;
-    const input = at('source', () => fs.openSync(`/proc/self/fd/${source}/${name}`, K.O_RDONLY | K.O_NOFOLLOW));
+    // never waiting at the open of a FIFO (a writer may never come; the thread would be lost)
+    const input = at('source', () => fs.openSync(`/proc/self/fd/${source}/${name}`, K.O_RDONLY | K.O_NOFOLLOW | K.O_NONBLOCK));
     const part = `${directory}${partName}-${name}`.slice(0, directory.length + 255);
     let output = -1;
     /** Whether the temporary file is this copy's (made here): removed unless placed. */
@@ -164,6 +169,7 @@ function serveCopies(): void {
     try {
       const stats = at('source', () => fs.fstatSync(input));
       if (stats.isDirectory()) throw { code: 'XFER_IS_DIRECTORY', message: `'${name}' is a directory`, side: 'source' } satisfies CopyFailure;
+      if (!stats.isFile()) throw { code: 'XFER_SPECIAL', message: 'not a regular file (a FIFO, a socket or a device)', side: 'source' } satisfies CopyFailure;
       // the job's first file is always copied: a job makes progress
       const before = Number(Atomics.add(job.taken, 0, BigInt(stats.size)));
       if (index > 0 && before + stats.size > job.maxBytes) return null;
@@ -189,9 +195,8 @@ function serveCopies(): void {
       } else {
         output = at('destination', () => fs.openSync(part, K.O_RDWR | K.O_CREAT | K.O_EXCL | K.O_NOFOLLOW, job.mode));
         made = true;
-        // a regular file as its size was when opened (one of a chunk: one read, not a second for its
-        // end); anything else (a pipe says size 0) to its end
-        const until = stats.isFile() ? stats.size : Infinity;
+        // a regular file as its size was when opened (one of a chunk: one read, not a second for its end)
+        const until = stats.size;
         while (bytes < until) {
           const read = at('source', () => fs.readSync(input, buffer, 0, CHUNK, null));
           if (read === 0) break;

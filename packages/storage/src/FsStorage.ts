@@ -383,11 +383,13 @@ export class FsStorage implements Storage {
 
   private async openInside(path: string): Promise<{ handle: FsHandle; size: number }> {
     const real = await this.inside(path, path);
-    const handle = await this.fs.open(real, this.fs.constants.O_RDONLY | this.fs.constants.O_NOFOLLOW);
+    // never waiting at the open of a FIFO: a writer may never come, and the pool's thread would be lost
+    const handle = await this.fs.open(real, this.fs.constants.O_RDONLY | this.fs.constants.O_NOFOLLOW | (this.fs.constants.O_NONBLOCK ?? 0));
     try {
       await this.verifyOpened(handle, path);
       const stats = await handle.stat();
       if (stats.isDirectory()) throw new StorageError('is_directory', path, `'${path}' is a directory`);
+      if (!stats.isFile()) throw new StorageError('special_file', path, 'not a regular file (a FIFO, a socket or a device)');
       return { handle, size: Number(stats.size) };
     } catch (error) {
       await handle.close();

@@ -1,6 +1,7 @@
 /** The part of a Node-style promises filesystem a storage uses: node:fs/promises, or a memfs tree's. */
 export interface FsStats {
   isDirectory(): boolean;
+  isFile(): boolean;
   isSymbolicLink(): boolean;
   size: number | bigint;
   mtimeMs: number | bigint;
@@ -18,7 +19,7 @@ export interface FsHandle {
 }
 
 export interface FsApi {
-  constants: { O_RDONLY: number; O_WRONLY: number; O_CREAT: number; O_EXCL: number; O_NOFOLLOW: number; O_DIRECTORY: number };
+  constants: { O_RDONLY: number; O_WRONLY: number; O_CREAT: number; O_EXCL: number; O_NOFOLLOW: number; O_DIRECTORY: number; O_NONBLOCK: number };
   lstat(path: string): Promise<FsStats>;
   stat(path: string): Promise<FsStats>;
   realpath(path: string): Promise<string>;

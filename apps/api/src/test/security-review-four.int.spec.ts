@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { BACKENDS, startTaskApi, TASK_CASES, type TaskApi } from './harness';
 
@@ -134,6 +135,26 @@ describe.each(BACKENDS)('security review four, links in shares, on $name', (back
     ]) {
       expect({ status: res.status, code: res.body.code, message: res.body.message }).toEqual({ status: 400, code: 'InvalidPath', message: expect.stringContaining('a name in it is longer than the storage takes (ENAMETOOLONG: file name too long)') });
     }
+  });
+
+  it('F6, F7: a FIFO is never opened to wait for a writer: named as an item or met in a tree it is a skipped error, and the task ends', async () => {
+    const root = world.rootOf(world.lab)!;
+    mkdirSync(`${root}/pipes`);
+    writeFileSync(`${root}/pipes/real.txt`, 'real');
+    for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) execFileSync('mkfifo', [`${root}/pipes/${name}`]);
+    const submitted = async (body: Record<string, unknown>) => (await world.api.as(world.alice).post('/transfer', { submission_id: await world.submissionId(world.alice), source_endpoint: world.lab, destination_endpoint: world.archive, ...body })).body as { task_id: string };
+    // more FIFOs than libuv's pool has threads, named one by one
+    const single = await submitted({ DATA: ['p1', 'p2', 'p3', 'p4', 'p5'].map((name) => ({ source_path: `/pipes/${name}`, destination_path: `/out/${name}` })) });
+    expect(await world.finished(world.alice, single.task_id)).toMatchObject({ status: 'SUCCEEDED', subtasks_skipped_errors: 5, files_transferred: 0 });
+    const skipped = (await world.api.as(world.alice).get(`/task/${single.task_id}/skipped_errors`)).body.DATA;
+    expect(skipped[0]).toMatchObject({ source_path: '/pipes/p1', error_code: 'SPECIAL_FILE', error_details: 'not a regular file (a FIFO, a socket or a device)' });
+    for (const verify of [false, true]) {
+      const tree = await submitted({ verify_checksum: verify, DATA: [{ source_path: '/pipes/', destination_path: `/tree-${verify}/`, recursive: true }] });
+      expect(await world.finished(world.alice, tree.task_id)).toMatchObject({ status: 'SUCCEEDED', files_transferred: 1, subtasks_skipped_errors: 5 });
+      expect(world.content(world.archive, `/tree-${verify}/real.txt`)).toBe('real');
+    }
+    // the files of everyone else go on meanwhile
+    expect((await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/ls?path=/pipes/`)).body.DATA).toHaveLength(6);
   });
 
   it("F4: a share whose host_path is (or becomes) a link out of its host's storage shows nothing", async () => {

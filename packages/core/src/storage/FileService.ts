@@ -253,6 +253,8 @@ export class FileService {
           throw new BadRequestError(`Path '${path}' or its parent is not a directory`);
         case 'is_directory':
           throw new BadRequestError(`Path '${path}' is a directory`);
+        case 'special_file':
+          throw new BadRequestError(`Path '${path}' is not a regular file (a FIFO, a socket or a device)`);
         case 'invalid_name':
           throw new InvalidPathError(`Invalid path '${path.slice(0, 200)}': a name in it is longer than the storage takes (${error.message})`);
         default:

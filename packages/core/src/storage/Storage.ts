@@ -22,10 +22,11 @@ export interface FileEntry {
 
 /**
  * Why a Storage refused: the path is missing, it (or its parent) is not a directory, it exists
- * already, it may not be used, no space is left, or a name in it is longer than the storage takes.
+ * already, it may not be used, no space is left, a name in it is longer than the storage takes, or
+ * it is neither a regular file nor a directory (a FIFO, a socket, a device: never read).
  * A StorageError's message never names where the storage keeps its files (a caller sees it).
  */
-export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied' | 'quota' | 'invalid_name';
+export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied' | 'quota' | 'invalid_name' | 'special_file';
 
 export class StorageError extends Error {
   constructor(

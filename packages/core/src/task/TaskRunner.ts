@@ -56,10 +56,14 @@ const FAILURE_CODES: Record<StorageError['failure'], string> = {
   denied: 'PERMISSION_DENIED',
   quota: 'QUOTA_EXCEEDED',
   invalid_name: 'INVALID_PATH',
+  special_file: 'SPECIAL_FILE',
 };
 
 /** The source's failures a task that skips source errors lists and goes on after. */
 const SKIPPABLE_SOURCE_FAILURES: readonly StorageFailure[] = ['not_found', 'denied'];
+
+/** A source that is no regular file (a FIFO, a socket, a device) is listed as skipped by every task, as the hosted service skips special files. */
+const ALWAYS_SKIPPED: readonly StorageFailure[] = ['special_file'];
 
 /** Progress is written back at least every this many files. */
 const SAVE_EVERY = 100;
@@ -285,7 +289,7 @@ class Attempt {
     const algorithm: ChecksumAlgorithm = 'md5';
     const options = {
       checksum: request.options.verify_checksum ? algorithm : null,
-      skipSourceFailures: request.options.skip_source_errors ? SKIPPABLE_SOURCE_FAILURES : [],
+      skipSourceFailures: request.options.skip_source_errors ? [...SKIPPABLE_SOURCE_FAILURES, ...ALWAYS_SKIPPED] : ALWAYS_SKIPPED,
       sourceTimes: request.options.preserve_timestamp,
       maxBytes: COPY_BATCH.bytes,
     };
@@ -515,7 +519,7 @@ class Attempt {
 
 /** Whether the task lists this failure of its source as skipped and goes on. */
 function skipsSourceFailure(request: TransferRequest, error: StorageError): boolean {
-  return request.options.skip_source_errors && SKIPPABLE_SOURCE_FAILURES.includes(error.failure);
+  return ALWAYS_SKIPPED.includes(error.failure) || (request.options.skip_source_errors && SKIPPABLE_SOURCE_FAILURES.includes(error.failure));
 }
 
 /** How many of `files` from `at` go in one batch (at least one): sizes unknown (no entry) count as none, the storages bounding those. */
