@@ -69,6 +69,15 @@ const adapters: [string, () => Promise<World>, boolean][] = [
   ],
 ];
 
+/** The size of a file that holds a copy thread a while when digested (sparse: it costs no disk to make). */
+const HOLDING_BYTES = 256 * 2 ** 20;
+
+async function holdingFile(path: string): Promise<void> {
+  const handle = await nodeFs.open(path, 'w');
+  await handle.truncate(HOLDING_BYTES);
+  await handle.close();
+}
+
 async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of source) chunks.push(Buffer.from(chunk));
@@ -338,18 +347,17 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await withCopyThreads(1, async (threaded) => {
         await world.fs.mkdir(`${world.root}/held`);
         await nodeFs.writeFile(`${world.root}/data/b.txt`, 'b');
-        // the thread waits in the pipe's open until a writer comes: the abort arrives meanwhile
-        execFileSync('mkfifo', [`${world.root}/data/pipe`]);
+        // a large file digested as it is copied holds the thread for a while (at least 0.4 s): the abort arrives meanwhile
+        await holdingFile(`${world.root}/data/large`);
         const stop = new AbortController();
-        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'pipe' }, { name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal });
+        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'large' }, { name: 'b.txt' }], { checksum: 'md5', skipSourceFailures: [], signal: stop.signal });
         await new Promise((resolve) => setTimeout(resolve, 100));
         stop.abort();
-        await nodeFs.writeFile(`${world.root}/data/pipe`, 'through the pipe');
-        expect((await copying)!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome))).toEqual([(await nodeFs.stat(`${world.root}/data/a.txt`)).size, 16]);
-        expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'pipe']);
+        expect((await copying)!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome))).toEqual([(await nodeFs.stat(`${world.root}/data/a.txt`)).size, HOLDING_BYTES]);
+        expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'large']);
         // aborted before it began: nothing
         expect(await threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal })).toEqual([]);
-        expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'pipe']);
+        expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'large']);
       });
     });
 
@@ -357,13 +365,23 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       if (!swappable) return;
       await withCopyThreads(1, async (threaded) => {
         await world.fs.mkdir(`${world.root}/held`);
-        // a named pipe as the source: the copy thread waits in its open until a writer comes
-        execFileSync('mkfifo', [`${world.root}/data/pipe`]);
-        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'pipe' }], { checksum: null, skipSourceFailures: [] });
-        const listed = await threaded.entries('/data', ['a.txt', 'sub']);
-        expect(listed.map((entry) => entry?.name)).toEqual(['a.txt', 'sub']);
-        await nodeFs.writeFile(`${world.root}/data/pipe`, 'through the pipe');
-        expect(await copying).toEqual([{ bytes: 16, checksums: null }]);
+        await holdingFile(`${world.root}/data/large`);
+        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'large' }], { checksum: 'md5', skipSourceFailures: [] });
+        const listing = threaded.entries('/data', ['a.txt', 'sub']);
+        expect(await Promise.race([listing.then(() => 'listed'), copying.then(() => 'copied')])).toBe('listed');
+        expect((await listing).map((entry) => entry?.name)).toEqual(['a.txt', 'sub']);
+        expect(await copying).toEqual([{ bytes: HOLDING_BYTES, checksums: { source: expect.any(String), destination: expect.any(String) } }]);
+      });
+    });
+
+    it('never opens a FIFO to wait for a writer: it is a special file, refused by read, copyFrom and copyFilesFrom', async () => {
+      if (!swappable) return;
+      execFileSync('mkfifo', [`${world.root}/data/pipe`]);
+      expect(await failureOf(storage.checksum('/data/pipe', 'md5'))).toBe('special_file');
+      expect(await failureOf(storage.copyFrom!(storage, '/data/pipe', '/data/copy') as Promise<unknown>)).toBe('special_file');
+      await withCopyThreads(1, async (threaded) => {
+        const copied = await threaded.copyFilesFrom!(threaded, '/data', '/data/sub', [{ name: 'pipe' }, { name: 'a.txt' }], { checksum: null, skipSourceFailures: ['special_file'] });
+        expect(copied!.map((outcome) => ('error' in outcome ? outcome.error.failure : 'copied'))).toEqual(['special_file', 'copied']);
       });
     });
 
