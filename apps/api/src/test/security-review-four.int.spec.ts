@@ -56,6 +56,22 @@ describe.each(TASK_CASES)('security review four, storage and tasks, on $name', (
     expect((await world.api.as(world.alice).get(`/endpoint/${world.lab}`)).status).toBe(200);
   });
 
+  it("F8: a share's administrator cannot move a share in its owner's home to another home by its owner_string", async () => {
+    for (const path of ['/home', '/home/alice', '/home/alice/shared', '/home/bob', '/home/bob/shared']) await world.api.as(world.alice).post(`/operation/endpoint/${world.lab}/mkdir`, { DATA_TYPE: 'mkdir', path });
+    await world.api.world.subscriptionFor('alice');
+    expect((await world.api.as(world.alice).put(`/endpoint/${world.lab}`, { subscription_id: 'DEFAULT' })).status).toBe(200);
+    const share = (await world.api.as(world.alice).post('/shared_endpoint', { display_name: 'Home share', host_endpoint: world.lab, host_path: '/~/shared/' })).body.id as string;
+    const bobId = (await world.api.world.services.admin.identities.listIdentities()).find((i) => i.username === 'bob')!.id;
+    expect((await world.api.as(world.alice).post(`/endpoint/${share}/role`, { DATA_TYPE: 'role', principal_type: 'identity', principal: bobId, role: 'administrator' })).status).toBe(201);
+    const moved = await world.api.as(world.bob).put(`/endpoint/${share}`, { owner_string: 'bob' });
+    expect([moved.status, moved.body.code, moved.body.message]).toEqual([400, 'BadRequest', "Invalid owner_string: this share's host_path is in its owner's home (/~/shared/); another owner would move it to another home"]);
+    expect((await world.api.as(world.bob).get(`/endpoint/${share}`)).body.owner_string).toBe('alice');
+    // the owner_string sent back as read, with other changes, is no move
+    expect((await world.api.as(world.bob).put(`/endpoint/${share}`, { owner_string: 'alice', description: 'ours' })).status).toBe(200);
+    await world.api.as(world.alice).post(`/operation/endpoint/${share}/mkdir`, { DATA_TYPE: 'mkdir', path: '/mine' });
+    expect((await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/ls?path=/home/alice/shared/`)).body.DATA.map((f: { name: string }) => f.name)).toEqual(['mine']);
+  });
+
   it("item 4, F10: skipped errors, events and error documents name the endpoint's paths, never the server's", async () => {
     const skipping = (await submit({ skip_source_errors: true, DATA: [{ source_path: '/data/nope.txt', destination_path: '/in/nope.txt' }, { source_path: '/data/a.txt', destination_path: '/in/a.txt' }] })).body;
     await world.finished(world.alice, skipping.task_id);

@@ -470,6 +470,10 @@ export class Endpoint {
         throw fieldCannotBeSet(field, this.state.kind, 'update');
       }
     }
+    // a share in its owner's home (~) is made there once: a new owner never moves it to another home
+    if (typeof patch.owner_string === 'string' && this.state.kind === 'shared' && (this.state.host_path ?? '').includes('~') && shortUsername(patch.owner_string) !== shortUsername(this.state.owner_string)) {
+      throw new BadRequestError(`Invalid owner_string: this share's host_path is in its owner's home (${this.state.host_path}); another owner would move it to another home`);
+    }
     if (patch.subscription_id !== undefined && patch.subscription_id !== this.state.subscription_id) {
       if (ctx.subscriptionId === undefined) throw new Error('subscription_id changes need a resolved subscription');
       this.setSubscription(ctx.subscriptionId);
