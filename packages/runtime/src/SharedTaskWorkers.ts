@@ -3,7 +3,7 @@ import type { CoreServices, UnitOfWork } from '@xfer/core';
 import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
 import { taskLockKey } from './taskLock';
-import { PER_USER, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
+import { PER_USER, QUEUE_READ, retryDelay, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
 
 /** pg-boss's queue of "run this task" jobs; a job is a nudge, the tasks table says what is to do. */
 const QUEUE = 'xfer-tasks';
@@ -123,7 +123,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   /** Queues a job for every ACTIVE task that no process holds (pg-boss keeps one queued job per task). */
   private async sweep(): Promise<void> {
     try {
-      const active = await this.uow.repositories.tasks.listActive(500);
+      const active = await this.uow.repositories.tasks.listActive(QUEUE_READ.total, QUEUE_READ.perOwner);
       if (active.length === 0) return;
       const held = new Set(
         (await this.onLockConnection<{ classid: string; objid: string }>("SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows.map((row) =>
@@ -164,7 +164,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
       if (held === null) return await this.later(taskId, 1000);
       try {
         const after = await this.services.taskRunner.run(taskId, () => this.stopped || this.locksLost);
-        if (after?.status === 'ACTIVE') await this.later(taskId, after.nice_status === 'Queued' ? 0 : (this.options.retryMs ?? 5000));
+        if (after?.status === 'ACTIVE') await this.later(taskId, after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults));
       } catch (error) {
         this.options.log?.(`task ${taskId}: ${(error as Error).message}`);
         await this.later(taskId, this.options.retryMs ?? 5000);

@@ -5,7 +5,7 @@ export interface TaskWorkerOptions {
   concurrency: number;
   /** How often the queue is looked at, in ms. */
   pollMs?: number;
-  /** How long a task that must wait (a missing file, a pause) waits before its next attempt, in ms. */
+  /** How long a task that must wait (a missing file, a pause) waits before its second attempt, in ms; twice as long each fault after, up to 60 times as long. */
   retryMs?: number;
   /** Postgres: how often ACTIVE tasks that no process holds are queued (a death is noticed within it), in ms. */
   sweepMs?: number;
@@ -23,12 +23,31 @@ export interface TaskWorkerPool {
   stop(): Promise<void>;
 }
 
+/**
+ * How long a task waits before its next attempt, after `faults` faults: `retryMs` (5 s by default)
+ * doubled each fault, at most 60 times it (5 min), so that tasks waiting on a file for a day do not
+ * write an attempt's events every few seconds.
+ */
+export function retryDelay(options: Pick<TaskWorkerOptions, 'retryMs'>, faults: number): number {
+  const base = options.retryMs ?? 5000;
+  return Math.min(base * 2 ** Math.min(Math.max(faults - 1, 0), 10), base * 60);
+}
+
 /** Of one user's tasks, at most this many of each type run at a time (the rest stay Queued). */
 export const PER_USER = 3;
 
 /**
- * Workers inside the process, the only one running tasks on its database (SQLite): they take up ACTIVE tasks, oldest first, at most `concurrency` at
- * a time and PER_USER of one owner's tasks of a type, and run each through the core's TaskRunner.
+ * The queue as a poll reads it: the oldest ACTIVE tasks, at most `perOwner` of each owner's of a
+ * type (room beside PER_USER for the ones waiting out a failure), so that one owner's many
+ * waiting tasks never fill the rows another owner's task would be in.
+ */
+export const QUEUE_READ = { total: 1000, perOwner: 20 };
+
+/**
+ * Workers inside the process, the only one running tasks on its database (SQLite): they take up
+ * ACTIVE tasks, every owner in turn (the owner running fewest first, then the oldest request), at
+ * most `concurrency` at a time and PER_USER of one owner's tasks of a type, and run each through
+ * the core's TaskRunner.
  * A task that must wait is tried again after `retryMs`. `stop()` takes no new task and has the
  * ones running hand their task back after the file in hand (ACTIVE, Queued: the next start takes
  * them up), so that the runtime closes the engine after them.
@@ -83,18 +102,22 @@ export class TaskWorkers implements TaskWorkerPool {
     if (free <= 0) return;
     let active: TaskState[];
     try {
-      active = await this.uow.repositories.tasks.listActive(200);
+      active = await this.uow.repositories.tasks.listActive(QUEUE_READ.total, QUEUE_READ.perOwner);
     } catch (error) {
       this.options.log?.(`task workers: the queue could not be read: ${(error as Error).message}`);
       return;
     }
     const now = Date.now();
-    for (const task of active) {
-      if (this.running.size >= this.options.concurrency || this.stopped) break;
-      if (this.running.has(task.id) || (this.notBefore.get(task.id) ?? 0) > now) continue;
-      const same = [...this.running.values()].filter((r) => r.owner === task.owner_id && r.type === task.request.type).length;
-      if (same >= PER_USER) continue;
-      this.run(task);
+    const runningOf = (owner: string, type?: string) => [...this.running.values()].filter((r) => r.owner === owner && (type === undefined || r.type === type)).length;
+    let eligible = active.filter((task) => !this.running.has(task.id) && (this.notBefore.get(task.id) ?? 0) <= now);
+    while (this.running.size < this.options.concurrency && !this.stopped) {
+      eligible = eligible.filter((task) => runningOf(task.owner_id, task.request.type) < PER_USER);
+      if (eligible.length === 0) break;
+      // every owner in turn: the one running fewest first, then the oldest request
+      let next = eligible[0]!;
+      for (const task of eligible) if (runningOf(task.owner_id) < runningOf(next.owner_id)) next = task;
+      eligible = eligible.filter((task) => task !== next);
+      this.run(next);
     }
   }
 
@@ -102,7 +125,7 @@ export class TaskWorkers implements TaskWorkerPool {
     const done = this.services.taskRunner
       .run(task.id, () => this.stopped)
       .then((after) => {
-        if (after?.status === 'ACTIVE') this.notBefore.set(task.id, Date.now() + (this.options.retryMs ?? 5000));
+        if (after?.status === 'ACTIVE') this.notBefore.set(task.id, Date.now() + (after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults)));
         else this.notBefore.delete(task.id);
       })
       .catch((error: unknown) => {

@@ -75,7 +75,7 @@ export async function startTaskApi(backend: TestBackend, storage: StorageKind, t
     }
     await api.world.services.admin.endpoints.setStorage(id, { type: 'posix', root });
   }
-  await api.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 100, sweepMs: 50 });
+  const workers = await api.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 100, sweepMs: 50 });
   const server = api.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/`;
@@ -91,6 +91,8 @@ export async function startTaskApi(backend: TestBackend, storage: StorageKind, t
   };
   return {
     api,
+    /** The task workers (2 at once, polling every 20 ms, a waiting task tried again after 0.1 s). */
+    workers,
     alice,
     bob,
     lab,

@@ -72,6 +72,32 @@ describe.each(TASK_CASES)('security review four, storage and tasks, on $name', (
     expect((await world.api.as(world.alice).get(`/operation/endpoint/${world.lab}/ls?path=/home/alice/shared/`)).body.DATA.map((f: { name: string }) => f.name)).toEqual(['mine']);
   });
 
+  it("F3: at most 100 unfinished tasks of a type a user (the hosted 409 LimitExceeded on the 101st), deadlines at most 30 days away, and another user's task runs however many of one user's wait", async () => {
+    const submitTo = async (kind: 'transfer' | 'delete', body: Record<string, unknown>) => world.api.as(world.alice).post(`/${kind}`, { submission_id: await world.submissionId(world.alice), ...body });
+    const waiting = { source_endpoint: world.lab, destination_endpoint: world.archive, deadline: '2999-01-01T00:00:00+00:00', DATA: [{ source_path: '/data/missing.txt', destination_path: '/in/m.txt' }] };
+    const far = await submitTo('transfer', waiting);
+    expect([far.status, far.body.message]).toEqual([400, 'Invalid deadline: at most 30 days from now']);
+    const soon = new Date(Date.now() + 29 * 24 * 60 * 60 * 1000).toISOString();
+    // submitted with the workers paused, then all waiting (each tried again every 0.1 s here)
+    await world.workers.pause();
+    for (let i = 0; i < 100; i += 1) {
+      expect((await submitTo('transfer', { ...waiting, deadline: soon })).status).toBe(202);
+      expect((await submitTo('delete', { endpoint: world.lab, DATA: [{ path: `/data/missing-${i}` }] })).status).toBe(202);
+    }
+    const over = await submitTo('transfer', { ...waiting, deadline: soon });
+    expect([over.status, over.body.code, over.body.message]).toEqual([409, 'LimitExceeded', 'At most 100 unfinished transfer tasks a user: 100 are queued or running; wait for some to end or cancel them']);
+    const first = (await world.api.as(world.alice).get('/task_list?limit=1&orderby=request_time ASC')).body.DATA[0].task_id as string;
+    const moved = await world.api.as(world.alice).put(`/task/${first}`, { deadline: '2999-01-01T00:00:00+00:00' });
+    expect([moved.status, moved.body.message]).toEqual([400, 'Invalid deadline: at most 30 days from now']);
+    // alice's 200 waiting tasks come first in the queue: bob's runs all the same
+    const bobs = (await world.api.as(world.bob).post('/endpoint', { display_name: 'Bob', DATA: [{ hostname: 'b.example.org' }] })).body.id as string;
+    await world.api.world.services.admin.endpoints.setStorage(bobs, { type: 'memory' });
+    await world.api.as(world.bob).post(`/operation/endpoint/${bobs}/mkdir`, { DATA_TYPE: 'mkdir', path: '/src' });
+    const bobTask = (await world.api.as(world.bob).post('/transfer', { submission_id: await world.submissionId(world.bob), source_endpoint: bobs, destination_endpoint: bobs, DATA: [{ source_path: '/src/', destination_path: '/dst/', recursive: true }] })).body.task_id as string;
+    world.workers.resume();
+    expect(await world.finished(world.bob, bobTask)).toMatchObject({ status: 'SUCCEEDED' });
+  });
+
   it("item 4, F10: skipped errors, events and error documents name the endpoint's paths, never the server's", async () => {
     const skipping = (await submit({ skip_source_errors: true, DATA: [{ source_path: '/data/nope.txt', destination_path: '/in/nope.txt' }, { source_path: '/data/a.txt', destination_path: '/in/a.txt' }] })).body;
     await world.finished(world.alice, skipping.task_id);

@@ -196,8 +196,11 @@ export interface TaskRepository {
   saveProgress(task: TaskState): Promise<boolean>;
   /** Writes a task's request (its label) and deadline, only while it is unfinished: false when it ended meanwhile. */
   saveLabelAndDeadline(task: TaskState): Promise<boolean>;
-  /** Unfinished tasks (ACTIVE), oldest request first: what workers take up. */
-  listActive(limit: number): Promise<TaskState[]>;
+  /**
+   * Unfinished tasks (ACTIVE), oldest request first, at most `perOwner` of each owner's tasks of a
+   * type (their oldest): what workers take up, every owner in turn, however many tasks one has.
+   */
+  listActive(limit: number, perOwner?: number): Promise<TaskState[]>;
   /** The source and destination endpoints of these owners' ACTIVE tasks, each once (`in_use`). */
   activeEndpointIds(ownerIds: readonly string[]): Promise<string[]>;
   /** Tasks whose source or destination is one of these endpoints, newest request first (the endpoint manager's view). */
@@ -217,6 +220,19 @@ export interface TaskRepository {
 /** How long a task may run when its submission names no deadline. */
 export const DEFAULT_DEADLINE_SECONDS = 24 * 60 * 60;
 
+/** The furthest deadline a task may have: a task that waits (a missing file) is tried again every few seconds until then. */
+export const MAX_DEADLINE_DAYS = 30;
+
+/** Of one user's unfinished tasks of a type, at most this many (the hosted service allows 3 active and 100 pending transfers a user). */
+export const MAX_UNFINISHED_TASKS = 100;
+
+/** A deadline, checked: after now, and at most MAX_DEADLINE_DAYS away. */
+function checkDeadline(deadline: Date, now: Date): Date {
+  if (deadline.getTime() <= now.getTime()) throw new BadRequestError('Invalid deadline: it has passed');
+  if (deadline.getTime() > now.getTime() + MAX_DEADLINE_DAYS * 24 * 60 * 60 * 1000) throw new BadRequestError(`Invalid deadline: at most ${MAX_DEADLINE_DAYS} days from now`);
+  return deadline;
+}
+
 export class TaskNotFoundError extends NotFoundError {
   readonly code = 'TaskNotFound';
   constructor(id: string) {
@@ -231,8 +247,7 @@ export class TaskCompleteError extends ConflictError {
 
 /** A new task as a submission makes it: ACTIVE and queued, its deadline given or the default. */
 export function newTask(id: string, ownerId: string, request: TaskRequest, now: Date, names: { source: string | null; destination: string | null } = { source: null, destination: null }): TaskState {
-  const deadline = request.deadline ?? new Date(now.getTime() + DEFAULT_DEADLINE_SECONDS * 1000);
-  if (deadline.getTime() <= now.getTime()) throw new BadRequestError('Invalid deadline: it has passed');
+  const deadline = checkDeadline(request.deadline ?? new Date(now.getTime() + DEFAULT_DEADLINE_SECONDS * 1000), now);
   const items = request.type === 'TRANSFER' ? request.items.length : request.paths.length;
   return {
     id,
@@ -329,7 +344,7 @@ export function expired(task: TaskState, now: Date): TaskState {
 /** A label or deadline change of an unfinished task (the hosted PUT /task/<id>). */
 export function updated(task: TaskState, change: { label?: string | null; deadline?: Date }, now: Date): TaskState {
   if (isFinished(task)) throw labelAndDeadlineKept(task);
-  if (change.deadline && change.deadline.getTime() <= now.getTime()) throw new BadRequestError('Invalid deadline: it has passed');
+  if (change.deadline) checkDeadline(change.deadline, now);
   return {
     ...task,
     request: { ...task.request, label: change.label === undefined ? task.request.label : change.label },

@@ -5,8 +5,8 @@ import { checkText } from '../shared/text';
 import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { BadRequestError, PermissionDeniedError } from '../shared/errors';
-import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskFilter, type TaskOrder, type TaskState } from './Task';
+import { BadRequestError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
+import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, MAX_UNFINISHED_TASKS, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskFilter, type TaskOrder, type TaskState } from './Task';
 import { checkTaskRequest, type TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */
@@ -71,6 +71,10 @@ export class TaskService {
     checkTaskRequest(request);
     const earlier = await this.uow.repositories.tasks.findBySubmission([...caller.identityIds], request.submission_id);
     if (earlier) return { task: earlier, duplicate: true };
+    const unfinished = await this.uow.repositories.tasks.listForOwners([...caller.identityIds], { status: ['ACTIVE', 'INACTIVE'], type: [request.type], limit: 1, offset: 0 });
+    if (unfinished.total >= MAX_UNFINISHED_TASKS) {
+      throw new LimitExceededError(`At most ${MAX_UNFINISHED_TASKS} unfinished ${request.type.toLowerCase()} tasks a user: ${unfinished.total} are queued or running; wait for some to end or cancel them`);
+    }
     const endpoints = request.type === 'TRANSFER' ? [request.source_endpoint, request.destination_endpoint] : [request.endpoint];
     const now = this.clock.now();
     const names: (string | null)[] = [];

@@ -62,13 +62,19 @@ export class InMemoryTaskRepository implements TaskRepository {
     return [...new Set(active.flatMap((t) => Object.values(endpointsOf(t))))];
   }
 
-  async listActive(limit: number): Promise<TaskState[]> {
-    return [...this.tasks.values()]
-      .filter((t) => t.status === 'ACTIVE')
-      .sort((a, b) => a.request_time.getTime() - b.request_time.getTime() || (a.id < b.id ? -1 : 1))
+  async listActive(limit: number, perOwner = limit): Promise<TaskState[]> {
+    const taken = new Map<string, number>();
+    const oldestFirst = [...this.tasks.values()].filter((t) => t.status === 'ACTIVE').sort((a, b) => a.request_time.getTime() - b.request_time.getTime() || (a.id < b.id ? -1 : 1));
+    return oldestFirst
+      .filter((t) => {
+        const key = `${t.owner_id} ${t.request.type}`;
+        taken.set(key, (taken.get(key) ?? 0) + 1);
+        return taken.get(key)! <= perOwner;
+      })
       .slice(0, limit)
       .map(copy);
   }
+
 
   async listForEndpoints(endpointIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {
     const matching = [...this.tasks.values()]

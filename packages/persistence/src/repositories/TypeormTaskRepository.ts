@@ -145,8 +145,12 @@ export class TypeormTaskRepository implements TaskRepository {
     return [...new Set(rows.flatMap((r) => [r.source_endpoint_id, r.destination_endpoint_id]))];
   }
 
-  async listActive(limit: number) {
-    const records = await this.manager.find(TaskSchema, { where: { status: 'ACTIVE' }, order: { request_time: 'ASC', id: 'ASC' }, take: limit });
+  async listActive(limit: number, perOwner = limit) {
+    const records = await this.sql.rows<TaskRecord>(
+      `SELECT * FROM (SELECT t.*, ROW_NUMBER() OVER (PARTITION BY owner_id, type ORDER BY request_time, id) AS owner_rank FROM tasks t WHERE status = 'ACTIVE') ranked
+       WHERE owner_rank <= ? ORDER BY request_time, id LIMIT ?`,
+      [perOwner, limit],
+    );
     return records.map(fromRecord);
   }
 

@@ -543,6 +543,22 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect((await uow.repositories.tasks.listForEndpoints([endpoint], { limit: 10, offset: 0, ...label({ like: ['copy*'] }) })).total).toBe(1);
       });
 
+      it("lists active tasks oldest first, at most so many of each owner's of a type, so that one owner's many never hide another's", async () => {
+        const [busy, other] = [ids.uuid(), ids.uuid()];
+        const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+        const many = await Promise.all([1, 2, 3, 4, 5].map(async (n) => {
+          const task = taskOf(busy, at(n));
+          await uow.repositories.tasks.add(task);
+          return task;
+        }));
+        const deletion: TaskState = { ...taskOf(busy, at(6)), request: { type: 'DELETE', submission_id: ids.uuid(), label: null, deadline: null, endpoint: ids.uuid(), paths: ['/x'], options: { recursive: true, ignore_missing: false, interpret_globs: false } } };
+        const late = taskOf(other, at(7));
+        for (const task of [deletion, late, taskOf(other, at(8), { status: 'SUCCEEDED' })]) await uow.repositories.tasks.add(task);
+        expect((await uow.repositories.tasks.listActive(10, 2)).map((t) => t.id)).toEqual([many[0]!.id, many[1]!.id, deletion.id, late.id]);
+        expect((await uow.repositories.tasks.listActive(3, 2)).map((t) => t.id)).toEqual([many[0]!.id, many[1]!.id, deletion.id]);
+        expect((await uow.repositories.tasks.listActive(10)).map((t) => t.id)).toEqual([...many.map((t) => t.id), deletion.id, late.id]);
+      });
+
       it("numbers events added at once (a task's runner and its owner's cancel) one after another, none refused", async () => {
         const task = ids.uuid();
         const added = await Promise.all(['STARTED', 'CANCELED', 'FILE_NOT_FOUND', 'PAUSED'].map((code) => uow.repositories.tasks.addEvent({ task_id: task, code, description: code, details: code, is_error: false, time: now })));
