@@ -387,7 +387,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('hands them the files in order with their times and the digest asked, and records what they copied', async () => {
       const done = await run(await many({ preserve_timestamp: true, verify_checksum: true }));
       expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 3, bytes_transferred: 15, bytes_checksummed: 15, files_skipped: 0 } });
-      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: [], signal: expect.any(AbortSignal), sourceTimes: true, maxBytes: 256 * 2 ** 20 } }]);
+      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: ['special_file'], signal: expect.any(AbortSignal), sourceTimes: true, maxBytes: 256 * 2 ** 20 } }]);
       expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([['/many/a.txt', '/in/many/a.txt'], ['/many/b.txt', '/in/many/b.txt'], ['/many/c.txt', '/in/many/c.txt']]);
       expect(archive.text('/in/many/c.txt')).toBe('fifteen');
       calls = [];
@@ -479,7 +479,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       outcome = (name, text) => (name === 'a.txt' ? { error: new StorageError('not_found', `/many/${name}`, 'gone'), side: 'source' } : name === 'b.txt' ? { error: new StorageError('denied', `/many/${name}`, 'unreadable'), side: 'source' } : { bytes: text.length, checksums: null });
       const skipping = await run(await many({ skip_source_errors: true }));
       expect(skipping).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 1, subtasks_skipped_errors: 2 } });
-      expect(calls[0]?.options.skipSourceFailures).toEqual(['not_found', 'denied']);
+      expect(calls[0]?.options.skipSourceFailures).toEqual(['not_found', 'denied', 'special_file']);
       expect((await store.listFiles(skipping.id, 'skipped', 0, 10)).map((f) => [f.source_path, f.destination_path, f.error_code])).toEqual([
         ['/many/a.txt', '/in/many/a.txt', 'FILE_NOT_FOUND'],
         ['/many/b.txt', '/in/many/b.txt', 'PERMISSION_DENIED'],

@@ -65,6 +65,9 @@ const SKIPPABLE_SOURCE_FAILURES: readonly StorageFailure[] = ['not_found', 'deni
 /** A source that is no regular file (a FIFO, a socket, a device) is listed as skipped by every task, as the hosted service skips special files. */
 const ALWAYS_SKIPPED: readonly StorageFailure[] = ['special_file'];
 
+/** How often a running item's access is checked again (a revoked access rule, a removed role, a pause rule): it stops a tree within seconds. */
+const RECHECK_MS = 250;
+
 /** Progress is written back at least every this many files. */
 const SAVE_EVERY = 100;
 
@@ -178,6 +181,9 @@ function asRetry(error: unknown): Retry {
 /** One attempt's progress: the task as it goes, written back now and then. */
 class Attempt {
   private sinceSave = 0;
+  /** The item in hand's access, checked again now and then; null between items. */
+  private access: (() => Promise<unknown>) | null = null;
+  private checkedAt = 0;
 
   constructor(
     private readonly deps: { store: TaskRepository; files: FileService; clock: Clock; stopping: () => boolean },
@@ -204,6 +210,7 @@ class Attempt {
 
   async transfer(owner: Principal, request: TransferRequest): Promise<void> {
     for (const item of request.items) {
+      this.checking(() => Promise.all([this.deps.files.place(owner, request.source_endpoint, item.source_path, 'r', 'pause_task_transfer_read'), this.deps.files.place(owner, request.destination_endpoint, item.destination_path, 'rw', 'pause_task_transfer_write')]));
       const source = await this.deps.files.place(owner, request.source_endpoint, item.source_path, 'r', 'pause_task_transfer_read');
       const entry = await this.sourceEntry(source, request);
       if (entry !== null) {
@@ -225,6 +232,20 @@ class Attempt {
     }
   }
 
+  /** From now on, `access` is the item's access, checked again at most every RECHECK_MS by recheck(). */
+  private checking(access: () => Promise<unknown>): void {
+    this.access = access;
+    this.checkedAt = this.deps.clock.now().getTime();
+  }
+
+  /** The item's access checked again when RECHECK_MS have passed: its refusal (a rule revoked meanwhile) stops the attempt. */
+  private async recheck(): Promise<void> {
+    const now = this.deps.clock.now().getTime();
+    if (this.access === null || now - this.checkedAt < RECHECK_MS) return;
+    this.checkedAt = now;
+    await this.access();
+  }
+
   /** The source's entry; null when it is missing and the task skips source errors (recorded). */
   private async sourceEntry(source: Place, request: TransferRequest): Promise<FileEntry | null> {
     try {
@@ -243,6 +264,7 @@ class Attempt {
 
   private async copyTree(source: Place, destination: Place, request: TransferRequest, depth: number): Promise<void> {
     if (depth > MAX_TREE_DEPTH) throw new Failed('INVALID_PATH', `${source.shown}: deeper than ${MAX_TREE_DEPTH} levels (is the destination inside the source?)`);
+    await this.recheck();
     await destination.storage.mkdir(destination.path).catch((error: unknown) => {
       if (!(error instanceof StorageError && error.failure === 'exists')) throw error;
     });
@@ -269,7 +291,7 @@ class Attempt {
     }
     if (request.options.delete_destination_extra) {
       for await (const batch of destination.storage.names(destination.path)) {
-        for (const name of batch) if (!kept.has(name)) await removeTree(destination.storage, joinStoragePath(destination.path, `/${name}`));
+        for (const name of batch) if (!kept.has(name)) await removeTree(destination.storage, joinStoragePath(destination.path, `/${name}`), () => this.recheck());
       }
     }
   }
@@ -304,6 +326,7 @@ class Attempt {
     for (let at = 0; at < files.length; ) {
       // the first batch is copied whatever happens: an attempt moves at least one file
       if (at > 0 && this.deps.stopping()) break;
+      await this.recheck();
       const start = at;
       const taken = batchOf(files, at);
       at += taken;
@@ -417,11 +440,15 @@ class Attempt {
         const at = next++;
         const file = files[at]!;
         try {
+          await this.recheck();
           records[at] = await this.copyOne(file.source, file.destination, file.entry, null, request);
           this.sinceSave += 1;
           if (this.sinceSave >= SAVE_EVERY) {
             this.sinceSave = 0;
             if (!(await this.save())) failures.push(new Ended());
+            // a storage whose calls never wait on I/O (a memory tree) would hold the event loop
+            // for the whole directory: requests (a cancel, a poll of the task) are answered between
+            await new Promise((resolve) => setImmediate(resolve));
           }
         } catch (error) {
           failures.push(error);
@@ -499,6 +526,7 @@ class Attempt {
 
   async delete(owner: Principal, request: DeleteRequest): Promise<void> {
     for (const path of request.paths) {
+      this.checking(() => this.deps.files.place(owner, request.endpoint, path, 'rw', 'pause_task_delete'));
       const place = await this.deps.files.place(owner, request.endpoint, path, 'rw', 'pause_task_delete');
       const entry = await place.storage.stat(place.path).catch((error: unknown) => {
         if (error instanceof StorageError && error.failure === 'not_found' && request.options.ignore_missing) return null;
@@ -507,7 +535,7 @@ class Attempt {
       if (entry !== null) {
         if (place.shown === '/') throw new Retry('PERMISSION_DENIED', "an endpoint's root is never deleted");
         if (entry.type === 'dir' && !request.options.recursive) throw new Retry('IS_A_DIRECTORY', `${place.shown} is a directory: delete it with recursive true`);
-        const removed = await removeTree(place.storage, place.path);
+        const removed = await removeTree(place.storage, place.path, () => this.recheck());
         this.count({ files: removed.files, directories: removed.directories });
       }
       this.count({ subtasks_pending: -1, subtasks_succeeded: 1 });
@@ -591,7 +619,8 @@ function childOf(place: Place, name: string): Place {
 }
 
 /** Removes a file, a link, or a directory with everything in it (links removed, never followed). */
-async function removeTree(storage: Storage, path: string): Promise<{ files: number; directories: number }> {
+async function removeTree(storage: Storage, path: string, recheck: () => Promise<void>): Promise<{ files: number; directories: number }> {
+  await recheck();
   const entry = await storage.stat(path);
   const removed = { files: 0, directories: 0 };
   if (entry.type === 'dir' && entry.link === null) {
@@ -603,7 +632,7 @@ async function removeTree(storage: Storage, path: string): Promise<{ files: numb
       }
       if (names.length === 0) break;
       for (const name of names) {
-        const inner = await removeTree(storage, joinStoragePath(path, `/${name}`));
+        const inner = await removeTree(storage, joinStoragePath(path, `/${name}`), recheck);
         removed.files += inner.files;
         removed.directories += inner.directories;
       }
