@@ -61,10 +61,13 @@ describe.each(BACKENDS)('security review two, authorization service, on $name', 
       const added = await pages.admin.clients.addClient({ display_name: 'Robot', redirect_uris: [CALLBACK], public_client: false });
       const bob = (await pages.admin.tokens.issueToken((await pages.admin.identities.addIdentity({ username: 'bob@example.org' })).username, null, VIEW_IDENTITY_SET)).token;
       for (const spelling of [`${added.client.id}@clients.auth.globus.org`, `${added.client.id.toUpperCase()}@Clients.Auth.Globus.org`]) {
+        // the client's own identity (made with the client), never one provisioned in its name
         const res = await identities(bob, `?usernames=${spelling}&provision=true`);
         expect(res.status).toBe(200);
-        expect(res.body.identities).toEqual([]);
+        expect(res.body.identities).toEqual([expect.objectContaining({ id: added.client.id, identity_type: 'client', status: 'used' })]);
       }
+      const other = `${'0'.repeat(8)}-0000-4000-8000-000000000000@clients.auth.globus.org`;
+      expect((await identities(bob, `?usernames=${other}&provision=true`)).body.identities).toEqual([]);
       const grant = await pages.http.post('/v2/oauth2/token').type('form').auth(added.client.id, added.secret!).send({ grant_type: 'client_credentials', scope: TRANSFER_SCOPE });
       expect(grant.status).toBe(200);
       const robot = (await identities(bob, `?usernames=${added.client.id}@clients.auth.globus.org`)).body.identities;

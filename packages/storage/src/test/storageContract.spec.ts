@@ -351,7 +351,8 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         await holdingFile(`${world.root}/data/large`);
         const stop = new AbortController();
         const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'large' }, { name: 'b.txt' }], { checksum: 'md5', skipSourceFailures: [], signal: stop.signal });
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // once the large file is in hand (its temporary file made), however long the thread took to start
+        while (!(await world.fs.readdir(`${world.root}/held`)).map(String).some((name) => name.startsWith(PART_PREFIX) && name.endsWith('large'))) await new Promise((resolve) => setTimeout(resolve, 5));
         stop.abort();
         expect((await copying)!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome))).toEqual([(await nodeFs.stat(`${world.root}/data/a.txt`)).size, HOLDING_BYTES]);
         expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'large']);
