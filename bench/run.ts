@@ -9,6 +9,7 @@
  *   npm run bench -- --sizes 1000,1000000 --backends sqlite --duration 10 --warmup 5
  *   npm run bench -- --sizes 1000000 --backends sqlite --scenarios search   one scenario (never --write-report)
  *   npm run bench -- --backends none --scenarios "transfer tasks"           the tasks beside cp alone
+ *   npm run bench -- --backends none --scenarios "stack floor" --compare ../main   GET by id beside the stack's floor, this checkout and another
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
 import { openEngine, seedDatabase, TypeormUnitOfWork, type Engine, type SeedResult } from '@xfer/persistence';
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { peakRssMb, standInUrl, start, stop } from './processes';
+import { measureStackFloor } from './stackFloor';
 import { measureTasks } from './tasks';
 import { SingleBar, Presets } from 'cli-progress';
 
@@ -52,6 +54,8 @@ const { values: flags } = parseArgs({
     scenarios: { type: 'string' },
     'report-only': { type: 'boolean', default: false },
     'write-report': { type: 'boolean', default: false },
+    /** Another built checkout of xfer, measured beside this one in the stack-floor rounds (today's main beside a branch). */
+    compare: { type: 'string' },
   },
 });
 const quick = flags.quick ?? false;
@@ -633,6 +637,9 @@ function targets(rows: Row[]): string[] {
       if (worst) check(worst.p99_ms < 3000, `${backend} at ${size.toLocaleString('en')}: the worst scoped search of a caller owning ${HEAVY_ENDPOINTS.toLocaleString('en')} endpoints p99 ${worst.p99_ms} ms (target < 3 s)`);
       if (beside) check(beside.p99_ms < 1000, `${backend} at ${size.toLocaleString('en')}: other users' two-term search beside it p99 ${beside.p99_ms} ms (target < 1 s)`);
     }
+    for (const read of rows.filter((r) => r.backend === backend && r.scenario.startsWith('stack floor: GET endpoint by id') && r.scenario.includes('this checkout'))) {
+      if (read.ratio_to_floor != null) check(read.ratio_to_floor >= 0.9, `GET by id with a bearer token as npm start serves it at ${pct(read.ratio_to_floor)} of the stack's floor, the median of the rounds' ratios (target 90%, goal 95%)`);
+    }
     const rules = find(backend, largest, 'GET access_list (1,000 rules), one connection');
     const coldStart = find(backend, 100, 'stand-in: cold start');
     const bareStart = find(backend, 100, 'stand-in: node -e 0');
@@ -750,6 +757,17 @@ async function main(): Promise<void> {
   } finally {
     stopPostgres();
     rmSync(work, { recursive: true, force: true });
+  }
+  if (!ONLY || ONLY.some((o) => 'stack floor'.includes(o))) {
+    const work1 = mkdtempSync(join(tmpdir(), 'xfer-bench-stack-floor-'));
+    try {
+      const roots = [...(flags.compare ? [{ name: 'compared', dir: flags.compare }] : []), { name: 'this checkout', dir: ROOT }];
+      for (const row of await measureStackFloor(work1, roots, (line) => console.error(line))) {
+        rows.push({ backend: 'sqlite (npm start)', size: 1, ...row, scenario: `${row.scenario}: ${row.rounds.join(' / ')}`, errors: 0, non_2xx: 0, peak_rss_mb: null });
+      }
+    } finally {
+      rmSync(work1, { recursive: true, force: true });
+    }
   }
   if (!ONLY || ONLY.some((o) => 'stand-in'.includes(o))) {
     const work2 = mkdtempSync(join(tmpdir(), 'xfer-bench-stand-in-'));
