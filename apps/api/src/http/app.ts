@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import type { CoreServices, ReadMemo } from '@xfer/core';
 import { createLogger, addHealthRoutes, requestLogger, type HealthOfDatabase, type Logger } from '@xfer/server-kit';
-import express, { type Express } from 'express';
+import parseurl from 'parseurl';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { authenticate } from './authenticate';
 import { endpointRoutes } from './endpointRoutes';
 import { fileRoutes } from './fileRoutes';
@@ -23,27 +24,57 @@ export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'a
   database: HealthOfDatabase;
 };
 
+type NextHandler = (req: Request, res: Response, next: NextFunction) => void;
+
+/** Routes registered on the app with `prefix` before their paths (what the route groups add routes to). */
+function prefixedRoutes(app: Express, prefix: string): Router {
+  const routes = {
+    get: (path: string, ...handlers: RequestHandler[]) => app.get(`${prefix}${path}`, ...handlers),
+    post: (path: string, ...handlers: RequestHandler[]) => app.post(`${prefix}${path}`, ...handlers),
+    put: (path: string, ...handlers: RequestHandler[]) => app.put(`${prefix}${path}`, ...handlers),
+    delete: (path: string, ...handlers: RequestHandler[]) => app.delete(`${prefix}${path}`, ...handlers),
+  };
+  // the groups call these four only
+  return routes as unknown as Router;
+}
+
 /** The endpoint management API (area B) over the process's services. Does not listen. */
 export function createApp(services: ApiServices, options: ApiOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestContext());
-  app.use(requestLogger(options.logger ?? createLogger({ name: 'xfer-api' })));
-  addHealthRoutes(app, services.database);
-  // Any content type: curl -d sends form encoding by default, and the body is JSON either way.
+  // maintenance, then the caller: what every route of the API needs first
+  const authenticated = authenticate(services.authentication);
+  const gate = (req: Request, res: Response, next: NextFunction) => {
+    const pending = services.maintenance.check();
+    (pending ? pending.then(() => authenticated(req, res, next)) : authenticated(req, res, next)).catch(next);
+  };
+  // One layer of Express's router for what every request passes (each layer is a turn of the
+  // router's loop, a mounted router a loop of its own and a prefix trimmed and restored): its id
+  // and headers, its log line, its body (reads carry none: no parser), and under the version
+  // prefix, the gate (the OpenAPI document aside: anyone may read it).
+  const context = requestContext();
+  const log = requestLogger(options.logger ?? createLogger({ name: 'xfer-api' }));
   const parseJson = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true });
-  // reads carry no body: they skip the parser's checks
-  app.use((req, res, next) => (req.method === 'GET' ? next() : parseJson(req, res, next)));
-  app.get(`${VERSION_PREFIX}/openapi.json`, (_req, res) => {
+  const openApiPath = `${VERSION_PREFIX}/openapi.json`;
+  // on the path as Express's router reads it (parseurl, which it keeps on the request for the
+  // router: an absolute-form target names its path after the host), without regard to case
+  const inApi = (req: Request) => {
+    const path = (parseurl(req)?.pathname ?? '').toLowerCase();
+    return (path === VERSION_PREFIX || path.startsWith(`${VERSION_PREFIX}/`)) && path !== openApiPath && path !== `${openApiPath}/`;
+  };
+  const gated: NextHandler = (req, res, next) => (inApi(req) ? gate(req, res, next) : next());
+  app.use((req, res, next) => context(req, res, () => log(req, res, () => (req.method === 'GET' ? gated(req, res, next) : parseJson(req, res, (error?: unknown) => (error ? next(error) : gated(req, res, next)))))));
+  app.get(openApiPath, (_req, res) => {
     res.json(openApiDocument);
   });
-  app.use(VERSION_PREFIX, (_req, _res, next) => {
-    const pending = services.maintenance.check();
-    if (pending) pending.then(() => next(), next);
-    else next();
-  });
-  app.use(VERSION_PREFIX, authenticate(services.authentication), endpointRoutes(services.endpoints, services.accessRules, services.endpointManager, services.tasks, services.readMemo), fileRoutes(services.files), taskRoutes(services.tasks));
+  // the API's routes on the app itself, under the version prefix
+  const api = prefixedRoutes(app, VERSION_PREFIX);
+  endpointRoutes(api, services.endpoints, services.accessRules, services.endpointManager, services.tasks, services.readMemo);
+  fileRoutes(api, services.files);
+  taskRoutes(api, services.tasks);
+  // after the API's routes: the health checks are not what most requests ask for
+  addHealthRoutes(app, services.database);
   // what someone who types the API's address sees: where things are
   app.get('/', (_req, res) => {
     res.json({ service: 'xfer endpoint management API', api: `${VERSION_PREFIX}/`, openapi: `${VERSION_PREFIX}/openapi.json` });

@@ -1,5 +1,5 @@
 import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointManagerService, type EndpointService, type EndpointView, type ReadMemo, type ServerState, type TaskService } from '@xfer/core';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
@@ -39,8 +39,7 @@ function sendCreated(req: Request, res: Response, message: string, created: Crea
 }
 
 /** The twelve endpoint operations: decode the request, call the use case, render the documents. */
-export function endpointRoutes(endpoints: EndpointService, accessRules: AccessRuleService, manager: EndpointManagerService, tasks: TaskService, memo: ReadMemo): Router {
-  const router = Router();
+export function endpointRoutes(router: Router, endpoints: EndpointService, accessRules: AccessRuleService, manager: EndpointManagerService, tasks: TaskService, memo: ReadMemo): Router {
 
   /** Endpoint documents for this caller: `in_use` where one of the caller's ACTIVE tasks uses the endpoint. */
   const documentsFor = async (res: Response) => {

@@ -1,12 +1,11 @@
 import type { FileService } from '@xfer/core';
-import { Router } from 'express';
+import type { Router } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { decodeMkdir, decodeRename, fileDocument, fileListDocument, listingQuery, statPath } from './v010/files';
 
 /** Files on endpoints: ls, stat, mkdir and rename under /operation/endpoint/<id>/, with the hosted documents. */
-export function fileRoutes(files: FileService): Router {
-  const router = Router();
+export function fileRoutes(router: Router, files: FileService): Router {
 
   router.get('/operation/endpoint/:xid/ls', async (req, res) => {
     const { path, options } = listingQuery(req.query);

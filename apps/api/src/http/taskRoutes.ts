@@ -1,5 +1,5 @@
 import { BadRequestError, TaskCompleteError, type TaskService } from '@xfer/core';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { integer } from './v010/paging';
@@ -11,8 +11,7 @@ import { firstValue as first } from '@xfer/server-kit';
  * Transfer and delete tasks at the hosted paths: submission ids, submit, list, read, relabel,
  * cancel, events, and the files a task moved or skipped.
  */
-export function taskRoutes(tasks: TaskService): Router {
-  const router = Router();
+export function taskRoutes(router: Router, tasks: TaskService): Router {
   const username = (res: Response) => principalOf(res).primary.username;
 
   router.get('/submission_id', (_req, res) => {

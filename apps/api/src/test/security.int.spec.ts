@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { MAX_SERVERS } from '@xfer/core';
 import { BACKENDS, startApi, V, type Api } from './harness';
 
@@ -59,5 +60,32 @@ describe.each(BACKENDS)('API security on $name', (backend) => {
     for (const res of [none, wrong, await api.as(alice).post('/endpoint', { display_name: 'N' }), await api.http.get('/nowhere')]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
+  });
+
+  it('asks every request under the version prefix for a token, whatever the case of its path, the OpenAPI document aside', async () => {
+    const id = (await api.as(alice).post('/endpoint', { display_name: 'Cased' })).body.id as string;
+    for (const path of [`/v0.10/endpoint/${id}`, `/V0.10/endpoint/${id}`, `/V0.10/ENDPOINT/${id}`, `/v0.10/endpoint/${id}/`, '/v0.10', '/V0.10', '/v0.10/nowhere', '/v0.10?x=1', `/v0.10/endpoint_search?filter_fulltext=Cased`, '/v0.10/task_list']) {
+      const res = await api.http.get(path);
+      expect({ path, status: res.status }).toEqual({ path, status: 401 });
+    }
+    for (const method of ['post', 'put', 'delete'] as const) expect((await api.http[method](`/V0.10/endpoint/${id}`).send({})).status).toBe(401);
+    // a request target in absolute form names its path after the host: routed, and gated, by that path
+    const server = api.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const raw = await new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(`GET http://127.0.0.1:${port}/v0.10/endpoint/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString())).on('close', () => resolve(text));
+      });
+      expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
+    } finally {
+      server.close();
+    }
+    expect((await api.http.get('/v0.10/openapi.json')).status).toBe(200);
+    expect((await api.http.get('/V0.10/OPENAPI.JSON')).status).toBe(200);
+    expect((await api.as(alice).get(`/endpoint/${id}`)).body.display_name).toBe('Cased');
+    expect((await api.http.get(`/V0.10/endpoint/${id}`).set('Authorization', `Bearer ${alice}`)).body.display_name).toBe('Cased');
   });
 });
