@@ -1,7 +1,7 @@
 import { ServerNotFoundError, type AccessRuleService, type CreatedEndpoint, type EndpointManagerService, type EndpointService, type EndpointView, type ReadMemo, type ServerState, type TaskService } from '@xfer/core';
 import type { Request, Response, Router } from 'express';
 import { principalOf } from './authenticate';
-import { sendResult } from './results';
+import { sendJsonBytes, sendResult } from './results';
 import { decodeRoleGrant, roleDocument } from './v010/roles';
 import { decodePauseRule, decodeSubscriptionAdminVerified, decodeSubscriptionChange } from './v010/endpointManager';
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
@@ -49,14 +49,15 @@ export function endpointRoutes(router: Router, endpoints: EndpointService, acces
 
   /**
    * Sends the document of a read that depends on stored data only (not the time), remembered per
-   * caller, URL and the endpoints the caller's tasks use, until that data changes. A refusal is
-   * never remembered. Kept as bytes: a repeat sends them as they are (an access list of 1,000
-   * rules is 300 KB to encode otherwise).
+   * caller and URL until that data changes (the memo forgets everything when anything is written,
+   * so `in_use`, read from the tasks, is looked up on a miss only). A refusal is never remembered.
+   * Kept as bytes: a repeat sends them as they are (an access list of 1,000 rules is 300 KB to
+   * encode otherwise).
    */
   const sendRemembered = async (req: Request, res: Response, render: (document: (view: EndpointView) => ReturnType<typeof endpointDocument>) => Promise<unknown>) => {
-    const { inUse, document } = await documentsFor(res);
-    const key = `${principalOf(res).principalIds.join(' ')} ${req.originalUrl} ${[...inUse].sort().join(',')}`;
-    res.type('json').send(await memo.remember(key, async () => Buffer.from(JSON.stringify(await render(document)))));
+    const principal = principalOf(res);
+    const bytes = await memo.remember(`${principal.principalKey} ${req.originalUrl}`, async () => Buffer.from(JSON.stringify(await render((await documentsFor(res)).document))));
+    sendJsonBytes(res, bytes);
   };
 
   router.get('/endpoint/:xid', (req, res) =>

@@ -10,3 +10,10 @@ export function sendResult(
 ): void {
   res.status(status).json({ ...document, request_id: requestId(res), resource: resourceOf(req) });
 }
+
+/** Sends a JSON document already encoded (a remembered read): its bytes as they are, with the headers res.json would set. */
+export function sendJsonBytes(res: Response, bytes: Buffer): void {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', bytes.length);
+  res.end(bytes);
+}

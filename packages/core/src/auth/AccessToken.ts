@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import type { IdentityRepository, IdentityState } from './Identity';
 
 /** Only the SHA-256 of a token is ever stored: a leaked database yields no usable token. */
@@ -24,7 +24,8 @@ export interface AccessTokenState {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // crypto.hash (Node 20.12 and later): one call and no Hash object, on every authenticated request
+  return typeof hash === 'function' ? hash('sha256', token, 'hex') : createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 export function newTokenSecret(): string {

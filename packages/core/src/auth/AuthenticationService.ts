@@ -23,6 +23,9 @@ export const DEFAULT_AUTHENTICATION_OPTIONS: AuthenticationOptions = { introspec
 
 /** Turns a bearer token into the caller; expiry is always checked at once. */
 export class AuthenticationService {
+  /** The principal made of each token holder the repository answered: a holder it remembers (until anything changes) is made into a principal once. */
+  private readonly principals = new WeakMap<object, Principal>();
+
   constructor(
     private readonly uow: AuthenticationRepositories,
     private readonly clock: Clock,
@@ -40,7 +43,9 @@ export class AuthenticationService {
       throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     }
     this.requireScope(holder.token.scopes);
-    return new Principal(holder.identity, holder.set, holder.groupIds);
+    let principal = this.principals.get(holder);
+    if (!principal) this.principals.set(holder, (principal = new Principal(holder.identity, holder.set, holder.groupIds)));
+    return principal;
   }
 
   private requireScope(scopes: readonly string[]): void {

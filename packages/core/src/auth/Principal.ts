@@ -7,6 +7,10 @@ import type { IdentityState } from './Identity';
 export class Principal {
   readonly identityIds: ReadonlySet<string>;
   readonly groupIds: ReadonlySet<string>;
+  /** Identity and group ids: everything a role or subscription membership may name. */
+  readonly principalIds: readonly string[];
+  /** The principal ids in one string: what a memo of this caller's reads is keyed by. */
+  readonly principalKey: string;
 
   constructor(
     readonly primary: IdentityState,
@@ -15,11 +19,9 @@ export class Principal {
   ) {
     this.identityIds = new Set([primary.id, ...identities.map((i) => i.id)]);
     this.groupIds = new Set(groupIds);
-  }
-
-  /** Identity and group ids: everything a role or subscription membership may name. */
-  get principalIds(): string[] {
-    return [...this.identityIds, ...this.groupIds];
+    // computed once: a principal is made once per token holder and read on every request
+    this.principalIds = Object.freeze([...this.identityIds, ...this.groupIds]);
+    this.principalKey = this.principalIds.join(' ');
   }
 
   hasIdentity(identityId: string | null): boolean {
