@@ -32,7 +32,7 @@ export function typeormRepositories(engine: Engine, manager: EntityManager): Rep
     identities: new TypeormIdentityRepository(manager, sql),
     groups: new TypeormGroupRepository(manager),
     accessTokens: new TypeormAccessTokenRepository(manager, sql),
-    clients: new TypeormClientRepository(manager),
+    clients: new TypeormClientRepository(manager, sql),
     scopes: new TypeormScopeRepository(manager),
     consents: new TypeormConsentRepository(manager),
     sessions: new TypeormSessionRepository(manager, sql),

@@ -1,5 +1,5 @@
 import { createHash, hash, randomBytes } from 'node:crypto';
-import type { IdentityRepository, IdentityState } from './Identity';
+import type { IdentityState } from './Identity';
 
 /** Only the SHA-256 of a token is ever stored: a leaked database yields no usable token. */
 export interface AccessTokenState {
@@ -43,14 +43,13 @@ export function tokenId(token: Pick<AccessTokenState, 'token_hash'>): string {
 
 /** A token that is neither revoked nor expired, with the identity it was issued to; null otherwise. */
 export async function findLiveToken(
-  repos: { accessTokens: AccessTokenRepository; identities: IdentityRepository },
+  repos: { accessTokens: AccessTokenRepository },
   token: string,
   now: Date,
 ): Promise<{ token: AccessTokenState; identity: IdentityState } | null> {
-  const found = await repos.accessTokens.findByHash(hashToken(token));
-  if (!found || !isTokenUsable(found, now)) return null;
-  const identity = await repos.identities.findById(found.identity_id);
-  return identity ? { token: found, identity } : null;
+  // the holder: what authenticating the token read (and the repository may remember), its identity with it
+  const holder = await repos.accessTokens.findHolder(hashToken(token));
+  return holder && isTokenUsable(holder.token, now) ? { token: holder.token, identity: holder.identity } : null;
 }
 
 /** A token with the identity it was issued to, that identity's whole set and the groups of all of them. */

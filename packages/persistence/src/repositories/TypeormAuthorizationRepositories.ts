@@ -49,7 +49,10 @@ const clientFromRecord = (r: ClientRecord): ClientState => ({
 });
 
 export class TypeormClientRepository implements ClientRepository {
-  constructor(private readonly manager: EntityManager) {}
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly sql: Sql,
+  ) {}
   async add(client: ClientState) {
     await this.manager.insert(ClientSchema, {
       ...client,
@@ -59,8 +62,11 @@ export class TypeormClientRepository implements ClientRepository {
     });
   }
   async findById(id: string) {
-    const r = await this.manager.findOneBy(ClientSchema, { id });
-    return r ? clientFromRecord(r) : null;
+    // every introspection, token and revocation request authenticates its client: remembered until anything changes
+    return this.sql.cached(`client ${id}`, async () => {
+      const r = await this.manager.findOneBy(ClientSchema, { id });
+      return r ? clientFromRecord(r) : null;
+    });
   }
   async findByIds(ids: readonly string[]) {
     if (ids.length === 0) return [];

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashSessionSecret, newIdentity, newTask } from '@xfer/core';
+import { hashSessionSecret, hashToken, newIdentity, newTask } from '@xfer/core';
 import { transferRequest } from '@xfer/core/testing';
 import { openEngine } from '../engine/openEngine';
 import { testBackends } from '../testing';
@@ -44,6 +44,30 @@ describe.each(testBackends())('the read cache on $name', (backend) => {
       await typeormRepositories(other, other.dataSource.manager).sessions.delete(hash);
       // the next request after a commit elsewhere comes in a later turn of the event loop
       await new Promise((resolve) => setImmediate(resolve));
+      expect(await read()).toBeNull();
+    } finally {
+      await one.close();
+      await other.close();
+      await database.drop();
+    }
+  });
+
+  it("forgets a client whose secret another instance changed or that it removed (every introspection authenticates one)", async () => {
+    const dir = backend.name === 'sqlite' ? mkdtempSync(join(tmpdir(), 'xfer-cache-')) : null;
+    const database = dir ? { url: `sqlite:${join(dir, 'xfer.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) } : await backend.create();
+    const [one, other] = [await openEngine(database.url), await openEngine(database.url)];
+    try {
+      const client = { id: 'c4e1d3a2-5b6c-4d7e-8f90-a1b2c3d4e5f6', display_name: 'Resource server', branding: { logo_url: null, primary_color: null, background_color: null }, redirect_uris: [], public_client: false, secret_hash: hashToken('first'), resource_server: 'transfer.api.globus.org', template_id: null, created_at: new Date() };
+      await typeormRepositories(other, other.dataSource.manager).clients.add(client);
+      const read = () => typeormRepositories(one, one.dataSource.manager).clients.findById(client.id);
+      const laterTurn = () => new Promise((resolve) => setImmediate(resolve));
+      expect((await read())?.secret_hash).toBe(hashToken('first'));
+      expect((await read())?.secret_hash).toBe(hashToken('first'));
+      await typeormRepositories(other, other.dataSource.manager).clients.update({ ...client, secret_hash: hashToken('second') });
+      await laterTurn();
+      expect((await read())?.secret_hash).toBe(hashToken('second'));
+      await typeormRepositories(other, other.dataSource.manager).clients.delete(client.id);
+      await laterTurn();
       expect(await read()).toBeNull();
     } finally {
       await one.close();
