@@ -68,6 +68,20 @@ describe('transfer and delete tasks, as their owners see them', () => {
     expect(told).toEqual([task.id]);
   });
 
+  it('writes a task and its SUBMITTED event together, or neither (the event refused: no task, no worker told)', async () => {
+    const told: string[] = [];
+    const telling = new TaskService(world.uow, world.clock, world.ids, (id) => told.push(id));
+    const addEvent = store.addEvent.bind(store);
+    const refuse = jest.spyOn(store, 'addEvent').mockImplementationOnce(() => Promise.reject(new Error('disk full')));
+    await expect(telling.submit(alice, transfer())).rejects.toThrow('disk full');
+    expect(await tasks.list(alice)).toMatchObject({ tasks: [], total: 0 });
+    expect(told).toEqual([]);
+    refuse.mockImplementation(addEvent);
+    const { task } = await telling.submit(alice, transfer());
+    expect((await tasks.events(alice, task.id)).events.map((e) => e.code)).toEqual(['SUBMITTED']);
+    expect(told).toEqual([task.id]);
+  });
+
   it('checks the rules of a request whoever decoded it', async () => {
     await expect(tasks.submit(alice, transfer(undefined, { items: [] }))).rejects.toThrow('A task requires at least one item');
     await expect(tasks.submit(alice, transfer(undefined, { label: ' padded' }))).rejects.toThrow('Invalid label: must not begin or end with spaces');

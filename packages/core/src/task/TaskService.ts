@@ -80,8 +80,11 @@ export class TaskService {
     const names: (string | null)[] = [];
     for (const id of endpoints) names.push((await endpointWithFiles(this.uow.repositories, caller, id, now)).endpoint.snapshot.display_name);
     const task = newTask(this.ids.uuid(), caller.primary.id, request, now, { source: names[0] ?? null, destination: names[1] ?? null });
-    await this.uow.repositories.tasks.add(task);
-    await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
+    // the task and its first event, or neither: no task is ever without its SUBMITTED event
+    await this.uow.transaction(async ({ tasks }) => {
+      await tasks.add(task);
+      await tasks.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
+    });
     this.submitted(task.id);
     return { task, duplicate: false };
   }
