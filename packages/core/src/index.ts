@@ -57,3 +57,4 @@ export * from './endpoint/EndpointSearch';
 export * from './task/TaskRequest';
 export * from './task/Task';
 export * from './task/TaskService';
+export * from './task/scheduling';

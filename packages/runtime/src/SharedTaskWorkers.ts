@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { CoreServices, UnitOfWork } from '@xfer/core';
+import { PER_USER, QUEUE_READ, retryDelay, type CoreServices, type UnitOfWork } from '@xfer/core';
 import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
 import { taskLockKey } from './taskLock';
-import { PER_USER, QUEUE_READ, retryDelay, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
+import type { TaskWorkerOptions, TaskWorkerPool } from './TaskWorkers';
 
 /** pg-boss's queue of "run this task" jobs; a job is a nudge, the tasks table says what is to do. */
 const QUEUE = 'xfer-tasks';

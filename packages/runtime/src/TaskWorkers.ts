@@ -1,4 +1,4 @@
-import type { CoreServices, TaskState, UnitOfWork } from '@xfer/core';
+import { QUEUE_READ, retryDelay, tasksToStart, type CoreServices, type RunningTask, type TaskState, type UnitOfWork } from '@xfer/core';
 
 export interface TaskWorkerOptions {
   /** Tasks run at once by this process (API_TASK_WORKERS; 0: none). */
@@ -24,26 +24,6 @@ export interface TaskWorkerPool {
 }
 
 /**
- * How long a task waits before its next attempt, after `faults` faults: `retryMs` (5 s by default)
- * doubled each fault, at most 60 times it (5 min), so that tasks waiting on a file for a day do not
- * write an attempt's events every few seconds.
- */
-export function retryDelay(options: Pick<TaskWorkerOptions, 'retryMs'>, faults: number): number {
-  const base = options.retryMs ?? 5000;
-  return Math.min(base * 2 ** Math.min(Math.max(faults - 1, 0), 10), base * 60);
-}
-
-/** Of one user's tasks, at most this many of each type run at a time (the rest stay Queued). */
-export const PER_USER = 3;
-
-/**
- * The queue as a poll reads it: the oldest ACTIVE tasks, at most `perOwner` of each owner's of a
- * type (room beside PER_USER for the ones waiting out a failure), so that one owner's many
- * waiting tasks never fill the rows another owner's task would be in.
- */
-export const QUEUE_READ = { total: 1000, perOwner: 20 };
-
-/**
  * Workers inside the process, the only one running tasks on its database (SQLite): they take up
  * ACTIVE tasks, every owner in turn (the owner running fewest first, then the oldest request), at
  * most `concurrency` at a time and PER_USER of one owner's tasks of a type, and run each through
@@ -53,7 +33,7 @@ export const QUEUE_READ = { total: 1000, perOwner: 20 };
  * them up), so that the runtime closes the engine after them.
  */
 export class TaskWorkers implements TaskWorkerPool {
-  private readonly running = new Map<string, { owner: string; type: string; done: Promise<void> }>();
+  private readonly running = new Map<string, RunningTask & { done: Promise<void> }>();
   private readonly notBefore = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -107,18 +87,8 @@ export class TaskWorkers implements TaskWorkerPool {
       this.options.log?.(`task workers: the queue could not be read: ${(error as Error).message}`);
       return;
     }
-    const now = Date.now();
-    const runningOf = (owner: string, type?: string) => [...this.running.values()].filter((r) => r.owner === owner && (type === undefined || r.type === type)).length;
-    let eligible = active.filter((task) => !this.running.has(task.id) && (this.notBefore.get(task.id) ?? 0) <= now);
-    while (this.running.size < this.options.concurrency && !this.stopped) {
-      eligible = eligible.filter((task) => runningOf(task.owner_id, task.request.type) < PER_USER);
-      if (eligible.length === 0) break;
-      // every owner in turn: the one running fewest first, then the oldest request
-      let next = eligible[0]!;
-      for (const task of eligible) if (runningOf(task.owner_id) < runningOf(next.owner_id)) next = task;
-      eligible = eligible.filter((task) => task !== next);
-      this.run(next);
-    }
+    if (this.stopped) return;
+    for (const task of tasksToStart(active, this.running, free, (id) => this.notBefore.get(id) ?? 0, Date.now())) this.run(task);
   }
 
   private run(task: TaskState): void {

@@ -1,4 +1,4 @@
-export { PER_USER, TaskWorkers, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
+export { TaskWorkers, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
 // the shared workers (pg-boss) load only where a Postgres runtime starts them
 export { taskLockKey } from './taskLock';
 export { closeServer, Runtime, type ProcessKind, type RuntimeOptions, type StandInSnapshot } from './Runtime';
