@@ -52,7 +52,7 @@ export * from './access/AccessRuleService';
 export * from './storage/Storage';
 export * from './storage/FileService';
 export * from './storage/paths';
-export { octal, type ListingField } from './storage/listing';
+export { compareEntries, KEEP_EVERY_ENTRY, LISTING_FIELDS, listedValue, octal, type Listed, type ListingField, type ListingFilter, type ListingOrder } from './storage/listing';
 export * from './endpoint/EndpointSearch';
 export * from './task/TaskRequest';
 export * from './task/Task';

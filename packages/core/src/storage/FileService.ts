@@ -17,7 +17,7 @@ import {
 } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { parseListingFilter, parseListingOrder, compareEntries, type ListingOrder } from './listing';
+import { compareEntries, KEEP_EVERY_ENTRY, type ListingFilter, type ListingOrder } from './listing';
 import { baseName, isWithin, parentOf, resolveStoragePath } from './paths';
 import { StorageError, type FileEntry, type Storage, type StorageDirectory } from './Storage';
 
@@ -47,10 +47,10 @@ export interface ListingOptions {
   showHidden?: boolean;
   limit?: number;
   offset?: number;
-  /** `name ASC,type DESC` (or one per element): fields of the file document, each ASC (the default) or DESC. */
-  orderby?: string | readonly string[];
-  /** The hosted filter grammar: `/`-separated clauses that all hold; several filters: any of them holds. */
-  filter?: string | readonly string[];
+  /** Field after field, each ascending or descending (then by name). */
+  order?: ListingOrder;
+  /** Which entries are kept (default: every one). */
+  filter?: ListingFilter;
 }
 
 export interface Listing {
@@ -99,8 +99,8 @@ export class FileService {
     const offset = options.offset ?? 0;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LISTING) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_LISTING}`);
     if (!Number.isInteger(offset) || offset < 0) throw new BadRequestError('Invalid offset: a whole number from 0');
-    const order = parseListingOrder(options.orderby);
-    const keep = parseListingFilter(options.filter);
+    const order = options.order ?? [];
+    const keep = options.filter ?? KEEP_EVERY_ENTRY;
     const located = await this.locate(caller, xid, 'pause_ls');
     const asked = rawPath ?? '/~/';
     const path = resolveStoragePath(asked, located.home);

@@ -1,6 +1,7 @@
 import { BadRequestError, octal, type FileEntry, type Listing, type ListingOptions } from '@xfer/core';
 import { firstValue as first } from '@xfer/server-kit';
 import { IsOptional, IsString } from 'class-validator';
+import { parseListingFilter, parseListingOrder } from './listing';
 import { flag, integer } from './paging';
 import { checkDataType } from './requests';
 import { parseBody } from './validation';
@@ -21,8 +22,8 @@ export function listingQuery(query: Record<string, unknown>): { path: string | u
       showHidden: flag('show_hidden', first(query.show_hidden)),
       limit: integer('limit', first(query.limit)),
       offset: integer('offset', first(query.offset)),
-      orderby: texts('orderby', query.orderby),
-      filter: texts('filter', query.filter),
+      order: parseListingOrder(texts('orderby', query.orderby)),
+      filter: parseListingFilter(texts('filter', query.filter)),
     },
   };
 }

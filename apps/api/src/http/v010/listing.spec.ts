@@ -1,5 +1,5 @@
-import { BadRequestError } from '../shared/errors';
-import { compareEntries, octal, parseListingFilter, parseListingOrder, type Listed } from './listing';
+import { BadRequestError, compareEntries, octal, type Listed } from '@xfer/core';
+import { parseListingFilter, parseListingOrder } from './listing';
 
 const entry = (name: string, extra: Partial<Listed> = {}): Listed => ({ name, ...extra });
 const at = (iso: string) => new Date(iso);
@@ -83,5 +83,19 @@ describe("a listing's order and filter, in the hosted grammar", () => {
 
   it('writes permission bits as the hosted documents do', () => {
     expect([octal(0o644), octal(0o4755), octal(0o100644), octal(0)]).toEqual(['0644', '4755', '0644', '0000']);
+  });
+
+  it('reads the forms clients send: empty filters keep all, a bad pattern matches nothing, a date with a space, empty orderby parts', () => {
+    const list = [entry('a.png', { type: 'file', size: 300 }), entry('old.txt', { type: 'file', size: 1, lastModified: at('2020-03-04T05:06:07Z') })];
+    const names = (filter: string | string[]) => list.filter((e) => parseListingFilter(filter).test(e)).map((e) => e.name);
+    expect(names(['', ' '])).toEqual(['a.png', 'old.txt']);
+    expect(names('name:~a(png')).toEqual([]);
+    expect(names('last_modified:2020-03-04 05:06:07,2020-03-04 05:06:07')).toEqual(['old.txt']);
+    expect(names('type:file/name:~*.png')).toEqual(['a.png']);
+    expect(names(['size:,2', 'name:a.png'])).toEqual(['a.png', 'old.txt']);
+    expect(parseListingFilter('name:~*.txt').namesOnly).toBe(true);
+    expect(parseListingFilter('type:file/name:x').namesOnly).toBe(false);
+    expect(parseListingOrder('last_modified asc,size')).toEqual([{ field: 'last_modified', descending: false }, { field: 'size', descending: false }]);
+    for (const bad of ['size UP', 'colour', 'name ASC extra']) expect(() => parseListingOrder(bad)).toThrow(`Invalid orderby '${bad}': a field (name, type, size, last_modified, permissions, user, group) and ASC or DESC`);
   });
 });
