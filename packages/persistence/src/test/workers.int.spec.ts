@@ -35,10 +35,13 @@ describe('starting a worker thread', () => {
     // the workspace root is found above the script: it lives beside this test, for the duration
     const inWorkspace = join(__dirname, `.worker-probe-${process.pid}.ts`);
     // a module of this workspace, by its package name, and a type annotation: only a TypeScript loader with the paths runs it
-    writeFileSync(inWorkspace, "import { parentPort } from 'node:worker_threads';\nimport { SEARCHED_FIELDS } from '@xfer/core';\nconst fields: string[] = SEARCHED_FIELDS.map(([f]) => f);\nparentPort!.postMessage('ready');\nparentPort!.postMessage(fields[0]);\n");
+    writeFileSync(inWorkspace, "import { parentPort } from 'node:worker_threads';\nimport { SEARCHED_FIELDS } from '@xfer/core';\nconst fields: string[] = SEARCHED_FIELDS.map(([f]) => f);\nparentPort!.postMessage('ready');\nparentPort!.on('message', () => parentPort!.postMessage(fields[0]));\n");
     try {
       const worker = await startWorker('probe thread', inWorkspace, {});
-      expect(await new Promise((resolve) => worker.once('message', resolve))).toBe('display_name');
+      // asked once the answer has a listener: a message sent right after 'ready' may come before it has one
+      const answered = new Promise((resolve) => worker.once('message', resolve));
+      worker.postMessage('which field?');
+      expect(await answered).toBe('display_name');
       await worker.terminate();
     } finally {
       rmSync(inWorkspace, { force: true });
