@@ -167,7 +167,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
         if (after?.status === 'ACTIVE') await this.later(taskId, after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults));
       } catch (error) {
         this.options.log?.(`task ${taskId}: ${(error as Error).message}`);
-        await this.later(taskId, this.options.retryMs ?? 5000);
+        await this.later(taskId, retryDelay(this.options, 0));
       } finally {
         await this.unlock(`slot ${slot} ${held}`, 'pg_advisory_unlock($1::int, $2::int)', [slot, held]);
       }

@@ -99,7 +99,7 @@ export class TaskWorkers implements TaskWorkerPool {
         else this.notBefore.delete(task.id);
       })
       .catch((error: unknown) => {
-        this.notBefore.set(task.id, Date.now() + (this.options.retryMs ?? 5000));
+        this.notBefore.set(task.id, Date.now() + retryDelay(this.options, 0));
         this.options.log?.(`task ${task.id}: ${(error as Error).message}`);
       })
       .finally(() => {

@@ -26,6 +26,18 @@ export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'a
 
 type NextHandler = (req: Request, res: Response, next: NextFunction) => void;
 
+/** Handlers run one after another as one layer of Express's router: each begins when the one before calls next(); an error goes to Express's. */
+function inSequence(...handlers: NextHandler[]): NextHandler {
+  return (req, res, next) => {
+    const from = (index: number) => (error?: unknown) => {
+      if (error) next(error);
+      else if (index === handlers.length) next();
+      else handlers[index]!(req, res, from(index + 1));
+    };
+    from(0)();
+  };
+}
+
 /** Routes registered on the app with `prefix` before their paths (what the route groups add routes to). */
 function prefixedRoutes(app: Express, prefix: string): Router {
   const routes = {
@@ -64,7 +76,8 @@ export function createApp(services: ApiServices, options: ApiOptions = {}): Expr
     return (path === VERSION_PREFIX || path.startsWith(`${VERSION_PREFIX}/`)) && path !== openApiPath && path !== `${openApiPath}/`;
   };
   const gated: NextHandler = (req, res, next) => (inApi(req) ? gate(req, res, next) : next());
-  app.use((req, res, next) => context(req, res, () => log(req, res, () => (req.method === 'GET' ? gated(req, res, next) : parseJson(req, res, (error?: unknown) => (error ? next(error) : gated(req, res, next)))))));
+  const body: NextHandler = (req, res, next) => (req.method === 'GET' ? next() : parseJson(req, res, next));
+  app.use(inSequence(context, log, body, gated));
   app.get(openApiPath, (_req, res) => {
     res.json(openApiDocument);
   });

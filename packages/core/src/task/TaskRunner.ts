@@ -210,12 +210,14 @@ class Attempt {
 
   async transfer(owner: Principal, request: TransferRequest): Promise<void> {
     for (const item of request.items) {
-      this.checking(() => Promise.all([this.deps.files.place(owner, request.source_endpoint, item.source_path, 'r', 'pause_task_transfer_read'), this.deps.files.place(owner, request.destination_endpoint, item.destination_path, 'rw', 'pause_task_transfer_write')]));
-      const source = await this.deps.files.place(owner, request.source_endpoint, item.source_path, 'r', 'pause_task_transfer_read');
+      const placeSource = () => this.deps.files.place(owner, request.source_endpoint, item.source_path, 'r', 'pause_task_transfer_read');
+      const placeDestination = (options?: { makeParents: boolean }) => this.deps.files.place(owner, request.destination_endpoint, item.destination_path, 'rw', 'pause_task_transfer_write', options);
+      this.checking(() => Promise.all([placeSource(), placeDestination()]));
+      const source = await placeSource();
       const entry = await this.sourceEntry(source, request);
       if (entry !== null) {
         // the destination's missing folders are made once the source is there
-        const destination = await this.deps.files.place(owner, request.destination_endpoint, item.destination_path, 'rw', 'pause_task_transfer_write', { makeParents: true });
+        const destination = await placeDestination({ makeParents: true });
         const recursive = item.recursive ?? entry.type === 'dir';
         if (recursive && entry.type !== 'dir') throw new Retry('NOT_A_DIRECTORY', `${source.shown} is a file: a recursive item copies a directory`);
         if (!recursive && entry.type === 'dir') throw new Retry('IS_A_DIRECTORY', `${source.shown} is a directory: give the item recursive true`);
@@ -526,8 +528,9 @@ class Attempt {
 
   async delete(owner: Principal, request: DeleteRequest): Promise<void> {
     for (const path of request.paths) {
-      this.checking(() => this.deps.files.place(owner, request.endpoint, path, 'rw', 'pause_task_delete'));
-      const place = await this.deps.files.place(owner, request.endpoint, path, 'rw', 'pause_task_delete');
+      const placePath = () => this.deps.files.place(owner, request.endpoint, path, 'rw', 'pause_task_delete');
+      this.checking(placePath);
+      const place = await placePath();
       const entry = await place.storage.stat(place.path).catch((error: unknown) => {
         if (error instanceof StorageError && error.failure === 'not_found' && request.options.ignore_missing) return null;
         throw error;
