@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { baseName, joinStoragePath, parentOf, StorageError, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type ListedName, type Storage, type StorageFailure } from '@xfer/core';
+import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type KernelCopy, type ListedName, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 
@@ -74,12 +74,21 @@ export const PART_PREFIX = '.xfer-part-';
  */
 export class FsStorage implements Storage {
   private realRoot: Promise<string> | null = null;
+  readonly features: StorageFeatures;
 
   constructor(
     private readonly fs: FsApi,
     private readonly root: string,
     private readonly options: FsStorageOptions = {},
-  ) {}
+  ) {
+    // descriptors are checked where they lead (whereIs) before the kernel or a thread copies through them
+    const checked = options.whereIs !== undefined;
+    this.features = {
+      typedNames: (path) => this.typedNames(path),
+      kernelCopy: checked && fs.copyFile ? new FsKernelCopy(this, fs, null) : null,
+      batchCopy: checked && options.copyThreads ? new FsBatchCopy(this, options.copyThreads, null) : null,
+    };
+  }
 
   /**
    * This storage from `base` down (a share's host_path), a boundary exactly like the root: paths
@@ -143,7 +152,7 @@ export class FsStorage implements Storage {
     yield* this.guardStream(path, this.listDirectory(real, path));
   }
 
-  async *listedNames(path: string): AsyncIterable<readonly ListedName[]> {
+  private async *typedNames(path: string): AsyncIterable<readonly ListedName[]> {
     const real = await this.guard(path, () => this.inside(path, path));
     // the listing at once, as names() reads it, through the directory's checked descriptor
     const listed = await this.guard(path, () => this.throughDirectory(real, path, (base) => this.fs.readdirTypes(base)));
@@ -237,14 +246,13 @@ export class FsStorage implements Storage {
   }
 
   /**
-   * Between two storages on the host's filesystem: the source opened and checked as read() does,
-   * the temporary file made and checked as write() does, and the kernel copying from the one
-   * descriptor to the other (through /proc/self/fd, so a path swapped meanwhile changes nothing),
-   * then renamed into place. Null for any other pair (memory trees, another storage type).
+   * The kernel copy (features.kernelCopy), from a storage on the same filesystem: the source opened
+   * and checked as read() does, the temporary file made and checked as write() does, and the
+   * kernel copying from the one descriptor to the other (through /proc/self/fd, so a path swapped
+   * meanwhile changes nothing), then renamed into place.
    */
-  async copyFrom(source: Storage, from: string, path: string, options: { lastModified?: Date } = {}): Promise<number | null> {
-    const copyFile = this.fs.copyFile;
-    if (!(source instanceof FsStorage) || source.fs !== this.fs || !copyFile || !this.options.whereIs || !source.options.whereIs) return null;
+  async kernelCopyFrom(source: FsStorage, from: string, path: string, options: { lastModified?: Date } = {}): Promise<number> {
+    const copyFile = this.fs.copyFile!;
     const { handle: input } = await source.guard(from, () => source.openInside(from));
     try {
       return await this.guard(path, async () => {
@@ -274,14 +282,13 @@ export class FsStorage implements Storage {
   }
 
   /**
-   * Between two storages on the host's filesystem, on the copy threads: both directories resolved
-   * inside their roots here, then opened there and checked again where their descriptors lead;
-   * each file opened through its directory's descriptor without following a link, copied to a
-   * temporary name and renamed into place, as copyFrom does. Null for any other pair.
+   * The batch copy (features.batchCopy), from a storage on the same copy threads: both directories
+   * resolved inside their roots here, then opened there and checked again where their descriptors
+   * lead; each file opened through its directory's descriptor without following a link, copied to
+   * a temporary name and renamed into place, as the kernel copy does.
    */
-  async copyFilesFrom(source: Storage, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[] | null> {
-    const threads = this.options.copyThreads;
-    if (!(source instanceof FsStorage) || source.fs !== this.fs || !threads || source.options.copyThreads !== threads || !this.options.whereIs || !source.options.whereIs) return null;
+  async batchCopyFrom(source: FsStorage, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+    const threads = this.options.copyThreads!;
     const sourceDir = await source.guard(from, () => source.inside(from, from));
     const destinationDir = await this.guard(to, () => this.inside(to, to));
     const answer = await threads.copy({
@@ -484,4 +491,89 @@ function asStorageError(error: unknown, path: string): unknown {
 
 function within(real: string, root: string): boolean {
   return root === '/' || real === root || real.startsWith(`${root}/`);
+}
+
+/** A guard's checks and digests, then the next one's. */
+function chained(first: StorageGuard | null, next: StorageGuard): StorageGuard {
+  if (first === null) return next;
+  return { check: (path) => (first.check(path), next.check(path)), digest: (path, digest) => next.digest(path, first.digest(path, digest)) };
+}
+
+/** The kernel copy between storages of one filesystem (its host). */
+class FsKernelCopy implements KernelCopy {
+  constructor(
+    readonly storage: FsStorage,
+    readonly host: object,
+    private readonly guard: StorageGuard | null,
+  ) {}
+
+  async copyFile(source: KernelCopy, from: string, path: string, options?: { lastModified?: Date }): Promise<number> {
+    if (!(source instanceof FsKernelCopy) || source.host !== this.host) throw new Error('a kernel copy takes a source on its own filesystem');
+    source.guard?.check(from);
+    this.guard?.check(path);
+    return this.storage.kernelCopyFrom(source.storage, from, path, options);
+  }
+
+  guarded(guard: StorageGuard): KernelCopy {
+    return new FsKernelCopy(this.storage, this.host, chained(this.guard, guard));
+  }
+}
+
+/** The batch copy between storages of one host's copy threads. */
+class FsBatchCopy implements BatchCopy {
+  constructor(
+    readonly storage: FsStorage,
+    readonly host: object,
+    private readonly guard: StorageGuard | null,
+  ) {}
+
+  async copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+    if (!(source instanceof FsBatchCopy) || source.host !== this.host) throw new Error("a batch copy takes a source on its own host's threads");
+    source.guard?.check(from);
+    this.guard?.check(to);
+    if (source.guard === null && this.guard === null) return this.storage.batchCopyFrom(source.storage, from, to, files, options);
+    return this.guardedCopy(source, from, to, files, options);
+  }
+
+  /**
+   * The files up to the first one a guard fails, copied; that file's failure as its outcome, then
+   * the rest when the failure is one the copy goes on after; digests as the guards report them.
+   */
+  private async guardedCopy(source: FsBatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+    const sourcePath = (file: DirectoryFile) => joinStoragePath(from, `/${file.name}`);
+    const destinationPath = (file: DirectoryFile) => joinStoragePath(to, `/${file.name}`);
+    const failureOf = (file: DirectoryFile): Extract<DirectoryFileCopy, { error: StorageError }> | null => {
+      for (const [side, guard, path] of [['source', source.guard, sourcePath(file)], ['destination', this.guard, destinationPath(file)]] as const) {
+        try {
+          guard?.check(path);
+        } catch (error) {
+          if (error instanceof StorageError) return { error, side };
+          throw error;
+        }
+      }
+      return null;
+    };
+    const outcomes: DirectoryFileCopy[] = [];
+    for (let at = 0; at < files.length; ) {
+      let end = at;
+      let failure: ReturnType<typeof failureOf> = null;
+      while (end < files.length && (failure = failureOf(files[end]!)) === null) end += 1;
+      const copied = end > at ? await this.storage.batchCopyFrom(source.storage, from, to, files.slice(at, end), options) : [];
+      for (const [i, outcome] of copied.entries()) {
+        const file = files[at + i]!;
+        outcomes.push('error' in outcome || outcome.checksums === null ? outcome : { ...outcome, checksums: { source: source.guard?.digest(sourcePath(file), outcome.checksums.source) ?? outcome.checksums.source, destination: this.guard?.digest(destinationPath(file), outcome.checksums.destination) ?? outcome.checksums.destination } });
+      }
+      const stoppedAt = (outcome: DirectoryFileCopy) => 'error' in outcome && !(outcome.side === 'source' && options.skipSourceFailures.includes(outcome.error.failure));
+      // the call stopped short (a failure, its bytes, a stop): the caller goes on from there
+      if (copied.length < end - at || copied.some(stoppedAt) || failure === null || options.signal?.aborted) return outcomes;
+      outcomes.push(failure);
+      if (stoppedAt(failure)) return outcomes;
+      at = end + 1;
+    }
+    return outcomes;
+  }
+
+  guarded(guard: StorageGuard): BatchCopy {
+    return new FsBatchCopy(this.storage, this.host, chained(this.guard, guard));
+  }
 }

@@ -1,4 +1,4 @@
-import { joinStoragePath, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '@xfer/core';
+import { joinStoragePath, StorageError, type ChecksumAlgorithm, type FileEntry, type ListedName, type Storage, type StorageFeatures, type StorageGuard } from '@xfer/core';
 
 /** The storage failures a test may inject (the stand-in's POST /_xfer/faults with an endpoint). */
 export const STORAGE_FAULTS = ['PERMISSION_DENIED', 'FILE_NOT_FOUND', 'QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH'] as const;
@@ -47,19 +47,42 @@ export class StorageFaults {
   }
 }
 
-/** A storage whose calls fail where a pending fault says so. */
+/**
+ * A storage whose calls fail where a pending fault says so: its faster paths are the inner
+ * storage's, each call of theirs failing (and a digest of theirs differing) as its own would.
+ */
 export class FaultyStorage implements Storage {
+  readonly features: StorageFeatures;
+
   constructor(
     private readonly inner: Storage,
     private readonly endpoint: string,
     private readonly faults: StorageFaults,
     /** Where `inner` begins in the endpoint's storage (a share's host_path): faults name the host's paths. */
     private readonly base = '/',
-  ) {}
+  ) {
+    const guard: StorageGuard = { check: (path) => this.check(path), digest: (path, digest) => this.digest(path, digest) };
+    const { typedNames, kernelCopy, batchCopy } = inner.features;
+    this.features = {
+      typedNames: typedNames && ((path) => this.guardedNames(typedNames, path)),
+      kernelCopy: kernelCopy && kernelCopy.guarded(guard),
+      batchCopy: batchCopy && batchCopy.guarded(guard),
+    };
+  }
 
   private check(path: string): void {
     const fault = this.faults.take(this.endpoint, joinStoragePath(this.base, path), false);
     if (fault && fault.error !== 'CHECKSUM_MISMATCH') throw new StorageError(FAILURES[fault.error], path, `an injected fault (${fault.error})`);
+  }
+
+  /** A mismatch: the digest of other bytes. */
+  private digest(path: string, digest: string): string {
+    return this.faults.take(this.endpoint, joinStoragePath(this.base, path), true) ? '0'.repeat(digest.length) : digest;
+  }
+
+  private async *guardedNames(typedNames: (path: string) => AsyncIterable<readonly ListedName[]>, path: string): AsyncIterable<readonly ListedName[]> {
+    this.check(path);
+    yield* typedNames(path);
   }
 
   async stat(path: string): Promise<FileEntry> {
@@ -105,8 +128,6 @@ export class FaultyStorage implements Storage {
 
   async checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string> {
     this.check(path);
-    const digest = await this.inner.checksum(path, algorithm);
-    // a mismatch: the digest of other bytes
-    return this.faults.take(this.endpoint, joinStoragePath(this.base, path), true) ? '0'.repeat(digest.length) : digest;
+    return this.digest(path, await this.inner.checksum(path, algorithm));
   }
 }

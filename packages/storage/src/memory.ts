@@ -16,7 +16,18 @@ export const MEMORY_MODES = { dir: 0o755, file: 0o644 };
 /** A memfs volume through the filesystem interface a storage uses. */
 export function memoryFsApi(volume: InstanceType<typeof Volume>): FsApi {
   const fs = createFsFromVolume(volume);
-  return { ...(fs.promises as unknown as FsApi), readdirTypes: (path) => fs.promises.readdir(path, { withFileTypes: true }) as unknown as ReturnType<FsApi['readdirTypes']>, constants: fs.constants };
+  const promises = fs.promises as unknown as FsApi;
+  return {
+    ...promises,
+    readdirTypes: (path) => fs.promises.readdir(path, { withFileTypes: true }) as unknown as ReturnType<FsApi['readdirTypes']>,
+    // memfs renames a file over a directory, which the system refuses (EISDIR): a write never replaces a directory
+    rename: async (from, to) => {
+      const [moved, replaced] = await Promise.all([promises.lstat(from), promises.lstat(to).catch(() => null)]);
+      if (replaced?.isDirectory() && !moved.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, rename '${from}' -> '${to}'`), { code: 'EISDIR' });
+      return promises.rename(from, to);
+    },
+    constants: fs.constants,
+  };
 }
 
 /** One endpoint's tree in memory (memfs): its storage, and its files for an export. */

@@ -17,12 +17,13 @@ import { TestWorld } from '../testing/TestWorld';
 import { rootedAt } from '../testing/rootedAt';
 import { MAX_LISTING, type Listing } from './FileService';
 import type { Listed, ListingField, ListingFilter } from './listing';
-import { StorageError, type FileEntry, type Storage, type StorageAttachment, type StorageDirectory } from './Storage';
+import { NO_FEATURES, StorageError, type FileEntry, type Storage, type StorageAttachment, type StorageDirectory } from './Storage';
 
 const T0 = new Date('2026-01-01T00:00:00Z');
 
 /** A test double of the port: a tree of entries by path (the adapters have their own contract suite). */
 class TreeStorage implements Storage {
+  readonly features = NO_FEATURES;
   readonly byPath = new Map<string, FileEntry>();
   failNext: StorageError | Error | null = null;
   /** Names listed but gone by the time they are read. */

@@ -85,12 +85,6 @@ export interface Storage {
    * its name was read): a listing's, with the directory resolved once.
    */
   entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]>;
-  /**
-   * The names in the directory at `path` with the types its listing gives, in batches, without a
-   * stat of each (what a copy of a whole tree needs, where copyFilesFrom takes sizes and times
-   * from the files themselves); optional.
-   */
-  listedNames?(path: string): AsyncIterable<readonly ListedName[]>;
   /** Makes one directory; its parent must exist. */
   mkdir(path: string): Promise<void>;
   /** Moves a file or directory within the storage; the new parent must exist. */
@@ -102,25 +96,74 @@ export interface Storage {
    * place: a reader never sees half a file at its final name. Returns the bytes written.
    */
   write(path: string, data: AsyncIterable<Uint8Array>, options?: { lastModified?: Date }): Promise<number>;
-  /**
-   * Copies the file at `from` of `source` to `path` here as write() would, when the two can do it
-   * without the bytes passing through the process (two directories of one host): the bytes
-   * copied, or null when they cannot (then the caller streams read() into write()).
-   */
-  copyFrom?(source: Storage, from: string, path: string, options?: { lastModified?: Date }): Promise<number | null>;
-  /**
-   * Copies files of the directory `from` of `source` into the directory `to` here, in order, each
-   * as copyFrom would, when the two can do it faster together than one at a time (directories of
-   * one host: off the event loop, a call or two per file): what became of each, up to and with the
-   * first failure unless it is a failure of the source that `options.skipSourceFailures` names,
-   * or up to `options.maxBytes`; both sides' digests when `options.checksum` asks. Null when they
-   * cannot (the caller copies the files one at a time).
-   */
-  copyFilesFrom?(source: Storage, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[] | null>;
   /** Removes a file, or an empty directory. */
   remove(path: string): Promise<void>;
   /** The hex digest of the file at `path`. */
   checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string>;
+  /** What this storage can do faster than through the members above; a wrapper forwards or masks each. */
+  readonly features: StorageFeatures;
+}
+
+/**
+ * What a wrapper of a storage (injected faults) does to the calls of a feature it forwards, so
+ * that the feature fails and reports as the wrapper's own members would.
+ */
+export interface StorageGuard {
+  /** Throws the StorageError that a call on `path` fails with, before it is made. */
+  check(path: string): void;
+  /** The digest reported for the file at `path` (a wrapper may report another). */
+  digest(path: string, digest: string): string;
+}
+
+/**
+ * A copy that never passes the bytes through this process, between two storages of one host:
+ * each storage whose `host` is the same value can take the other as a source.
+ */
+export interface HostCopy {
+  /** The filesystem (and the threads) the storage's files are reached through. */
+  readonly host: object;
+}
+
+/**
+ * Copies the file at `from` of `source` to `path` here as write() would (through a temporary
+ * name), in the kernel: the bytes copied.
+ */
+export interface KernelCopy extends HostCopy {
+  copyFile(source: KernelCopy, from: string, path: string, options?: { lastModified?: Date }): Promise<number>;
+  /** The same ability with every path it touches passed to the guard first. */
+  guarded(guard: StorageGuard): KernelCopy;
+}
+
+/**
+ * Copies files of the directory `from` of `source` into the directory `to` here, in order, each as
+ * KernelCopy would, off the event loop (a call or two per file): what became of each, up to and
+ * with the first failure unless it is a failure of the source that `options.skipSourceFailures`
+ * names, or up to `options.maxBytes`; both sides' digests when `options.checksum` asks.
+ */
+export interface BatchCopy extends HostCopy {
+  copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]>;
+  /** The same ability with every path it touches passed to the guard first (a file it fails is that file's failure). */
+  guarded(guard: StorageGuard): BatchCopy;
+}
+
+/** A storage's faster paths, each null where it has none (rclone's Features, gathered once). */
+export interface StorageFeatures {
+  /**
+   * The names in the directory at `path` with the types its listing gives, in batches, without a
+   * stat of each (what a copy of a whole tree needs, where a batch copy takes sizes and times from
+   * the files themselves).
+   */
+  readonly typedNames: ((path: string) => AsyncIterable<readonly ListedName[]>) | null;
+  readonly kernelCopy: KernelCopy | null;
+  readonly batchCopy: BatchCopy | null;
+}
+
+/** A storage with no faster path: every copy streams through the process. */
+export const NO_FEATURES: StorageFeatures = Object.freeze({ typedNames: null, kernelCopy: null, batchCopy: null });
+
+/** Whether two storages share a host copy ability (both have it, on the same host). */
+export function onOneHost<T extends HostCopy>(a: T | null, b: T | null): boolean {
+  return a !== null && b !== null && a.host === b.host;
 }
 
 /** How an endpoint's storage is attached: a directory of the xfer host, or a tree in memory. */

@@ -4,7 +4,7 @@ import { InMemoryUnitOfWork } from '../testing/InMemoryUnitOfWork';
 import { MemoryStorage } from '../testing/MemoryStorage';
 import { TestWorld } from '../testing/TestWorld';
 import { directoryOf } from '../testing/rootedAt';
-import type { DirectoryCopyOptions, DirectoryFileCopy, Storage, StorageDirectory } from '../storage/Storage';
+import { NO_FEATURES, type BatchCopy, type DirectoryCopyOptions, type DirectoryFileCopy, type KernelCopy, type StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
 import type { TaskRepository } from './Task';
 import { TaskRunner } from './TaskRunner';
@@ -15,6 +15,17 @@ import type { DeleteOptions, TransferOptions } from './TaskRequest';
 import { deleteRequest, transferRequest } from '../testing/taskRequests';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+/** One host's faster paths, as test doubles: a copy does what the test says. */
+const HOST = {};
+function kernelCopy(copyFile: KernelCopy['copyFile'] = () => Promise.reject(new Error('not the destination'))): KernelCopy {
+  const ability: KernelCopy = { host: HOST, copyFile, guarded: () => ability };
+  return ability;
+}
+function batchCopy(copyFiles: BatchCopy['copyFiles'] = () => Promise.reject(new Error('not the destination'))): BatchCopy {
+  const ability: BatchCopy = { host: HOST, copyFiles, guarded: () => ability };
+  return ability;
+}
 
 describe('running transfer and delete tasks through the storage port', () => {
   let world: TestWorld;
@@ -336,28 +347,36 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(lab.nodes.has('/data/run1.csv')).toBe(true);
   });
 
-  it('lets storages that copy between themselves do it (the time kept when asked), and streams when they say they cannot', async () => {
+  it('lets storages of one host copy between themselves (the time kept when asked), and streams where they are not', async () => {
     const calls: unknown[] = [];
-    (archive as Storage).copyFrom = async (from: Storage, path: string, to: string, options?: { lastModified?: Date }) => {
-      calls.push([from === lab, path, to, options?.lastModified?.toISOString() ?? null]);
-      if (path.endsWith('run2.csv')) return null;
-      archive.put(to, 'copied in the kernel');
-      return 20;
+    lab.features = { ...NO_FEATURES, kernelCopy: kernelCopy() };
+    archive.features = {
+      ...NO_FEATURES,
+      kernelCopy: kernelCopy(async (from, path, to, options) => {
+        calls.push([from === lab.features.kernelCopy, path, to, options?.lastModified?.toISOString() ?? null]);
+        archive.put(to, 'copied in the kernel');
+        return 20;
+      }),
     };
-    const done = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/s.csv' }], { preserve_timestamp: true }));
-    expect(done.counters).toMatchObject({ files_transferred: 2, bytes_transferred: 22 });
+    const done = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/k2.csv' }], { preserve_timestamp: true }));
+    expect(done.counters).toMatchObject({ files_transferred: 2, bytes_transferred: 40 });
     expect(calls).toEqual([
       [true, '/data/run1.csv', '/in/k.csv', '2026-01-01T00:00:00.000Z'],
-      [true, '/data/run2.csv', '/in/s.csv', '2026-01-01T00:00:00.000Z'],
+      [true, '/data/run2.csv', '/in/k2.csv', '2026-01-01T00:00:00.000Z'],
     ]);
-    expect([archive.text('/in/k.csv'), archive.text('/in/s.csv')]).toEqual(['copied in the kernel', 'xx']);
-    expect(archive.nodes.get('/in/s.csv')?.lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
     calls.length = 0;
-    await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k2.csv' }]));
-    expect(calls).toEqual([[true, '/data/run1.csv', '/in/k2.csv', null]]);
+    await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k3.csv' }]));
+    expect(calls).toEqual([[true, '/data/run1.csv', '/in/k3.csv', null]]);
+    // another host: streamed through the process
+    lab.features = { ...NO_FEATURES, kernelCopy: { ...kernelCopy(), host: {} } };
+    calls.length = 0;
+    await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/s.csv' }], { preserve_timestamp: true }));
+    expect(calls).toEqual([]);
+    expect(archive.text('/in/s.csv')).toBe('xx');
+    expect(archive.nodes.get('/in/s.csv')?.lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
   });
 
-  describe("storages that copy a directory's files together (copyFilesFrom)", () => {
+  describe("storages that copy a directory's files together (a batch copy)", () => {
     type Call = { from: boolean; dirs: [string, string]; files: [string, string | null][]; options: DirectoryCopyOptions };
     let calls: Call[];
     /** What the archive answers for a file (default: copied, as it is, with digests when asked). */
@@ -366,8 +385,12 @@ describe('running transfer and delete tasks through the storage port', () => {
       calls = [];
       outcome = (_name, text, options) => ({ bytes: text.length, checksums: options.checksum === null ? null : { source: md5(text), destination: md5(text) } });
       for (const [name, text] of [['a.txt', 'one'], ['b.txt', 'three'], ['c.txt', 'fifteen']]) lab.put(`/many/${name}`, text);
-      (archive as Storage).copyFilesFrom = async (from, fromDir, toDir, files, options) => {
-        calls.push({ from: from === lab, dirs: [fromDir, toDir], files: files.map((f) => [f.name, f.lastModified?.toISOString() ?? null]), options });
+      lab.features = { ...NO_FEATURES, batchCopy: batchCopy() };
+      archive.features = { ...NO_FEATURES, batchCopy: batchCopy(copyFiles) };
+    });
+    /** As the copy threads do: a file at a time beside the event loop, none once aborted. */
+    const copyFiles: BatchCopy['copyFiles'] = async (from, fromDir, toDir, files, options) => {
+        calls.push({ from: from === lab.features.batchCopy, dirs: [fromDir, toDir], files: files.map((f) => [f.name, f.lastModified?.toISOString() ?? null]), options });
         const outcomes: DirectoryFileCopy[] = [];
         for (const file of files) {
           // as the copy threads do: a file at a time beside the event loop, none once aborted
@@ -381,7 +404,10 @@ describe('running transfer and delete tasks through the storage port', () => {
         }
         return outcomes;
       };
-    });
+    /** The archive's batch copy does this instead. */
+    const copyingWith = (copy: BatchCopy['copyFiles']) => {
+      archive.features = { ...NO_FEATURES, batchCopy: batchCopy(copy) };
+    };
     const many = (options: Partial<TransferOptions> = {}, to = '/in/many/') => transfer([{ source_path: '/many/', destination_path: to, recursive: true }], options);
 
     it('hands them the files in order with their times and the digest asked, and records what they copied', async () => {
@@ -396,7 +422,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(calls[0]).toMatchObject({ files: [['a.txt', null], ['b.txt', null], ['c.txt', null]], options: { checksum: null, sourceTimes: false } });
     });
 
-    describe('and list names with their types alone (listedNames)', () => {
+    describe('and list names with their types alone (typed names)', () => {
       let stated: string[][];
       beforeEach(() => {
         stated = [];
@@ -406,11 +432,11 @@ describe('running transfer and delete tasks through the storage port', () => {
           return entries(dir, names);
         };
         // the types as a listing gives them, read here without counting as a stat
-        (lab as Storage).listedNames = async function* (path) {
+        lab.features = { ...lab.features, typedNames: async function* (path) {
           for await (const names of lab.names(path)) {
             yield (await entries(path, names)).flatMap((entry) => (entry === null ? [] : [{ name: entry.name, type: entry.link !== null || entry.type === 'invalid_symlink' ? ('link' as const) : entry.type === 'dir' ? ('dir' as const) : ('file' as const) }]));
           }
-        };
+        } };
         lab.put('/many/sub/d.txt', 'deep');
         lab.put('/many/skip.tmp', 'no');
         lab.link('/many/link.txt', '/many/a.txt');
@@ -431,11 +457,10 @@ describe('running transfer and delete tasks through the storage port', () => {
       it('goes on from where a call stopped at its bytes, recording every file once and in order', async () => {
         // each call answers for two files at most, as one that reached its bytes does
         const asked: string[][] = [];
-        const copyFilesFrom = (archive as Storage).copyFilesFrom!.bind(archive);
-        (archive as Storage).copyFilesFrom = (from, fromDir, toDir, files, options) => {
+        copyingWith((from, fromDir, toDir, files, options) => {
           asked.push(files.map((file) => file.name));
-          return copyFilesFrom(from, fromDir, toDir, files.slice(0, 2), options);
-        };
+          return copyFiles(from, fromDir, toDir, files.slice(0, 2), options);
+        });
         const done = await run(await many());
         expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 5, files_transferred: 5 } });
         expect(asked).toEqual([['a.txt', 'b.txt', 'c.txt', 'skip.tmp'], ['c.txt', 'skip.tmp'], ['d.txt']]);
@@ -448,10 +473,11 @@ describe('running transfer and delete tasks through the storage port', () => {
         expect(synced.counters).toMatchObject({ files_skipped: 1, files_transferred: 4 });
         expect(stated.length).toBeGreaterThan(0);
         stated = [];
-        (archive as Storage).copyFilesFrom = async () => null;
+        // no batch copy: the files go one by one, each with the entry its listing read
+        archive.features = NO_FEATURES;
         const oneByOne = await run(await many({ preserve_timestamp: true }, '/in/one/'));
         expect(oneByOne.counters).toMatchObject({ files_transferred: 5, bytes_transferred: 21 });
-        expect(stated).toEqual([['a.txt', 'b.txt', 'c.txt', 'skip.tmp'], ['d.txt']]);
+        expect(stated).toEqual([['a.txt', 'b.txt', 'c.txt', 'sub', 'skip.tmp', 'link.txt'], ['d.txt']]);
         expect((await archive.stat('/in/one/c.txt')).lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
       });
     });
@@ -496,11 +522,10 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('copies a thousand at a time, the next while the one before is recorded, progress saved after each; takes no new thousand once the process stops', async () => {
       for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
       const steps: string[] = [];
-      const copyFilesFrom = (archive as Storage).copyFilesFrom!.bind(archive);
-      (archive as Storage).copyFilesFrom = (from, fromDir, toDir, files, options) => {
+      copyingWith((from, fromDir, toDir, files, options) => {
         steps.push(`copy ${files.length}`);
-        return copyFilesFrom(from, fromDir, toDir, files, options);
-      };
+        return copyFiles(from, fromDir, toDir, files, options);
+      });
       const saveProgress = store.saveProgress.bind(store);
       store.saveProgress = async (task) => {
         steps.push(`save ${task.counters.files_transferred}`);
@@ -542,12 +567,11 @@ describe('running transfer and delete tasks through the storage port', () => {
 
     it('waits out a failure of the batch in flight that comes while the one before is saved, the one before recorded', async () => {
       for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
-      const copyFilesFrom = (archive as Storage).copyFilesFrom!.bind(archive);
-      (archive as Storage).copyFilesFrom = async (from, fromDir, toDir, files, options) => {
-        if (files.length === 1000) return copyFilesFrom(from, fromDir, toDir, files, options);
+      copyingWith(async (from, fromDir, toDir, files, options) => {
+        if (files.length === 1000) return copyFiles(from, fromDir, toDir, files, options);
         await new Promise((resolve) => setImmediate(resolve));
         throw new StorageError('denied', toDir, 'its directory became unwritable');
-      };
+      });
       // a save that takes round trips (Postgres): the failure above comes meanwhile
       const saveProgress = store.saveProgress.bind(store);
       store.saveProgress = async (task) => {
@@ -567,8 +591,8 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(calls.map((c) => c.files.map(([name]) => name))).toEqual([['a.txt', 'b.txt'], ['c.txt']]);
     });
 
-    it('copies one file at a time when they say they cannot', async () => {
-      (archive as Storage).copyFilesFrom = async () => null;
+    it('copies one file at a time between storages of two hosts', async () => {
+      archive.features = { ...NO_FEATURES, batchCopy: { ...batchCopy(copyFiles), host: {} } };
       const done = await run(await many());
       expect(done.counters).toMatchObject({ files_transferred: 3, bytes_transferred: 15 });
       expect(archive.text('/in/many/b.txt')).toBe('three');

@@ -4,7 +4,7 @@ import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import type { FileService } from '../storage/FileService';
 import { isWithin, joinStoragePath } from '../storage/paths';
-import { StorageError, type ChecksumAlgorithm, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '../storage/Storage';
+import { onOneHost, StorageError, type ChecksumAlgorithm, type DirectoryFileCopy, type FileEntry, type Storage, type StorageFailure } from '../storage/Storage';
 import { expired, failed, isFinished, ZERO_COUNTERS, type TaskCounters, type TaskFileState, type TaskState, type TaskRepository } from './Task';
 import { filterRulesKeeper, type TransferItem, type TransferRequest, type DeleteRequest } from './TaskRequest';
 
@@ -308,8 +308,8 @@ class Attempt {
    * by the storages (COPY_BATCH.bytes a call), where the batch then goes on from.
    */
   private async copyDirectoryFiles(source: Place, destination: Place, files: readonly TreeFile[], request: TransferRequest): Promise<void> {
-    const copyFilesFrom = destination.storage.copyFilesFrom?.bind(destination.storage);
-    if (!copyFilesFrom) return this.copyFiles(await withEntries(source, files), request);
+    const [from, to] = [source.storage.features.batchCopy, destination.storage.features.batchCopy];
+    if (from === null || to === null || !onOneHost(from, to)) return this.copyFiles(await withEntries(source, files), request);
     const algorithm: ChecksumAlgorithm = 'md5';
     const options = {
       checksum: request.options.verify_checksum ? algorithm : null,
@@ -351,7 +351,7 @@ class Attempt {
       }
       if (batch.length === 0) continue;
       const stop = new AbortController();
-      const copying = copyFilesFrom(source.storage, source.path, destination.path, batch.map((file) => ({ name: file.name, ...(request.options.preserve_timestamp && file.entry !== null && { lastModified: file.entry.lastModified }) })), { ...options, signal: stop.signal });
+      const copying = to.copyFiles(from, source.path, destination.path, batch.map((file) => ({ name: file.name, ...(request.options.preserve_timestamp && file.entry !== null && { lastModified: file.entry.lastModified }) })), { ...options, signal: stop.signal });
       // it may fail while the batch before is recorded (on Postgres, over round trips): handled
       // here, so that it is no unhandled rejection meanwhile; awaited below, it still throws
       copying.catch(() => undefined);
@@ -368,7 +368,6 @@ class Attempt {
         if (ended || this.deps.stopping()) stop.abort();
       }
       const copied = await copying;
-      if (copied === null) return this.copyFiles(await withEntries(source, files.slice(start)), request);
       const failed = copied.some((outcome) => 'error' in outcome);
       // stopped at the bytes of a call: the rest go with the next batch
       if (!failed && !stop.signal.aborted && copied.length < batch.length) {
@@ -481,7 +480,8 @@ class Attempt {
     try {
       const options = { lastModified: request.options.preserve_timestamp ? entry.lastModified : undefined };
       // in the kernel where both storages can (two directories of one host), else streamed through the process
-      bytes = (await destination.storage.copyFrom?.(source.storage, source.path, destination.path, options)) ?? (await destination.storage.write(destination.path, source.storage.read(source.path), options));
+      const [from, to] = [source.storage.features.kernelCopy, destination.storage.features.kernelCopy];
+      bytes = from !== null && to !== null && onOneHost(from, to) ? await to.copyFile(from, source.path, destination.path, options) : await destination.storage.write(destination.path, source.storage.read(source.path), options);
     } catch (error) {
       if (error instanceof StorageError && skipsSourceFailure(request, error) && error.path === source.path) {
         await this.skipped(source.shown, destination.shown, FAILURE_CODES[error.failure], error.message, false);
@@ -568,8 +568,9 @@ function batchOf(files: readonly TreeFile[], at: number): number {
  * and times from the files), else with each name's entry.
  */
 async function* treeItems(source: Place, destination: Place, request: TransferRequest): AsyncIterable<(TreeItem | null)[]> {
-  if (request.options.sync_level === null && source.storage.listedNames && destination.storage.copyFilesFrom) {
-    for await (const names of source.storage.listedNames(source.path)) yield names.map((listed) => ({ ...listed, entry: null }));
+  const { typedNames } = source.storage.features;
+  if (request.options.sync_level === null && typedNames !== null && onOneHost(source.storage.features.batchCopy, destination.storage.features.batchCopy)) {
+    for await (const names of typedNames(source.path)) yield names.map((listed) => ({ ...listed, entry: null }));
     return;
   }
   for await (const entries of entriesReadAhead(source.storage, source.path)) {

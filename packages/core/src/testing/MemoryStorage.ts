@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StorageError, type ChecksumAlgorithm, type FileEntry, type Storage } from '../storage/Storage';
+import { NO_FEATURES, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageFeatures } from '../storage/Storage';
 
 interface Node {
   content: Buffer | null;
@@ -16,6 +16,8 @@ export class MemoryStorage implements Storage {
   readonly faults = new Map<string, StorageError['failure']>();
   /** Symbolic links: a path and its target (a path of this storage, or outside it: invalid). */
   readonly links = new Map<string, string>();
+  /** None of its own: a test gives it the faster paths it tries. */
+  features: StorageFeatures = NO_FEATURES;
 
   constructor(
     files: Record<string, string | null> = {},

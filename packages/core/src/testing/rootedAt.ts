@@ -1,5 +1,5 @@
 import { joinStoragePath } from '../storage/paths';
-import { StorageError, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageDirectory } from '../storage/Storage';
+import { NO_FEATURES, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageDirectory } from '../storage/Storage';
 
 /**
  * A test double's storage from `base` down, as StorageDirectory.storageOf gives a share's: its
@@ -38,6 +38,8 @@ export function rootedAt(storage: Storage, base: string): Storage {
     write: (path: string, data: AsyncIterable<Uint8Array>, options?: { lastModified?: Date }) => call(() => storage.write(inner(path), data, options)),
     remove: (path: string) => call(() => storage.remove(inner(path))),
     checksum: (path: string, algorithm: ChecksumAlgorithm) => call(() => storage.checksum(inner(path), algorithm)),
+    // masked: a double's faster paths take its own paths, not the share's
+    features: NO_FEATURES,
   };
 }
 

@@ -1,7 +1,10 @@
-import { BadRequestError, InvalidPathError } from '@xfer/core';
+import { BadRequestError, InvalidPathError, onOneHost, type DirectoryCopyOptions, type DirectoryFile, type Storage } from '@xfer/core';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { checkMemoryFiles, EndpointStorages, MAX_SEED_FILES, MemoryTree } from '..';
+
+/** The batch copy of `to` from `from` (both have one). */
+const batchCopy = (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options);
 
 async function names(tree: MemoryTree, path: string): Promise<string[]> {
   const found: string[] = [];
@@ -51,18 +54,18 @@ describe("the storages of a process's endpoints", () => {
       const storages = new EndpointStorages();
       const [one, two] = [storages.storageOf('e1', { type: 'posix', root: `${dir}/one` })!, storages.storageOf('e2', { type: 'posix', root: `${dir}/two` })!];
       const options = { checksum: null, skipSourceFailures: [] };
-      expect(await two.copyFilesFrom!(one, '/', '/', [{ name: 'x.txt' }], options)).toEqual([{ bytes: 1, checksums: null }]);
+      expect(await batchCopy(two, one, '/', '/', [{ name: 'x.txt' }], options)).toEqual([{ bytes: 1, checksums: null }]);
       expect(await readFile(`${dir}/two/x.txt`, 'utf8')).toBe('x');
       // a storage of another process's storages has another thread: not together
-      expect(await two.copyFilesFrom!(new EndpointStorages().storageOf('e3', { type: 'posix', root: `${dir}/one` })!, '/', '/', [{ name: 'x.txt' }], options)).toBeNull();
+      expect(onOneHost(two.features.batchCopy, new EndpointStorages().storageOf('e3', { type: 'posix', root: `${dir}/one` })!.features.batchCopy)).toBe(false);
       // a thread that stopped (killed, crashed) is started again at the next copy
       const [running] = (storages as unknown as { copyThreads: { threads: { worker: { terminate(): Promise<number> } | null }[] } }).copyThreads.threads;
       await running.worker!.terminate();
       await new Promise((resolve) => setImmediate(resolve));
       expect(running.worker).toBeNull();
-      expect(await two.copyFilesFrom!(one, '/', '/', [{ name: 'x.txt' }], options)).toEqual([{ bytes: 1, checksums: null }]);
+      expect(await batchCopy(two, one, '/', '/', [{ name: 'x.txt' }], options)).toEqual([{ bytes: 1, checksums: null }]);
       await storages.close();
-      await expect(two.copyFilesFrom!(one, '/', '/', [{ name: 'x.txt' }], options)).rejects.toThrow('the copy thread was closed');
+      await expect(batchCopy(two, one, '/', '/', [{ name: 'x.txt' }], options)).rejects.toThrow('the copy thread was closed');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as nodeFs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { StorageError, type DirectoryFileCopy, type ListedName, type Storage } from '@xfer/core';
+import { onOneHost, StorageError, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type ListedName, type Storage } from '@xfer/core';
 import { Volume } from 'memfs';
-import { CopyThreads, FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, type FsApi } from '..';
+import { describeStorageContract } from '@xfer/core/contracts';
+import { CopyThreads, FaultyStorage, FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, StorageFaults, type FsApi } from '..';
 
 /**
  * One contract for every Storage adapter: the same tree under a root, with a directory outside
@@ -68,6 +69,12 @@ const adapters: [string, () => Promise<World>, boolean][] = [
     false,
   ],
 ];
+
+/** The kernel copy of `to` from `from` (both have one). */
+const kernelCopy = (to: Storage, from: Storage, path: string, target: string, options?: { lastModified?: Date }) => to.features.kernelCopy!.copyFile(from.features.kernelCopy!, path, target, options);
+
+/** The batch copy of `to` from `from` (both have one). */
+const batchCopy = (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options);
 
 /** The size of a file that holds a copy thread a while when digested (sparse: it costs no disk to make). */
 const HOLDING_BYTES = 256 * 2 ** 20;
@@ -162,7 +169,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await fs.symlink('a.txt', `${root}/data/inside-link`);
       await fs.writeFile(`${root}/data/${PART_PREFIX}abc-a.txt`, 'half');
       const listed: ListedName[] = [];
-      for await (const batch of storage.listedNames!('/data')) listed.push(...batch);
+      for await (const batch of storage.features.typedNames!('/data')) listed.push(...batch);
       expect(listed.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
         { name: 'a.txt', type: 'file' },
         { name: 'inside-link', type: 'link' },
@@ -171,10 +178,10 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await fs.mkdir(`${root}/many`);
       for (let i = 0; i < 2000; i += 1) await fs.writeFile(`${root}/many/f${i}`, '');
       const batches: number[] = [];
-      for await (const batch of storage.listedNames!('/many')) batches.push(batch.length);
+      for await (const batch of storage.features.typedNames!('/many')) batches.push(batch.length);
       expect(batches).toEqual([1000, 1000]);
       const all = async (path: string) => {
-        for await (const batch of storage.listedNames!(path)) void batch;
+        for await (const batch of storage.features.typedNames!(path)) void batch;
       };
       expect(await failureOf(all('/none'))).toBe('not_found');
       expect(await failureOf(all('/data/a.txt'))).toBe('not_directory');
@@ -225,38 +232,38 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect((await collect(storage.read('/data/a.txt'))).toString()).toBe('replaced');
     });
 
-    it("copies a file from a storage on the host's filesystem in the kernel, as write() would; says when it cannot", async () => {
+    it("copies a file from a storage on the host's filesystem in the kernel, as write() would; has no kernel copy from another", async () => {
       const when = new Date('2026-01-02T03:04:05Z');
       // a source of its own mode: the copy is a new file of this storage, with a new file's mode
       if (swappable) await nodeFs.chmod(`${world.root}/data/sub/deep.bin`, 0o600);
-      const copied = await storage.copyFrom!(storage, '/data/sub/deep.bin', '/data/copy.bin', { lastModified: when });
       if (!swappable) {
         // a memory tree has no kernel to copy in: the caller streams
-        expect(copied).toBeNull();
+        expect(storage.features.kernelCopy).toBeNull();
         return;
       }
-      expect(copied).toBe(3000);
+      expect(await kernelCopy(storage, storage, '/data/sub/deep.bin', '/data/copy.bin', { lastModified: when })).toBe(3000);
       expect((await collect(storage.read('/data/copy.bin'))).equals(Buffer.alloc(3000, 7))).toBe(true);
       expect((await storage.stat('/data/copy.bin')).lastModified).toEqual(when);
       expect((await storage.stat('/data/copy.bin')).permissions).toBe(0o666 & ~process.umask());
-      expect(await storage.copyFrom!(storage, '/data/a.txt', '/data/plain.txt')).toBe(5);
+      expect(await kernelCopy(storage, storage, '/data/a.txt', '/data/plain.txt')).toBe(5);
       expect((await world.fs.readdir(`${world.root}/data`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
-      const missing = await storage.copyFrom!(storage, '/data/none', '/data/x.bin').catch((error: StorageError) => [error.failure, error.path]);
+      const missing = await kernelCopy(storage, storage, '/data/none', '/data/x.bin').catch((error: StorageError) => [error.failure, error.path]);
       expect(missing).toEqual(['not_found', '/data/none']);
-      expect(await failureOf(storage.copyFrom!(storage, '/data/a.txt', '/nowhere/x.txt'))).toBe('not_found');
-      expect(await failureOf(storage.copyFrom!(storage, '/data/sub', '/data/dir-copy'))).toBe('is_directory');
+      expect(await failureOf(kernelCopy(storage, storage, '/data/a.txt', '/nowhere/x.txt'))).toBe('not_found');
+      expect(await failureOf(kernelCopy(storage, storage, '/data/sub', '/data/dir-copy'))).toBe('is_directory');
       // another kind of storage, or the same kind over another filesystem: not in the kernel
-      const tree = new FsStorage(memoryFsApi(new Volume()), '/', { modes: MEMORY_MODES });
-      expect(await storage.copyFrom!(tree, '/a', '/data/y.bin')).toBeNull();
-      expect(await storage.copyFrom!(world.wrapped((fs) => ({ ...fs })), '/data/a.txt', '/data/z.txt')).toBeNull();
-      expect(await storage.copyFrom!({ ...storage } as Storage, '/data/a.txt', '/data/z.txt')).toBeNull();
+      expect(new FsStorage(memoryFsApi(new Volume()), '/', { modes: MEMORY_MODES }).features.kernelCopy).toBeNull();
+      const elsewhere = world.wrapped((fs) => ({ ...fs }));
+      expect(onOneHost(storage.features.kernelCopy, elsewhere.features.kernelCopy)).toBe(false);
+      await expect(kernelCopy(storage, elsewhere, '/data/a.txt', '/data/z.txt')).rejects.toThrow('a kernel copy takes a source on its own filesystem');
+      expect(onOneHost(storage.features.kernelCopy, posixStorage(world.root).features.kernelCopy)).toBe(true);
     });
 
-    it("copies a directory's files on a copy thread, in order, each as copyFrom would; says when it cannot", async () => {
+    it("copies a directory's files on a copy thread, in order, each as the kernel copy would; has no batch copy from other threads", async () => {
       const options = { checksum: null, skipSourceFailures: [] } as const;
       if (!swappable) {
         // a memory tree has no thread to copy on: the caller copies one file at a time
-        expect(await storage.copyFilesFrom!(storage, '/data', '/data/sub', [{ name: 'a.txt' }], options)).toBeNull();
+        expect(storage.features.batchCopy).toBeNull();
         return;
       }
       await withCopyThreads(undefined, async (threaded) => {
@@ -264,7 +271,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         await world.fs.mkdir(`${world.root}/copy`);
         await world.fs.writeFile(`${world.root}/data/large.bin`, Buffer.alloc(3 * 2 ** 20, 9));
         const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-        const outcomes = await threaded.copyFilesFrom!(threaded, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'missing' }, { name: 'large.bin' }, { name: 'sub' }, { name: 'never' }], { checksum: 'sha256', skipSourceFailures: ['not_found'] });
+        const outcomes = await batchCopy(threaded, threaded, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'missing' }, { name: 'large.bin' }, { name: 'sub' }, { name: 'never' }], { checksum: 'sha256', skipSourceFailures: ['not_found'] });
         expect(outcomes!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([
           { bytes: 5, checksums: { source: sha256('hello'), destination: sha256('hello') } },
           ['source', 'not_found', '/data/missing'],
@@ -276,20 +283,27 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         expect((await threaded.stat('/copy/a.txt')).lastModified).toEqual(when);
         // a large file without digests goes through the kernel, a new file of this storage (a new file's mode, not the source's)
         await nodeFs.chmod(`${world.root}/data/large.bin`, 0o600);
-        expect(await threaded.copyFilesFrom!(threaded, '/data', '/copy', [{ name: 'large.bin' }], options)).toEqual([{ bytes: 3 * 2 ** 20, checksums: null }]);
+        expect(await batchCopy(threaded, threaded, '/data', '/copy', [{ name: 'large.bin' }], options)).toEqual([{ bytes: 3 * 2 ** 20, checksums: null }]);
         expect((await world.fs.readFile(`${world.root}/copy/large.bin`)).equals(Buffer.alloc(3 * 2 ** 20, 9))).toBe(true);
         expect((await threaded.stat('/copy/large.bin')).permissions).toBe(0o666 & ~process.umask());
         expect((await world.fs.readdir(`${world.root}/copy`)).map(String).sort()).toEqual(['a.txt', 'large.bin']);
         // a directory that is missing, or a file where a directory goes
-        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/nowhere', [{ name: 'a.txt' }], options))).toBe('not_found');
+        expect(await failureOf(batchCopy(threaded, threaded, '/data', '/nowhere', [{ name: 'a.txt' }], options))).toBe('not_found');
         await world.fs.mkdir(`${world.root}/copy/taken`);
         await world.fs.writeFile(`${world.root}/data/taken`, 'file');
-        const blocked = await threaded.copyFilesFrom!(threaded, '/data', '/copy', [{ name: 'taken' }], options);
+        const blocked = await batchCopy(threaded, threaded, '/data', '/copy', [{ name: 'taken' }], options);
         expect(blocked!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([['destination', 'is_directory', '/copy/taken']]);
         expect((await world.fs.readdir(`${world.root}/copy`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
-        // other pairs: a storage without this thread, a memory tree
-        expect(await threaded.copyFilesFrom!(storage, '/data', '/copy', [{ name: 'a.txt' }], options)).toBeNull();
-        expect(await threaded.copyFilesFrom!(new FsStorage(memoryFsApi(new Volume()), '/', { modes: MEMORY_MODES }), '/', '/copy', [{ name: 'a' }], options)).toBeNull();
+        // other pairs: a storage without threads, or with other threads
+        expect(posixStorage(world.root).features.batchCopy).toBeNull();
+        const otherThreads = new CopyThreads(1);
+        try {
+          const elsewhere = posixStorage(world.root, undefined, otherThreads);
+          expect(onOneHost(threaded.features.batchCopy, elsewhere.features.batchCopy)).toBe(false);
+          await expect(batchCopy(threaded, elsewhere, '/data', '/copy', [{ name: 'a.txt' }], options)).rejects.toThrow("a batch copy takes a source on its own host's threads");
+        } finally {
+          await otherThreads.close();
+        }
       });
     });
 
@@ -301,12 +315,12 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         await world.fs.mkdir(`${world.root}/copies`);
         const names = Array.from({ length: 21 }, (_, i) => `f${String(i).padStart(2, '0')}`);
         for (const [i, name] of names.entries()) await world.fs.writeFile(`${world.root}/many/${name}`, 'x'.repeat(i + 1));
-        const outcomes = await threaded.copyFilesFrom!(threaded, '/many', '/copies', names.map((name) => ({ name })), options);
+        const outcomes = await batchCopy(threaded, threaded, '/many', '/copies', names.map((name) => ({ name })), options);
         expect(outcomes).toEqual(names.map((_, i) => ({ bytes: i + 1, checksums: null })));
         for (const [i, name] of names.entries()) expect((await world.fs.readFile(`${world.root}/copies/${name}`)).toString()).toBe('x'.repeat(i + 1));
         // a thread stops at a directory: the answer ends there, whatever the other copied meanwhile
         await world.fs.mkdir(`${world.root}/many/dir`);
-        const stopped = await threaded.copyFilesFrom!(threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
+        const stopped = await batchCopy(threaded, threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
         expect(stopped!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([{ bytes: 1, checksums: null }, ['source', 'is_directory', '/many/dir']]);
         expect((await world.fs.readdir(`${world.root}/copies`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
       });
@@ -324,16 +338,16 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await nodeFs.utimes(`${world.root}/sized/s0`, then, then);
       const bytes = (outcomes: DirectoryFileCopy[] | null) => outcomes!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome.error.failure));
       await withCopyThreads(1, async (threaded) => {
-        expect(bytes(await threaded.copyFilesFrom!(threaded, '/sized', '/bounded', names.map((name) => ({ name })), { ...options, maxBytes: 8 }))).toEqual([3, 5]);
+        expect(bytes(await batchCopy(threaded, threaded, '/sized', '/bounded', names.map((name) => ({ name })), { ...options, maxBytes: 8 }))).toEqual([3, 5]);
         expect((await world.fs.readdir(`${world.root}/bounded`)).map(String).sort()).toEqual(['s0', 's1']);
         expect((await threaded.stat('/bounded/s0')).lastModified).toEqual(new Date('2025-05-05T05:05:05Z'));
         // the first file goes whatever its size
-        expect(bytes(await threaded.copyFilesFrom!(threaded, '/sized', '/bounded', [{ name: 's2' }, { name: 's3' }], { ...options, maxBytes: 2 }))).toEqual([7]);
+        expect(bytes(await batchCopy(threaded, threaded, '/sized', '/bounded', [{ name: 's2' }, { name: 's3' }], { ...options, maxBytes: 2 }))).toEqual([7]);
       });
       // two threads take the files in turn: the answer is still the files before the first left out
       await withCopyThreads(2, async (threaded) => {
         for (let round = 0; round < 5; round += 1) {
-          const answered = bytes(await threaded.copyFilesFrom!(threaded, '/sized', '/bounded', names.map((name) => ({ name })), { ...options, maxBytes: 9 }));
+          const answered = bytes(await batchCopy(threaded, threaded, '/sized', '/bounded', names.map((name) => ({ name })), { ...options, maxBytes: 9 }));
           expect(answered.length).toBeGreaterThanOrEqual(1);
           expect(answered).toEqual(sizes.slice(0, answered.length));
           expect(answered.slice(1).reduce((sum: number, size) => sum + Number(size), 0)).toBeLessThanOrEqual(9);
@@ -350,14 +364,14 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         // a large file digested as it is copied holds the thread for a while (at least 0.4 s): the abort arrives meanwhile
         await holdingFile(`${world.root}/data/large`);
         const stop = new AbortController();
-        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'large' }, { name: 'b.txt' }], { checksum: 'md5', skipSourceFailures: [], signal: stop.signal });
+        const copying = batchCopy(threaded, threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'large' }, { name: 'b.txt' }], { checksum: 'md5', skipSourceFailures: [], signal: stop.signal });
         // once the large file is in hand (its temporary file made), however long the thread took to start
         while (!(await world.fs.readdir(`${world.root}/held`)).map(String).some((name) => name.startsWith(PART_PREFIX) && name.endsWith('large'))) await new Promise((resolve) => setTimeout(resolve, 5));
         stop.abort();
         expect((await copying)!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome))).toEqual([(await nodeFs.stat(`${world.root}/data/a.txt`)).size, HOLDING_BYTES]);
         expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'large']);
         // aborted before it began: nothing
-        expect(await threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal })).toEqual([]);
+        expect(await batchCopy(threaded, threaded, '/data', '/held', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal })).toEqual([]);
         expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'large']);
       });
     });
@@ -367,7 +381,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await withCopyThreads(1, async (threaded) => {
         await world.fs.mkdir(`${world.root}/held`);
         await holdingFile(`${world.root}/data/large`);
-        const copying = threaded.copyFilesFrom!(threaded, '/data', '/held', [{ name: 'large' }], { checksum: 'md5', skipSourceFailures: [] });
+        const copying = batchCopy(threaded, threaded, '/data', '/held', [{ name: 'large' }], { checksum: 'md5', skipSourceFailures: [] });
         const listing = threaded.entries('/data', ['a.txt', 'sub']);
         expect(await Promise.race([listing.then(() => 'listed'), copying.then(() => 'copied')])).toBe('listed');
         expect((await listing).map((entry) => entry?.name)).toEqual(['a.txt', 'sub']);
@@ -379,9 +393,9 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       if (!swappable) return;
       execFileSync('mkfifo', [`${world.root}/data/pipe`]);
       expect(await failureOf(storage.checksum('/data/pipe', 'md5'))).toBe('special_file');
-      expect(await failureOf(storage.copyFrom!(storage, '/data/pipe', '/data/copy') as Promise<unknown>)).toBe('special_file');
+      expect(await failureOf(kernelCopy(storage, storage, '/data/pipe', '/data/copy') as Promise<unknown>)).toBe('special_file');
       await withCopyThreads(1, async (threaded) => {
-        const copied = await threaded.copyFilesFrom!(threaded, '/data', '/data/sub', [{ name: 'pipe' }, { name: 'a.txt' }], { checksum: null, skipSourceFailures: ['special_file'] });
+        const copied = await batchCopy(threaded, threaded, '/data', '/data/sub', [{ name: 'pipe' }, { name: 'a.txt' }], { checksum: null, skipSourceFailures: ['special_file'] });
         expect(copied!.map((outcome) => ('error' in outcome ? outcome.error.failure : 'copied'))).toEqual(['special_file', 'copied']);
       });
     });
@@ -463,11 +477,11 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     it("copies no link's target, and no name that is a path, on a copy thread", async () => {
       if (!swappable) return;
       await withCopyThreads(undefined, async (threaded) => {
-        const outcomes = await threaded.copyFilesFrom!(threaded, '/data', '/data/sub', [{ name: 'secret-link' }, { name: 'inside-link' }, { name: '../../outside/secret.txt' }, { name: '..' }], { checksum: null, skipSourceFailures: ['denied'] });
+        const outcomes = await batchCopy(threaded, threaded, '/data', '/data/sub', [{ name: 'secret-link' }, { name: 'inside-link' }, { name: '../../outside/secret.txt' }, { name: '..' }], { checksum: null, skipSourceFailures: ['denied'] });
         expect(outcomes!.map((o) => ('error' in o ? [o.side, o.error.failure] : o))).toEqual([['source', 'denied'], ['source', 'denied'], ['source', 'denied'], ['source', 'denied']]);
         expect(await namesOf(storage, '/data/sub')).toEqual(['deep.bin']);
-        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data/abs-out', '/data/sub', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
-        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/data/rel-out', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/data/abs-out', '/data/sub', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/data', '/data/rel-out', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
         expect((await world.fs.readdir(world.outside)).map(String)).toEqual(['secret.txt']);
       });
     });
@@ -513,17 +527,17 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     if (swappable) {
       await reset();
       const swapping = world.wrapped(swapAfterCheck);
-      expect(await failureOf(swapping.copyFrom!(swapping, '/victim/secret.txt', '/data/stolen.txt'))).toBe('denied');
+      expect(await failureOf(kernelCopy(swapping, swapping, '/victim/secret.txt', '/data/stolen.txt'))).toBe('denied');
       await reset();
-      expect(await failureOf(swapping.copyFrom!(swapping, '/data/a.txt', '/victim/planted.txt'))).toBe('denied');
+      expect(await failureOf(kernelCopy(swapping, swapping, '/data/a.txt', '/victim/planted.txt'))).toBe('denied');
       expect((await fs.readdir(`${root}/data`)).map(String).sort()).toEqual(['a.txt', 'sub']);
       const thread = new CopyThreads();
       try {
         const threaded = new FsStorage(swapAfterCheck((posixStorage(root) as unknown as { fs: FsApi }).fs), root, { ...(storage as unknown as { options: object }).options, copyThreads: thread });
         await reset();
-        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/victim', '/data', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/victim', '/data', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
         await reset();
-        expect(await failureOf(threaded.copyFilesFrom!(threaded, '/data', '/victim', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/data', '/victim', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
       } finally {
         await thread.close();
       }
@@ -532,4 +546,16 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     expect((await fs.readdir(outside)).map(String).sort()).toEqual(['secret.txt']);
     expect((await fs.readFile(`${outside}/secret.txt`)).toString()).toBe('top secret');
   });
+});
+
+for (const [name, open] of adapters) {
+  describeStorageContract(name, async () => {
+    const world = await open();
+    return { storage: world.storage, close: () => world.close() };
+  });
+}
+
+describeStorageContract('the fault wrapper, no fault pending, over posix with copy threads', async () => {
+  const world = await posixWorld(new CopyThreads(2));
+  return { storage: new FaultyStorage(world.storage, 'e1', new StorageFaults()), close: () => world.close() };
 });

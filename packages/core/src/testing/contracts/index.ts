@@ -1,1 +1,2 @@
 export { describeRepositoryContracts, type ContractSubject } from './repositoryContracts';
+export { describeStorageContract, type StorageSubject } from './storageContract';

@@ -1,0 +1,73 @@
+import { onOneHost, type DirectoryFileCopy, type ListedName } from '@xfer/core';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { EndpointStorages } from '..';
+
+const outcomesOf = (copied: DirectoryFileCopy[]) => copied.map((outcome) => ('error' in outcome ? [outcome.side, outcome.error.failure, outcome.error.path, outcome.error.message] : outcome));
+
+describe('storages with a fault pending (the stand-in)', () => {
+  let dir: string;
+  let storages: EndpointStorages;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(`${tmpdir()}/xfer-faults-`);
+    await mkdir(`${dir}/one`);
+    await mkdir(`${dir}/two`);
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) await writeFile(`${dir}/one/${name}`, name);
+    storages = new EndpointStorages();
+  });
+
+  afterEach(async () => {
+    await storages.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const pair = () => [storages.storageOf('e1', { type: 'posix', root: `${dir}/one` })!, storages.storageOf('e2', { type: 'posix', root: `${dir}/two` })!] as const;
+
+  it('keep their faster paths, on the same host as without the fault', async () => {
+    const [plainOne] = pair();
+    storages.faults.add({ id: 'f1', endpoint: 'e1', path: '/elsewhere', error: 'PERMISSION_DENIED', count: 1 });
+    const [one, two] = pair();
+    expect(one).not.toBe(plainOne);
+    expect(onOneHost(one.features.batchCopy, two.features.batchCopy)).toBe(true);
+    expect(onOneHost(one.features.batchCopy, plainOne.features.batchCopy)).toBe(true);
+    expect(onOneHost(one.features.kernelCopy, two.features.kernelCopy)).toBe(true);
+    const copied = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'a.txt' }, { name: 'b.txt' }], { checksum: null, skipSourceFailures: [] });
+    expect(outcomesOf(copied)).toEqual([{ bytes: 5, checksums: null }, { bytes: 5, checksums: null }]);
+    expect(await two.features.kernelCopy!.copyFile(one.features.kernelCopy!, '/c.txt', '/c.txt')).toBe(5);
+    expect((await readdir(`${dir}/two`)).sort()).toEqual(['a.txt', 'b.txt', 'c.txt']);
+  });
+
+  it("fail a batch copy's file where a fault hits it, the files around it copied as a failure there allows", async () => {
+    storages.faults.add({ id: 'f1', endpoint: 'e1', path: '/b.txt', error: 'PERMISSION_DENIED', count: 2 });
+    const [one, two] = pair();
+    const files = [{ name: 'a.txt' }, { name: 'b.txt' }, { name: 'c.txt' }];
+    const skipping = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', files, { checksum: null, skipSourceFailures: ['denied'] });
+    expect(outcomesOf(skipping)).toEqual([{ bytes: 5, checksums: null }, ['source', 'denied', '/b.txt', 'an injected fault (PERMISSION_DENIED)'], { bytes: 5, checksums: null }]);
+    await rm(`${dir}/two/c.txt`);
+    const strict = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', files, { checksum: null, skipSourceFailures: [] });
+    expect(outcomesOf(strict)).toEqual([{ bytes: 5, checksums: null }, ['source', 'denied', '/b.txt', 'an injected fault (PERMISSION_DENIED)']]);
+    expect((await readdir(`${dir}/two`)).sort()).toEqual(['a.txt']);
+    // the fault's two calls are taken: the third copies
+    expect(outcomesOf(await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [] }))).toEqual([{ bytes: 5, checksums: null }]);
+  });
+
+  it('report a digest that differs, fail a kernel copy and a typed listing where a fault hits', async () => {
+    storages.faults.add({ id: 'f1', endpoint: 'e2', path: '/a.txt', error: 'CHECKSUM_MISMATCH', count: 1 });
+    storages.faults.add({ id: 'f2', endpoint: 'e2', path: '/k.txt', error: 'QUOTA_EXCEEDED', count: 1 });
+    storages.faults.add({ id: 'f3', endpoint: 'e1', path: '/', error: 'FILE_NOT_FOUND', count: 1 });
+    const [one, two] = pair();
+    const listing = async () => {
+      const listed: ListedName[] = [];
+      for await (const batch of one.features.typedNames!('/')) listed.push(...batch);
+      return listed.length;
+    };
+    await expect(listing()).rejects.toMatchObject({ failure: 'not_found' });
+    expect(await listing()).toBe(3);
+    const [copied] = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'a.txt' }], { checksum: 'md5', skipSourceFailures: [] });
+    expect(copied).toEqual({ bytes: 5, checksums: { source: expect.stringMatching(/^[0-9a-f]{32}$/), destination: '0'.repeat(32) } });
+    expect('checksums' in copied! && copied.checksums!.source).not.toBe('0'.repeat(32));
+    await expect(two.features.kernelCopy!.copyFile(one.features.kernelCopy!, '/c.txt', '/k.txt')).rejects.toMatchObject({ failure: 'quota' });
+    expect(await two.features.kernelCopy!.copyFile(one.features.kernelCopy!, '/c.txt', '/k.txt')).toBe(5);
+  });
+});
