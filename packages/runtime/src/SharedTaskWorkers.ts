@@ -41,6 +41,8 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   private sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
   private stopped = false;
+  /** Aborted at stop() and when the locks are lost: the tasks in hand are handed back after the file in hand. */
+  private readonly handBack = new AbortController();
   private paused = false;
   /** Set when the lock connection is lost: the locks are gone, so every task in hand is handed back. */
   private locksLost = false;
@@ -103,6 +105,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.handBack.abort();
     if (this.sweeper) clearTimeout(this.sweeper);
     await this.sweeping;
     // the tasks in hand hand themselves back after their file in hand; then pg-boss and the locks close
@@ -163,7 +166,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
       // the owner has PER_USER tasks of this type running somewhere: this one waits its turn
       if (held === null) return await this.later(taskId, 1000);
       try {
-        const after = await this.services.taskRunner.run(taskId, () => this.stopped || this.locksLost);
+        const after = await this.services.taskRunner.run(taskId, this.handBack.signal);
         if (after?.status === 'ACTIVE') await this.later(taskId, after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults));
       } catch (error) {
         this.options.log?.(`task ${taskId}: ${(error as Error).message}`);
@@ -208,6 +211,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   private loseLocks(error: Error): void {
     if (this.locksLost) return;
     this.locksLost = true;
+    this.handBack.abort();
     this.options.log?.(`task workers: the lock connection failed (${error.message}): tasks in hand are handed back and this process takes no more`);
   }
 }

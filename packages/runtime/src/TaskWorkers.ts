@@ -37,6 +37,8 @@ export class TaskWorkers implements TaskWorkerPool {
   private readonly notBefore = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Aborted at stop(): the tasks running hand their task back after the file in hand. */
+  private readonly stopping = new AbortController();
   private paused = false;
   private polling: Promise<void> | null = null;
 
@@ -93,7 +95,7 @@ export class TaskWorkers implements TaskWorkerPool {
 
   private run(task: TaskState): void {
     const done = this.services.taskRunner
-      .run(task.id, () => this.stopped)
+      .run(task.id, this.stopping.signal)
       .then((after) => {
         if (after?.status === 'ACTIVE') this.notBefore.set(task.id, Date.now() + (after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults)));
         else this.notBefore.delete(task.id);
@@ -111,6 +113,7 @@ export class TaskWorkers implements TaskWorkerPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     if (this.timer) clearTimeout(this.timer);
     await this.polling;
     await Promise.all([...this.running.values()].map((r) => r.done));

@@ -68,6 +68,19 @@ export interface Listing {
 
 type Access = 'r' | 'rw';
 type FileOperation = keyof PauseFlags;
+type TaskOperation = 'pause_task_transfer_read' | 'pause_task_transfer_write' | 'pause_task_delete';
+
+/** A task's item on an endpoint: the storage, the path in it, and the path as the endpoint shows it (events and file lists). */
+export interface TaskPlace {
+  storage: Storage;
+  path: string;
+  shown: string;
+}
+
+/** An endpoint located for a task's attempt: its paths placed from what was located. */
+export interface TaskSide {
+  place(rawPath: string, options?: { makeParents?: boolean }): Promise<TaskPlace>;
+}
 
 /** One operation on an endpoint's storage: where, for whom, and what decides access there. */
 interface Located {
@@ -170,12 +183,25 @@ export class FileService {
    * that names `operation` in force for the owner, no storage). `shown`: the path as resolved on
    * the endpoint, for events and file lists.
    */
-  async place(owner: Principal, xid: string, rawPath: string, access: Access, operation: 'pause_task_transfer_read' | 'pause_task_transfer_write' | 'pause_task_delete', options: { makeParents?: boolean } = {}): Promise<{ storage: Storage; path: string; shown: string }> {
+  async place(owner: Principal, xid: string, rawPath: string, access: Access, operation: TaskOperation, options: { makeParents?: boolean } = {}): Promise<TaskPlace> {
+    return (await this.taskSide(owner, xid, access, operation)).place(rawPath, options);
+  }
+
+  /**
+   * An endpoint as a task's attempt uses it, located once (the endpoint, the owner's roles and
+   * rules there, the pause rules, its storage): `place` refuses as `place()` does, from what was
+   * located. A task locates it again where rules could have changed since (its rechecks).
+   */
+  async taskSide(owner: Principal, xid: string, access: Access, operation: TaskOperation): Promise<TaskSide> {
     const located = await this.locate(owner, xid, operation);
-    const shown = resolveStoragePath(rawPath, located.home);
-    this.assertAllowed(located, shown, access);
-    if (options.makeParents) await this.makeParents(located, shown);
-    return { storage: located.storage, path: shown, shown };
+    return {
+      place: async (rawPath, options = {}) => {
+        const shown = resolveStoragePath(rawPath, located.home);
+        this.assertAllowed(located, shown, access);
+        if (options.makeParents) await this.makeParents(located, shown);
+        return { storage: located.storage, path: shown, shown };
+      },
+    };
   }
 
   /**

@@ -246,31 +246,31 @@ describe('running transfer and delete tasks through the storage port', () => {
   });
 
   it('hands a task back when its process stops: queued after the file in hand, done at the next start', async () => {
-    let stopping = false;
+    const stopping = new AbortController();
     const write = archive.write.bind(archive);
     archive.write = async (path, data, options) => {
-      stopping = true;
+      stopping.abort();
       return write(path, data, options);
     };
     const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/1.csv' }, { source_path: '/data/', destination_path: '/in/all/' }]);
-    const handed = (await runner.run(task.id, () => stopping))!;
+    const handed = (await runner.run(task.id, stopping.signal))!;
     expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', is_paused: false, counters: { faults: 0, files_transferred: 1, subtasks_succeeded: 0, subtasks_pending: 2 } });
     expect(await store.findById(task.id)).toEqual(handed);
     expect([archive.nodes.has('/in/1.csv'), archive.nodes.has('/in/all')]).toEqual([true, false]);
     const folder = await transfer([{ source_path: '/data/', destination_path: '/in/folder/' }]);
-    expect((await runner.run(folder.id, () => stopping))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1 } });
+    expect((await runner.run(folder.id, stopping.signal))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1 } });
     archive.write = write;
     expect((await run(task)).status).toBe('SUCCEEDED');
     expect(archive.text('/in/all/sub/deep.txt')).toBe('deep');
     const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv', '/data/run2.csv'] }))).task;
-    expect((await runner.run(deleting.id, () => true))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_succeeded: 1 } });
+    expect((await runner.run(deleting.id, AbortSignal.abort()))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_succeeded: 1 } });
     expect([lab.nodes.has('/data/run1.csv'), lab.nodes.has('/data/run2.csv')]).toEqual([false, true]);
     expect((await store.listEvents(deleting.id, { errorsOnly: true, limit: 10, offset: 0 })).total).toBe(0);
   });
 
   it('counts an item as it finishes it, and hands back between items too', async () => {
     const task = await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }, { source_path: '/data/run1.csv', destination_path: '/in/1.csv' }], { skip_source_errors: true });
-    expect((await runner.run(task.id, () => true))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_pending: 1, subtasks_succeeded: 1, subtasks_skipped_errors: 1 } });
+    expect((await runner.run(task.id, AbortSignal.abort()))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_pending: 1, subtasks_succeeded: 1, subtasks_skipped_errors: 1 } });
     expect(archive.nodes.has('/in/1.csv')).toBe(false);
     const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/'], options: { recursive: true } }))).task;
     const deleted = await run(deleting);
@@ -536,13 +536,19 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(done.counters).toMatchObject({ files: 1001, files_transferred: 1001 });
       expect(steps.slice(0, 4)).toEqual(['copy 1000', 'copy 1', 'save 1000', 'save 1001']);
       steps.length = 0;
-      const handed = (await runner.run((await big()).id, () => true))!;
+      const handed = (await runner.run((await big()).id, AbortSignal.abort()))!;
       expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1000 } });
       expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000']);
       // the process begins to stop while the second thousand copies: it stops before its next file
       archive.nodes.delete('/in/big/f1000');
       steps.length = 0;
-      const stopped = (await runner.run((await big()).id, () => steps.includes('save 1000')))!;
+      const stopping = new AbortController();
+      store.saveProgress = async (task) => {
+        steps.push(`save ${task.counters.files_transferred}`);
+        if (task.counters.files_transferred === 1000) stopping.abort();
+        return saveProgress(task);
+      };
+      const stopped = (await runner.run((await big()).id, stopping.signal))!;
       expect(stopped).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1000 } });
       expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000', 'copy 1']);
       expect(archive.nodes.has('/in/big/f1000')).toBe(false);
@@ -715,7 +721,7 @@ describe('running transfer and delete tasks through the storage port', () => {
 
     it('deletes: counts what is left, stops at a cancel between paths, and empties folders listed in several batches', async () => {
       const handed = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv', '/data/run2.csv'] }))).task;
-      expect((await runner.run(handed.id, () => true))!.counters).toMatchObject({ subtasks_succeeded: 1, subtasks_pending: 1 });
+      expect((await runner.run(handed.id, AbortSignal.abort()))!.counters).toMatchObject({ subtasks_succeeded: 1, subtasks_pending: 1 });
       const remove = lab.remove.bind(lab);
       let removed = 0;
       const canceling = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/tmp', '/data/sub'], options: { recursive: true } }))).task;

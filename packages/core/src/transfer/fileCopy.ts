@@ -1,0 +1,113 @@
+import { StorageError, type ChecksumAlgorithm, type FileEntry } from '../storage/Storage';
+import { NO_DEMAND, type CopyPath, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
+import { DONE, ENDED, STOPPED, type CopiedFile, type CopyFailure, type CopyOutcome, type CopyReport } from './CopyReport';
+import type { TreeFile } from './walk';
+
+/** What a copy works with: the storages' copy path, the policy, where it reports, and the signal that stops it after the file in hand. */
+export interface CopyContext {
+  policy: CopyPolicy;
+  path: CopyPath;
+  report: CopyReport;
+  signal: AbortSignal;
+}
+
+/** One file's copy: copied (its record), passed over (in sync, or a source failure listed as skipped), or failed. */
+export type FileCopy = { kind: 'copied'; file: CopiedFile } | { kind: 'passed' } | { kind: 'failed'; failure: CopyFailure };
+
+const PASSED: FileCopy = Object.freeze({ kind: 'passed' });
+
+/**
+ * Files of one directory copied at a time: a small file costs a dozen filesystem calls, each a
+ * round trip to the thread pool, so one at a time leaves the disk idle between them.
+ */
+const FILES_AT_ONCE = 8;
+
+/** Whether the copy lists this failure of a source and goes on. */
+export function skipsSource(policy: CopyPolicy, error: StorageError): boolean {
+  return policy.skippedSourceFailures.includes(error.failure);
+}
+
+/** Copies one file unless the destination has it by the sync level; a failure of its source the policy skips is listed. */
+export async function copyOne(ctx: CopyContext, source: Place, destination: Place, entry: FileEntry, demand: FileDemand): Promise<FileCopy> {
+  ctx.report.count({ files: 1 });
+  if (await inSync(ctx.policy, source, destination, entry, demand.algorithm)) {
+    ctx.report.count({ filesSkipped: 1 });
+    return PASSED;
+  }
+  let bytes: number;
+  try {
+    bytes = await copyBytes(ctx.path, source, destination, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined });
+  } catch (error) {
+    if (!(error instanceof StorageError && error.path === source.path && skipsSource(ctx.policy, error))) throw error;
+    await ctx.report.skipped(source.shown, destination.shown, { reason: error.failure, message: error.message });
+    return PASSED;
+  }
+  ctx.report.count({ bytesTransferred: bytes, filesTransferred: 1 });
+  if (ctx.policy.verify || demand.expected !== null) {
+    const expected = demand.expected ?? (await source.storage.checksum(source.path, demand.algorithm));
+    const failure = await verifyCopy(ctx.report, destination, bytes, demand.algorithm, await destination.storage.checksum(destination.path, demand.algorithm), expected);
+    if (failure !== null) return { kind: 'failed', failure };
+  }
+  return { kind: 'copied', file: { source: source.shown, destination: destination.shown } };
+}
+
+/** The file's bytes copied in the kernel where the storages can (two directories of one host), else streamed through the process. */
+function copyBytes(path: CopyPath, source: Place, destination: Place, options: { lastModified?: Date }): Promise<number> {
+  if (path.kernel !== null) return path.kernel.to.copyFile(path.kernel.from, source.path, destination.path, options);
+  return destination.storage.write(destination.path, source.storage.read(source.path), options);
+}
+
+/** Counts a copy's digested bytes; a copy whose digest differs is removed, and that is the copy's failure. */
+export async function verifyCopy(report: CopyReport, destination: Place, bytes: number, algorithm: ChecksumAlgorithm, written: string, expected: string): Promise<CopyFailure | null> {
+  report.count({ bytesChecksummed: bytes });
+  if (written === expected) return null;
+  await destination.storage.remove(destination.path).catch(() => undefined);
+  return { reason: 'checksum_mismatch', message: `${destination.shown}: ${algorithm} ${written}, expected ${expected}` };
+}
+
+/** Whether the destination already has the file, by the sync level asked (none: never). */
+export async function inSync(policy: CopyPolicy, source: Place, destination: Place, entry: FileEntry, algorithm: ChecksumAlgorithm): Promise<boolean> {
+  const level = policy.syncLevel;
+  if (level === null) return false;
+  const there = await destination.storage.stat(destination.path).catch((error: unknown) => {
+    if (error instanceof StorageError && error.failure === 'not_found') return null;
+    throw error;
+  });
+  if (there === null || there.type !== 'file') return false;
+  if (level === 0) return true;
+  if (there.size !== entry.size) return false;
+  if (level === 1) return true;
+  if (level === 2) return there.lastModified.getTime() >= entry.lastModified.getTime();
+  return (await source.storage.checksum(source.path, algorithm)) === (await destination.storage.checksum(destination.path, algorithm));
+}
+
+/**
+ * Copies a directory's files FILES_AT_ONCE at a time, taking no new one once stopped, ended or
+ * failed (the first file whatever happens: an attempt moves at least one); the ones in flight
+ * finish and are recorded in the listing's order, then how it ended is the outcome.
+ */
+export async function copyFiles(ctx: CopyContext, files: readonly (TreeFile & { entry: FileEntry })[]): Promise<CopyOutcome> {
+  const copied: (CopiedFile | null)[] = files.map(() => null);
+  const halts: ({ outcome: CopyOutcome } | { error: unknown })[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length && halts.length === 0 && (next === 0 || !ctx.signal.aborted)) {
+      const at = next++;
+      const file = files[at]!;
+      try {
+        await ctx.report.recheck();
+        const result = await copyOne(ctx, file.source, file.destination, file.entry, NO_DEMAND);
+        if (result.kind === 'failed') halts.push({ outcome: { kind: 'failed', failure: result.failure } });
+        if (result.kind === 'copied') copied[at] = result.file;
+        if (!(await ctx.report.progressed())) halts.push({ outcome: ENDED });
+      } catch (error) {
+        halts.push({ error });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FILES_AT_ONCE, files.length) }, worker));
+  await ctx.report.copied(copied.filter((file) => file !== null));
+  const [first] = halts;
+  if (first !== undefined && 'error' in first) throw first.error;
+  return first?.outcome ?? (ctx.signal.aborted ? STOPPED : DONE);
+}
