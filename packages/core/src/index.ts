@@ -58,3 +58,4 @@ export * from './task/TaskRequest';
 export * from './task/Task';
 export * from './task/TaskService';
 export * from './task/scheduling';
+export * from './task/TaskDispatch';

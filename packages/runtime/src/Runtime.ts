@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { CoreServices, ReadMemo, UnitOfWork } from '@xfer/core';
+import { TaskDispatch, type CoreServices, type ReadMemo, type UnitOfWork } from '@xfer/core';
 import { openEngine, openMemoryEngine, seedDatabase, TypeormUnitOfWork, type Engine, type EngineOptions, type SeedOptions, type SeedResult, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
 import { listen, type HealthOfDatabase } from '@xfer/server-kit';
 import { EndpointStorages, type MemoryFiles } from '@xfer/storage';
@@ -144,10 +144,11 @@ export class Runtime {
    * process is the only one running tasks.
    */
   async startTaskWorkers(options: TaskWorkerOptions): Promise<TaskWorkerPool> {
+    const dispatch = new TaskDispatch(this.uow, this.services.taskRunner, { retryMs: options.retryMs });
     const workers: TaskWorkerPool =
       this.engine.name === 'postgres' && options.concurrency > 0 && this.databaseUrl
-        ? await (await import('./SharedTaskWorkers')).SharedTaskWorkers.start(this.services, this.uow, this.databaseUrl, options)
-        : new TaskWorkers(this.services, this.uow, options).start();
+        ? await (await import('./SharedTaskWorkers')).SharedTaskWorkers.start(dispatch, this.databaseUrl, options)
+        : new TaskWorkers(dispatch, options).start();
     this.wake.workers = workers;
     this.onClose('task workers', () => workers.stop());
     return workers;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PER_USER, QUEUE_READ, retryDelay, type CoreServices, type UnitOfWork } from '@xfer/core';
+import type { SlotClaim, TaskDispatch } from '@xfer/core';
 import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
 import { taskLockKey } from './taskLock';
@@ -13,7 +13,7 @@ const SCHEMA = 'pgboss';
 const QUEUE_SETUP_LOCK = createHash('sha256').update('xfer: make the pg-boss queue').digest().readBigInt64BE(0).toString();
 
 
-/** The first of a user's PER_USER slots for a type of task: a 32-bit key, the slot number beside it. */
+/** An owner's slots for a type of task (core's dispatch says how many): a 32-bit key, the slot number beside it. */
 function slotKey(owner: string, type: string): number {
   return createHash('sha256').update(`${owner}:${type}`).digest().readInt32BE(0);
 }
@@ -28,7 +28,7 @@ function slotKey(owner: string, type: string): number {
  * died), and a job whose task is finished does nothing.
  *
  * Each process holds one extra connection for Postgres advisory locks: the task's own (one process
- * runs a task at a time) and one of its owner's PER_USER slots per type (the per-user limit holds
+ * runs a task at a time) and one of its owner's slots per type (core's per-user limit) (the per-user limit holds
  * across processes). A process that dies (kill -9) loses its connection and with it its locks at
  * once, so the next sweep (every `sweepMs`) queues its tasks again for the others. pg-boss 10 has
  * no heartbeat (12 does, on Node 22): its job expiry is not what detects a death here.
@@ -50,20 +50,19 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   private lockQueries: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly services: Pick<CoreServices, 'taskRunner'>,
-    private readonly uow: UnitOfWork,
+    private readonly dispatch: TaskDispatch,
     private readonly boss: PgBoss,
     private readonly locks: Client,
     private readonly options: TaskWorkerOptions,
   ) {}
 
   /** Connects, makes pg-boss's schema and queue when missing, and starts `concurrency` workers and the sweeper. */
-  static async start(services: Pick<CoreServices, 'taskRunner'>, uow: UnitOfWork, databaseUrl: string, options: TaskWorkerOptions): Promise<SharedTaskWorkers> {
+  static async start(dispatch: TaskDispatch, databaseUrl: string, options: TaskWorkerOptions): Promise<SharedTaskWorkers> {
     const locks = new Client({ connectionString: databaseUrl, application_name: `xfer task locks ${process.pid}` });
     await locks.connect();
     // a job is finished quickly or held by a live process's lock; expiry only tidies jobs of dead processes
     const boss = new PgBoss({ connectionString: databaseUrl, schema: SCHEMA, max: 2, application_name: `xfer task queue ${process.pid}`, schedule: false, supervise: true, maintenanceIntervalSeconds: 60 });
-    const workers = new SharedTaskWorkers(services, uow, boss, locks, options);
+    const workers = new SharedTaskWorkers(dispatch, boss, locks, options);
     boss.on('error', (error) => options.log?.(`task queue: ${error.message}`));
     locks.on('error', (error) => workers.loseLocks(error));
     try {
@@ -126,7 +125,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   /** Queues a job for every ACTIVE task that no process holds (pg-boss keeps one queued job per task). */
   private async sweep(): Promise<void> {
     try {
-      const active = await this.uow.repositories.tasks.listActive(QUEUE_READ.total, QUEUE_READ.perOwner);
+      const active = await this.dispatch.unfinished();
       if (active.length === 0) return;
       const held = new Set(
         (await this.onLockConnection<{ classid: string; objid: string }>("SELECT classid, objid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows.map((row) =>
@@ -158,22 +157,15 @@ export class SharedTaskWorkers implements TaskWorkerPool {
     const key = taskLockKey(taskId).toString();
     if (!(await this.tryLock(`task ${key}`, 'pg_try_advisory_lock($1::bigint)', [key]))) return; // its holder runs it, and queues it again if it must wait
     try {
-      const task = await this.uow.repositories.tasks.findById(taskId);
-      if (task?.status !== 'ACTIVE') return;
-      const slot = slotKey(task.owner_id, task.request.type);
-      let held: number | null = null;
-      for (let i = 0; i < PER_USER && held === null; i += 1) if (await this.tryLock(`slot ${slot} ${i}`, 'pg_try_advisory_lock($1::int, $2::int)', [slot, i])) held = i;
-      // the owner has PER_USER tasks of this type running somewhere: this one waits its turn
-      if (held === null) return await this.later(taskId, 1000);
-      try {
-        const after = await this.services.taskRunner.run(taskId, this.handBack.signal);
-        if (after?.status === 'ACTIVE') await this.later(taskId, after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults));
-      } catch (error) {
-        this.options.log?.(`task ${taskId}: ${(error as Error).message}`);
-        await this.later(taskId, retryDelay(this.options, 0));
-      } finally {
-        await this.unlock(`slot ${slot} ${held}`, 'pg_advisory_unlock($1::int, $2::int)', [slot, held]);
-      }
+      const slot: SlotClaim = async (owner, type, i) => {
+        const slotId = slotKey(owner, type);
+        const name = `slot ${slotId} ${i}`;
+        if (!(await this.tryLock(name, 'pg_try_advisory_lock($1::int, $2::int)', [slotId, i]))) return null;
+        return () => this.unlock(name, 'pg_advisory_unlock($1::int, $2::int)', [slotId, i]);
+      };
+      const { retryAfterMs, error } = await this.dispatch.attempt(taskId, this.handBack.signal, slot);
+      if (error !== null) this.options.log?.(`task ${taskId}: ${error.message}`);
+      if (retryAfterMs !== null) await this.later(taskId, retryAfterMs);
     } finally {
       await this.unlock(`task ${key}`, 'pg_advisory_unlock($1::bigint)', [key]);
     }

@@ -1,4 +1,4 @@
-import { QUEUE_READ, retryDelay, tasksToStart, type CoreServices, type RunningTask, type TaskState, type UnitOfWork } from '@xfer/core';
+import type { RunningTask, TaskDispatch, TaskState } from '@xfer/core';
 
 export interface TaskWorkerOptions {
   /** Tasks run at once by this process (API_TASK_WORKERS; 0: none). */
@@ -24,11 +24,9 @@ export interface TaskWorkerPool {
 }
 
 /**
- * Workers inside the process, the only one running tasks on its database (SQLite): they take up
- * ACTIVE tasks, every owner in turn (the owner running fewest first, then the oldest request), at
- * most `concurrency` at a time and PER_USER of one owner's tasks of a type, and run each through
- * the core's TaskRunner.
- * A task that must wait is tried again after `retryMs`. `stop()` takes no new task and has the
+ * Workers inside the process, the only one running tasks on its database (SQLite): they start
+ * what core's dispatch says to (every owner in turn, a per-user limit), at most `concurrency` at a
+ * time, and try a task again when the dispatch's attempt says. `stop()` takes no new task and has the
  * ones running hand their task back after the file in hand (ACTIVE, Queued: the next start takes
  * them up), so that the runtime closes the engine after them.
  */
@@ -43,8 +41,7 @@ export class TaskWorkers implements TaskWorkerPool {
   private polling: Promise<void> | null = null;
 
   constructor(
-    private readonly services: Pick<CoreServices, 'taskRunner'>,
-    private readonly uow: UnitOfWork,
+    private readonly dispatch: TaskDispatch,
     private readonly options: TaskWorkerOptions,
   ) {}
 
@@ -82,27 +79,24 @@ export class TaskWorkers implements TaskWorkerPool {
   private async poll(): Promise<void> {
     const free = this.options.concurrency - this.running.size;
     if (free <= 0) return;
-    let active: TaskState[];
+    let toStart: TaskState[];
     try {
-      active = await this.uow.repositories.tasks.listActive(QUEUE_READ.total, QUEUE_READ.perOwner);
+      toStart = await this.dispatch.toStart(this.running, free, (id) => this.notBefore.get(id) ?? 0, Date.now());
     } catch (error) {
       this.options.log?.(`task workers: the queue could not be read: ${(error as Error).message}`);
       return;
     }
     if (this.stopped) return;
-    for (const task of tasksToStart(active, this.running, free, (id) => this.notBefore.get(id) ?? 0, Date.now())) this.run(task);
+    for (const task of toStart) this.run(task);
   }
 
   private run(task: TaskState): void {
-    const done = this.services.taskRunner
-      .run(task.id, this.stopping.signal)
-      .then((after) => {
-        if (after?.status === 'ACTIVE') this.notBefore.set(task.id, Date.now() + (after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults)));
-        else this.notBefore.delete(task.id);
-      })
-      .catch((error: unknown) => {
-        this.notBefore.set(task.id, Date.now() + retryDelay(this.options, 0));
-        this.options.log?.(`task ${task.id}: ${(error as Error).message}`);
+    const done = this.dispatch
+      .attempt(task.id, this.stopping.signal)
+      .then(({ retryAfterMs, error }) => {
+        if (error !== null) this.options.log?.(`task ${task.id}: ${error.message}`);
+        if (retryAfterMs === null) this.notBefore.delete(task.id);
+        else this.notBefore.set(task.id, Date.now() + retryAfterMs);
       })
       .finally(() => {
         this.running.delete(task.id);
