@@ -14,7 +14,7 @@ import type { PauseRuleRepository } from '../pause-rule/PauseRule';
 import type { RoleRepository } from '../role/Role';
 import type { SubscriptionRepository } from '../subscription/Subscription';
 import type { ServiceSettingsRepository } from './ServiceSettings';
-import type { TaskRepository } from '../task/Task';
+import type { TaskRepository } from '../task/TaskRepository';
 
 export interface Repositories {
   endpoints: EndpointRepository;

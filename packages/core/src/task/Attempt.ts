@@ -1,7 +1,8 @@
 import type { Clock } from '../shared/ports';
 import type { CopiedFile, CopyCounts, CopyFailure, CopyReport } from '../transfer/CopyReport';
 import { codeOf } from './failures';
-import { ZERO_COUNTERS, type TaskCounters, type TaskRepository, type TaskState } from './Task';
+import { ZERO_COUNTERS, type TaskCounters, type TaskState } from './Task';
+import type { TaskRepository } from './TaskRepository';
 
 /** How often a running item's access is checked again (a revoked access rule, a removed role, a pause rule): it stops a tree within seconds. */
 const RECHECK_MS = 250;

@@ -6,7 +6,7 @@ import { TestWorld } from '../testing/TestWorld';
 import { directoryOf } from '../testing/rootedAt';
 import { NO_FEATURES, type BatchCopy, type DirectoryCopyOptions, type DirectoryFileCopy, type KernelCopy, type StorageDirectory } from '../storage/Storage';
 import type { TaskState } from './Task';
-import type { TaskRepository } from './Task';
+import type { TaskRepository } from './TaskRepository';
 import { TaskRunner } from './TaskRunner';
 import { ALL_PAUSED } from '../pause-rule/PauseRule';
 import { StorageError } from '../storage/Storage';

@@ -2,7 +2,7 @@ import { TestWorld } from '../testing/TestWorld';
 import { BadRequestError, EndpointNotFoundError, PermissionDeniedError } from '../shared/errors';
 import type { Principal } from '../auth/Principal';
 import { DEFAULT_DEADLINE_SECONDS, expired, TaskCompleteError, TaskNotFoundError } from './Task';
-import type { TaskRepository } from './Task';
+import type { TaskRepository } from './TaskRepository';
 import { MAX_PAGE, TaskService } from './TaskService';
 import { deleteRequest, transferRequest } from '../testing/taskRequests';
 

@@ -1,4 +1,6 @@
-import { compareTasks, endpointsOf, isFinished, matchesTaskFilter, progressOf, type TaskEventState, type TaskFileState, type TaskQuery, type TaskState, type TaskRepository } from '../task/Task';
+import { endpointsOf, isFinished, progressOf, type TaskEventState, type TaskFileState, type TaskState } from '../task/Task';
+import type { TaskRepository } from '../task/TaskRepository';
+import { compareTasks, matchesTaskFilter, type TaskQuery } from '../task/TaskQuery';
 
 const copy = <T>(value: T): T => structuredClone(value);
 

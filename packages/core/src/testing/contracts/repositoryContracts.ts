@@ -11,7 +11,8 @@ import type { EndpointRole } from '../../role/Role';
 import { ConcurrentModificationError, ConflictError } from '../../shared/errors';
 import type { UnitOfWork } from '../../shared/UnitOfWork';
 import { SequentialIdGenerator } from '../fakes';
-import { newTask, type TaskQuery, type TaskState } from '../../task/Task';
+import { newTask, type TaskState } from '../../task/Task';
+import type { TaskQuery } from '../../task/TaskQuery';
 
 export interface ContractSubject {
   uow: UnitOfWork;
