@@ -6,6 +6,7 @@ import { decodeRoleGrant, roleDocument } from './v010/roles';
 import { decodePauseRule, decodeSubscriptionAdminVerified, decodeSubscriptionChange } from './v010/endpointManager';
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
 import { encodeShareCursor, pauseRuleListQuery, searchRequest, sharesPage } from './v010/paging';
+import { endpointFieldName, inWireNames } from './v010/fieldNames';
 import { endpointDocument, fieldSelection, limitedPauseRuleDocument, pauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
   assertSentBackUnchanged,
@@ -84,7 +85,10 @@ export function endpointRoutes(router: Router, endpoints: EndpointService, acces
   router.post('/endpoint', async (req, res) => {
     const caller = principalOf(res);
     const command = await decodeCreateEndpoint(req.body, caller.primary.username);
-    sendCreated(req, res, 'Endpoint created successfully', await endpoints.createEndpoint(caller, command));
+    const created = await endpoints.createEndpoint(caller, command).catch((error: unknown) => {
+      throw inWireNames(error, endpointFieldName);
+    });
+    sendCreated(req, res, 'Endpoint created successfully', created);
   });
 
   router.post('/shared_endpoint', async (req, res) => {

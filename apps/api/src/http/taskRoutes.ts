@@ -3,6 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { principalOf } from './authenticate';
 import { sendResult } from './results';
 import { integer } from './v010/paging';
+import { inWireNames, taskFieldName } from './v010/fieldNames';
 import { decodeDeleteRequest, decodeTransferRequest } from './v010/taskRequests';
 import { eventDocument, marker, skippedErrorDocument, successfulTransferDocument, taskDocument, taskListQuery } from './v010/tasks';
 import { firstValue as first } from '@xfer/server-kit';
@@ -20,7 +21,9 @@ export function taskRoutes(router: Router, tasks: TaskService): Router {
 
   const submit = (kind: 'transfer' | 'delete') => async (req: Request, res: Response) => {
     const request = kind === 'transfer' ? decodeTransferRequest(req.body) : decodeDeleteRequest(req.body);
-    const { task, duplicate } = await tasks.submit(principalOf(res), request);
+    const { task, duplicate } = await tasks.submit(principalOf(res), request).catch((error: unknown) => {
+      throw inWireNames(error, taskFieldName);
+    });
     sendResult(req, res, duplicate ? 200 : 202, {
       DATA_TYPE: `${kind}_result`,
       code: duplicate ? 'Duplicate' : 'Accepted',

@@ -50,6 +50,9 @@ describe.each(BACKENDS)('endpoint management API on the wire (compat-notes), $na
       expect(servers.body).toEqual({ DATA_TYPE: 'endpoint_server_list', DATA: [expect.objectContaining({ id: 1, hostname: null, uri: null, is_connected: false })] });
       const add = await api.as(alice).post(`/endpoint/${res.body.id}/server`, { hostname: 'a.example.org' });
       expect(add.status).toBe(400);
+      // servers in a personal-client create: refused naming the document's field
+      const withServers = await api.as(alice).post('/endpoint', { display_name: 'Laptop', is_globus_connect: true, DATA: [{ hostname: 'a.example.org' }] });
+      expect([withServers.status, withServers.body.code, withServers.body.message]).toEqual([400, 'BadRequest', "Field 'DATA' cannot be set when creating a personal-client endpoint"]);
     });
 
     it('answers update, delete and the server operations with their result documents', async () => {

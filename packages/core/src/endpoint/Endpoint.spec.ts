@@ -128,7 +128,7 @@ describe('Endpoint kinds on create', () => {
 
   it('refuses servers and server-only fields on a personal-client endpoint', () => {
     expect(() => create({ display_name: 'L', personal: true, servers: [{ hostname: 'a.example.org' }] })).toThrow(
-      /'DATA' cannot be set when creating a personal-client endpoint/,
+      /'servers' cannot be set when creating a personal-client endpoint/,
     );
     expect(() => create({ display_name: 'L', personal: true, myproxy_server: 'myproxy.example.org' })).toThrow(
       /'myproxy_server' cannot be set when creating a personal-client endpoint/,

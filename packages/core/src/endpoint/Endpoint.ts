@@ -1,6 +1,6 @@
 import type { IdentityState } from '../auth/Identity';
 import { shortUsername } from '../auth/Identity';
-import { BadRequestError, LimitExceededError, PermissionDeniedError, ServerNotFoundError } from '../shared/errors';
+import { BadRequestError, InvalidFieldError, LimitExceededError, PermissionDeniedError, ServerNotFoundError } from '../shared/errors';
 import { checkEmail, checkHttpUrl, checkText, hasAnyControlCharacter, jsonEqual, parseHttpUrl, type TextRule } from '../shared/text';
 import { checkLocation } from './location';
 import type { StorageAttachment } from '../storage/Storage';
@@ -276,11 +276,8 @@ const KIND_WORDS: Record<EndpointKind, string> = {
 
 /** The one wording of "this kind of endpoint does not take that field". */
 export function fieldCannotBeSet(field: string, kind: EndpointKind, when: 'create' | 'update'): BadRequestError {
-  return new BadRequestError(
-    when === 'create'
-      ? `Field '${field}' cannot be set when creating ${KIND_WORDS[kind]}`
-      : `Field '${field}' cannot be changed on ${KIND_WORDS[kind]}`,
-  );
+  const reason = when === 'create' ? `cannot be set when creating ${KIND_WORDS[kind]}` : `cannot be changed on ${KIND_WORDS[kind]}`;
+  return new InvalidFieldError(field, reason, 'BadRequest', (name) => `Field '${name}' ${reason}`);
 }
 
 export interface CreateContext {
@@ -387,7 +384,7 @@ export class Endpoint {
     const { personal, name: legacyName, servers, ...settings } = command;
     const kind: EndpointKind = personal === true ? 'personal' : 'server';
     assertSettable(settings, kind);
-    if (servers !== undefined && kind !== 'server') throw fieldCannotBeSet('DATA', kind, 'create');
+    if (servers !== undefined && kind !== 'server') throw fieldCannotBeSet('servers', kind, 'create');
     const user = shortUsername(ctx.owner.username);
     const name = legacyName == null ? ctx.id : checkLegacyName('name', legacyName);
     if (settings.display_name == null && legacyName === undefined) {

@@ -15,6 +15,27 @@ export class BadRequestError extends DomainError {
   readonly code: string = 'BadRequest';
 }
 
+/**
+ * A refusal of one field of what a caller sent, the field named as core names it
+ * (`items[3].source_path`, `servers`): an app names it as its own document does (`renamed`).
+ */
+export class InvalidFieldError extends BadRequestError {
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+    override readonly code: string = 'BadRequest',
+    /** The message, for a field of this name. */
+    private readonly say: (field: string) => string = (name) => `Invalid ${name}: ${reason}`,
+  ) {
+    super(say(field));
+  }
+
+  /** The same refusal, naming the field `field`. */
+  renamed(field: string): InvalidFieldError {
+    return new InvalidFieldError(field, this.reason, this.code, this.say);
+  }
+}
+
 export class AuthenticationFailedError extends DomainError {
   readonly code = 'ClientError.AuthenticationFailed';
 }
@@ -59,8 +80,11 @@ export class AccessRuleNotFoundError extends NotFoundError {
 }
 
 /** A path an access rule cannot name. */
+/** The code of a path that cannot be used (InvalidPathError, or a field refusal of a path). */
+export const INVALID_PATH = 'InvalidPath';
+
 export class InvalidPathError extends BadRequestError {
-  override readonly code = 'InvalidPath';
+  override readonly code = INVALID_PATH;
 }
 
 /** The same thing exists already (an access rule for the same principal and path). */

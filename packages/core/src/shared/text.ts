@@ -1,4 +1,4 @@
-import { BadRequestError } from './errors';
+import { InvalidFieldError } from './errors';
 
 /** Field guards shared by every aggregate that takes text from a client. */
 export interface TextRule {
@@ -29,18 +29,18 @@ export function hasControlCharacters(value: string): boolean {
 }
 
 export function checkText(field: string, value: string, rule: TextRule): string {
-  if (CONTROL.test(value)) throw new BadRequestError(`Invalid ${field}: must not contain control characters`);
+  if (CONTROL.test(value)) throw new InvalidFieldError(field, `must not contain control characters`);
   if ([...value].length > rule.max) {
-    throw new BadRequestError(`Invalid ${field}: must be at most ${rule.max} characters`);
+    throw new InvalidFieldError(field, `must be at most ${rule.max} characters`);
   }
   if (rule.singleLine && /[\r\n]/.test(value)) {
-    throw new BadRequestError(`Invalid ${field}: must not contain new lines`);
+    throw new InvalidFieldError(field, `must not contain new lines`);
   }
   if (rule.ascii && /[^\x20-\x7e]/.test(value)) {
-    throw new BadRequestError(`Invalid ${field}: must be printable ASCII`);
+    throw new InvalidFieldError(field, `must be printable ASCII`);
   }
   if (rule.plainDirection && BIDI_CONTROL.test(value)) {
-    throw new BadRequestError(`Invalid ${field}: must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)`);
+    throw new InvalidFieldError(field, `must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)`);
   }
   return value;
 }
@@ -50,7 +50,7 @@ const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61
 
 export function checkEmail(field: string, value: string): string {
   checkText(field, value, { max: 254, singleLine: true, ascii: true });
-  if (!EMAIL.test(value)) throw new BadRequestError(`Invalid ${field}: '${value}' is not an e-mail address`);
+  if (!EMAIL.test(value)) throw new InvalidFieldError(field, `'${value}' is not an e-mail address`);
   return value;
 }
 
@@ -66,20 +66,20 @@ export function parseHttpUrl(value: string): URL | null {
 export function checkHttpUrl(field: string, value: string, max = 4096): string {
   checkText(field, value, { max, singleLine: true, ascii: true });
   const url = parseHttpUrl(value);
-  if (!url || !url.hostname) throw new BadRequestError(`Invalid ${field}: must be an absolute http or https URL`);
+  if (!url || !url.hostname) throw new InvalidFieldError(field, `must be an absolute http or https URL`);
   return value;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 export function checkHostname(field: string, value: string): string {
-  if (!HOSTNAME.test(value)) throw new BadRequestError(`Invalid ${field}: '${value}' is not a hostname`);
+  if (!HOSTNAME.test(value)) throw new InvalidFieldError(field, `'${value}' is not a hostname`);
   return value;
 }
 
 export function checkInteger(field: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new BadRequestError(`Invalid ${field}: must be an integer from ${min} to ${max}`);
+    throw new InvalidFieldError(field, `must be an integer from ${min} to ${max}`);
   }
   return value;
 }

@@ -1,4 +1,4 @@
-import { BadRequestError, InvalidPathError } from '../shared/errors';
+import { BadRequestError, InvalidFieldError } from '../shared/errors';
 import { deleteRequest, transferRequest } from '../testing/taskRequests';
 import { checkTaskRequest, keptByFilterRules, MAX_ITEMS, NoTransferItemsError, type TransferRequest } from './TaskRequest';
 
@@ -8,9 +8,9 @@ const SUBMISSION = '33333333-3333-4333-8333-333333333333';
 
 const transfer = (extra: Partial<Parameters<typeof transferRequest>[0]> = {}): TransferRequest =>
   transferRequest({ submission_id: SUBMISSION, source_endpoint: SOURCE, destination_endpoint: DESTINATION, items: [{ source_path: '/data/a.txt', destination_path: '/in/a.txt' }], ...extra });
-const refusal = (request: Parameters<typeof checkTaskRequest>[0], names?: Parameters<typeof checkTaskRequest>[1]): Error | null => {
+const refusal = (request: Parameters<typeof checkTaskRequest>[0]): Error | null => {
   try {
-    checkTaskRequest(request, names);
+    checkTaskRequest(request);
     return null;
   } catch (error) {
     return error as Error;
@@ -68,27 +68,30 @@ describe('the rules of a transfer or delete submission', () => {
     expect(refusal(transfer({ items }))?.message).toBe(`Invalid items: at most ${MAX_ITEMS} items`);
     expect(refusal(transfer({ items: items.slice(1) }))).toBeNull();
     const paths = Array.from({ length: MAX_ITEMS + 1 }, (_, i) => `/a${i}`);
-    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths }))?.message).toBe(`Invalid items: at most ${MAX_ITEMS} items`);
-    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/a', ''] }))?.message).toBe('Invalid items[1].path: a path');
-    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/a\r'] }))?.message).toContain('Invalid items[0].path');
+    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths }))?.message).toBe(`Invalid paths: at most ${MAX_ITEMS} items`);
+    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/a', ''] }))?.message).toBe('Invalid paths[1]: a path');
+    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/a\r'] }))?.message).toContain('Invalid paths[0]');
   });
 
   it('refuses a path that climbs out of the root or is not absolute, and leaves one in the home to where the task runs', () => {
     const item = (source_path: string) => transfer({ items: [{ source_path, destination_path: '/in/x' }] });
-    expect(refusal(item('/data/../../etc/passwd'))).toEqual(new InvalidPathError("Invalid items[0].source_path: it climbs out of the endpoint's root"));
-    expect(refusal(item('/data/../../etc/passwd'))).toBeInstanceOf(InvalidPathError);
+    expect(refusal(item('/data/../../etc/passwd'))).toMatchObject({ code: 'InvalidPath', message: "Invalid items[0].source_path: it climbs out of the endpoint's root" });
+    expect(refusal(item('/data/../../etc/passwd'))).toBeInstanceOf(BadRequestError);
     expect(refusal(item('data/x'))?.message).toBe('Invalid items[0].source_path: an absolute path (/...) or one in your home (/~/...)');
     // longer than a path may be in UTF-16 units, though not in characters
     expect(refusal(item(`/${'\u{1F600}'.repeat(3000)}`))?.message).toBe('Invalid items[0].source_path: at most 4096 characters');
     for (const home of ['/~/../../../x', '~/../../x', '~', '/~', '/~/']) expect(refusal(item(home))).toBeNull();
     expect(refusal(item('/data/./a//b/../c'))).toBeNull();
-    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/..'] }))?.message).toBe("Invalid items[0].path: it climbs out of the endpoint's root");
+    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: ['/..'] }))?.message).toBe("Invalid paths[0]: it climbs out of the endpoint's root");
   });
 
-  it("names fields as the caller's document does", () => {
-    const names = { items: 'DATA', item: (i: number) => `DATA[${i}]` };
-    expect(refusal(transfer({ items: [{ source_path: '/a', destination_path: '/b' }, { source_path: '', destination_path: '/b' }] }), names)?.message).toBe('Invalid DATA[1].source_path: a path');
-    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: Array.from({ length: MAX_ITEMS + 1 }, () => '/a') }), names)?.message).toBe(`Invalid DATA: at most ${MAX_ITEMS} items`);
+  it('names the field it refuses as core names it, so that an app can name it as its document does', () => {
+    const refused = refusal(transfer({ items: [{ source_path: '/a', destination_path: '/b' }, { source_path: '', destination_path: '/b' }] }));
+    expect(refused).toBeInstanceOf(InvalidFieldError);
+    expect(refused).toMatchObject({ field: 'items[1].source_path', reason: 'a path' });
+    expect((refused as InvalidFieldError).renamed('DATA[1].source_path')).toMatchObject({ code: 'BadRequest', message: 'Invalid DATA[1].source_path: a path' });
+    expect(refusal(deleteRequest({ submission_id: SUBMISSION, endpoint: SOURCE, paths: Array.from({ length: MAX_ITEMS + 1 }, () => '/a') }))).toMatchObject({ field: 'paths', message: `Invalid paths: at most ${MAX_ITEMS} items` });
+    expect((refusal(transfer({ items: [{ source_path: '/..', destination_path: '/in/x' }] })) as InvalidFieldError).renamed('DATA[0].source_path')).toMatchObject({ code: 'InvalidPath', message: "Invalid DATA[0].source_path: it climbs out of the endpoint's root" });
   });
 
   it('keeps what no filter rule matches; the first that matches decides, for its type only', () => {

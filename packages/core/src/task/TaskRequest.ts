@@ -1,4 +1,4 @@
-import { BadRequestError, InvalidPathError } from '../shared/errors';
+import { BadRequestError, INVALID_PATH, InvalidFieldError } from '../shared/errors';
 import { isWithin, resolveStoragePath } from '../storage/paths';
 import { Glob, MAX_GLOB } from '../shared/glob';
 import { checkText } from '../shared/text';
@@ -61,18 +61,10 @@ export class NoTransferItemsError extends BadRequestError {
 /** The most items one submission may carry. */
 export const MAX_ITEMS = 10_000;
 
-/** How a caller's document names the item list and one item, so refusals name what the caller sent. */
-export interface TaskRequestNames {
-  items: string;
-  item: (index: number) => string;
-}
-
-const OWN_NAMES: TaskRequestNames = { items: 'items', item: (i) => `items[${i}]` };
-
 const DIGEST = /^[0-9a-f]{32}$|^[0-9a-f]{64}$/;
 
 function checkPath(field: string, path: string): void {
-  if (path === '') throw new BadRequestError(`Invalid ${field}: a path`);
+  if (path === '') throw new InvalidFieldError(field, 'a path');
   checkText(field, path, { max: 4096, singleLine: true });
   // one in the home is resolved where the task runs (the home is the endpoint's); any other is checked now
   if (path.startsWith('~/') || path.startsWith('/~/')) return;
@@ -81,7 +73,7 @@ function checkPath(field: string, path: string): void {
     resolveStoragePath(path, '/');
   } catch (error) {
     // Stryker disable next-line Regex: the message always begins so; only the quoted path's presence varies
-    throw new InvalidPathError(`Invalid ${field}: ${(error as Error).message.replace(/^Invalid path( '.*?')?: /s, '')}`);
+    throw new InvalidFieldError(field, (error as Error).message.replace(/^Invalid path( '.*?')?: /s, ''), INVALID_PATH);
   }
 }
 
@@ -95,36 +87,39 @@ function isInside(path: string, outer: string): boolean {
 /**
  * The rules of a submission, whoever decoded it: a label of one trimmed line, 1 to MAX_ITEMS items,
  * paths of one line, a file's checksum only on a file, filter rules by name, extras deleted only
- * under a recursive item.
+ * under a recursive item. Refusals name core's fields (`items[3].source_path`, `paths[0]`): an app
+ * names them as its document does.
  */
-export function checkTaskRequest(request: TaskRequest, names: TaskRequestNames = OWN_NAMES): void {
+export function checkTaskRequest(request: TaskRequest): void {
   if (request.label !== null) {
     checkText('label', request.label, { max: 128, singleLine: true });
-    if (request.label.trim() !== request.label) throw new BadRequestError('Invalid label: must not begin or end with spaces');
+    if (request.label.trim() !== request.label) throw new InvalidFieldError('label', 'must not begin or end with spaces');
   }
-  const count = request.type === 'TRANSFER' ? request.items.length : request.paths.length;
+  const [listed, count] = request.type === 'TRANSFER' ? ['items', request.items.length] : ['paths', request.paths.length];
   if (count === 0) throw new NoTransferItemsError('A task requires at least one item');
-  if (count > MAX_ITEMS) throw new BadRequestError(`Invalid ${names.items}: at most ${MAX_ITEMS} items`);
+  if (count > MAX_ITEMS) throw new InvalidFieldError(listed, `at most ${MAX_ITEMS} items`);
   if (request.type === 'DELETE') {
-    request.paths.forEach((path, i) => checkPath(`${names.item(i)}.path`, path));
+    request.paths.forEach((path, i) => checkPath(`paths[${i}]`, path));
     return;
   }
-  request.items.forEach((item, i) => {
-    checkPath(`${names.item(i)}.source_path`, item.source_path);
-    checkPath(`${names.item(i)}.destination_path`, item.destination_path);
-    if (request.source_endpoint.toLowerCase() === request.destination_endpoint.toLowerCase() && item.recursive !== false && isInside(item.destination_path, item.source_path)) {
-      throw new BadRequestError(`Invalid ${names.item(i)}.destination_path: inside its source_path on the same endpoint (a directory cannot be copied into itself)`);
-    }
-    if (item.external_checksum !== null) {
-      if (!DIGEST.test(item.external_checksum)) throw new BadRequestError(`Invalid ${names.item(i)}.external_checksum: a hex MD5 or SHA256 digest`);
-      if (item.recursive === true) throw new BadRequestError(`Invalid ${names.item(i)}.external_checksum: a file's checksum, not a directory's`);
-    }
-  });
+  request.items.forEach((item, i) => checkItem(request, item, `items[${i}]`));
   (request.options.filter_rules ?? []).forEach((rule, i) => {
-    if (rule.name === '' || rule.name.includes('/') || [...rule.name].length > MAX_GLOB) throw new BadRequestError(`Invalid filter_rules[${i}].name: a name pattern (*, ?, [...]) without /, of at most ${MAX_GLOB} characters`);
+    if (rule.name === '' || rule.name.includes('/') || [...rule.name].length > MAX_GLOB) throw new InvalidFieldError(`filter_rules[${i}].name`, `a name pattern (*, ?, [...]) without /, of at most ${MAX_GLOB} characters`);
   });
   if (request.options.delete_destination_extra && !request.items.some((item) => item.recursive !== false)) {
-    throw new BadRequestError('Invalid delete_destination_extra: only with a recursive item');
+    throw new InvalidFieldError('delete_destination_extra', 'only with a recursive item');
+  }
+}
+
+function checkItem(request: TransferRequest, item: TransferItem, field: string): void {
+  checkPath(`${field}.source_path`, item.source_path);
+  checkPath(`${field}.destination_path`, item.destination_path);
+  if (request.source_endpoint.toLowerCase() === request.destination_endpoint.toLowerCase() && item.recursive !== false && isInside(item.destination_path, item.source_path)) {
+    throw new InvalidFieldError(`${field}.destination_path`, 'inside its source_path on the same endpoint (a directory cannot be copied into itself)');
+  }
+  if (item.external_checksum !== null) {
+    if (!DIGEST.test(item.external_checksum)) throw new InvalidFieldError(`${field}.external_checksum`, 'a hex MD5 or SHA256 digest');
+    if (item.recursive === true) throw new InvalidFieldError(`${field}.external_checksum`, "a file's checksum, not a directory's");
   }
 }
 

@@ -1,5 +1,24 @@
-import { BadRequestError, MAX_ITEMS, NoTransferItemsError } from '@xfer/core';
-import { decodeDeleteRequest, decodeTransferRequest } from './taskRequests';
+import { BadRequestError, checkTaskRequest, MAX_ITEMS, NoTransferItemsError, type TaskRequest } from '@xfer/core';
+import { endpointFieldName, inWireNames, taskFieldName } from './fieldNames';
+import { decodeDeleteRequest as decodeDelete, decodeTransferRequest as decodeTransfer } from './taskRequests';
+
+/**
+ * A document as a submit takes it: decoded here, then the domain's rules (TaskService.submit
+ * checks them, once), their refusals named as the document names its fields.
+ */
+const submitted =
+  <T extends TaskRequest>(decode: (raw: unknown) => T) =>
+  (raw: unknown): T => {
+    try {
+      const request = decode(raw);
+      checkTaskRequest(request);
+      return request;
+    } catch (error) {
+      throw inWireNames(error, taskFieldName);
+    }
+  };
+const decodeTransferRequest = submitted(decodeTransfer);
+const decodeDeleteRequest = submitted(decodeDelete);
 
 const SOURCE = '11111111-1111-4111-8111-111111111111';
 const DESTINATION = '22222222-2222-4222-8222-222222222222';
@@ -202,5 +221,12 @@ describe('TransferData and DeleteData documents', () => {
     expect(() => decodeDeleteRequest({ ...body, source_endpoint: SOURCE })).toThrow('Invalid source_endpoint: not a field');
     expect(() => decodeDeleteRequest({ ...body, interpret_globs: 1 })).toThrow('Invalid interpret_globs: true or false');
     expect(() => decodeDeleteRequest([])).toThrow('Invalid body: a JSON object');
+  });
+
+  it("names core's fields as the documents do", () => {
+    expect(['items', 'items[3].source_path', 'paths', 'paths[2]', 'label', 'filter_rules[1].name'].map(taskFieldName)).toEqual(['DATA', 'DATA[3].source_path', 'DATA', 'DATA[2].path', 'label', 'filter_rules[1].name']);
+    expect(['servers', 'display_name'].map(endpointFieldName)).toEqual(['DATA', 'display_name']);
+    const outside = new BadRequestError('Invalid items: not renamed, no field');
+    expect(inWireNames(outside, taskFieldName)).toBe(outside);
   });
 });

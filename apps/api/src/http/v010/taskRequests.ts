@@ -1,13 +1,12 @@
 import {
   BadRequestError,
-  checkTaskRequest,
   MAX_ITEMS,
   type ChecksumName,
   type DeleteOptions,
   type DeleteRequest,
   type FilterRule,
-  type SyncLevel,
   type TaskRequest,
+  type SyncLevel,
   type TransferItem,
   type TransferOptions,
   type TransferRequest,
@@ -16,7 +15,8 @@ import {
 /**
  * The hosted TransferData and DeleteData documents (the SDK's and the CLI's) to typed task
  * requests: every option honoured or refused by name, never ignored. Shapes and names are checked
- * here; the domain's rules (checkTaskRequest) are checked with the document's own field names.
+ * here; the domain's rules once, at submit, their refusals named as the document names its fields
+ * (fieldNames.ts).
  */
 const SYNC_NAMES: Record<string, SyncLevel> = { exists: 0, size: 1, mtime: 2, checksum: 3 };
 
@@ -158,7 +158,7 @@ export function decodeTransferRequest(raw: unknown): TransferRequest {
     const algorithm = checksumName(item.checksum_algorithm, `${at}.checksum_algorithm`);
     return { source_path: pathOf(item.source_path, `${at}.source_path`), destination_path: pathOf(item.destination_path, `${at}.destination_path`), recursive, external_checksum: external, checksum_algorithm: algorithm };
   });
-  return checked({ ...base, type: 'TRANSFER', source_endpoint: source, destination_endpoint: destination, items, options });
+  return { ...base, type: 'TRANSFER', source_endpoint: source, destination_endpoint: destination, items, options };
 }
 
 /** A DeleteData document, checked. */
@@ -176,13 +176,6 @@ export function decodeDeleteRequest(raw: unknown): DeleteRequest {
     return pathOf(item.path, `DATA[${i}].path`);
   });
   const options: DeleteOptions = { recursive: flag(body, 'recursive', false), ignore_missing: flag(body, 'ignore_missing', false), interpret_globs: flag(body, 'interpret_globs', false) };
-  return checked({ ...base, type: 'DELETE', endpoint, paths, options });
+  return { ...base, type: 'DELETE', endpoint, paths, options };
 }
 
-/** The document's names for the item list, so the domain's refusals name what the client sent. */
-const WIRE_NAMES = { items: 'DATA', item: (i: number) => `DATA[${i}]` };
-
-function checked<T extends TaskRequest>(request: T): T {
-  checkTaskRequest(request, WIRE_NAMES);
-  return request;
-}
