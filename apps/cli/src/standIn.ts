@@ -234,7 +234,7 @@ export class StandIn {
       if (this.progress === 'background') return error(res, 409, 'Conflict', 'Tasks run by themselves in background progress: set {"mode": "manual"} first');
       const task = await this.runtime.services.taskRunner.run(req.params.taskId.toLowerCase());
       if (!task) return error(res, 404, 'TaskNotFound', `No such task '${req.params.taskId}'`);
-      res.json({ task_id: task.id, status: task.status, nice_status: task.nice_status });
+      res.json({ task_id: task.id, status: task.status, nice_status: task.niceStatus });
     });
     router.get('/faults', (_req, res) => res.json({ faults: this.faults, storage_faults: this.runtime.storages.faults.list() }));
     router.post('/faults', (req, res) => {

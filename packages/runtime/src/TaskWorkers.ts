@@ -102,7 +102,7 @@ export class TaskWorkers implements TaskWorkerPool {
         this.running.delete(task.id);
         this.nudge();
       });
-    this.running.set(task.id, { owner: task.owner_id, type: task.request.type, done });
+    this.running.set(task.id, { owner: task.ownerId, type: task.request.type, done });
   }
 
   async stop(): Promise<void> {

@@ -107,7 +107,7 @@ export function taskRoutes(router: Router, tasks: TaskService): Router {
 
   router.get('/task/:id/pause_info', async (req, res) => {
     const task = await tasks.get(principalOf(res), req.params.id);
-    res.json({ DATA_TYPE: 'pause_info_limited', pause_rules: [], source_pause_message: task.is_paused ? task.nice_status : null, source_pause_message_share: null, destination_pause_message: null, destination_pause_message_share: null });
+    res.json({ DATA_TYPE: 'pause_info_limited', pause_rules: [], source_pause_message: task.isPaused ? task.niceStatus : null, source_pause_message_share: null, destination_pause_message: null, destination_pause_message_share: null });
   });
 
   return router;

@@ -102,7 +102,7 @@ describe('xfer worker processes sharing tasks on Postgres', () => {
       expect(finished.map((task) => task.status)).toEqual(Array(TASKS).fill('SUCCEEDED'));
 
       // the killed process's unfinished tasks were started again by another within 30 seconds
-      const cut = victim.held.filter((t) => finished[t]!.completion_time!.getTime() > killedAt);
+      const cut = victim.held.filter((t) => finished[t]!.completionTime!.getTime() > killedAt);
       expect(cut.length).toBeGreaterThan(0);
       for (const t of cut) {
         const { events } = await runtime.services.tasks.events(alice, tasks[t]!, { limit: 100, offset: 0, errorsOnly: false });

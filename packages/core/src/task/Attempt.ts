@@ -15,11 +15,11 @@ const COUNTERS: Record<keyof CopyCounts, keyof TaskCounters> = {
   files: 'files',
   directories: 'directories',
   symlinks: 'symlinks',
-  filesSkipped: 'files_skipped',
-  filesTransferred: 'files_transferred',
-  bytesTransferred: 'bytes_transferred',
-  bytesChecksummed: 'bytes_checksummed',
-  skippedErrors: 'subtasks_skipped_errors',
+  filesSkipped: 'filesSkipped',
+  filesTransferred: 'filesTransferred',
+  bytesTransferred: 'bytesTransferred',
+  bytesChecksummed: 'bytesChecksummed',
+  skippedErrors: 'subtasksSkippedErrors',
 };
 
 /**
@@ -38,8 +38,8 @@ export class Attempt implements CopyReport {
     private readonly clock: Clock,
     found: TaskState,
   ) {
-    const { subtasks_total, faults } = found.counters;
-    this.task = { ...found, nice_status: null, is_paused: false, counters: { ...ZERO_COUNTERS, subtasks_total, subtasks_pending: subtasks_total, faults } };
+    const { subtasksTotal, faults } = found.counters;
+    this.task = { ...found, niceStatus: null, isPaused: false, counters: { ...ZERO_COUNTERS, subtasksTotal, subtasksPending: subtasksTotal, faults } };
   }
 
   count(change: Partial<CopyCounts>): void {
@@ -50,20 +50,20 @@ export class Attempt implements CopyReport {
 
   /** An item done: one subtask fewer pending, one more succeeded. */
   itemDone(): void {
-    const { subtasks_pending, subtasks_succeeded } = this.task.counters;
-    this.task = { ...this.task, counters: { ...this.task.counters, subtasks_pending: subtasks_pending - 1, subtasks_succeeded: subtasks_succeeded + 1 } };
+    const { subtasksPending, subtasksSucceeded } = this.task.counters;
+    this.task = { ...this.task, counters: { ...this.task.counters, subtasksPending: subtasksPending - 1, subtasksSucceeded: subtasksSucceeded + 1 } };
   }
 
   async copied(files: readonly CopiedFile[]): Promise<void> {
     if (files.length === 0) return;
     // the files reported together share the time they were recorded
     const time = this.clock.now();
-    await this.store.addFiles(files.map((file) => ({ task_id: this.task.id, kind: 'succeeded', source_path: file.source, destination_path: file.destination, error_code: null, error_details: null, is_directory: false, time })));
+    await this.store.addFiles(files.map((file) => ({ taskId: this.task.id, kind: 'succeeded', sourcePath: file.source, destinationPath: file.destination, errorCode: null, errorDetails: null, isDirectory: false, time })));
   }
 
   async skipped(source: string, destination: string | null, failure: CopyFailure): Promise<void> {
     this.count({ skippedErrors: 1 });
-    await this.store.addFiles([{ task_id: this.task.id, kind: 'skipped', source_path: source, destination_path: destination, error_code: codeOf(failure), error_details: failure.message, is_directory: false, time: this.clock.now() }]);
+    await this.store.addFiles([{ taskId: this.task.id, kind: 'skipped', sourcePath: source, destinationPath: destination, errorCode: codeOf(failure), errorDetails: failure.message, isDirectory: false, time: this.clock.now() }]);
   }
 
   checkpoint(): Promise<boolean> {

@@ -9,8 +9,8 @@ describe('a task from submission to its end', () => {
   const task = (extra: Partial<TaskState> = {}): TaskState => ({ ...newTask('t-1', 'owner', request, NOW), ...extra });
 
   it('starts ACTIVE and queued, names its endpoints, and refuses a deadline that is now or past', () => {
-    expect(newTask('t-1', 'owner', request, NOW)).toMatchObject({ source_display_name: null, destination_display_name: null, status: 'ACTIVE', nice_status: 'Queued' });
-    expect(newTask('t-1', 'owner', request, NOW, { source: 'Lab', destination: null })).toMatchObject({ source_display_name: 'Lab', destination_display_name: null });
+    expect(newTask('t-1', 'owner', request, NOW)).toMatchObject({ sourceDisplayName: null, destinationDisplayName: null, status: 'ACTIVE', niceStatus: 'Queued' });
+    expect(newTask('t-1', 'owner', request, NOW, { source: 'Lab', destination: null })).toMatchObject({ sourceDisplayName: 'Lab', destinationDisplayName: null });
     expect(() => newTask('t', 'o', { ...request, deadline: NOW }, NOW)).toThrow(new BadRequestError('Invalid deadline: it has passed'));
     expect(newTask('t', 'o', { ...request, deadline: new Date(NOW.getTime() + 1) }, NOW).deadline).toEqual(new Date(NOW.getTime() + 1));
   });
@@ -20,17 +20,17 @@ describe('a task from submission to its end', () => {
   });
 
   it('ends by cancel, its own or an administrator\'s, counting what was pending or retrying as canceled', () => {
-    const running = task({ counters: { ...task().counters, subtasks_pending: 2, subtasks_retrying: 1, subtasks_canceled: 1 } });
-    expect(canceled(running, NOW)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED', description: 'canceled' }, canceled_by_admin: null, canceled_by_admin_message: null, counters: { subtasks_pending: 0, subtasks_retrying: 0, subtasks_canceled: 4 } });
-    expect(canceled(running, NOW, { side: 'SOURCE', message: 'disk swap' })).toMatchObject({ fatal_error: { code: 'CANCELED', description: 'canceled by an administrator: disk swap' }, canceled_by_admin: 'SOURCE', canceled_by_admin_message: 'disk swap' });
+    const running = task({ counters: { ...task().counters, subtasksPending: 2, subtasksRetrying: 1, subtasksCanceled: 1 } });
+    expect(canceled(running, NOW)).toMatchObject({ status: 'FAILED', fatalError: { code: 'CANCELED', description: 'canceled' }, canceledByAdmin: null, canceledByAdminMessage: null, counters: { subtasksPending: 0, subtasksRetrying: 0, subtasksCanceled: 4 } });
+    expect(canceled(running, NOW, { side: 'SOURCE', message: 'disk swap' })).toMatchObject({ fatalError: { code: 'CANCELED', description: 'canceled by an administrator: disk swap' }, canceledByAdmin: 'SOURCE', canceledByAdminMessage: 'disk swap' });
     expect(() => canceled(task({ status: 'SUCCEEDED' }), NOW)).toThrow(new TaskCompleteError("Task 't-1' has already succeeded"));
     expect(() => canceled(task({ status: 'FAILED' }), NOW)).toThrow("Task 't-1' has already failed");
     expect(new TaskCompleteError('x').code).toBe('TaskComplete');
   });
 
   it('expires, counting what was pending or retrying as expired', () => {
-    const running = task({ counters: { ...task().counters, subtasks_pending: 1, subtasks_retrying: 2, subtasks_expired: 1 } });
-    expect(expired(running, NOW)).toMatchObject({ status: 'FAILED', completion_time: NOW, fatal_error: { code: 'EXPIRED', description: 'the task passed its deadline before it finished' }, counters: { subtasks_expired: 4, subtasks_pending: 0, subtasks_retrying: 0 } });
+    const running = task({ counters: { ...task().counters, subtasksPending: 1, subtasksRetrying: 2, subtasksExpired: 1 } });
+    expect(expired(running, NOW)).toMatchObject({ status: 'FAILED', completionTime: NOW, fatalError: { code: 'EXPIRED', description: 'the task passed its deadline before it finished' }, counters: { subtasksExpired: 4, subtasksPending: 0, subtasksRetrying: 0 } });
   });
 
   it('changes label and deadline while unfinished only', () => {

@@ -2,9 +2,9 @@ import { BadRequestError, ConflictError, NotFoundError } from '../shared/errors'
 import type { TaskRequest } from './TaskRequest';
 
 /**
- * A transfer or delete task: what was asked, where it stands, and its counters, as the hosted
- * task document shows them. ACTIVE covers queued and running; FAILED covers errors, expiry and
- * cancel (`fatal_error` says which); INACTIVE waits for someone to act.
+ * A transfer or delete task: what was asked, where it stands, and its counters, in core's names
+ * (apps/api/src/http/v010 maps them to the hosted task document). ACTIVE covers queued and running; FAILED covers errors, expiry and
+ * cancel (`fatalError` says which); INACTIVE waits for someone to act.
  */
 export type TaskStatus = 'ACTIVE' | 'INACTIVE' | 'SUCCEEDED' | 'FAILED';
 
@@ -12,85 +12,85 @@ export interface TaskCounters {
   files: number;
   directories: number;
   symlinks: number;
-  files_skipped: number;
-  files_transferred: number;
-  bytes_transferred: number;
-  bytes_checksummed: number;
+  filesSkipped: number;
+  filesTransferred: number;
+  bytesTransferred: number;
+  bytesChecksummed: number;
   faults: number;
-  subtasks_total: number;
-  subtasks_pending: number;
-  subtasks_retrying: number;
-  subtasks_succeeded: number;
-  subtasks_failed: number;
-  subtasks_canceled: number;
-  subtasks_expired: number;
-  subtasks_skipped_errors: number;
+  subtasksTotal: number;
+  subtasksPending: number;
+  subtasksRetrying: number;
+  subtasksSucceeded: number;
+  subtasksFailed: number;
+  subtasksCanceled: number;
+  subtasksExpired: number;
+  subtasksSkippedErrors: number;
 }
 
 export const ZERO_COUNTERS: TaskCounters = {
   files: 0,
   directories: 0,
   symlinks: 0,
-  files_skipped: 0,
-  files_transferred: 0,
-  bytes_transferred: 0,
-  bytes_checksummed: 0,
+  filesSkipped: 0,
+  filesTransferred: 0,
+  bytesTransferred: 0,
+  bytesChecksummed: 0,
   faults: 0,
-  subtasks_total: 0,
-  subtasks_pending: 0,
-  subtasks_retrying: 0,
-  subtasks_succeeded: 0,
-  subtasks_failed: 0,
-  subtasks_canceled: 0,
-  subtasks_expired: 0,
-  subtasks_skipped_errors: 0,
+  subtasksTotal: 0,
+  subtasksPending: 0,
+  subtasksRetrying: 0,
+  subtasksSucceeded: 0,
+  subtasksFailed: 0,
+  subtasksCanceled: 0,
+  subtasksExpired: 0,
+  subtasksSkippedErrors: 0,
 };
 
 export interface TaskState {
   id: string;
   /** The submitting identity; the task is theirs and their linked identities'. */
-  owner_id: string;
+  ownerId: string;
   request: TaskRequest;
   /** The endpoints' display names at submission, as the task document shows them. */
-  source_display_name: string | null;
-  destination_display_name: string | null;
+  sourceDisplayName: string | null;
+  destinationDisplayName: string | null;
   status: TaskStatus;
   /** `Queued` while it waits its turn; null once it runs or ends. */
-  nice_status: string | null;
-  fatal_error: { code: string; description: string } | null;
-  request_time: Date;
-  completion_time: Date | null;
+  niceStatus: string | null;
+  fatalError: { code: string; description: string } | null;
+  requestTime: Date;
+  completionTime: Date | null;
   deadline: Date;
   counters: TaskCounters;
-  canceled_by_admin: 'SOURCE' | 'DESTINATION' | 'BOTH' | null;
-  canceled_by_admin_message: string | null;
-  is_paused: boolean;
+  canceledByAdmin: 'SOURCE' | 'DESTINATION' | 'BOTH' | null;
+  canceledByAdminMessage: string | null;
+  isPaused: boolean;
 }
 
 /** One line of a task's history: STARTED, an error or retry, then how it ended. */
 export interface TaskEventState {
-  task_id: string;
+  taskId: string;
   /** Its place in the task's history, from 1. */
   seq: number;
   code: string;
   description: string;
   details: string;
-  is_error: boolean;
+  isError: boolean;
   time: Date;
 }
 
 /** A file a task moved (`succeeded`) or left with an error it was told to skip (`skipped`). */
 export interface TaskFileState {
-  task_id: string;
+  taskId: string;
   kind: 'succeeded' | 'skipped';
   /** Its place in the task's list of its kind, from 1: the marker of the next page. */
   seq: number;
-  source_path: string | null;
-  destination_path: string | null;
+  sourcePath: string | null;
+  destinationPath: string | null;
   /** A skipped error's code and details; null for a success. */
-  error_code: string | null;
-  error_details: string | null;
-  is_directory: boolean;
+  errorCode: string | null;
+  errorDetails: string | null;
+  isDirectory: boolean;
   time: Date;
 }
 
@@ -128,20 +128,20 @@ export function newTask(id: string, ownerId: string, request: TaskRequest, now: 
   const items = request.type === 'TRANSFER' ? request.items.length : request.paths.length;
   return {
     id,
-    owner_id: ownerId,
+    ownerId: ownerId,
     request,
-    source_display_name: names.source,
-    destination_display_name: names.destination,
+    sourceDisplayName: names.source,
+    destinationDisplayName: names.destination,
     status: 'ACTIVE',
-    nice_status: 'Queued',
-    fatal_error: null,
-    request_time: now,
-    completion_time: null,
+    niceStatus: 'Queued',
+    fatalError: null,
+    requestTime: now,
+    completionTime: null,
     deadline,
-    counters: { ...ZERO_COUNTERS, subtasks_total: items, subtasks_pending: items },
-    canceled_by_admin: null,
-    canceled_by_admin_message: null,
-    is_paused: false,
+    counters: { ...ZERO_COUNTERS, subtasksTotal: items, subtasksPending: items },
+    canceledByAdmin: null,
+    canceledByAdminMessage: null,
+    isPaused: false,
   };
 }
 
@@ -151,7 +151,7 @@ export const UNFINISHED: readonly TaskStatus[] = ['ACTIVE', 'INACTIVE'];
 export const isFinished = (task: TaskState): boolean => !UNFINISHED.includes(task.status);
 
 /** What running or ending a task changes; the owner changes the rest (label, deadline) or nobody does. */
-export const PROGRESS_FIELDS = ['status', 'nice_status', 'fatal_error', 'completion_time', 'counters', 'is_paused', 'canceled_by_admin', 'canceled_by_admin_message'] as const satisfies readonly (keyof TaskState)[];
+export const PROGRESS_FIELDS = ['status', 'niceStatus', 'fatalError', 'completionTime', 'counters', 'isPaused', 'canceledByAdmin', 'canceledByAdminMessage'] as const satisfies readonly (keyof TaskState)[];
 
 export type TaskProgress = Pick<TaskState, (typeof PROGRESS_FIELDS)[number]>;
 
@@ -179,42 +179,42 @@ export function endpointsOf(task: TaskState): { source: string; destination: str
 /** The task ended by cancel (its owner's, or an activity manager's for `side`): FAILED with CANCELED, its pending work canceled. */
 export function canceled(task: TaskState, now: Date, byAdmin?: { side: 'SOURCE' | 'DESTINATION' | 'BOTH'; message: string }): TaskState {
   if (isFinished(task)) throw alreadyFinished(task);
-  const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;
+  const pending = task.counters.subtasksPending + task.counters.subtasksRetrying;
   return {
     ...task,
     status: 'FAILED',
-    nice_status: null,
-    fatal_error: { code: 'CANCELED', description: byAdmin ? `canceled by an administrator: ${byAdmin.message}` : 'canceled' },
-    completion_time: now,
-    counters: { ...task.counters, subtasks_pending: 0, subtasks_retrying: 0, subtasks_canceled: task.counters.subtasks_canceled + pending },
-    canceled_by_admin: byAdmin?.side ?? null,
-    canceled_by_admin_message: byAdmin?.message ?? null,
+    niceStatus: null,
+    fatalError: { code: 'CANCELED', description: byAdmin ? `canceled by an administrator: ${byAdmin.message}` : 'canceled' },
+    completionTime: now,
+    counters: { ...task.counters, subtasksPending: 0, subtasksRetrying: 0, subtasksCanceled: task.counters.subtasksCanceled + pending },
+    canceledByAdmin: byAdmin?.side ?? null,
+    canceledByAdminMessage: byAdmin?.message ?? null,
   };
 }
 
 /** The task ended by a failure no retry can mend: FAILED with its code, its pending work failed. */
 export function failed(task: TaskState, now: Date, error: { code: string; description: string }): TaskState {
-  const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;
+  const pending = task.counters.subtasksPending + task.counters.subtasksRetrying;
   return {
     ...task,
     status: 'FAILED',
-    nice_status: null,
-    fatal_error: error,
-    completion_time: now,
-    counters: { ...task.counters, subtasks_pending: 0, subtasks_retrying: 0, subtasks_failed: task.counters.subtasks_failed + pending },
+    niceStatus: null,
+    fatalError: error,
+    completionTime: now,
+    counters: { ...task.counters, subtasksPending: 0, subtasksRetrying: 0, subtasksFailed: task.counters.subtasksFailed + pending },
   };
 }
 
 /** The task past its deadline, unfinished: FAILED with EXPIRED. */
 export function expired(task: TaskState, now: Date): TaskState {
-  const pending = task.counters.subtasks_pending + task.counters.subtasks_retrying;
+  const pending = task.counters.subtasksPending + task.counters.subtasksRetrying;
   return {
     ...task,
     status: 'FAILED',
-    nice_status: null,
-    fatal_error: { code: 'EXPIRED', description: 'the task passed its deadline before it finished' },
-    completion_time: now,
-    counters: { ...task.counters, subtasks_pending: 0, subtasks_retrying: 0, subtasks_expired: task.counters.subtasks_expired + pending },
+    niceStatus: null,
+    fatalError: { code: 'EXPIRED', description: 'the task passed its deadline before it finished' },
+    completionTime: now,
+    counters: { ...task.counters, subtasksPending: 0, subtasksRetrying: 0, subtasksExpired: task.counters.subtasksExpired + pending },
   };
 }
 

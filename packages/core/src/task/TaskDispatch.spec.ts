@@ -34,7 +34,7 @@ describe('what task workers ask of core: which tasks to start, and when to try o
     for (let i = 0; i < 5; i += 1) submitted.push(await submit('/data/a.txt'));
     const ids = submitted.map((task) => task.id);
     expect((await dispatch.toStart(new Map(), 10, () => 0, 0)).map((task) => task.id)).toEqual(ids.slice(0, 3));
-    const running = new Map([[ids[0]!, { owner: submitted[0]!.owner_id, type: 'TRANSFER' as const }]]);
+    const running = new Map([[ids[0]!, { owner: submitted[0]!.ownerId, type: 'TRANSFER' as const }]]);
     expect((await dispatch.toStart(running, 10, (id) => (id === ids[1] ? 50 : 0), 10)).map((task) => task.id)).toEqual([ids[2], ids[3]]);
   });
 
@@ -62,7 +62,7 @@ describe('what task workers ask of core: which tasks to start, and when to try o
     const asked: number[] = [];
     const released: number[] = [];
     const taken = await dispatch.attempt(task.id, new AbortController().signal, async (owner, type, slot) => {
-      expect([owner, type]).toEqual([task.owner_id, 'TRANSFER']);
+      expect([owner, type]).toEqual([task.ownerId, 'TRANSFER']);
       asked.push(slot);
       return null;
     });

@@ -52,14 +52,14 @@ export class TaskDispatch {
       if (claimSlot) {
         const task = await this.uow.repositories.tasks.findById(taskId);
         if (task?.status !== 'ACTIVE') return { retryAfterMs: null, error: null };
-        for (let slot = 0; slot < PER_USER && release === null; slot += 1) release = await claimSlot(task.owner_id, task.request.type, slot);
+        for (let slot = 0; slot < PER_USER && release === null; slot += 1) release = await claimSlot(task.ownerId, task.request.type, slot);
         // the owner has PER_USER tasks of this type running somewhere: this one waits its turn
         if (release === null) return { retryAfterMs: SLOT_WAIT_MS, error: null };
       }
       try {
         const after = await this.runner.run(taskId, signal);
         if (after?.status !== 'ACTIVE') return { retryAfterMs: null, error: null };
-        return { retryAfterMs: after.nice_status === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults), error: null };
+        return { retryAfterMs: after.niceStatus === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults), error: null };
       } finally {
         await release?.();
       }

@@ -30,7 +30,7 @@ export interface TaskFilter {
 }
 
 /** The fields a task list is ordered by; a missing value (no label, not completed) comes before any other. */
-export type TaskOrderField = 'id' | 'type' | 'status' | 'label' | 'request_time' | 'completion_time' | 'deadline';
+export type TaskOrderField = 'id' | 'type' | 'status' | 'label' | 'requestTime' | 'completionTime' | 'deadline';
 export type TaskOrder = readonly { field: TaskOrderField; descending: boolean }[];
 
 export interface TaskQuery extends TaskFilter {
@@ -48,8 +48,8 @@ export function matchesTaskFilter(task: TaskState, filter: TaskFilter): boolean 
     (!filter.status || filter.status.includes(task.status)) &&
     (!filter.type || filter.type.includes(task.request.type)) &&
     (!filter.label || labelKept(task.request.label, filter.label)) &&
-    within(task.request_time, filter.requested) &&
-    within(task.completion_time, filter.completed)
+    within(task.requestTime, filter.requested) &&
+    within(task.completionTime, filter.completed)
   );
 }
 
@@ -71,15 +71,15 @@ export function compareTasks(a: TaskState, b: TaskState, order: TaskOrder = []):
         return task.status;
       case 'label':
         return task.request.label;
-      case 'request_time':
-        return task.request_time.getTime();
-      case 'completion_time':
-        return task.completion_time?.getTime() ?? null;
+      case 'requestTime':
+        return task.requestTime.getTime();
+      case 'completionTime':
+        return task.completionTime?.getTime() ?? null;
       default:
         return task.deadline.getTime();
     }
   };
-  for (const { field, descending } of [...order, { field: 'request_time' as const, descending: true }, { field: 'id' as const, descending: true }]) {
+  for (const { field, descending } of [...order, { field: 'requestTime' as const, descending: true }, { field: 'id' as const, descending: true }]) {
     const [x, y] = [value(a, field), value(b, field)];
     if (x === y) continue;
     const ascending = x === null ? -1 : y === null ? 1 : x < y ? -1 : 1;

@@ -68,11 +68,11 @@ describe('running transfer and delete tasks through the storage port', () => {
       { source_path: '/data/sub/', destination_path: '/in/sub/', recursive: true },
     ]);
     const done = await run(task);
-    expect(done).toMatchObject({ status: 'SUCCEEDED', nice_status: null, fatal_error: null, completion_time: world.clock.now() });
-    expect(done.counters).toMatchObject({ files: 2, directories: 1, files_transferred: 2, bytes_transferred: 12, bytes_checksummed: 0, subtasks_total: 2, subtasks_succeeded: 2, subtasks_pending: 0, faults: 0 });
+    expect(done).toMatchObject({ status: 'SUCCEEDED', niceStatus: null, fatalError: null, completionTime: world.clock.now() });
+    expect(done.counters).toMatchObject({ files: 2, directories: 1, filesTransferred: 2, bytesTransferred: 12, bytesChecksummed: 0, subtasksTotal: 2, subtasksSucceeded: 2, subtasksPending: 0, faults: 0 });
     expect(archive.text('/in/first.csv')).toBe('t,v\n0,1\n');
     expect(archive.text('/in/sub/deep.txt')).toBe('deep');
-    expect((await store.listFiles(task.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([
+    expect((await store.listFiles(task.id, 'succeeded', 0, 10)).map((f) => [f.sourcePath, f.destinationPath])).toEqual([
       ['/data/run1.csv', '/in/first.csv'],
       ['/data/sub/deep.txt', '/in/sub/deep.txt'],
     ]);
@@ -88,9 +88,9 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(archive.text('/in/data/tmp/scratch.tmp')).toBe('junk');
     expect(archive.nodes.get('/in/data/empty')?.content).toBeNull();
     const folderAsFile = await run(await transfer([{ source_path: '/data/sub', destination_path: '/in/x', recursive: false }]));
-    expect([folderAsFile.status, folderAsFile.nice_status]).toEqual(['ACTIVE', 'IS_A_DIRECTORY']);
+    expect([folderAsFile.status, folderAsFile.niceStatus]).toEqual(['ACTIVE', 'IS_A_DIRECTORY']);
     const fileAsFolder = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/y/', recursive: true }]));
-    expect([fileAsFolder.status, fileAsFolder.nice_status]).toEqual(['ACTIVE', 'NOT_A_DIRECTORY']);
+    expect([fileAsFolder.status, fileAsFolder.niceStatus]).toEqual(['ACTIVE', 'NOT_A_DIRECTORY']);
   });
 
   it('follows filter rules, and deletes extras at the destination only when asked', async () => {
@@ -112,31 +112,31 @@ describe('running transfer and delete tasks through the storage port', () => {
     archive.put('/in/run2.csv', 'xx', new Date('2025-01-01T00:00:00Z'));
     const items = [{ source_path: '/data/run1.csv', destination_path: '/in/run1.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }];
     const exists = await run(await transfer(items, { sync_level: 0 }));
-    expect(exists.counters).toMatchObject({ files: 2, files_skipped: 2, files_transferred: 0 });
+    expect(exists.counters).toMatchObject({ files: 2, filesSkipped: 2, filesTransferred: 0 });
     const size = await run(await transfer(items, { sync_level: 1 }));
-    expect(size.counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
+    expect(size.counters).toMatchObject({ filesSkipped: 1, filesTransferred: 1 });
     expect(archive.text('/in/run1.csv')).toBe('t,v\n0,1\n');
     // run2 has the same size but is older at the destination: mtime copies it; checksum sees the same bytes
-    expect((await run(await transfer(items, { sync_level: 3 }))).counters).toMatchObject({ files_skipped: 2 });
+    expect((await run(await transfer(items, { sync_level: 3 }))).counters).toMatchObject({ filesSkipped: 2 });
     archive.put('/in/run2.csv', 'xx', new Date('2025-01-01T00:00:00Z'));
-    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
+    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ filesSkipped: 1, filesTransferred: 1 });
     archive.put('/in/run2.csv', 'yy');
-    expect((await run(await transfer(items, { sync_level: 3 }))).counters).toMatchObject({ files_skipped: 1, files_transferred: 1 });
+    expect((await run(await transfer(items, { sync_level: 3 }))).counters).toMatchObject({ filesSkipped: 1, filesTransferred: 1 });
     expect(archive.text('/in/run2.csv')).toBe('xx');
   });
 
   it('keeps times when asked, verifies checksums when asked, and waits out a mismatch', async () => {
     const kept = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }], { preserve_timestamp: true, verify_checksum: true }));
-    expect(kept.counters).toMatchObject({ bytes_checksummed: 2, files_transferred: 1 });
+    expect(kept.counters).toMatchObject({ bytesChecksummed: 2, filesTransferred: 1 });
     expect(archive.nodes.get('/in/run2.csv')?.lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
     const good = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/ok.csv', external_checksum: md5('xx') }]));
     expect(good.status).toBe('SUCCEEDED');
     const bad = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/bad.csv', external_checksum: md5('yy') }]));
-    expect(bad).toMatchObject({ status: 'ACTIVE', nice_status: 'CHECKSUM_MISMATCH' });
+    expect(bad).toMatchObject({ status: 'ACTIVE', niceStatus: 'CHECKSUM_MISMATCH' });
     expect(bad.counters.faults).toBe(1);
     expect(archive.nodes.has('/in/bad.csv')).toBe(false);
     const errors = await store.listEvents(bad.id, { errorsOnly: true, limit: 10, offset: 0 });
-    expect(errors.events[0]).toMatchObject({ code: 'CHECKSUM_MISMATCH', is_error: true, details: expect.stringContaining(`expected ${md5('yy')}`) });
+    expect(errors.events[0]).toMatchObject({ code: 'CHECKSUM_MISMATCH', isError: true, details: expect.stringContaining(`expected ${md5('yy')}`) });
     const sha = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/sha.csv', external_checksum: createHash('sha256').update('xx').digest('hex') }]));
     expect(sha.status).toBe('SUCCEEDED');
   });
@@ -145,22 +145,22 @@ describe('running transfer and delete tasks through the storage port', () => {
     lab.faults.set('/data/run2.csv', 'denied');
     const skipping = await run(await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }, { source_path: '/data/', destination_path: '/in/all/' }], { skip_source_errors: true }));
     expect(skipping.status).toBe('SUCCEEDED');
-    expect(skipping.counters.subtasks_skipped_errors).toBe(2);
-    expect((await store.listFiles(skipping.id, 'skipped', 0, 10)).map((f) => [f.source_path, f.error_code])).toEqual([
+    expect(skipping.counters.subtasksSkippedErrors).toBe(2);
+    expect((await store.listFiles(skipping.id, 'skipped', 0, 10)).map((f) => [f.sourcePath, f.errorCode])).toEqual([
       ['/data/gone.csv', 'FILE_NOT_FOUND'],
       ['/data/run2.csv', 'PERMISSION_DENIED'],
     ]);
     expect(await store.listFiles(skipping.id, 'skipped', 1, 10)).toHaveLength(1);
     const waiting = await run(await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }]));
-    expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND', completion_time: null });
+    expect(waiting).toMatchObject({ status: 'ACTIVE', niceStatus: 'FILE_NOT_FOUND', completionTime: null });
     lab.put('/data/gone.csv', 'back');
     expect((await run(waiting)).status).toBe('SUCCEEDED');
     const late = await transfer([{ source_path: '/data/none.csv', destination_path: '/in/none.csv' }]);
     await run(late);
     world.clock.advance(24 * 60 * 60);
     const ended = await run(late);
-    expect(ended).toMatchObject({ status: 'FAILED', fatal_error: { code: 'EXPIRED' } });
-    expect(ended.counters).toMatchObject({ subtasks_expired: 1, subtasks_pending: 0 });
+    expect(ended).toMatchObject({ status: 'FAILED', fatalError: { code: 'EXPIRED' } });
+    expect(ended.counters).toMatchObject({ subtasksExpired: 1, subtasksPending: 0 });
     expect(await codes(late)).toEqual(['SUBMITTED', 'STARTED', 'FILE_NOT_FOUND', 'EXPIRED']);
   });
 
@@ -168,7 +168,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     const share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Lab share', host_endpoint_id: source, host_path: '/data/' })).id;
     await world.services.accessRules.add(alice, share, { principal_type: 'identity', principal: bob.primary.id, path: '/', permissions: 'r' });
     const refused = await run(await transfer([{ source_path: '/run1.csv', destination_path: '/copy.csv' }], {}, bob, share, share));
-    expect(refused).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+    expect(refused).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED' });
     expect(lab.nodes.has('/data/copy.csv')).toBe(false);
     await world.services.accessRules.add(alice, share, { principal_type: 'identity', principal: bob.primary.id, path: '/out/', permissions: 'rw' });
     lab.put('/data/out/', null);
@@ -176,7 +176,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(lab.text('/data/out/copy.csv')).toBe('t,v\n0,1\n');
     await world.services.admin.endpoints.addPauseRule(destination, { message: 'Disk full' });
     const paused = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/p.csv' }]));
-    expect(paused).toMatchObject({ status: 'ACTIVE', nice_status: 'PAUSED', is_paused: true });
+    expect(paused).toMatchObject({ status: 'ACTIVE', niceStatus: 'PAUSED', isPaused: true });
     expect(archive.nodes.has('/in/p.csv')).toBe(false);
   });
 
@@ -188,27 +188,27 @@ describe('running transfer and delete tasks through the storage port', () => {
   });
 
   it('tells each attempt in its events: started, then how it ended or what it waits for', async () => {
-    const events = async (task: TaskState) => (await store.listEvents(task.id, { errorsOnly: false, limit: 100, offset: 0 })).events.reverse().map(({ code, description, details, is_error }) => ({ code, description, details, is_error }));
+    const events = async (task: TaskState) => (await store.listEvents(task.id, { errorsOnly: false, limit: 100, offset: 0 })).events.reverse().map(({ code, description, details, isError: isError }) => ({ code, description, details, isError }));
     const done = await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }]);
     await run(done);
     expect(await events(done)).toEqual([
-      { code: 'SUBMITTED', description: 'submitted', details: 'transfer task queued', is_error: false },
-      { code: 'STARTED', description: 'started', details: 'attempt after 0 fault(s)', is_error: false },
-      { code: 'SUCCEEDED', description: 'succeeded', details: '1 file(s), 2 bytes', is_error: false },
+      { code: 'SUBMITTED', description: 'submitted', details: 'transfer task queued', isError: false },
+      { code: 'STARTED', description: 'started', details: 'attempt after 0 fault(s)', isError: false },
+      { code: 'SUCCEEDED', description: 'succeeded', details: '1 file(s), 2 bytes', isError: false },
     ]);
     const waiting = await transfer([{ source_path: '/data/none', destination_path: '/in/none' }]);
     const after = await run(waiting);
-    expect(after).toMatchObject({ is_paused: false, counters: { faults: 1 } });
+    expect(after).toMatchObject({ isPaused: false, counters: { faults: 1 } });
     await run(waiting);
     world.clock.advance(2 * 24 * 60 * 60);
     await run(waiting);
     expect(await events(waiting)).toEqual([
       expect.objectContaining({ code: 'SUBMITTED' }),
-      { code: 'STARTED', description: 'started', details: 'attempt after 0 fault(s)', is_error: false },
-      { code: 'FILE_NOT_FOUND', description: 'file not found', details: expect.stringContaining('/data/none'), is_error: true },
-      { code: 'STARTED', description: 'started', details: 'attempt after 1 fault(s)', is_error: false },
-      { code: 'FILE_NOT_FOUND', description: 'file not found', details: expect.stringContaining('/data/none'), is_error: true },
-      { code: 'EXPIRED', description: 'expired', details: 'the deadline passed before the task finished', is_error: false },
+      { code: 'STARTED', description: 'started', details: 'attempt after 0 fault(s)', isError: false },
+      { code: 'FILE_NOT_FOUND', description: 'file not found', details: expect.stringContaining('/data/none'), isError: true },
+      { code: 'STARTED', description: 'started', details: 'attempt after 1 fault(s)', isError: false },
+      { code: 'FILE_NOT_FOUND', description: 'file not found', details: expect.stringContaining('/data/none'), isError: true },
+      { code: 'EXPIRED', description: 'expired', details: 'the deadline passed before the task finished', isError: false },
     ]);
     const folder = await run(await transfer([{ source_path: '/data/sub', destination_path: '/in/x', recursive: false }]));
     expect((await store.listEvents(folder.id, { errorsOnly: true, limit: 1, offset: 0 })).events[0]).toMatchObject({ code: 'IS_A_DIRECTORY', description: 'is a directory', details: '/data/sub is a directory: give the item recursive true' });
@@ -225,7 +225,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       return bytes;
     };
     const ended = await run(task);
-    expect(ended).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+    expect(ended).toMatchObject({ status: 'FAILED', fatalError: { code: 'CANCELED' } });
     expect([archive.nodes.has('/in/1.csv'), archive.nodes.has('/in/2.csv')]).toEqual([true, false]);
     for (let i = 0; i < 250; i += 1) lab.put(`/many/f${String(i).padStart(3, '0')}`, 'x');
     const large = await transfer([{ source_path: '/many/', destination_path: '/in/many/' }]);
@@ -235,14 +235,14 @@ describe('running transfer and delete tasks through the storage port', () => {
       if (written === 10) await tasks.cancel(alice, large.id);
       return write(path, data, options);
     };
-    expect(await run(large)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+    expect(await run(large)).toMatchObject({ status: 'FAILED', fatalError: { code: 'CANCELED' } });
     // noticed at the 100th file's progress save; the files taken while it is written (8 at a time) finish
     expect(written).toBeGreaterThanOrEqual(100);
     expect(written).toBeLessThanOrEqual(116);
     expect(await store.listEvents(large.id, { errorsOnly: false, limit: 10, offset: 0 })).toMatchObject({ events: [{ code: 'CANCELED' }, { code: 'STARTED' }, { code: 'SUBMITTED' }] });
     archive.write = write;
     const unsaved = await transfer([{ source_path: '/many/', destination_path: '/in/all/' }]);
-    expect((await run(unsaved)).counters).toMatchObject({ files: 250, files_transferred: 250, subtasks_succeeded: 1, subtasks_pending: 0 });
+    expect((await run(unsaved)).counters).toMatchObject({ files: 250, filesTransferred: 250, subtasksSucceeded: 1, subtasksPending: 0 });
   });
 
   it('hands a task back when its process stops: queued after the file in hand, done at the next start', async () => {
@@ -254,27 +254,27 @@ describe('running transfer and delete tasks through the storage port', () => {
     };
     const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/1.csv' }, { source_path: '/data/', destination_path: '/in/all/' }]);
     const handed = (await runner.run(task.id, stopping.signal))!;
-    expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', is_paused: false, counters: { faults: 0, files_transferred: 1, subtasks_succeeded: 0, subtasks_pending: 2 } });
+    expect(handed).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', isPaused: false, counters: { faults: 0, filesTransferred: 1, subtasksSucceeded: 0, subtasksPending: 2 } });
     expect(await store.findById(task.id)).toEqual(handed);
     expect([archive.nodes.has('/in/1.csv'), archive.nodes.has('/in/all')]).toEqual([true, false]);
     const folder = await transfer([{ source_path: '/data/', destination_path: '/in/folder/' }]);
-    expect((await runner.run(folder.id, stopping.signal))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1 } });
+    expect((await runner.run(folder.id, stopping.signal))!).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { filesTransferred: 1 } });
     archive.write = write;
     expect((await run(task)).status).toBe('SUCCEEDED');
     expect(archive.text('/in/all/sub/deep.txt')).toBe('deep');
     const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv', '/data/run2.csv'] }))).task;
-    expect((await runner.run(deleting.id, AbortSignal.abort()))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_succeeded: 1 } });
+    expect((await runner.run(deleting.id, AbortSignal.abort()))!).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { subtasksSucceeded: 1 } });
     expect([lab.nodes.has('/data/run1.csv'), lab.nodes.has('/data/run2.csv')]).toEqual([false, true]);
     expect((await store.listEvents(deleting.id, { errorsOnly: true, limit: 10, offset: 0 })).total).toBe(0);
   });
 
   it('counts an item as it finishes it, and hands back between items too', async () => {
     const task = await transfer([{ source_path: '/data/gone.csv', destination_path: '/in/gone.csv' }, { source_path: '/data/run1.csv', destination_path: '/in/1.csv' }], { skip_source_errors: true });
-    expect((await runner.run(task.id, AbortSignal.abort()))!).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { subtasks_pending: 1, subtasks_succeeded: 1, subtasks_skipped_errors: 1 } });
+    expect((await runner.run(task.id, AbortSignal.abort()))!).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { subtasksPending: 1, subtasksSucceeded: 1, subtasksSkippedErrors: 1 } });
     expect(archive.nodes.has('/in/1.csv')).toBe(false);
     const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/'], options: { recursive: true } }))).task;
     const deleted = await run(deleting);
-    expect(deleted.counters).toMatchObject({ files: 4, directories: 4, subtasks_pending: 0, subtasks_succeeded: 1 });
+    expect(deleted.counters).toMatchObject({ files: 4, directories: 4, subtasksPending: 0, subtasksSucceeded: 1 });
     expect([...lab.nodes.keys()]).toEqual(['/']);
   });
 
@@ -287,7 +287,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     const folder = await run(await submitDelete(['/data/sub']));
     expect(await details(folder)).toBe('/data/sub is a directory: delete it with recursive true');
     lab.faults.set('/data/run2.csv', 'denied');
-    expect((await run(await submitDelete(['/data/run2.csv'], { ignore_missing: true }))).nice_status).toBe('PERMISSION_DENIED');
+    expect((await run(await submitDelete(['/data/run2.csv'], { ignore_missing: true }))).niceStatus).toBe('PERMISSION_DENIED');
     expect(lab.nodes.has('/data/run2.csv')).toBe(true);
   });
 
@@ -306,44 +306,44 @@ describe('running transfer and delete tasks through the storage port', () => {
   it('waits for what it cannot skip: another storage failure, an endpoint without storage; a destination folder where a file goes', async () => {
     lab.faults.set('/data/run2.csv', 'not_directory');
     const other = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/r.csv' }], { skip_source_errors: true }));
-    expect(other).toMatchObject({ status: 'ACTIVE', nice_status: 'NOT_A_DIRECTORY', is_paused: false });
+    expect(other).toMatchObject({ status: 'ACTIVE', niceStatus: 'NOT_A_DIRECTORY', isPaused: false });
     const bare = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Bare', subscription_id: 'DEFAULT' })).id;
-    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/x.csv' }], {}, alice, source, bare))).nice_status).toBe('ENDPOINT_NOT_CONNECTED');
+    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/x.csv' }], {}, alice, source, bare))).niceStatus).toBe('ENDPOINT_NOT_CONNECTED');
     archive.put('/in/taken/', null);
-    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/taken' }], { sync_level: 0 }))).nice_status).toBe('IS_A_DIRECTORY');
+    expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/taken' }], { sync_level: 0 }))).niceStatus).toBe('IS_A_DIRECTORY');
     archive.faults.set('/in/fail.csv', 'denied');
     const writeDenied = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/fail.csv' }], { skip_source_errors: true }));
-    expect(writeDenied).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+    expect(writeDenied).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED' });
     expect(await store.listFiles(writeDenied.id, 'skipped', 0, 10)).toEqual([]);
   });
 
   it('copies by modification time only what is newer at the source', async () => {
     const items = [{ source_path: '/data/run2.csv', destination_path: '/in/run2.csv' }];
     archive.put('/in/run2.csv', 'zz', new Date('2026-01-01T00:00:00Z'));
-    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ files_skipped: 1 });
+    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ filesSkipped: 1 });
     archive.put('/in/run2.csv', 'zz', new Date('2025-12-31T23:59:59Z'));
-    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ files_transferred: 1 });
+    expect((await run(await transfer(items, { sync_level: 2 }))).counters).toMatchObject({ filesTransferred: 1 });
     expect(archive.text('/in/run2.csv')).toBe('xx');
   });
 
   it('records the files it moved and skipped as files, not folders', async () => {
     const task = await run(await transfer([{ source_path: '/data/gone', destination_path: '/in/gone' }, { source_path: '/data/run1.csv', destination_path: '/in/r.csv' }], { skip_source_errors: true }));
-    expect((await store.listFiles(task.id, 'succeeded', 0, 10))[0]).toMatchObject({ is_directory: false, error_code: null });
-    expect((await store.listFiles(task.id, 'skipped', 0, 10))[0]).toMatchObject({ is_directory: false, destination_path: null, error_details: 'no such file or directory' });
+    expect((await store.listFiles(task.id, 'succeeded', 0, 10))[0]).toMatchObject({ isDirectory: false, errorCode: null });
+    expect((await store.listFiles(task.id, 'skipped', 0, 10))[0]).toMatchObject({ isDirectory: false, destinationPath: null, errorDetails: 'no such file or directory' });
   });
 
   it('deletes files and folders (folders only when recursive), and ignores what is missing when told', async () => {
     const submitDelete = async (paths: string[], options: Partial<DeleteOptions> = {}) =>
       (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths, options }))).task;
     const refused = await run(await submitDelete(['/data/sub/']));
-    expect([refused.status, refused.nice_status]).toEqual(['ACTIVE', 'IS_A_DIRECTORY']);
+    expect([refused.status, refused.niceStatus]).toEqual(['ACTIVE', 'IS_A_DIRECTORY']);
     const done = await run(await submitDelete(['/data/sub/', '/data/run2.csv'], { recursive: true }));
     expect(done).toMatchObject({ status: 'SUCCEEDED' });
-    expect(done.counters).toMatchObject({ files: 2, directories: 1, subtasks_succeeded: 2 });
+    expect(done.counters).toMatchObject({ files: 2, directories: 1, subtasksSucceeded: 2 });
     expect([...lab.nodes.keys()].filter((k) => k.startsWith('/data/sub') || k === '/data/run2.csv')).toEqual([]);
-    expect((await run(await submitDelete(['/data/nothing']))).nice_status).toBe('FILE_NOT_FOUND');
+    expect((await run(await submitDelete(['/data/nothing']))).niceStatus).toBe('FILE_NOT_FOUND');
     expect((await run(await submitDelete(['/data/nothing'], { ignore_missing: true }))).status).toBe('SUCCEEDED');
-    expect((await run(await submitDelete(['/'], { recursive: true }))).nice_status).toBe('PERMISSION_DENIED');
+    expect((await run(await submitDelete(['/'], { recursive: true }))).niceStatus).toBe('PERMISSION_DENIED');
     expect(lab.nodes.has('/data/run1.csv')).toBe(true);
   });
 
@@ -359,7 +359,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       }),
     };
     const done = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/k.csv' }, { source_path: '/data/run2.csv', destination_path: '/in/k2.csv' }], { preserve_timestamp: true }));
-    expect(done.counters).toMatchObject({ files_transferred: 2, bytes_transferred: 40 });
+    expect(done.counters).toMatchObject({ filesTransferred: 2, bytesTransferred: 40 });
     expect(calls).toEqual([
       [true, '/data/run1.csv', '/in/k.csv', '2026-01-01T00:00:00.000Z'],
       [true, '/data/run2.csv', '/in/k2.csv', '2026-01-01T00:00:00.000Z'],
@@ -412,13 +412,13 @@ describe('running transfer and delete tasks through the storage port', () => {
 
     it('hands them the files in order with their times and the digest asked, and records what they copied', async () => {
       const done = await run(await many({ preserve_timestamp: true, verify_checksum: true }));
-      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 3, bytes_transferred: 15, bytes_checksummed: 15, files_skipped: 0 } });
+      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, filesTransferred: 3, bytesTransferred: 15, bytesChecksummed: 15, filesSkipped: 0 } });
       expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: ['special_file'], signal: expect.any(AbortSignal), sourceTimes: true, maxBytes: 256 * 2 ** 20 } }]);
-      expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => [f.source_path, f.destination_path])).toEqual([['/many/a.txt', '/in/many/a.txt'], ['/many/b.txt', '/in/many/b.txt'], ['/many/c.txt', '/in/many/c.txt']]);
+      expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => [f.sourcePath, f.destinationPath])).toEqual([['/many/a.txt', '/in/many/a.txt'], ['/many/b.txt', '/in/many/b.txt'], ['/many/c.txt', '/in/many/c.txt']]);
       expect(archive.text('/in/many/c.txt')).toBe('fifteen');
       calls = [];
       const plain = await run(await many({}, '/in/plain/'));
-      expect(plain.counters).toMatchObject({ files_transferred: 3, bytes_checksummed: 0 });
+      expect(plain.counters).toMatchObject({ filesTransferred: 3, bytesChecksummed: 0 });
       expect(calls[0]).toMatchObject({ files: [['a.txt', null], ['b.txt', null], ['c.txt', null]], options: { checksum: null, sourceTimes: false } });
     });
 
@@ -444,7 +444,7 @@ describe('running transfer and delete tasks through the storage port', () => {
 
       it('copies a tree from its listing alone, each file with its own time when asked, links counted, filter rules kept', async () => {
         const done = await run(await many({ preserve_timestamp: true, filter_rules: [{ method: 'exclude', name: '*.tmp', type: 'file' }] }));
-        expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 4, files_transferred: 4, directories: 2, symlinks: 1 } });
+        expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 4, filesTransferred: 4, directories: 2, symlinks: 1 } });
         expect(stated).toEqual([]);
         expect(calls.map((c) => [c.dirs, c.files, c.options.sourceTimes])).toEqual([
           [['/many', '/in/many'], [['a.txt', null], ['b.txt', null], ['c.txt', null]], true],
@@ -462,21 +462,21 @@ describe('running transfer and delete tasks through the storage port', () => {
           return copyFiles(from, fromDir, toDir, files.slice(0, 2), options);
         });
         const done = await run(await many());
-        expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 5, files_transferred: 5 } });
+        expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 5, filesTransferred: 5 } });
         expect(asked).toEqual([['a.txt', 'b.txt', 'c.txt', 'skip.tmp'], ['c.txt', 'skip.tmp'], ['d.txt']]);
-        expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => f.source_path)).toEqual(['/many/a.txt', '/many/b.txt', '/many/c.txt', '/many/skip.tmp', '/many/sub/d.txt']);
+        expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => f.sourcePath)).toEqual(['/many/a.txt', '/many/b.txt', '/many/c.txt', '/many/skip.tmp', '/many/sub/d.txt']);
       });
 
       it('lists with entries where a sync level asks, and stats the files it copies one by one', async () => {
         archive.put('/in/many/b.txt', 'three');
         const synced = await run(await many({ sync_level: 1 }));
-        expect(synced.counters).toMatchObject({ files_skipped: 1, files_transferred: 4 });
+        expect(synced.counters).toMatchObject({ filesSkipped: 1, filesTransferred: 4 });
         expect(stated.length).toBeGreaterThan(0);
         stated = [];
         // no batch copy: the files go one by one, each with the entry its listing read
         archive.features = NO_FEATURES;
         const oneByOne = await run(await many({ preserve_timestamp: true }, '/in/one/'));
-        expect(oneByOne.counters).toMatchObject({ files_transferred: 5, bytes_transferred: 21 });
+        expect(oneByOne.counters).toMatchObject({ filesTransferred: 5, bytesTransferred: 21 });
         expect(stated).toEqual([['a.txt', 'b.txt', 'c.txt', 'sub', 'skip.tmp', 'link.txt'], ['d.txt']]);
         expect((await archive.stat('/in/one/c.txt')).lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
       });
@@ -485,38 +485,38 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('leaves out what the sync level finds there already, and asks nothing when all is', async () => {
       archive.put('/in/many/b.txt', 'THREE');
       const synced = await run(await many({ sync_level: 1 }));
-      expect(synced.counters).toMatchObject({ files: 3, files_skipped: 1, files_transferred: 2 });
+      expect(synced.counters).toMatchObject({ files: 3, filesSkipped: 1, filesTransferred: 2 });
       expect(calls.map((c) => c.files.map(([name]) => name))).toEqual([['a.txt', 'c.txt']]);
       calls = [];
-      expect((await run(await many({ sync_level: 0 }))).counters).toMatchObject({ files: 3, files_skipped: 3, files_transferred: 0 });
+      expect((await run(await many({ sync_level: 0 }))).counters).toMatchObject({ files: 3, filesSkipped: 3, filesTransferred: 0 });
       expect(calls).toEqual([]);
     });
 
     it('waits out a digest that differs, that copy removed and only the files before it recorded', async () => {
       outcome = (name, text) => ({ bytes: text.length, checksums: { source: md5(text), destination: name === 'b.txt' ? md5('other') : md5(text) } });
       const waiting = await run(await many({ verify_checksum: true }));
-      expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'CHECKSUM_MISMATCH', counters: { files: 2, files_transferred: 2, bytes_checksummed: 8 } });
+      expect(waiting).toMatchObject({ status: 'ACTIVE', niceStatus: 'CHECKSUM_MISMATCH', counters: { files: 2, filesTransferred: 2, bytesChecksummed: 8 } });
       expect(archive.nodes.has('/in/many/b.txt')).toBe(false);
-      expect((await store.listFiles(waiting.id, 'succeeded', 0, 10)).map((f) => f.source_path)).toEqual(['/many/a.txt']);
+      expect((await store.listFiles(waiting.id, 'succeeded', 0, 10)).map((f) => f.sourcePath)).toEqual(['/many/a.txt']);
       expect((await store.listEvents(waiting.id, { errorsOnly: true, limit: 10, offset: 0 })).events[0]?.details).toBe(`/in/many/b.txt: md5 ${md5('other')}, expected ${md5('three')}`);
     });
 
     it("skips a source's missing or unreadable file when told (listed), and waits on it when not or on any destination failure", async () => {
       outcome = (name, text) => (name === 'a.txt' ? { error: new StorageError('not_found', `/many/${name}`, 'gone'), side: 'source' } : name === 'b.txt' ? { error: new StorageError('denied', `/many/${name}`, 'unreadable'), side: 'source' } : { bytes: text.length, checksums: null });
       const skipping = await run(await many({ skip_source_errors: true }));
-      expect(skipping).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, files_transferred: 1, subtasks_skipped_errors: 2 } });
+      expect(skipping).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, filesTransferred: 1, subtasksSkippedErrors: 2 } });
       expect(calls[0]?.options.skipSourceFailures).toEqual(['not_found', 'denied', 'special_file']);
-      expect((await store.listFiles(skipping.id, 'skipped', 0, 10)).map((f) => [f.source_path, f.destination_path, f.error_code])).toEqual([
+      expect((await store.listFiles(skipping.id, 'skipped', 0, 10)).map((f) => [f.sourcePath, f.destinationPath, f.errorCode])).toEqual([
         ['/many/a.txt', '/in/many/a.txt', 'FILE_NOT_FOUND'],
         ['/many/b.txt', '/in/many/b.txt', 'PERMISSION_DENIED'],
       ]);
-      expect(await run(await many({}, '/in/strict/'))).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND', counters: { files: 1, subtasks_skipped_errors: 0 } });
+      expect(await run(await many({}, '/in/strict/'))).toMatchObject({ status: 'ACTIVE', niceStatus: 'FILE_NOT_FOUND', counters: { files: 1, subtasksSkippedErrors: 0 } });
       outcome = (name, text) => (name === 'b.txt' ? { error: new StorageError('quota', `/in/full/${name}`, 'full'), side: 'destination' } : { bytes: text.length, checksums: null });
       const full = await run(await many({ skip_source_errors: true }, '/in/full/'));
-      expect(full).toMatchObject({ status: 'ACTIVE', nice_status: 'QUOTA_EXCEEDED', counters: { files: 2, files_transferred: 1 } });
+      expect(full).toMatchObject({ status: 'ACTIVE', niceStatus: 'QUOTA_EXCEEDED', counters: { files: 2, filesTransferred: 1 } });
       expect(await store.listFiles(full.id, 'skipped', 0, 10)).toEqual([]);
       outcome = (name, text) => (name === 'a.txt' ? { error: new StorageError('quota', `/many/${name}`, 'odd'), side: 'source' } : { bytes: text.length, checksums: null });
-      expect(await run(await many({ skip_source_errors: true }, '/in/odd/'))).toMatchObject({ status: 'ACTIVE', nice_status: 'QUOTA_EXCEEDED' });
+      expect(await run(await many({ skip_source_errors: true }, '/in/odd/'))).toMatchObject({ status: 'ACTIVE', niceStatus: 'QUOTA_EXCEEDED' });
     });
 
     it('copies a thousand at a time, the next while the one before is recorded, progress saved after each; takes no new thousand once the process stops', async () => {
@@ -528,35 +528,35 @@ describe('running transfer and delete tasks through the storage port', () => {
       });
       const saveProgress = store.saveProgress.bind(store);
       store.saveProgress = async (task) => {
-        steps.push(`save ${task.counters.files_transferred}`);
+        steps.push(`save ${task.counters.filesTransferred}`);
         return saveProgress(task);
       };
       const big = () => transfer([{ source_path: '/big/', destination_path: '/in/big/', recursive: true }]);
       const done = await run(await big());
-      expect(done.counters).toMatchObject({ files: 1001, files_transferred: 1001 });
+      expect(done.counters).toMatchObject({ files: 1001, filesTransferred: 1001 });
       expect(steps.slice(0, 4)).toEqual(['copy 1000', 'copy 1', 'save 1000', 'save 1001']);
       steps.length = 0;
       const handed = (await runner.run((await big()).id, AbortSignal.abort()))!;
-      expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1000 } });
+      expect(handed).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { filesTransferred: 1000 } });
       expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000']);
       // the process begins to stop while the second thousand copies: it stops before its next file
       archive.nodes.delete('/in/big/f1000');
       steps.length = 0;
       const stopping = new AbortController();
       store.saveProgress = async (task) => {
-        steps.push(`save ${task.counters.files_transferred}`);
-        if (task.counters.files_transferred === 1000) stopping.abort();
+        steps.push(`save ${task.counters.filesTransferred}`);
+        if (task.counters.filesTransferred === 1000) stopping.abort();
         return saveProgress(task);
       };
       const stopped = (await runner.run((await big()).id, stopping.signal))!;
-      expect(stopped).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 1000 } });
+      expect(stopped).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { filesTransferred: 1000 } });
       expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000', 'copy 1']);
       expect(archive.nodes.has('/in/big/f1000')).toBe(false);
       // someone ended the task meanwhile (every save refused): the batch in flight stops, nothing after
       store.saveProgress = async () => false;
       archive.nodes.delete('/in/big/f1000');
       steps.length = 0;
-      expect(await run(await big())).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued', counters: { files_transferred: 0 } });
+      expect(await run(await big())).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { filesTransferred: 0 } });
       expect(steps).toEqual(['copy 1000', 'copy 1']);
       expect(archive.nodes.has('/in/big/f1000')).toBe(false);
     });
@@ -565,7 +565,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
       outcome = (name, text) => ({ bytes: text.length, checksums: { source: md5(text), destination: name === 'f0500' ? md5('other') : md5(text) } });
       const waiting = await run(await transfer([{ source_path: '/big/', destination_path: '/in/big/', recursive: true }], { verify_checksum: true }));
-      expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'CHECKSUM_MISMATCH', counters: { files_transferred: 501 } });
+      expect(waiting).toMatchObject({ status: 'ACTIVE', niceStatus: 'CHECKSUM_MISMATCH', counters: { filesTransferred: 501 } });
       expect(calls.map((c) => c.files.length)).toEqual([1000, 1]);
       expect(calls[1]!.options.signal!.aborted).toBe(true);
       expect(archive.nodes.has('/in/big/f1000')).toBe(false);
@@ -585,7 +585,7 @@ describe('running transfer and delete tasks through the storage port', () => {
         return saveProgress(task);
       };
       const waiting = await run(await transfer([{ source_path: '/big/', destination_path: '/in/big/', recursive: true }]));
-      expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED', counters: { files_transferred: 1000 } });
+      expect(waiting).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED', counters: { filesTransferred: 1000 } });
       expect(await store.listFiles(waiting.id, 'succeeded', 990, 20)).toHaveLength(10);
     });
 
@@ -600,7 +600,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('copies one file at a time between storages of two hosts', async () => {
       archive.features = { ...NO_FEATURES, batchCopy: { ...batchCopy(copyFiles), host: {} } };
       const done = await run(await many());
-      expect(done.counters).toMatchObject({ files_transferred: 3, bytes_transferred: 15 });
+      expect(done.counters).toMatchObject({ filesTransferred: 3, bytesTransferred: 15 });
       expect(archive.text('/in/many/b.txt')).toBe('three');
     });
   });
@@ -610,12 +610,12 @@ describe('running transfer and delete tasks through the storage port', () => {
 
     it('pauses a read where only reads are paused, and a delete where only deletes are', async () => {
       const rule = await world.services.endpointManager.createPauseRule(alice, { endpoint_id: source, message: 'Reads paused', flags: only('pause_task_transfer_read') });
-      expect(await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r.csv' }]))).toMatchObject({ nice_status: 'PAUSED', is_paused: true });
+      expect(await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r.csv' }]))).toMatchObject({ niceStatus: 'PAUSED', isPaused: true });
       await world.services.endpointManager.deletePauseRule(alice, rule.id);
       await world.services.endpointManager.createPauseRule(alice, { endpoint_id: source, message: 'Deletes paused', flags: only('pause_task_delete') });
       expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r.csv' }]))).status).toBe('SUCCEEDED');
       const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv'] }))).task;
-      expect(await run(deleting)).toMatchObject({ nice_status: 'PAUSED' });
+      expect(await run(deleting)).toMatchObject({ niceStatus: 'PAUSED' });
       expect(lab.nodes.has('/data/run1.csv')).toBe(true);
     });
 
@@ -623,7 +623,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       const share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Lab share', host_endpoint_id: source, host_path: '/data/' })).id;
       await world.services.accessRules.add(alice, share, { principal_type: 'identity', principal: bob.primary.id, path: '/', permissions: 'r' });
       const deleting = (await tasks.submit(bob, deleteRequest({ submission_id: tasks.submissionId(), endpoint: share, paths: ['/run1.csv'] }))).task;
-      expect(await run(deleting)).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+      expect(await run(deleting)).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED' });
       expect(lab.nodes.has('/data/run1.csv')).toBe(true);
     });
 
@@ -633,7 +633,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       const gone = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Gone', personal: false })).id;
       const task = await transfer([{ source_path: '/data/run1.csv', destination_path: '/x.csv' }], {}, alice, source, gone);
       await world.services.endpoints.deleteEndpoint(alice, gone);
-      expect(await run(task)).toMatchObject({ status: 'ACTIVE', nice_status: 'EndpointDeleted' });
+      expect(await run(task)).toMatchObject({ status: 'ACTIVE', niceStatus: 'EndpointDeleted' });
     });
 
     it("in a directory: a source gone since it was listed is skipped when told (a file's record), waited for when not; a destination's failure never skipped", async () => {
@@ -644,13 +644,13 @@ describe('running transfer and delete tasks through the storage port', () => {
       }
       lab.read = (path) => (path === '/data/run2.csv' ? vanished(path) : read(path));
       const skipping = await run(await transfer([{ source_path: '/data/', destination_path: '/in/a/' }], { skip_source_errors: true }));
-      expect(skipping).toMatchObject({ status: 'SUCCEEDED', counters: { subtasks_skipped_errors: 1 } });
-      expect(await store.listFiles(skipping.id, 'skipped', 0, 10)).toEqual([expect.objectContaining({ source_path: '/data/run2.csv', destination_path: '/in/a/run2.csv', error_code: 'FILE_NOT_FOUND', is_directory: false })]);
-      expect(await run(await transfer([{ source_path: '/data/', destination_path: '/in/b/' }]))).toMatchObject({ status: 'ACTIVE', nice_status: 'FILE_NOT_FOUND' });
+      expect(skipping).toMatchObject({ status: 'SUCCEEDED', counters: { subtasksSkippedErrors: 1 } });
+      expect(await store.listFiles(skipping.id, 'skipped', 0, 10)).toEqual([expect.objectContaining({ sourcePath: '/data/run2.csv', destinationPath: '/in/a/run2.csv', errorCode: 'FILE_NOT_FOUND', isDirectory: false })]);
+      expect(await run(await transfer([{ source_path: '/data/', destination_path: '/in/b/' }]))).toMatchObject({ status: 'ACTIVE', niceStatus: 'FILE_NOT_FOUND' });
       lab.read = read;
       archive.faults.set('/in/c/run1.csv', 'denied');
       const refused = await run(await transfer([{ source_path: '/data/', destination_path: '/in/c/' }], { skip_source_errors: true }));
-      expect(refused).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+      expect(refused).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED' });
       expect(await store.listFiles(refused.id, 'skipped', 0, 10)).toEqual([]);
     });
 
@@ -658,8 +658,8 @@ describe('running transfer and delete tasks through the storage port', () => {
       const stat = lab.stat.bind(lab);
       lab.stat = (path) => (path === '/data/run1.csv' ? Promise.reject(new StorageError('denied', path, 'unreadable')) : path === '/data/run2.csv' ? Promise.reject(new StorageError('quota', path, 'odd')) : stat(path));
       const skipped = await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/1.csv' }], { skip_source_errors: true }));
-      expect(skipped).toMatchObject({ status: 'SUCCEEDED', counters: { subtasks_skipped_errors: 1 } });
-      expect(await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/2.csv' }], { skip_source_errors: true }))).toMatchObject({ status: 'ACTIVE', nice_status: 'QUOTA_EXCEEDED' });
+      expect(skipped).toMatchObject({ status: 'SUCCEEDED', counters: { subtasksSkippedErrors: 1 } });
+      expect(await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/2.csv' }], { skip_source_errors: true }))).toMatchObject({ status: 'ACTIVE', niceStatus: 'QUOTA_EXCEEDED' });
     });
 
     it('passes over a name gone between its listing and its stat, and makes folders that exist already or says why it cannot', async () => {
@@ -667,28 +667,28 @@ describe('running transfer and delete tasks through the storage port', () => {
       lab.entries = async (dir, names) => (await entries(dir, names)).map((entry) => (entry?.name === 'run2.csv' ? null : entry));
       archive.put('/in/d/', null);
       const done = await run(await transfer([{ source_path: '/data/', destination_path: '/in/d/' }]));
-      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files_transferred: 3 } });
+      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { filesTransferred: 3 } });
       expect(archive.nodes.has('/in/d/run2.csv')).toBe(false);
       const mkdir = archive.mkdir.bind(archive);
       archive.mkdir = (path) => (path === '/in/no' ? Promise.reject(new StorageError('denied', path, 'read-only')) : mkdir(path));
-      expect(await run(await transfer([{ source_path: '/data/', destination_path: '/in/no/' }]))).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+      expect(await run(await transfer([{ source_path: '/data/', destination_path: '/in/no/' }]))).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED' });
       expect(archive.nodes.has('/in/no')).toBe(false);
     });
 
     it('verifies the checksums of a whole directory; without a sync level overwrites even an identical file', async () => {
       const verified = await run(await transfer([{ source_path: '/data/sub/', destination_path: '/in/v/' }], { verify_checksum: true }));
-      expect(verified).toMatchObject({ status: 'SUCCEEDED', counters: { files_transferred: 1, bytes_checksummed: 4 } });
+      expect(verified).toMatchObject({ status: 'SUCCEEDED', counters: { filesTransferred: 1, bytesChecksummed: 4 } });
       archive.put('/in/same.csv', 'xx');
-      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/same.csv' }]))).counters).toMatchObject({ files_transferred: 1, files_skipped: 0 });
+      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/same.csv' }]))).counters).toMatchObject({ filesTransferred: 1, filesSkipped: 0 });
     });
 
     it('by size: copies what is missing, skips a file of the same size whatever its content or time; by existence a folder in the way is no copy', async () => {
-      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/new.csv' }], { sync_level: 1 }))).counters).toMatchObject({ files_transferred: 1 });
+      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/new.csv' }], { sync_level: 1 }))).counters).toMatchObject({ filesTransferred: 1 });
       archive.put('/in/other.csv', 'yy', new Date('2020-01-01T00:00:00Z'));
-      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/other.csv' }], { sync_level: 1 }))).counters).toMatchObject({ files_transferred: 0, files_skipped: 1 });
+      expect((await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/other.csv' }], { sync_level: 1 }))).counters).toMatchObject({ filesTransferred: 0, filesSkipped: 1 });
       expect(archive.text('/in/other.csv')).toBe('yy');
       archive.put('/in/folder/', null);
-      expect(await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/folder' }], { sync_level: 0 }))).toMatchObject({ status: 'ACTIVE', nice_status: 'IS_A_DIRECTORY' });
+      expect(await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/folder' }], { sync_level: 0 }))).toMatchObject({ status: 'ACTIVE', niceStatus: 'IS_A_DIRECTORY' });
     });
 
     it('writes progress back every 100 files of a directory, while its item is still pending', async () => {
@@ -696,7 +696,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       const saved: [number, number][] = [];
       const saveProgress = store.saveProgress.bind(store);
       store.saveProgress = async (task) => {
-        saved.push([task.counters.files_transferred, task.counters.subtasks_pending]);
+        saved.push([task.counters.filesTransferred, task.counters.subtasksPending]);
         return saveProgress(task);
       };
       await run(await transfer([{ source_path: '/hundred/', destination_path: '/in/hundred/' }]));
@@ -709,19 +709,19 @@ describe('running transfer and delete tasks through the storage port', () => {
       store.saveProgress = async (state) => {
         const saved = await saveProgress(state);
         // the item's own save is the last before the end: the owner cancels right after it
-        if (state.status === 'ACTIVE' && state.counters.subtasks_pending === 0) {
+        if (state.status === 'ACTIVE' && state.counters.subtasksPending === 0) {
           store.saveProgress = saveProgress;
           await tasks.cancel(alice, task.id);
         }
         return saved;
       };
-      expect(await run(task)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+      expect(await run(task)).toMatchObject({ status: 'FAILED', fatalError: { code: 'CANCELED' } });
       expect(await codes(task)).not.toContain('SUCCEEDED');
     });
 
     it('deletes: counts what is left, stops at a cancel between paths, and empties folders listed in several batches', async () => {
       const handed = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv', '/data/run2.csv'] }))).task;
-      expect((await runner.run(handed.id, AbortSignal.abort()))!.counters).toMatchObject({ subtasks_succeeded: 1, subtasks_pending: 1 });
+      expect((await runner.run(handed.id, AbortSignal.abort()))!.counters).toMatchObject({ subtasksSucceeded: 1, subtasksPending: 1 });
       const remove = lab.remove.bind(lab);
       let removed = 0;
       const canceling = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/tmp', '/data/sub'], options: { recursive: true } }))).task;
@@ -729,7 +729,7 @@ describe('running transfer and delete tasks through the storage port', () => {
         await remove(path);
         if (++removed === 1) await tasks.cancel(alice, canceling.id);
       };
-      expect(await run(canceling)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+      expect(await run(canceling)).toMatchObject({ status: 'FAILED', fatalError: { code: 'CANCELED' } });
       expect(lab.nodes.has('/data/sub/deep.txt')).toBe(true);
       lab.remove = remove;
       // a listing whose first batch is empty (names hidden by the storage) and whose second is not

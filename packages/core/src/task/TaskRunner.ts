@@ -19,7 +19,7 @@ type AttemptOutcome = CopyOutcome | { kind: 'refused'; failure: TaskFailure };
  * Runs transfer and delete tasks as their owners, one attempt at a time: loads the task, expires
  * it past its deadline, starts an attempt (its counters afresh), runs the copy or the delete, and
  * ends the attempt from the outcome. A failure it may wait out leaves the task ACTIVE with the
- * failure as its nice_status (the caller runs it again later); one no retry mends ends it FAILED.
+ * failure as its niceStatus (the caller runs it again later); one no retry mends ends it FAILED.
  */
 export class TaskRunner {
   constructor(
@@ -57,7 +57,7 @@ export class TaskRunner {
   private async attempt(attempt: Attempt, signal: AbortSignal): Promise<AttemptOutcome> {
     const { request } = attempt.task;
     try {
-      const env = { files: this.files, owner: await this.principalOf(attempt.task.owner_id), signal };
+      const env = { files: this.files, owner: await this.principalOf(attempt.task.ownerId), signal };
       if (request.type === 'DELETE') return await deletePaths(env, attempt, request.endpoint, request.paths, request.options);
       const work = await TransferWork.locate(env, { source: request.source_endpoint, destination: request.destination_endpoint }, request.options);
       return await work.run(attempt, request.items);
@@ -73,13 +73,13 @@ export class TaskRunner {
     const stored = () => this.tasks.findById(attempt.task.id);
     if (outcome.kind === 'ended') return stored();
     if (outcome.kind === 'stopped') {
-      const queued: TaskState = { ...attempt.task, nice_status: 'Queued' };
+      const queued: TaskState = { ...attempt.task, niceStatus: 'Queued' };
       return (await attempt.save(queued)) ? queued : stored();
     }
     if (outcome.kind === 'done') {
-      const done: TaskState = { ...attempt.task, status: 'SUCCEEDED', nice_status: null, completion_time: this.clock.now(), counters: { ...attempt.task.counters, subtasks_pending: 0 } };
+      const done: TaskState = { ...attempt.task, status: 'SUCCEEDED', niceStatus: null, completionTime: this.clock.now(), counters: { ...attempt.task.counters, subtasksPending: 0 } };
       if (!(await attempt.save(done))) return stored();
-      await this.event(done, 'SUCCEEDED', 'succeeded', `${done.counters.files_transferred} file(s), ${done.counters.bytes_transferred} bytes`, false);
+      await this.event(done, 'SUCCEEDED', 'succeeded', `${done.counters.filesTransferred} file(s), ${done.counters.bytesTransferred} bytes`, false);
       return done;
     }
     const failure = outcome.kind === 'failed' ? ofCopy(outcome.failure) : outcome.failure;
@@ -90,13 +90,13 @@ export class TaskRunner {
       return ended;
     }
     const { counters } = attempt.task;
-    const waiting: TaskState = { ...attempt.task, nice_status: failure.code, is_paused: failure.code === 'PAUSED', counters: { ...counters, faults: counters.faults + 1 } };
+    const waiting: TaskState = { ...attempt.task, niceStatus: failure.code, isPaused: failure.code === 'PAUSED', counters: { ...counters, faults: counters.faults + 1 } };
     if (!(await attempt.save(waiting))) return stored();
     await this.event(waiting, failure.code, failure.code.toLowerCase().replace(/_/g, ' '), failure.message, true);
     return waiting;
   }
 
   private async event(task: TaskState, code: string, description: string, details: string, isError: boolean): Promise<void> {
-    await this.tasks.addEvent({ task_id: task.id, code, description, details, is_error: isError, time: this.clock.now() });
+    await this.tasks.addEvent({ taskId: task.id, code, description, details, isError: isError, time: this.clock.now() });
   }
 }

@@ -30,9 +30,9 @@ describe('transfer and delete tasks, as their owners see them', () => {
   it('queues a submitted transfer: ACTIVE, Queued, a day to finish, its items pending', async () => {
     const { task, duplicate } = await tasks.submit(alice, transfer(undefined, { label: 'Copy' }));
     expect(duplicate).toBe(false);
-    expect(task).toMatchObject({ owner_id: alice.primary.id, status: 'ACTIVE', nice_status: 'Queued', fatal_error: null, completion_time: null, is_paused: false, request_time: world.clock.now() });
-    expect(task.deadline.getTime() - task.request_time.getTime()).toBe(DEFAULT_DEADLINE_SECONDS * 1000);
-    expect(task.counters).toMatchObject({ subtasks_total: 2, subtasks_pending: 2, files: 0, bytes_transferred: 0 });
+    expect(task).toMatchObject({ ownerId: alice.primary.id, status: 'ACTIVE', niceStatus: 'Queued', fatalError: null, completionTime: null, isPaused: false, requestTime: world.clock.now() });
+    expect(task.deadline.getTime() - task.requestTime.getTime()).toBe(DEFAULT_DEADLINE_SECONDS * 1000);
+    expect(task.counters).toMatchObject({ subtasksTotal: 2, subtasksPending: 2, files: 0, bytesTransferred: 0 });
     expect(await tasks.get(alice, task.id)).toEqual(task);
     expect((await tasks.events(alice, task.id)).events.map((e) => e.code)).toEqual(['SUBMITTED']);
   });
@@ -46,7 +46,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
     // a submission id is its submitter's: bob's own endpoint, the same value, a task of his own
     const bobs = (await world.services.endpoints.createEndpoint(bob, { display_name: 'Bob', personal: false })).id;
     const his = await tasks.submit(bob, deleteRequest({ submission_id: submission, endpoint: bobs, paths: ['/x'] }));
-    expect([his.duplicate, his.task.owner_id]).toEqual([false, bob.primary.id]);
+    expect([his.duplicate, his.task.ownerId]).toEqual([false, bob.primary.id]);
   });
 
   it("says which endpoints the caller's ACTIVE tasks use, and only the caller's", async () => {
@@ -92,7 +92,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
     await expect(tasks.submit(bob, transfer())).rejects.toThrow(PermissionDeniedError);
     await world.services.endpoints.updateEndpoint(alice, source, { public: true });
     await world.services.endpoints.updateEndpoint(alice, destination, { public: true });
-    expect((await tasks.submit(bob, transfer())).task.owner_id).toBe(bob.primary.id);
+    expect((await tasks.submit(bob, transfer())).task.ownerId).toBe(bob.primary.id);
   });
 
   it('refuses endpoints that do not exist, and a deadline that has passed', async () => {
@@ -134,8 +134,8 @@ describe('transfer and delete tasks, as their owners see them', () => {
     const { task } = await tasks.submit(alice, transfer());
     world.clock.advance(5);
     const ended = await tasks.cancel(alice, task.id);
-    expect(ended).toMatchObject({ status: 'FAILED', nice_status: null, fatal_error: { code: 'CANCELED' }, completion_time: world.clock.now(), canceled_by_admin: null });
-    expect(ended.counters).toMatchObject({ subtasks_pending: 0, subtasks_canceled: 2, subtasks_total: 2 });
+    expect(ended).toMatchObject({ status: 'FAILED', niceStatus: null, fatalError: { code: 'CANCELED' }, completionTime: world.clock.now(), canceledByAdmin: null });
+    expect(ended.counters).toMatchObject({ subtasksPending: 0, subtasksCanceled: 2, subtasksTotal: 2 });
     await expect(tasks.cancel(alice, task.id)).rejects.toThrow(TaskCompleteError);
     await expect(tasks.cancel(alice, task.id)).rejects.toThrow("Task '" + task.id + "' has already failed");
     expect((await tasks.events(alice, task.id)).events.map((e) => e.code)).toEqual(['CANCELED', 'SUBMITTED']);
@@ -160,7 +160,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
       const read = await findById(id);
       store.findById = findById;
       const stored = (await findById(taskId))!;
-      await store.saveProgress({ ...stored, status: 'SUCCEEDED', completion_time: world.clock.now() });
+      await store.saveProgress({ ...stored, status: 'SUCCEEDED', completionTime: world.clock.now() });
       return read;
     };
   };
@@ -169,7 +169,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
     const { task } = await tasks.submit(alice, transfer(undefined, { label: 'Before' }));
     finishesAfterNextRead(task.id);
     await expect(tasks.cancel(alice, task.id)).rejects.toThrow(new TaskCompleteError(`Task '${task.id}' has already succeeded`));
-    expect(await tasks.get(alice, task.id)).toMatchObject({ status: 'SUCCEEDED', fatal_error: null });
+    expect(await tasks.get(alice, task.id)).toMatchObject({ status: 'SUCCEEDED', fatalError: null });
     expect((await tasks.events(alice, task.id)).events.map((e) => e.code)).toEqual(['SUBMITTED']);
 
     const changing = (await tasks.submit(alice, transfer(undefined, { label: 'Before' }))).task;
@@ -180,10 +180,10 @@ describe('transfer and delete tasks, as their owners see them', () => {
 
   it('pages events newest first, errors alone when asked', async () => {
     const { task } = await tasks.submit(alice, transfer());
-    await store.addEvent({ task_id: task.id, code: 'FILE_NOT_FOUND', description: 'missing', details: '/a', is_error: true, time: world.clock.now() });
-    await store.addEvent({ task_id: task.id, code: 'STARTED', description: 'started', details: '', is_error: false, time: world.clock.now() });
+    await store.addEvent({ taskId: task.id, code: 'FILE_NOT_FOUND', description: 'missing', details: '/a', isError: true, time: world.clock.now() });
+    await store.addEvent({ taskId: task.id, code: 'STARTED', description: 'started', details: '', isError: false, time: world.clock.now() });
     expect((await tasks.events(alice, task.id)).events.map((e) => [e.seq, e.code])).toEqual([[3, 'STARTED'], [2, 'FILE_NOT_FOUND'], [1, 'SUBMITTED']]);
-    expect(await tasks.events(alice, task.id, { errorsOnly: true })).toMatchObject({ total: 1, events: [{ code: 'FILE_NOT_FOUND', is_error: true }] });
+    expect(await tasks.events(alice, task.id, { errorsOnly: true })).toMatchObject({ total: 1, events: [{ code: 'FILE_NOT_FOUND', isError: true }] });
     expect(await tasks.events(alice, task.id, { limit: 1, offset: 1 })).toMatchObject({ total: 3, limit: 1, offset: 1, events: [{ code: 'FILE_NOT_FOUND' }] });
     await expect(tasks.events(alice, task.id, { limit: 0 })).rejects.toThrow('Invalid limit');
     await expect(tasks.events(alice, task.id, { offset: -2 })).rejects.toThrow('Invalid offset');
@@ -191,21 +191,21 @@ describe('transfer and delete tasks, as their owners see them', () => {
 
   it('names the endpoints at submission, and tells what happened in its events', async () => {
     const { task } = await tasks.submit(alice, transfer());
-    expect([task.source_display_name, task.destination_display_name]).toEqual(['Source', 'Destination']);
+    expect([task.sourceDisplayName, task.destinationDisplayName]).toEqual(['Source', 'Destination']);
     const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/x'] }))).task;
-    expect([deleting.source_display_name, deleting.destination_display_name]).toEqual(['Source', null]);
+    expect([deleting.sourceDisplayName, deleting.destinationDisplayName]).toEqual(['Source', null]);
     await tasks.cancel(alice, task.id);
-    expect((await tasks.events(alice, task.id)).events.map(({ code, description, details, is_error }) => ({ code, description, details, is_error }))).toEqual([
-      { code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false },
-      { code: 'SUBMITTED', description: 'submitted', details: 'transfer task queued', is_error: false },
+    expect((await tasks.events(alice, task.id)).events.map(({ code, description, details, isError: isError }) => ({ code, description, details, isError }))).toEqual([
+      { code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', isError: false },
+      { code: 'SUBMITTED', description: 'submitted', details: 'transfer task queued', isError: false },
     ]);
   });
 
   it("pages a task's files after a marker, with the next marker while more remain", async () => {
     const { task } = await tasks.submit(alice, transfer());
-    await store.addFiles(['/1', '/2', '/3'].map((name) => ({ task_id: task.id, kind: 'succeeded' as const, source_path: name, destination_path: name, error_code: null, error_details: null, is_directory: false, time: world.clock.now() })));
+    await store.addFiles(['/1', '/2', '/3'].map((name) => ({ taskId: task.id, kind: 'succeeded' as const, sourcePath: name, destinationPath: name, errorCode: null, errorDetails: null, isDirectory: false, time: world.clock.now() })));
     expect(await tasks.files(alice, task.id, 'succeeded', 0, 2)).toEqual({ files: [expect.objectContaining({ seq: 1 }), expect.objectContaining({ seq: 2 })], next: 2 });
-    expect(await tasks.files(alice, task.id, 'succeeded', 2, 2)).toEqual({ files: [expect.objectContaining({ seq: 3, source_path: '/3' })], next: null });
+    expect(await tasks.files(alice, task.id, 'succeeded', 2, 2)).toEqual({ files: [expect.objectContaining({ seq: 3, sourcePath: '/3' })], next: null });
     expect(await tasks.files(alice, task.id, 'succeeded', 0, 3)).toMatchObject({ next: null });
     expect((await tasks.files(alice, task.id, 'succeeded', 0)).files).toHaveLength(3);
     expect(await tasks.files(alice, task.id, 'skipped', 0, 1)).toEqual({ files: [], next: null });
@@ -259,17 +259,17 @@ describe('transfer and delete tasks, as their owners see them', () => {
       await expect(tasks.adminCancel(carol, Array.from({ length: MAX_PAGE + 1 }, () => task.id), 'x')).rejects.toThrow('Invalid task_id_list');
       await expect(tasks.adminCancel(carol, [task.id], 'two\u0000lines')).rejects.toThrow('Invalid message');
       const [ended] = await tasks.adminCancel(carol, [task.id, task.id.toUpperCase()], 'disk swap');
-      expect(ended).toMatchObject({ status: 'FAILED', canceled_by_admin: 'SOURCE', canceled_by_admin_message: 'disk swap', fatal_error: { code: 'CANCELED' } });
-      expect((await tasks.events(alice, task.id)).events[0]).toMatchObject({ code: 'CANCELED', description: 'canceled', details: 'canceled by an administrator of its source: disk swap', is_error: false });
+      expect(ended).toMatchObject({ status: 'FAILED', canceledByAdmin: 'SOURCE', canceledByAdminMessage: 'disk swap', fatalError: { code: 'CANCELED' } });
+      expect((await tasks.events(alice, task.id)).events[0]).toMatchObject({ code: 'CANCELED', description: 'canceled', details: 'canceled by an administrator of its source: disk swap', isError: false });
       expect(await tasks.adminCancel(carol, [task.id], 'again')).toEqual([]);
       const intoManaged = (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: source, destination_endpoint: managed, items: [{ source_path: '/a', destination_path: '/b' }] }))).task;
-      expect((await tasks.adminCancel(carol, [intoManaged.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'DESTINATION' });
-      expect((await tasks.adminCancel(alice, [(await onManaged()).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
-      expect((await tasks.adminCancel(carol, [(await onManaged(managed)).id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'BOTH' });
+      expect((await tasks.adminCancel(carol, [intoManaged.id], 'm'))[0]).toMatchObject({ canceledByAdmin: 'DESTINATION' });
+      expect((await tasks.adminCancel(alice, [(await onManaged()).id], 'm'))[0]).toMatchObject({ canceledByAdmin: 'BOTH' });
+      expect((await tasks.adminCancel(carol, [(await onManaged(managed)).id], 'm'))[0]).toMatchObject({ canceledByAdmin: 'BOTH' });
       const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: managed, paths: ['/x'] }))).task;
       await expect(tasks.adminCancel(carol, [deleting.id], 'm'.repeat(2049))).rejects.toThrow('Invalid message: must be at most 2048 characters');
       // as many ids as a page holds (the same one, counted once), and the longest message
-      expect((await tasks.adminCancel(carol, Array.from({ length: MAX_PAGE }, () => deleting.id), 'm'.repeat(2048)))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
+      expect((await tasks.adminCancel(carol, Array.from({ length: MAX_PAGE }, () => deleting.id), 'm'.repeat(2048)))[0]).toMatchObject({ canceledByAdmin: 'SOURCE' });
       // one that its runner finishes after the read is left as it ended, the others canceled
       const finishing = await onManaged();
       const other = await onManaged();
@@ -280,14 +280,14 @@ describe('transfer and delete tasks, as their owners see them', () => {
       const gone = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Gone', personal: false })).id;
       const toGone = (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: gone, items: [{ source_path: '/a', destination_path: '/b' }] }))).task;
       await world.services.endpoints.deleteEndpoint(alice, gone);
-      expect((await tasks.adminCancel(carol, [toGone.id], 'm'))[0]).toMatchObject({ canceled_by_admin: 'SOURCE' });
+      expect((await tasks.adminCancel(carol, [toGone.id], 'm'))[0]).toMatchObject({ canceledByAdmin: 'SOURCE' });
     });
   });
 
   it('expires an unfinished task: FAILED with EXPIRED, its pending items expired', async () => {
     const { task } = await tasks.submit(alice, transfer());
     const ended = expired(task, world.clock.now());
-    expect(ended).toMatchObject({ status: 'FAILED', fatal_error: { code: 'EXPIRED' }, completion_time: world.clock.now() });
-    expect(ended.counters).toMatchObject({ subtasks_pending: 0, subtasks_expired: 2 });
+    expect(ended).toMatchObject({ status: 'FAILED', fatalError: { code: 'EXPIRED' }, completionTime: world.clock.now() });
+    expect(ended.counters).toMatchObject({ subtasksPending: 0, subtasksExpired: 2 });
   });
 });

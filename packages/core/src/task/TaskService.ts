@@ -84,7 +84,7 @@ export class TaskService {
     // the task and its first event, or neither: no task is ever without its SUBMITTED event
     await this.uow.transaction(async ({ tasks }) => {
       await tasks.add(task);
-      await tasks.addEvent({ task_id: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, is_error: false, time: task.request_time });
+      await tasks.addEvent({ taskId: task.id, code: 'SUBMITTED', description: 'submitted', details: `${task.request.type.toLowerCase()} task queued`, isError: false, time: task.requestTime });
     });
     this.submitted(task.id);
     return { task, duplicate: false };
@@ -92,7 +92,7 @@ export class TaskService {
 
   async get(caller: Principal, taskId: string): Promise<TaskState> {
     const task = await this.uow.repositories.tasks.findById(taskId.toLowerCase());
-    if (!task || !caller.identityIds.has(task.owner_id)) throw new TaskNotFoundError(taskId);
+    if (!task || !caller.identityIds.has(task.ownerId)) throw new TaskNotFoundError(taskId);
     return task;
   }
 
@@ -115,7 +115,7 @@ export class TaskService {
     const task = canceled(await this.get(caller, taskId), now);
     // a task that ended since it was read (its runner finished it) stays as it ended
     if (!(await this.uow.repositories.tasks.saveProgress(task))) throw alreadyFinished(await this.get(caller, taskId));
-    await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', is_error: false, time: now });
+    await this.uow.repositories.tasks.addEvent({ taskId: task.id, code: 'CANCELED', description: 'canceled', details: 'canceled by its owner', isError: false, time: now });
     return task;
   }
 
@@ -161,7 +161,7 @@ export class TaskService {
       if (isFinished(task)) continue;
       const done = canceled(task, now, { side, message: text });
       if (!(await this.uow.repositories.tasks.saveProgress(done))) continue; // it ended since it was read
-      await this.uow.repositories.tasks.addEvent({ task_id: task.id, code: 'CANCELED', description: 'canceled', details: `canceled by an administrator of its ${side.toLowerCase()}: ${text}`, is_error: false, time: now });
+      await this.uow.repositories.tasks.addEvent({ taskId: task.id, code: 'CANCELED', description: 'canceled', details: `canceled by an administrator of its ${side.toLowerCase()}: ${text}`, isError: false, time: now });
       ended.push(done);
     }
     return ended;

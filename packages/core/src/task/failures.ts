@@ -2,7 +2,7 @@ import { DomainError, PermissionDeniedError } from '../shared/errors';
 import { StorageError } from '../storage/Storage';
 import { storageFailure, type CopyFailure, type CopyFailureReason } from '../transfer/CopyReport';
 
-/** A failure as a task shows it: the hosted event code (the task's nice_status while it waits), its details, and whether a retry could mend it. */
+/** A failure as a task shows it: the hosted event code (the task's niceStatus while it waits), its details, and whether a retry could mend it. */
 export interface TaskFailure {
   code: string;
   message: string;

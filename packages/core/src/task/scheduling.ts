@@ -39,13 +39,13 @@ export function tasksToStart(queue: readonly TaskState[], running: ReadonlyMap<s
   let eligible = queue.filter((task) => !running.has(task.id) && notBefore(task.id) <= now);
   const chosen: TaskState[] = [];
   while (chosen.length < free) {
-    eligible = eligible.filter((task) => runningOf(task.owner_id, task.request.type) < PER_USER);
+    eligible = eligible.filter((task) => runningOf(task.ownerId, task.request.type) < PER_USER);
     if (eligible.length === 0) break;
     let next = eligible[0]!;
-    for (const task of eligible) if (runningOf(task.owner_id) < runningOf(next.owner_id)) next = task;
+    for (const task of eligible) if (runningOf(task.ownerId) < runningOf(next.ownerId)) next = task;
     eligible = eligible.filter((task) => task !== next);
     chosen.push(next);
-    started.set(next.id, { owner: next.owner_id, type: next.request.type });
+    started.set(next.id, { owner: next.ownerId, type: next.request.type });
   }
   return chosen;
 }

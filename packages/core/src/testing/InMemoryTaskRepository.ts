@@ -40,7 +40,7 @@ export class InMemoryTaskRepository implements TaskRepository {
   }
 
   async findBySubmission(ownerIds: readonly string[], submissionId: string): Promise<TaskState | null> {
-    const task = [...this.tasks.values()].find((t) => ownerIds.includes(t.owner_id) && t.request.submission_id === submissionId);
+    const task = [...this.tasks.values()].find((t) => ownerIds.includes(t.ownerId) && t.request.submission_id === submissionId);
     return task ? copy(task) : null;
   }
 
@@ -60,16 +60,16 @@ export class InMemoryTaskRepository implements TaskRepository {
   }
 
   async activeEndpointIds(ownerIds: readonly string[]): Promise<string[]> {
-    const active = [...this.tasks.values()].filter((t) => t.status === 'ACTIVE' && ownerIds.includes(t.owner_id));
+    const active = [...this.tasks.values()].filter((t) => t.status === 'ACTIVE' && ownerIds.includes(t.ownerId));
     return [...new Set(active.flatMap((t) => Object.values(endpointsOf(t))))];
   }
 
   async listActive(limit: number, perOwner = limit): Promise<TaskState[]> {
     const taken = new Map<string, number>();
-    const oldestFirst = [...this.tasks.values()].filter((t) => t.status === 'ACTIVE').sort((a, b) => a.request_time.getTime() - b.request_time.getTime() || (a.id < b.id ? -1 : 1));
+    const oldestFirst = [...this.tasks.values()].filter((t) => t.status === 'ACTIVE').sort((a, b) => a.requestTime.getTime() - b.requestTime.getTime() || (a.id < b.id ? -1 : 1));
     return oldestFirst
       .filter((t) => {
-        const key = `${t.owner_id} ${t.request.type}`;
+        const key = `${t.ownerId} ${t.request.type}`;
         taken.set(key, (taken.get(key) ?? 0) + 1);
         return taken.get(key)! <= perOwner;
       })
@@ -90,28 +90,28 @@ export class InMemoryTaskRepository implements TaskRepository {
 
   async listForOwners(ownerIds: readonly string[], query: TaskQuery): Promise<{ tasks: TaskState[]; total: number }> {
     const matching = [...this.tasks.values()]
-      .filter((t) => ownerIds.includes(t.owner_id) && matchesTaskFilter(t, query))
+      .filter((t) => ownerIds.includes(t.ownerId) && matchesTaskFilter(t, query))
       .sort((a, b) => compareTasks(a, b, query.order));
     return { tasks: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
   }
 
   async addEvent(event: Omit<TaskEventState, 'seq'>): Promise<TaskEventState> {
-    const list = this.events.get(event.task_id) ?? [];
+    const list = this.events.get(event.taskId) ?? [];
     const added = { ...copy(event), seq: list.length + 1 };
     list.push(added);
-    this.events.set(event.task_id, list);
+    this.events.set(event.taskId, list);
     return copy(added);
   }
 
   async listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }): Promise<{ events: TaskEventState[]; total: number }> {
     // newest first, as the hosted event_list
-    const matching = [...(this.events.get(taskId) ?? [])].filter((e) => !query.errorsOnly || e.is_error).reverse();
+    const matching = [...(this.events.get(taskId) ?? [])].filter((e) => !query.errorsOnly || e.isError).reverse();
     return { events: matching.slice(query.offset, query.offset + query.limit).map(copy), total: matching.length };
   }
 
   async addFiles(files: readonly Omit<TaskFileState, 'seq'>[]): Promise<void> {
     for (const file of files) {
-      const key = `${file.task_id} ${file.kind}`;
+      const key = `${file.taskId} ${file.kind}`;
       const list = this.files.get(key) ?? [];
       list.push({ ...copy(file), seq: list.length + 1 });
       this.files.set(key, list);

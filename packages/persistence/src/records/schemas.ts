@@ -8,7 +8,6 @@ import type {
   GroupState,
   IdentityState,
   PauseRuleState,
-  TaskEventState,
   TaskFileState,
   RefreshTokenState,
   RoleAssignmentState,
@@ -420,7 +419,16 @@ export const TaskSchema = new EntitySchema<TaskRecord>({
   },
 });
 
-export type TaskEventRecord = RowOf<TaskEventState>;
+/** A task event's row: its columns keep the names they were made with. */
+export interface TaskEventRecord {
+  task_id: string;
+  seq: number;
+  code: string;
+  description: string;
+  details: string;
+  is_error: boolean;
+  time: string;
+}
 export const TaskEventSchema = new EntitySchema<TaskEventRecord>({
   name: 'task_events',
   columns: {
@@ -434,7 +442,18 @@ export const TaskEventSchema = new EntitySchema<TaskEventRecord>({
   },
 });
 
-export type TaskFileRecord = RowOf<TaskFileState>;
+/** A row of a task's file lists: its columns keep the names they were made with. */
+export interface TaskFileRecord {
+  task_id: string;
+  kind: TaskFileState['kind'];
+  seq: number;
+  source_path: string | null;
+  destination_path: string | null;
+  error_code: string | null;
+  error_details: string | null;
+  is_directory: boolean;
+  time: string;
+}
 export const TaskFileSchema = new EntitySchema<TaskFileRecord>({
   name: 'task_files',
   columns: {

@@ -1,6 +1,6 @@
-import { endpointsOf, PROGRESS_FIELDS, UNFINISHED, type TaskEventState, type TaskFileState, type TaskFilter, type TaskOrderField, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
+import { endpointsOf, UNFINISHED, type TaskCounters, type TaskEventState, type TaskFileState, type TaskFilter, type TaskOrderField, type TaskQuery, type TaskRepository, type TaskRequest, type TaskState, type TaskStatus } from '@xfer/core';
 import { In, type EntityManager } from 'typeorm';
-import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskFileRecord, type TaskRecord } from '../records/schemas';
+import { TaskEventSchema, TaskFileSchema, TaskSchema, type TaskEventRecord, type TaskFileRecord, type TaskRecord } from '../records/schemas';
 import { insertRowsSql, type Sql } from '../engine/Sql';
 import { bool, fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
@@ -11,54 +11,85 @@ const requestFromJson = (json: string): TaskRequest => {
   return { ...parsed, deadline: parsed.deadline === null ? null : new Date(parsed.deadline) };
 };
 
-/** The columns of what running or ending a task changes (PROGRESS_FIELDS). */
-const progressToRecord = (task: TaskState): Pick<TaskRecord, (typeof PROGRESS_FIELDS)[number]> => ({
+/**
+ * The counters' names in the stored JSON: the names they were first written with (the hosted
+ * document's), whatever core calls them.
+ */
+const COUNTER_KEYS: Record<keyof TaskCounters, string> = {
+  files: 'files',
+  directories: 'directories',
+  symlinks: 'symlinks',
+  filesSkipped: 'files_skipped',
+  filesTransferred: 'files_transferred',
+  bytesTransferred: 'bytes_transferred',
+  bytesChecksummed: 'bytes_checksummed',
+  faults: 'faults',
+  subtasksTotal: 'subtasks_total',
+  subtasksPending: 'subtasks_pending',
+  subtasksRetrying: 'subtasks_retrying',
+  subtasksSucceeded: 'subtasks_succeeded',
+  subtasksFailed: 'subtasks_failed',
+  subtasksCanceled: 'subtasks_canceled',
+  subtasksExpired: 'subtasks_expired',
+  subtasksSkippedErrors: 'subtasks_skipped_errors',
+};
+const COUNTERS = Object.keys(COUNTER_KEYS) as (keyof TaskCounters)[];
+const countersToJson = (counters: TaskCounters): string => JSON.stringify(Object.fromEntries(COUNTERS.map((name) => [COUNTER_KEYS[name], counters[name]])));
+const countersFromJson = (json: string): TaskCounters => {
+  const stored = JSON.parse(json) as Record<string, number>;
+  return Object.fromEntries(COUNTERS.map((name) => [name, stored[COUNTER_KEYS[name]] ?? 0])) as unknown as TaskCounters;
+};
+
+/** The columns of what running or ending a task changes (core's PROGRESS_FIELDS). */
+type ProgressRecord = Pick<TaskRecord, 'status' | 'nice_status' | 'fatal_error' | 'completion_time' | 'counters' | 'is_paused' | 'canceled_by_admin' | 'canceled_by_admin_message'>;
+
+const progressToRecord = (task: TaskState): ProgressRecord => ({
   status: task.status,
-  nice_status: task.nice_status,
-  fatal_error: task.fatal_error === null ? null : JSON.stringify(task.fatal_error),
-  completion_time: toTimeOrNull(task.completion_time),
-  counters: JSON.stringify(task.counters),
-  is_paused: task.is_paused,
-  canceled_by_admin: task.canceled_by_admin,
-  canceled_by_admin_message: task.canceled_by_admin_message,
+  nice_status: task.niceStatus,
+  fatal_error: task.fatalError === null ? null : JSON.stringify(task.fatalError),
+  completion_time: toTimeOrNull(task.completionTime),
+  counters: countersToJson(task.counters),
+  is_paused: task.isPaused,
+  canceled_by_admin: task.canceledByAdmin,
+  canceled_by_admin_message: task.canceledByAdminMessage,
 });
 
 const toRecord = (task: TaskState): TaskRecord => ({
   ...progressToRecord(task),
   id: task.id,
-  owner_id: task.owner_id,
+  owner_id: task.ownerId,
   submission_id: task.request.submission_id,
   type: task.request.type,
   label: task.request.label,
   source_endpoint_id: endpointsOf(task).source,
   destination_endpoint_id: endpointsOf(task).destination,
   request: requestToJson(task.request),
-  source_display_name: task.source_display_name,
-  destination_display_name: task.destination_display_name,
-  request_time: toTime(task.request_time),
+  source_display_name: task.sourceDisplayName,
+  destination_display_name: task.destinationDisplayName,
+  request_time: toTime(task.requestTime),
   deadline: toTime(task.deadline),
 });
 
 const fromRecord = (r: TaskRecord): TaskState => ({
   id: r.id,
-  owner_id: r.owner_id,
+  ownerId: r.owner_id,
   request: requestFromJson(r.request),
-  source_display_name: r.source_display_name,
-  destination_display_name: r.destination_display_name,
+  sourceDisplayName: r.source_display_name,
+  destinationDisplayName: r.destination_display_name,
   status: r.status as TaskStatus,
-  nice_status: r.nice_status,
-  fatal_error: r.fatal_error === null ? null : (JSON.parse(r.fatal_error) as TaskState['fatal_error']),
-  request_time: fromTime(r.request_time),
-  completion_time: fromTimeOrNull(r.completion_time),
+  niceStatus: r.nice_status,
+  fatalError: r.fatal_error === null ? null : (JSON.parse(r.fatal_error) as TaskState['fatalError']),
+  requestTime: fromTime(r.request_time),
+  completionTime: fromTimeOrNull(r.completion_time),
   deadline: fromTime(r.deadline),
-  counters: JSON.parse(r.counters) as TaskState['counters'],
-  canceled_by_admin: r.canceled_by_admin as TaskState['canceled_by_admin'],
-  canceled_by_admin_message: r.canceled_by_admin_message,
-  is_paused: bool(r.is_paused),
+  counters: countersFromJson(r.counters),
+  canceledByAdmin: r.canceled_by_admin as TaskState['canceledByAdmin'],
+  canceledByAdminMessage: r.canceled_by_admin_message,
+  isPaused: bool(r.is_paused),
 });
 
 /** The column of each field a task list is ordered by. */
-const ORDER_COLUMNS: Record<TaskOrderField, string> = { id: 'id', type: 'type', status: 'status', label: 'label', request_time: 'request_time', completion_time: 'completion_time', deadline: 'deadline' };
+const ORDER_COLUMNS: Record<TaskOrderField, string> = { id: 'id', type: 'type', status: 'status', label: 'label', requestTime: 'request_time', completionTime: 'completion_time', deadline: 'deadline' };
 
 /** A LIKE pattern (escaped with \\) of a label pattern: `*` any run, everything else itself. */
 const likePattern = (glob: string): string => glob.toLowerCase().replace(/[\\%_]/g, '\\$&').replace(/\*/g, '%');
@@ -170,7 +201,7 @@ export class TypeormTaskRepository implements TaskRepository {
     const filter = taskFilterSql(query, this.sql);
     const condition = [where, ...filter.conditions].join(' AND ');
     const all = [...params, ...filter.params];
-    const order = [...(query.order ?? []), { field: 'request_time' as const, descending: true }, { field: 'id' as const, descending: true }]
+    const order = [...(query.order ?? []), { field: 'requestTime' as const, descending: true }, { field: 'id' as const, descending: true }]
       .map(({ field, descending }) => {
         const column = `${ORDER_COLUMNS[field]}${field === 'label' ? this.sql.byCodePoint : ''}`;
         // a missing value first, as compareTasks orders it, on both databases
@@ -188,10 +219,11 @@ export class TypeormTaskRepository implements TaskRepository {
    */
   async addEvent(event: Omit<TaskEventState, 'seq'>) {
     for (let attempt = 1; ; attempt += 1) {
-      const last = (await this.manager.createQueryBuilder(TaskEventSchema, 'e').select('MAX(e.seq)', 'seq').where('e.task_id = :id', { id: event.task_id }).getRawOne()) as { seq: number | string | null } | undefined;
+      const last = (await this.manager.createQueryBuilder(TaskEventSchema, 'e').select('MAX(e.seq)', 'seq').where('e.task_id = :id', { id: event.taskId }).getRawOne()) as { seq: number | string | null } | undefined;
       const seq = Number(last?.seq ?? 0) + 1;
       try {
-        await this.manager.insert(TaskEventSchema, { ...event, seq, time: toTime(event.time) });
+        const record: TaskEventRecord = { task_id: event.taskId, seq, code: event.code, description: event.description, details: event.details, is_error: event.isError, time: toTime(event.time) };
+        await this.manager.insert(TaskEventSchema, record);
         return { ...event, seq };
       } catch (error) {
         if (attempt >= EVENT_ATTEMPTS || uniqueViolation(error) === null) throw error;
@@ -202,7 +234,7 @@ export class TypeormTaskRepository implements TaskRepository {
   async listEvents(taskId: string, query: { errorsOnly: boolean; limit: number; offset: number }) {
     const where = { task_id: taskId, ...(query.errorsOnly && { is_error: true }) };
     const [records, total] = await this.manager.findAndCount(TaskEventSchema, { where, order: { seq: 'DESC' }, skip: query.offset, take: query.limit });
-    return { events: records.map((r) => ({ ...r, is_error: bool(r.is_error), time: fromTime(r.time) })), total };
+    return { events: records.map((r): TaskEventState => ({ taskId: r.task_id, seq: r.seq, code: r.code, description: r.description, details: r.details, isError: bool(r.is_error), time: fromTime(r.time) })), total };
   }
 
   async addFiles(files: readonly Omit<TaskFileState, 'seq'>[]) {
@@ -214,15 +246,15 @@ export class TypeormTaskRepository implements TaskRepository {
     let lastDate: Date | null = null;
     let lastText = '';
     for (const file of files) {
-      const key = `${file.task_id} ${file.kind}`;
+      const key = `${file.taskId} ${file.kind}`;
       let seq = next.get(key);
       if (seq === undefined) {
-        const [last] = await this.sql.rows<{ seq: number | string | null }>('SELECT MAX(seq) AS seq FROM task_files WHERE task_id = ? AND kind = ?', [file.task_id, file.kind]);
+        const [last] = await this.sql.rows<{ seq: number | string | null }>('SELECT MAX(seq) AS seq FROM task_files WHERE task_id = ? AND kind = ?', [file.taskId, file.kind]);
         seq = Number(last?.seq ?? 0);
       }
       next.set(key, seq + 1);
       if (file.time !== lastDate) [lastDate, lastText] = [file.time, toTime(file.time)];
-      params.push(file.task_id, file.kind, seq + 1, file.source_path, file.destination_path, file.error_code, file.error_details, file.is_directory, lastText);
+      params.push(file.taskId, file.kind, seq + 1, file.sourcePath, file.destinationPath, file.errorCode, file.errorDetails, file.isDirectory, lastText);
       if (params.length === FILE_ROWS_AT_ONCE * FILE_COLUMNS.length) {
         await this.sql.run(insertRowsSql('task_files', FILE_COLUMNS, FILE_ROWS_AT_ONCE), params);
         params = [];
@@ -233,7 +265,9 @@ export class TypeormTaskRepository implements TaskRepository {
 
   async listFiles(taskId: string, kind: TaskFileState['kind'], after: number, limit: number) {
     const records = await this.manager.createQueryBuilder(TaskFileSchema, 'f').where('f.task_id = :taskId AND f.kind = :kind AND f.seq > :after', { taskId, kind, after }).orderBy('f.seq', 'ASC').limit(limit).getMany();
-    return records.map((r) => ({ ...r, kind: r.kind as TaskFileState['kind'], is_directory: bool(r.is_directory), time: fromTime(r.time) }));
+    return records.map(
+      (r): TaskFileState => ({ taskId: r.task_id, kind: r.kind, seq: r.seq, sourcePath: r.source_path, destinationPath: r.destination_path, errorCode: r.error_code, errorDetails: r.error_details, isDirectory: bool(r.is_directory), time: fromTime(r.time) }),
+    );
   }
 
   async clearFiles(taskId: string) {

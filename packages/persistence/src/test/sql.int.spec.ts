@@ -26,6 +26,27 @@ describe.each(testBackends())('Sql reads on $name', (backend) => {
   });
 });
 
+describe.each(testBackends())("a task's stored counters on $name", (backend) => {
+  it('keep the names rows were first written with, whatever core calls them, both ways', async () => {
+    const database = await backend.create();
+    const engine = await openEngine(database.url, { readCache: false });
+    try {
+      const tasks = typeormRepositories(engine, engine.dataSource.manager).tasks;
+      const now = new Date('2026-03-04T05:06:07Z');
+      const task = newTask('00000000-0000-4000-8000-000000000001', 'owner', transferRequest({ submission_id: '00000000-0000-4000-8000-000000000002', source_endpoint: 'e1', destination_endpoint: 'e2', items: [{ source_path: '/a', destination_path: '/b' }] }), now);
+      await tasks.add({ ...task, counters: { ...task.counters, filesTransferred: 7, bytesTransferred: 70, subtasksSkippedErrors: 1 } });
+      const [row] = (await engine.dataSource.query('SELECT counters FROM tasks')) as { counters: string }[];
+      expect(JSON.parse(row!.counters)).toMatchObject({ files_transferred: 7, bytes_transferred: 70, subtasks_skipped_errors: 1, subtasks_total: 1 });
+      // a row as an earlier version wrote it reads as core's counters
+      await engine.dataSource.query(`UPDATE tasks SET counters = '${JSON.stringify({ ...JSON.parse(row!.counters), files_transferred: 9 })}'`);
+      expect((await tasks.findById(task.id))?.counters).toMatchObject({ filesTransferred: 9, bytesTransferred: 70, subtasksTotal: 1 });
+    } finally {
+      await engine.close();
+      await database.drop();
+    }
+  });
+});
+
 describe.each(testBackends())('the read cache on $name', (backend) => {
   it('forgets a signed-in session that another instance ended', async () => {
     // two instances on one database: SQLite needs a file for that
@@ -92,7 +113,7 @@ describe.each(testBackends())('the read cache on $name', (backend) => {
       await laterTurn();
       expect(await inUse()).toEqual([source, destination]);
       expect(await inUse()).toEqual([source, destination]);
-      await typeormRepositories(other, other.dataSource.manager).tasks.saveProgress({ ...task, status: 'SUCCEEDED', nice_status: null, completion_time: new Date() });
+      await typeormRepositories(other, other.dataSource.manager).tasks.saveProgress({ ...task, status: 'SUCCEEDED', niceStatus: null, completionTime: new Date() });
       await laterTurn();
       expect(await inUse()).toEqual([]);
     } finally {

@@ -49,7 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
     await until(() => Promise.resolve(readdirSync(join(dir, 'root')).includes('copy') ? readdirSync(join(dir, 'root', 'copy')).length : 0), (n) => n > 0);
     await runtime.close();
     const handed = (await Runtime.run({ databaseUrl }, (rt) => rt.services.tasks.get(alice, task.id))) as TaskState;
-    expect(handed).toMatchObject({ status: 'ACTIVE', nice_status: 'Queued' });
+    expect(handed).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued' });
     const copied = readdirSync(join(dir, 'root', 'copy'));
     expect(copied.length).toBeLessThan(FILES);
     expect(copied.filter((name) => name.startsWith('.xfer-part-'))).toEqual([]);
@@ -58,7 +58,7 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
     try {
       await runtime.startTaskWorkers({ concurrency: 1, pollMs: 10, sweepMs: 50 });
       const done = await until(() => runtime.services.tasks.get(alice, task.id), (t) => t.status !== 'ACTIVE');
-      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: FILES, files_transferred: FILES, bytes_transferred: FILES * 2048 } });
+      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: FILES, filesTransferred: FILES, bytesTransferred: FILES * 2048 } });
       expect(readdirSync(join(dir, 'root', 'copy')).sort()).toEqual(readdirSync(join(dir, 'root', 'data')).sort());
     } finally {
       await runtime.close();
@@ -86,7 +86,7 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       expect(most).toBe(3);
-      for (const id of ids) expect(await runtime.services.tasks.get(alice, id)).toMatchObject({ status: 'SUCCEEDED', counters: { files_transferred: FILES } });
+      for (const id of ids) expect(await runtime.services.tasks.get(alice, id)).toMatchObject({ status: 'SUCCEEDED', counters: { filesTransferred: FILES } });
     } finally {
       await runtime.close();
     }

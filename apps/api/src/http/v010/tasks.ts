@@ -1,44 +1,66 @@
-import { BadRequestError, isUuid, MAX_GLOB, type LabelFilter, type TaskEventState, type TaskFileState, type TaskListRequest, type TaskOrderField, type TaskState, type TaskStatus } from '@xfer/core';
+import { BadRequestError, isUuid, MAX_GLOB, type LabelFilter, type TaskEventState, type TaskFileState, type TaskCounters, type TaskListRequest, type TaskOrderField, type TaskState, type TaskStatus } from '@xfer/core';
 import { firstValue as first } from '@xfer/server-kit';
 import { integer } from './paging';
 
 /** Times in task documents as the hosted service writes them: ISO 8601 with +00:00. */
 const isoUtc = (date: Date | null) => (date === null ? null : date.toISOString().replace(/\.\d{3}Z$/, '+00:00'));
 
+/** A task's counters as the hosted task document names them. */
+function countersDocument(counters: TaskCounters): Record<string, number> {
+  return {
+    files: counters.files,
+    directories: counters.directories,
+    symlinks: counters.symlinks,
+    files_skipped: counters.filesSkipped,
+    files_transferred: counters.filesTransferred,
+    bytes_transferred: counters.bytesTransferred,
+    bytes_checksummed: counters.bytesChecksummed,
+    faults: counters.faults,
+    subtasks_total: counters.subtasksTotal,
+    subtasks_pending: counters.subtasksPending,
+    subtasks_retrying: counters.subtasksRetrying,
+    subtasks_succeeded: counters.subtasksSucceeded,
+    subtasks_failed: counters.subtasksFailed,
+    subtasks_canceled: counters.subtasksCanceled,
+    subtasks_expired: counters.subtasksExpired,
+    subtasks_skipped_errors: counters.subtasksSkippedErrors,
+  };
+}
+
 /** A task as the hosted task document shows it (every field of the SDK's task_list fixture). */
 export function taskDocument(task: TaskState, username: string | null): Record<string, unknown> {
   const { request, counters } = task;
   const transfer = request.type === 'TRANSFER' ? request : null;
-  const elapsed = ((task.completion_time ?? new Date()).getTime() - task.request_time.getTime()) / 1000;
+  const elapsed = ((task.completionTime ?? new Date()).getTime() - task.requestTime.getTime()) / 1000;
   return {
     DATA_TYPE: 'task',
     task_id: task.id,
     type: request.type,
     status: task.status,
     label: request.label,
-    owner_id: task.owner_id,
+    owner_id: task.ownerId,
     username,
     command: 'API 0.10',
-    request_time: isoUtc(task.request_time),
-    completion_time: isoUtc(task.completion_time),
+    request_time: isoUtc(task.requestTime),
+    completion_time: isoUtc(task.completionTime),
     deadline: isoUtc(task.deadline),
     source_endpoint: transfer ? transfer.source_endpoint : request.type === 'DELETE' ? request.endpoint : null,
     source_endpoint_id: transfer ? transfer.source_endpoint : request.type === 'DELETE' ? request.endpoint : null,
-    source_endpoint_display_name: task.source_display_name,
+    source_endpoint_display_name: task.sourceDisplayName,
     destination_endpoint: transfer?.destination_endpoint ?? null,
     destination_endpoint_id: transfer?.destination_endpoint ?? null,
-    destination_endpoint_display_name: transfer ? task.destination_display_name : null,
-    ...counters,
-    effective_bytes_per_second: elapsed > 0 ? Math.round(counters.bytes_transferred / elapsed) : 0,
-    fatal_error: task.fatal_error,
-    is_ok: task.status === 'ACTIVE' ? task.nice_status === null || task.nice_status === 'Queued' : null,
-    is_paused: task.is_paused,
-    nice_status: task.nice_status,
+    destination_endpoint_display_name: transfer ? task.destinationDisplayName : null,
+    ...countersDocument(counters),
+    effective_bytes_per_second: elapsed > 0 ? Math.round(counters.bytesTransferred / elapsed) : 0,
+    fatal_error: task.fatalError,
+    is_ok: task.status === 'ACTIVE' ? task.niceStatus === null || task.niceStatus === 'Queued' : null,
+    is_paused: task.isPaused,
+    nice_status: task.niceStatus,
     nice_status_details: null,
     nice_status_expires_in: null,
-    nice_status_short_description: task.nice_status,
-    canceled_by_admin: task.canceled_by_admin,
-    canceled_by_admin_message: task.canceled_by_admin_message,
+    nice_status_short_description: task.niceStatus,
+    canceled_by_admin: task.canceledByAdmin,
+    canceled_by_admin_message: task.canceledByAdminMessage,
     history_deleted: false,
     sync_level: transfer?.options.sync_level ?? null,
     verify_checksum: transfer?.options.verify_checksum ?? false,
@@ -53,22 +75,22 @@ export function taskDocument(task: TaskState, username: string | null): Record<s
 }
 
 export function eventDocument(event: TaskEventState): Record<string, unknown> {
-  return { DATA_TYPE: 'event', code: event.code, description: event.description, details: event.details, is_error: event.is_error, time: isoUtc(event.time) };
+  return { DATA_TYPE: 'event', code: event.code, description: event.description, details: event.details, is_error: event.isError, time: isoUtc(event.time) };
 }
 
 export function successfulTransferDocument(file: TaskFileState): Record<string, unknown> {
-  return { DATA_TYPE: 'successful_transfer', source_path: file.source_path, destination_path: file.destination_path };
+  return { DATA_TYPE: 'successful_transfer', source_path: file.sourcePath, destination_path: file.destinationPath };
 }
 
 export function skippedErrorDocument(file: TaskFileState): Record<string, unknown> {
   return {
     DATA_TYPE: 'skipped_error',
-    source_path: file.source_path,
-    destination_path: file.destination_path,
-    error_code: file.error_code,
-    error_details: file.error_details,
+    source_path: file.sourcePath,
+    destination_path: file.destinationPath,
+    error_code: file.errorCode,
+    error_details: file.errorDetails,
     error_time: isoUtc(file.time),
-    is_directory: file.is_directory,
+    is_directory: file.isDirectory,
     is_symlink: false,
     is_delete_destination_extra: false,
     checksum_algorithm: null,
@@ -79,7 +101,7 @@ export function skippedErrorDocument(file: TaskFileState): Record<string, unknow
 const STATUSES: TaskStatus[] = ['ACTIVE', 'INACTIVE', 'SUCCEEDED', 'FAILED'];
 
 /** The task document's fields a list may be ordered by, and core's names of them. */
-const ORDER_FIELDS: Record<string, TaskOrderField> = { task_id: 'id', type: 'type', status: 'status', label: 'label', request_time: 'request_time', completion_time: 'completion_time', deadline: 'deadline' };
+const ORDER_FIELDS: Record<string, TaskOrderField> = { task_id: 'id', type: 'type', status: 'status', label: 'label', request_time: 'requestTime', completion_time: 'completionTime', deadline: 'deadline' };
 
 /** The most values one filter clause may list. */
 const MAX_CLAUSE_VALUES = 100;

@@ -448,15 +448,15 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         await uow.repositories.tasks.add(task);
         expect(await uow.repositories.tasks.findById(task.id)).toEqual(task);
         const relabeled: TaskState = { ...task, request: { ...task.request, label: 'Copy again' }, deadline: new Date('2026-03-06T00:00:00.000Z') };
-        expect(await uow.repositories.tasks.saveLabelAndDeadline({ ...relabeled, status: 'SUCCEEDED', nice_status: 'ignored' })).toBe(true);
+        expect(await uow.repositories.tasks.saveLabelAndDeadline({ ...relabeled, status: 'SUCCEEDED', niceStatus: 'ignored' })).toBe(true);
         expect(await uow.repositories.tasks.findById(task.id)).toEqual(relabeled);
         expect((await uow.repositories.tasks.listForOwners([owner], { limit: 10, offset: 0 })).tasks.map((t) => t.request.label)).toEqual(['Copy again']);
-        const ended: TaskState = { ...relabeled, status: 'FAILED', nice_status: null, fatal_error: { code: 'CANCELED', description: 'canceled' }, completion_time: now, is_paused: true, canceled_by_admin: 'BOTH', canceled_by_admin_message: 'maintenance', counters: { ...task.counters, bytes_transferred: 5_000_000_000 } };
+        const ended: TaskState = { ...relabeled, status: 'FAILED', niceStatus: null, fatalError: { code: 'CANCELED', description: 'canceled' }, completionTime: now, isPaused: true, canceledByAdmin: 'BOTH', canceledByAdminMessage: 'maintenance', counters: { ...task.counters, bytesTransferred: 5_000_000_000 } };
         // progress leaves the request and deadline as stored
         expect(await uow.repositories.tasks.saveProgress({ ...ended, request: task.request, deadline: task.deadline })).toBe(true);
         expect(await uow.repositories.tasks.findById(task.id)).toEqual(ended);
         // once ended, neither writes: a cancel and a finish cannot overwrite each other
-        expect(await uow.repositories.tasks.saveProgress({ ...ended, status: 'SUCCEEDED', fatal_error: null })).toBe(false);
+        expect(await uow.repositories.tasks.saveProgress({ ...ended, status: 'SUCCEEDED', fatalError: null })).toBe(false);
         expect(await uow.repositories.tasks.saveProgress({ ...ended, status: 'ACTIVE' })).toBe(false);
         expect(await uow.repositories.tasks.saveLabelAndDeadline({ ...ended, request: { ...ended.request, label: 'Too late' } })).toBe(false);
         expect(await uow.repositories.tasks.saveProgress({ ...ended, id: ids.uuid() })).toBe(false);
@@ -508,8 +508,8 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
           const task = taskOf(owner, at(seconds), extra);
           return { ...task, request: { ...task.request, label } };
         };
-        const copyData = labeled('copy data', 1, { status: 'SUCCEEDED', completion_time: at(10) });
-        const copyMore = labeled('Copy MORE_50%', 2, { status: 'FAILED', completion_time: at(5) });
+        const copyData = labeled('copy data', 1, { status: 'SUCCEEDED', completionTime: at(10) });
+        const copyMore = labeled('Copy MORE_50%', 2, { status: 'FAILED', completionTime: at(5) });
         const backup = labeled('backup', 3);
         const none = labeled(null, 4);
         for (const task of [copyData, copyMore, backup, none]) await uow.repositories.tasks.add(task);
@@ -533,9 +533,9 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await listed({ completed: { from: at(6), to: null } })).toEqual([copyData.id]);
         expect(await listed({ completed: { from: null, to: null } })).toEqual([copyMore.id, copyData.id]);
         // orders: a missing value first, then newest request first, whatever the database's collation
-        expect(await listed({ order: [{ field: 'request_time', descending: false }] })).toEqual([copyData.id, copyMore.id, backup.id, none.id]);
+        expect(await listed({ order: [{ field: 'requestTime', descending: false }] })).toEqual([copyData.id, copyMore.id, backup.id, none.id]);
         expect(await listed({ order: [{ field: 'label', descending: false }] })).toEqual([none.id, copyMore.id, backup.id, copyData.id]);
-        expect(await listed({ order: [{ field: 'completion_time', descending: true }] })).toEqual([copyData.id, copyMore.id, none.id, backup.id]);
+        expect(await listed({ order: [{ field: 'completionTime', descending: true }] })).toEqual([copyData.id, copyMore.id, none.id, backup.id]);
         expect(await listed({ order: [{ field: 'status', descending: false }, { field: 'label', descending: true }] })).toEqual([backup.id, none.id, copyMore.id, copyData.id]);
         expect(await listed({ order: [{ field: 'label', descending: false }], limit: 2, offset: 1 })).toEqual([copyMore.id, backup.id]);
         expect((await uow.repositories.tasks.listForOwners([owner], { limit: 1, offset: 0, ...label({ like: ['copy*'] }) })).total).toBe(2);
@@ -562,28 +562,28 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
 
       it("numbers events added at once (a task's runner and its owner's cancel) one after another, none refused", async () => {
         const task = ids.uuid();
-        const added = await Promise.all(['STARTED', 'CANCELED', 'FILE_NOT_FOUND', 'PAUSED'].map((code) => uow.repositories.tasks.addEvent({ task_id: task, code, description: code, details: code, is_error: false, time: now })));
+        const added = await Promise.all(['STARTED', 'CANCELED', 'FILE_NOT_FOUND', 'PAUSED'].map((code) => uow.repositories.tasks.addEvent({ taskId: task, code, description: code, details: code, isError: false, time: now })));
         expect(added.map((e) => e.seq).sort()).toEqual([1, 2, 3, 4]);
         expect((await uow.repositories.tasks.listEvents(task, { errorsOnly: false, limit: 10, offset: 0 })).total).toBe(4);
       });
 
       it('numbers events per task, lists them newest first, errors alone when asked', async () => {
         const [a, b] = [ids.uuid(), ids.uuid()];
-        const event = (task_id: string, code: string, is_error = false) => uow.repositories.tasks.addEvent({ task_id, code, description: code.toLowerCase(), details: `details of ${code}`, is_error, time: now });
-        expect(await event(a, 'SUBMITTED')).toEqual({ task_id: a, seq: 1, code: 'SUBMITTED', description: 'submitted', details: 'details of SUBMITTED', is_error: false, time: now });
+        const event = (taskId: string, code: string, isError = false) => uow.repositories.tasks.addEvent({ taskId, code, description: code.toLowerCase(), details: `details of ${code}`, isError, time: now });
+        expect(await event(a, 'SUBMITTED')).toEqual({ taskId: a, seq: 1, code: 'SUBMITTED', description: 'submitted', details: 'details of SUBMITTED', isError: false, time: now });
         await event(b, 'SUBMITTED');
         await event(a, 'FILE_NOT_FOUND', true);
         expect((await event(a, 'STARTED')).seq).toBe(3);
         const all = await uow.repositories.tasks.listEvents(a, { errorsOnly: false, limit: 10, offset: 0 });
-        expect([all.total, all.events.map((e) => [e.seq, e.code, e.is_error])]).toEqual([3, [[3, 'STARTED', false], [2, 'FILE_NOT_FOUND', true], [1, 'SUBMITTED', false]]]);
+        expect([all.total, all.events.map((e) => [e.seq, e.code, e.isError])]).toEqual([3, [[3, 'STARTED', false], [2, 'FILE_NOT_FOUND', true], [1, 'SUBMITTED', false]]]);
         expect(await uow.repositories.tasks.listEvents(a, { errorsOnly: true, limit: 10, offset: 0 })).toEqual({ total: 1, events: [expect.objectContaining({ code: 'FILE_NOT_FOUND', time: now })] });
         expect((await uow.repositories.tasks.listEvents(a, { errorsOnly: false, limit: 1, offset: 1 })).events.map((e) => e.seq)).toEqual([2]);
       });
 
       it("keeps a task's files by kind, in order, after a marker, and forgets them on request", async () => {
         const [a, b] = [ids.uuid(), ids.uuid()];
-        const file = (task_id: string, kind: 'succeeded' | 'skipped', source: string) =>
-          ({ task_id, kind, source_path: source, destination_path: kind === 'succeeded' ? `/to${source}` : null, error_code: kind === 'skipped' ? 'FILE_NOT_FOUND' : null, error_details: kind === 'skipped' ? 'gone' : null, is_directory: false, time: now });
+        const file = (taskId: string, kind: 'succeeded' | 'skipped', source: string) =>
+          ({ taskId, kind, sourcePath: source, destinationPath: kind === 'succeeded' ? `/to${source}` : null, errorCode: kind === 'skipped' ? 'FILE_NOT_FOUND' : null, errorDetails: kind === 'skipped' ? 'gone' : null, isDirectory: false, time: now });
         await uow.repositories.tasks.addFiles([file(a, 'succeeded', '/1'), file(a, 'succeeded', '/2')]);
         // a later batch goes on from the last number, kinds and tasks numbered apart, in one call or several
         await uow.repositories.tasks.addFiles([file(a, 'skipped', '/gone'), file(a, 'succeeded', '/3'), file(b, 'succeeded', '/other')]);
@@ -591,10 +591,10 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         const many = Array.from({ length: 250 }, (_, i) => file(b, 'succeeded', `/many${i}`));
         await uow.repositories.tasks.addFiles(many);
         expect((await uow.repositories.tasks.listFiles(b, 'succeeded', 0, 1000)).map((f) => f.seq)).toEqual(Array.from({ length: 251 }, (_, i) => i + 1));
-        expect((await uow.repositories.tasks.listFiles(b, 'succeeded', 250, 10)).map((f) => f.source_path)).toEqual(['/many249']);
-        expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 0, 10)).map((f) => [f.seq, f.source_path, f.destination_path])).toEqual([[1, '/1', '/to/1'], [2, '/2', '/to/2'], [3, '/3', '/to/3']]);
-        expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 1, 1)).map((f) => f.source_path)).toEqual(['/2']);
-        expect(await uow.repositories.tasks.listFiles(a, 'skipped', 0, 10)).toEqual([{ task_id: a, kind: 'skipped', seq: 1, source_path: '/gone', destination_path: null, error_code: 'FILE_NOT_FOUND', error_details: 'gone', is_directory: false, time: now }]);
+        expect((await uow.repositories.tasks.listFiles(b, 'succeeded', 250, 10)).map((f) => f.sourcePath)).toEqual(['/many249']);
+        expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 0, 10)).map((f) => [f.seq, f.sourcePath, f.destinationPath])).toEqual([[1, '/1', '/to/1'], [2, '/2', '/to/2'], [3, '/3', '/to/3']]);
+        expect((await uow.repositories.tasks.listFiles(a, 'succeeded', 1, 1)).map((f) => f.sourcePath)).toEqual(['/2']);
+        expect(await uow.repositories.tasks.listFiles(a, 'skipped', 0, 10)).toEqual([{ taskId: a, kind: 'skipped', seq: 1, sourcePath: '/gone', destinationPath: null, errorCode: 'FILE_NOT_FOUND', errorDetails: 'gone', isDirectory: false, time: now }]);
         await uow.repositories.tasks.clearFiles(a);
         expect(await uow.repositories.tasks.listFiles(a, 'succeeded', 0, 10)).toEqual([]);
         expect(await uow.repositories.tasks.listFiles(a, 'skipped', 0, 10)).toEqual([]);
