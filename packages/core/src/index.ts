@@ -61,3 +61,4 @@ export * from './task/TaskRepository';
 export * from './task/TaskService';
 export * from './task/scheduling';
 export * from './task/TaskDispatch';
+export * from './task/TaskQueue';

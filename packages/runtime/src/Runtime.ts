@@ -5,6 +5,7 @@ import { listen, type HealthOfDatabase } from '@xfer/server-kit';
 import { EndpointStorages, type MemoryFiles } from '@xfer/storage';
 import type { Express } from 'express';
 import { processContainer, resolveCoreServices, type CoreSettings } from './composition';
+import { InProcessTaskQueue } from './InProcessTaskQueue';
 import { TaskWorkers, type TaskWorkerOptions, type TaskWorkerPool } from './TaskWorkers';
 
 /**
@@ -145,10 +146,9 @@ export class Runtime {
    */
   async startTaskWorkers(options: TaskWorkerOptions): Promise<TaskWorkerPool> {
     const dispatch = new TaskDispatch(this.uow, this.services.taskRunner, { retryMs: options.retryMs });
-    const workers: TaskWorkerPool =
-      this.engine.name === 'postgres' && options.concurrency > 0 && this.databaseUrl
-        ? await (await import('./SharedTaskWorkers')).SharedTaskWorkers.start(dispatch, this.databaseUrl, options)
-        : new TaskWorkers(dispatch, options).start();
+    const shared = this.engine.name === 'postgres' && options.concurrency > 0 && this.databaseUrl;
+    const queue = shared ? await (await import('./PgBossTaskQueue')).PgBossTaskQueue.open(dispatch, this.databaseUrl!, options) : new InProcessTaskQueue(dispatch);
+    const workers: TaskWorkerPool = new TaskWorkers(queue, dispatch, options).start();
     this.wake.workers = workers;
     this.onClose('task workers', () => workers.stop());
     return workers;

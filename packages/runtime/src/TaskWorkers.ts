@@ -1,4 +1,4 @@
-import type { RunningTask, TaskDispatch, TaskState } from '@xfer/core';
+import type { TaskClaim, TaskDispatch, TaskQueue } from '@xfer/core';
 
 export interface TaskWorkerOptions {
   /** Tasks run at once by this process (API_TASK_WORKERS; 0: none). */
@@ -23,24 +23,32 @@ export interface TaskWorkerPool {
   stop(): Promise<void>;
 }
 
+/** A task queue as the workers drive it: the port, and what the process does with the adapter around it. */
+export interface QueueAdapter extends TaskQueue {
+  /** Looks for work now where the adapter has its own way to (Postgres: queues the tasks nobody holds). */
+  nudge?(): void;
+  /** Aborts the claims' signal: the tasks held are handed back after the file in hand. */
+  handBack(): void;
+  /** Closes what the adapter opened, after every claim was released. */
+  close(): Promise<void>;
+}
+
 /**
- * Workers inside the process, the only one running tasks on its database (SQLite): they start
- * what core's dispatch says to (every owner in turn, a per-user limit), at most `concurrency` at a
- * time, and try a task again when the dispatch's attempt says. `stop()` takes no new task and has the
- * ones running hand their task back after the file in hand (ACTIVE, Queued: the next start takes
- * them up), so that the runtime closes the engine after them.
+ * The process's task workers, over a task queue (in the process on SQLite, pg-boss and advisory
+ * locks on Postgres): at most `concurrency` tasks at a time, each claim run as one attempt of
+ * core's dispatch and released with when to try the task again. `stop()` takes no new task and
+ * has the ones running hand their task back after the file in hand, so that the runtime closes
+ * the engine after them.
  */
 export class TaskWorkers implements TaskWorkerPool {
-  private readonly running = new Map<string, RunningTask & { done: Promise<void> }>();
-  private readonly notBefore = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  /** Aborted at stop(): the tasks running hand their task back after the file in hand. */
-  private readonly stopping = new AbortController();
   private paused = false;
   private polling: Promise<void> | null = null;
 
   constructor(
+    private readonly queue: QueueAdapter,
     private readonly dispatch: TaskDispatch,
     private readonly options: TaskWorkerOptions,
   ) {}
@@ -50,21 +58,31 @@ export class TaskWorkers implements TaskWorkerPool {
     return this;
   }
 
-  /** Looks at the queue now (a submit need not wait for the next poll). */
   nudge(): void {
-    if (!this.stopped && !this.paused && this.options.concurrency > 0 && this.polling === null) this.polling = this.poll().finally(() => (this.polling = null));
+    if (this.stopped || this.paused || this.options.concurrency === 0) return;
+    this.queue.nudge?.();
+    if (this.polling === null) this.polling = this.poll().finally(() => (this.polling = null));
   }
 
   /** Takes up no task until `resume()` (the tasks running finish their attempt); resolves once none runs. */
   async pause(): Promise<void> {
     this.paused = true;
     await this.polling;
-    await Promise.all([...this.running.values()].map((r) => r.done));
+    await Promise.all(this.running);
   }
 
   resume(): void {
     this.paused = false;
     this.nudge();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue.handBack();
+    if (this.timer) clearTimeout(this.timer);
+    await this.polling;
+    await Promise.all(this.running);
+    await this.queue.close();
   }
 
   private schedule(): void {
@@ -79,37 +97,32 @@ export class TaskWorkers implements TaskWorkerPool {
   private async poll(): Promise<void> {
     const free = this.options.concurrency - this.running.size;
     if (free <= 0) return;
-    let toStart: TaskState[];
+    let claims: TaskClaim[];
     try {
-      toStart = await this.dispatch.toStart(this.running, free, (id) => this.notBefore.get(id) ?? 0, Date.now());
+      claims = await this.queue.claim(free);
     } catch (error) {
-      this.options.log?.(`task workers: the queue could not be read: ${(error as Error).message}`);
+      if (!this.stopped) this.options.log?.(`task workers: the queue could not be read: ${(error as Error).message}`);
       return;
     }
-    if (this.stopped) return;
-    for (const task of toStart) this.run(task);
+    for (const claim of claims) {
+      // stopped or paused meanwhile: the claim goes back untouched
+      if (this.stopped || this.paused) await this.queue.release(claim, 0).catch(() => undefined);
+      else this.run(claim);
+    }
   }
 
-  private run(task: TaskState): void {
+  private run(claim: TaskClaim): void {
     const done = this.dispatch
-      .attempt(task.id, this.stopping.signal)
-      .then(({ retryAfterMs, error }) => {
-        if (error !== null) this.options.log?.(`task ${task.id}: ${error.message}`);
-        if (retryAfterMs === null) this.notBefore.delete(task.id);
-        else this.notBefore.set(task.id, Date.now() + retryAfterMs);
+      .attempt(claim.taskId, claim.signal, claim.slot)
+      .then(async ({ retryAfterMs, error }) => {
+        if (error !== null) this.options.log?.(`task ${claim.taskId}: ${error.message}`);
+        await this.queue.release(claim, retryAfterMs);
       })
+      .catch((error: unknown) => this.options.log?.(`task ${claim.taskId}: could not be released: ${(error as Error).message}`))
       .finally(() => {
-        this.running.delete(task.id);
+        this.running.delete(done);
         this.nudge();
       });
-    this.running.set(task.id, { owner: task.ownerId, type: task.request.type, done });
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.abort();
-    if (this.timer) clearTimeout(this.timer);
-    await this.polling;
-    await Promise.all([...this.running.values()].map((r) => r.done));
+    this.running.add(done);
   }
 }

@@ -3,7 +3,7 @@ import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { TaskDispatch } from '@xfer/core';
 import { Client } from 'pg';
 import { Runtime } from '../Runtime';
-import { SharedTaskWorkers } from '../SharedTaskWorkers';
+import { PgBossTaskQueue } from '../PgBossTaskQueue';
 
 const ROUNDS = 20;
 const PROCESSES = 3;
@@ -23,8 +23,8 @@ describe('task workers of several processes starting at once on Postgres', () =>
     try {
       for (let round = 0; round < ROUNDS; round += 1) {
         // each its own pg-boss and lock connection, as each process has
-        const started = await Promise.allSettled(Array.from({ length: PROCESSES }, () => SharedTaskWorkers.start(new TaskDispatch(runtime.uow, runtime.services.taskRunner), url, { concurrency: 1 })));
-        await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : null)));
+        const started = await Promise.allSettled(Array.from({ length: PROCESSES }, () => PgBossTaskQueue.open(new TaskDispatch(runtime.uow, runtime.services.taskRunner), url, { concurrency: 1 })));
+        await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.close() : null)));
         expect(started.map((result) => (result.status === 'fulfilled' ? 'started' : String(result.reason)))).toEqual(Array.from({ length: PROCESSES }, () => 'started'));
         expect((await admin.query("SELECT name FROM pgboss.queue WHERE name = 'xfer-tasks'")).rowCount).toBe(1);
         // the next round starts where no queue was made yet

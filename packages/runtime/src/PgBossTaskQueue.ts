@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { SlotClaim, TaskDispatch } from '@xfer/core';
+import type { SlotClaim, TaskClaim, TaskDispatch } from '@xfer/core';
 import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
 import { taskLockKey } from './taskLock';
-import type { TaskWorkerOptions, TaskWorkerPool } from './TaskWorkers';
+import type { QueueAdapter, TaskWorkerOptions } from './TaskWorkers';
 
 /** pg-boss's queue of "run this task" jobs; a job is a nudge, the tasks table says what is to do. */
 const QUEUE = 'xfer-tasks';
@@ -12,39 +12,42 @@ const SCHEMA = 'pgboss';
 /** The advisory lock (on the lock connection) under which a process makes the queue: 64 bits of a name's digest. */
 const QUEUE_SETUP_LOCK = createHash('sha256').update('xfer: make the pg-boss queue').digest().readBigInt64BE(0).toString();
 
-
 /** An owner's slots for a type of task (core's dispatch says how many): a 32-bit key, the slot number beside it. */
 function slotKey(owner: string, type: string): number {
   return createHash('sha256').update(`${owner}:${type}`).digest().readInt32BE(0);
 }
 
+/** A claim of this queue: the pg-boss job that brought the task, held under the task's advisory lock. */
+interface JobClaim extends TaskClaim {
+  jobId: string;
+  lock: string;
+}
+
 /**
- * Task workers that share the work with every other xfer process on one Postgres database.
+ * The task queue shared with every other xfer process on one Postgres database.
  *
  * pg-boss carries the jobs (fetched with SKIP LOCKED, one queued job per task at most, delayed
- * retries): it is a well-kept queue on the database we already have, with nothing else to run,
- * and its job table is plain SQL we can read. The tasks table stays the truth: every process with
- * workers queues a job for each ACTIVE task that nobody runs (a submit, a restart, a process that
- * died), and a job whose task is finished does nothing.
+ * jobs for later attempts): it is a well-kept queue on the database we already have, with nothing
+ * else to run, and its job table is plain SQL we can read. The tasks table stays the truth and an
+ * advisory lock the lease: every process queues a job for each ACTIVE task that nobody holds (a
+ * submit, a restart, a process that died), and a job whose task is finished does nothing. pg-boss
+ * owns delivery and delay; it does not own retry or expiry (a task's deadline and faults are
+ * core's), and its job expiry is not what detects a death (pg-boss 10 has no heartbeat).
  *
- * Each process holds one extra connection for Postgres advisory locks: the task's own (one process
- * runs a task at a time) and one of its owner's slots per type (core's per-user limit) (the per-user limit holds
- * across processes). A process that dies (kill -9) loses its connection and with it its locks at
- * once, so the next sweep (every `sweepMs`) queues its tasks again for the others. pg-boss 10 has
- * no heartbeat (12 does, on Node 22): its job expiry is not what detects a death here.
+ * Each process holds one extra connection for advisory locks: the task's own (one process runs a
+ * task at a time) and one of its owner's slots per type (the per-user limit holds across
+ * processes). A process that dies (kill -9) loses its connection and with it its locks at once,
+ * so the next sweep (every `sweepMs`) queues its tasks again for the others.
  */
-export class SharedTaskWorkers implements TaskWorkerPool {
-  private readonly running = new Set<Promise<void>>();
+export class PgBossTaskQueue implements QueueAdapter {
   /** The advisory locks this process holds: Postgres grants a session a lock it holds again, so the process keeps count itself. */
   private readonly held = new Set<string>();
-  private workIds: string[] = [];
   private sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
-  private stopped = false;
-  /** Aborted at stop() and when the locks are lost: the tasks in hand are handed back after the file in hand. */
-  private readonly handBack = new AbortController();
-  private paused = false;
-  /** Set when the lock connection is lost: the locks are gone, so every task in hand is handed back. */
+  private closed = false;
+  /** Aborted at hand-back and when the locks are lost: the tasks held are handed back after the file in hand. */
+  private readonly stopping = new AbortController();
+  /** Set when the lock connection is lost: the locks are gone, so every task held is handed back. */
   private locksLost = false;
   /** The lock connection's last query: one connection runs one query at a time (pg 9 refuses a second). */
   private lockQueries: Promise<unknown> = Promise.resolve();
@@ -56,15 +59,15 @@ export class SharedTaskWorkers implements TaskWorkerPool {
     private readonly options: TaskWorkerOptions,
   ) {}
 
-  /** Connects, makes pg-boss's schema and queue when missing, and starts `concurrency` workers and the sweeper. */
-  static async start(dispatch: TaskDispatch, databaseUrl: string, options: TaskWorkerOptions): Promise<SharedTaskWorkers> {
+  /** Connects, makes pg-boss's schema and queue when missing, and starts the sweeper. */
+  static async open(dispatch: TaskDispatch, databaseUrl: string, options: TaskWorkerOptions): Promise<PgBossTaskQueue> {
     const locks = new Client({ connectionString: databaseUrl, application_name: `xfer task locks ${process.pid}` });
     await locks.connect();
     // a job is finished quickly or held by a live process's lock; expiry only tidies jobs of dead processes
     const boss = new PgBoss({ connectionString: databaseUrl, schema: SCHEMA, max: 2, application_name: `xfer task queue ${process.pid}`, schedule: false, supervise: true, maintenanceIntervalSeconds: 60 });
-    const workers = new SharedTaskWorkers(dispatch, boss, locks, options);
+    const queue = new PgBossTaskQueue(dispatch, boss, locks, options);
     boss.on('error', (error) => options.log?.(`task queue: ${error.message}`));
-    locks.on('error', (error) => workers.loseLocks(error));
+    locks.on('error', (error) => queue.loseLocks(error));
     try {
       await boss.start();
       // pg-boss makes a queue's tables under no lock of its own: processes starting together on a
@@ -76,45 +79,72 @@ export class SharedTaskWorkers implements TaskWorkerPool {
       } finally {
         await locks.query('SELECT pg_advisory_unlock($1::bigint)', [QUEUE_SETUP_LOCK]);
       }
-      for (let i = 0; i < options.concurrency; i += 1) {
-        workers.workIds.push(await boss.work<{ taskId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, (options.pollMs ?? 1000) / 1000) }, ([job]) => workers.take(job!.data.taskId)));
-      }
     } catch (error) {
       await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
       await locks.end().catch(() => undefined);
       throw error;
     }
-    workers.schedule();
-    return workers;
+    queue.schedule();
+    return queue;
   }
 
+  /** Queues the tasks nobody holds now (a submit need not wait for the next sweep). */
   nudge(): void {
-    if (!this.stopped && !this.paused && this.sweeping === null) this.sweeping = this.sweep().finally(() => (this.sweeping = null));
+    if (!this.closed && this.sweeping === null) this.sweeping = this.sweep().finally(() => (this.sweeping = null));
   }
 
-  async pause(): Promise<void> {
-    this.paused = true;
-    await Promise.all(this.running);
+  /**
+   * The tasks of fetched jobs that this process can hold (their advisory lock); a job whose task
+   * another process holds is done with (its holder queues it again if it must wait).
+   */
+  async claim(count: number): Promise<TaskClaim[]> {
+    if (this.closed || this.locksLost) return [];
+    await this.sweeping;
+    const jobs = await this.boss.fetch<{ taskId: string }>(QUEUE, { batchSize: count });
+    const claims: JobClaim[] = [];
+    for (const job of jobs) {
+      const lock = taskLockKey(job.data.taskId).toString();
+      if (await this.tryLock(`task ${lock}`, 'pg_try_advisory_lock($1::bigint)', [lock])) claims.push({ taskId: job.data.taskId, signal: this.stopping.signal, slot: this.slot, jobId: job.id, lock });
+      else await this.complete(job.id);
+    }
+    return claims;
   }
 
-  resume(): void {
-    this.paused = false;
-    this.nudge();
+  /** The task's lock let go, its job done with, and a delayed job queued where it is to be tried again. */
+  async release(claim: TaskClaim, retryAfterMs: number | null): Promise<void> {
+    const { jobId, lock } = claim as JobClaim;
+    try {
+      if (retryAfterMs !== null) await this.later(claim.taskId, retryAfterMs);
+      await this.complete(jobId);
+    } finally {
+      await this.unlock(`task ${lock}`, 'pg_advisory_unlock($1::bigint)', [lock]);
+    }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.handBack.abort();
+  handBack(): void {
+    this.stopping.abort();
+  }
+
+  /** Stops the sweeper, then pg-boss and the lock connection (after every claim was released). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.handBack();
     if (this.sweeper) clearTimeout(this.sweeper);
     await this.sweeping;
-    // the tasks in hand hand themselves back after their file in hand; then pg-boss and the locks close
-    await Promise.all(this.running);
     await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     await this.locks.end().catch(() => undefined);
   }
 
+  /** One of an owner's per-user slots of a type, held under an advisory lock while the task runs. */
+  private readonly slot: SlotClaim = async (owner, type, i) => {
+    const key = slotKey(owner, type);
+    const name = `slot ${key} ${i}`;
+    if (!(await this.tryLock(name, 'pg_try_advisory_lock($1::int, $2::int)', [key, i]))) return null;
+    return () => this.unlock(name, 'pg_advisory_unlock($1::int, $2::int)', [key, i]);
+  };
+
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.closed) return;
     this.sweeper = setTimeout(() => {
       this.nudge();
       void (this.sweeping ?? Promise.resolve()).then(() => this.schedule());
@@ -133,41 +163,9 @@ export class SharedTaskWorkers implements TaskWorkerPool {
         ),
       );
       const free = active.filter((task) => !held.has(taskLockKey(task.id)));
-      if (free.length === 0) return;
-      await this.boss.insert(free.map((task) => ({ name: QUEUE, data: { taskId: task.id }, singletonKey: task.id })));
-      for (const id of this.workIds) this.boss.notifyWorker(id);
+      if (free.length > 0) await this.boss.insert(free.map((task) => ({ name: QUEUE, data: { taskId: task.id }, singletonKey: task.id })));
     } catch (error) {
-      if (!this.stopped) this.options.log?.(`task workers: the queue could not be filled: ${(error as Error).message}`);
-    }
-  }
-
-  /** A job: runs its task when this process can hold it and one of its owner's slots; else leaves it to the holder or a later job. */
-  private async take(taskId: string): Promise<void> {
-    if (this.stopped || this.paused || this.locksLost) return this.later(taskId, 1000);
-    const run = this.runHeld(taskId);
-    this.running.add(run);
-    try {
-      await run;
-    } finally {
-      this.running.delete(run);
-    }
-  }
-
-  private async runHeld(taskId: string): Promise<void> {
-    const key = taskLockKey(taskId).toString();
-    if (!(await this.tryLock(`task ${key}`, 'pg_try_advisory_lock($1::bigint)', [key]))) return; // its holder runs it, and queues it again if it must wait
-    try {
-      const slot: SlotClaim = async (owner, type, i) => {
-        const slotId = slotKey(owner, type);
-        const name = `slot ${slotId} ${i}`;
-        if (!(await this.tryLock(name, 'pg_try_advisory_lock($1::int, $2::int)', [slotId, i]))) return null;
-        return () => this.unlock(name, 'pg_advisory_unlock($1::int, $2::int)', [slotId, i]);
-      };
-      const { retryAfterMs, error } = await this.dispatch.attempt(taskId, this.handBack.signal, slot);
-      if (error !== null) this.options.log?.(`task ${taskId}: ${error.message}`);
-      if (retryAfterMs !== null) await this.later(taskId, retryAfterMs);
-    } finally {
-      await this.unlock(`task ${key}`, 'pg_advisory_unlock($1::bigint)', [key]);
+      if (!this.closed) this.options.log?.(`task workers: the queue could not be filled: ${(error as Error).message}`);
     }
   }
 
@@ -176,6 +174,13 @@ export class SharedTaskWorkers implements TaskWorkerPool {
     if (this.locksLost) return; // the other processes' sweeps find it
     await this.boss.insert([{ name: QUEUE, data: { taskId }, singletonKey: taskId, startAfter: new Date(Date.now() + ms).toISOString() }]).catch((error: unknown) => {
       this.options.log?.(`task ${taskId}: could not be queued again: ${(error as Error).message}`);
+    });
+  }
+
+  private async complete(jobId: string): Promise<void> {
+    await this.boss.complete(QUEUE, jobId).catch((error: unknown) => {
+      // a job left active is tidied by pg-boss's expiry; the task is queued again by a sweep
+      if (!this.closed) this.options.log?.(`task queue: a job could not be completed: ${(error as Error).message}`);
     });
   }
 
@@ -203,7 +208,7 @@ export class SharedTaskWorkers implements TaskWorkerPool {
   private loseLocks(error: Error): void {
     if (this.locksLost) return;
     this.locksLost = true;
-    this.handBack.abort();
-    this.options.log?.(`task workers: the lock connection failed (${error.message}): tasks in hand are handed back and this process takes no more`);
+    this.handBack();
+    this.options.log?.(`task workers: the lock connection failed (${error.message}): tasks held are handed back and this process takes no more`);
   }
 }
