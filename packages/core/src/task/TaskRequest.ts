@@ -102,7 +102,8 @@ export function checkTaskRequest(request: TaskRequest): void {
     request.paths.forEach((path, i) => checkPath(`paths[${i}]`, path));
     return;
   }
-  request.items.forEach((item, i) => checkItem(request, item, `items[${i}]`));
+  const oneEndpoint = request.source_endpoint.toLowerCase() === request.destination_endpoint.toLowerCase();
+  request.items.forEach((item, i) => checkItem(item, `items[${i}]`, oneEndpoint));
   (request.options.filter_rules ?? []).forEach((rule, i) => {
     if (rule.name === '' || rule.name.includes('/') || [...rule.name].length > MAX_GLOB) throw new InvalidFieldError(`filter_rules[${i}].name`, `a name pattern (*, ?, [...]) without /, of at most ${MAX_GLOB} characters`);
   });
@@ -111,10 +112,11 @@ export function checkTaskRequest(request: TaskRequest): void {
   }
 }
 
-function checkItem(request: TransferRequest, item: TransferItem, field: string): void {
+/** An item's paths and checksum; `oneEndpoint`: its source and destination are on the same endpoint. */
+function checkItem(item: TransferItem, field: string, oneEndpoint: boolean): void {
   checkPath(`${field}.source_path`, item.source_path);
   checkPath(`${field}.destination_path`, item.destination_path);
-  if (request.source_endpoint.toLowerCase() === request.destination_endpoint.toLowerCase() && item.recursive !== false && isInside(item.destination_path, item.source_path)) {
+  if (oneEndpoint && item.recursive !== false && isInside(item.destination_path, item.source_path)) {
     throw new InvalidFieldError(`${field}.destination_path`, 'inside its source_path on the same endpoint (a directory cannot be copied into itself)');
   }
   if (item.external_checksum !== null) {
