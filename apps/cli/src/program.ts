@@ -224,6 +224,43 @@ export function buildProgram(io: Io): Command {
       }),
     );
 
+  // ---- data nodes ----
+  const node = program.command('node').description("data nodes: storage on other machines, reached through the node that runs beside it");
+  node
+    .command('add <name>')
+    .description('register a node (it need not be running yet); prints its id and its secret, once (only a hash is kept)')
+    .requiredOption('--url <https-url>', "the node's HTTPS address (a path prefix allowed), where clients reach its endpoints' files")
+    .action(async (name: string, o: { url: string }) =>
+      run(async (s) => {
+        const { node: added, secret } = await s.admin.nodes.addNode({ name, url: o.url });
+        return { text: [added.id, `secret (shown once): ${secret}`], json: { id: added.id, secret } };
+      })(),
+    );
+  node.command('list').description('list nodes with their last contact').action(
+    run(async (s) => {
+      const nodes = await s.admin.nodes.listNodes();
+      return { text: table([['ID', 'NAME', 'URL', 'LAST CONTACT'], ...nodes.map((n) => [n.id, n.name, n.url, n.lastContact?.toISOString() ?? 'never'])]), json: nodes };
+    }),
+  );
+  node
+    .command('remove <node>')
+    .description('remove a node, by id or name')
+    .action(
+      run(async (s, idOrName: string) => {
+        const removed = await s.admin.nodes.removeNode(idOrName);
+        return { text: `removed node ${removed.id} (${removed.name})`, json: { removed: removed.id } };
+      }),
+    );
+  node
+    .command('new-secret <node>')
+    .description('give a node, by id or name, a new secret (the old one stops working); prints it, once')
+    .action(
+      run(async (s, idOrName: string) => {
+        const { node: changed, secret } = await s.admin.nodes.newSecret(idOrName);
+        return { text: [changed.id, `secret (shown once): ${secret}`], json: { id: changed.id, secret } };
+      }),
+    );
+
   const scope = program.command('scope').description('scopes clients ask users to consent to');
   scope
     .command('add <name>')

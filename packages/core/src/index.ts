@@ -62,3 +62,5 @@ export * from './task/TaskService';
 export * from './task/scheduling';
 export * from './task/TaskDispatch';
 export * from './task/TaskQueue';
+export * from './node/Node';
+export * from './admin/NodeAdministration';

@@ -14,6 +14,7 @@ import {
 } from './repositories/TypeormAuthorizationRepositories';
 import { TypeormAccessRuleRepository } from './repositories/TypeormAccessRuleRepository';
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
+import { TypeormNodeRepository } from './repositories/TypeormNodeRepository';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
 import { TypeormTaskRepository } from './repositories/TypeormTaskRepository';
 import { TypeormRoleRepository } from './repositories/TypeormRoleRepository';
@@ -41,6 +42,7 @@ export function typeormRepositories(engine: Engine, manager: EntityManager): Rep
     authorizationCodes: new TypeormAuthorizationCodeRepository(manager),
     refreshTokens: new TypeormRefreshTokenRepository(manager),
     settings: new TypeormServiceSettingsRepository(manager),
+    nodes: new TypeormNodeRepository(manager),
   };
 }
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +105,40 @@ describe('xfer admin command', () => {
     await expect(inspect((_u, s) => s.authentication.authenticate(openid))).rejects.toThrow(/lacks the scope/);
     expect((await xfer('token', 'issue', 'carol', '--expires-in', 'soon')).code).toBe(USAGE_ERROR);
     expect((await xfer('token', 'revoke', 'ffffffffffffffff')).err).toContain('No such token');
+  });
+
+  it('registers data nodes: id and secret once (a hash kept), listed with their last contact, a new secret, removed', async () => {
+    const lab = await json('node', 'add', 'lab-1', '--url', 'https://lab.example.org:8443/xfer/');
+    expect(lab).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), secret: expect.stringMatching(/^xfer_/) });
+    const text = await xfer('node', 'add', 'archive', '--url', 'https://archive.example.org');
+    expect(text.out.split('\n')).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^secret \(shown once\): xfer_/)]);
+    const listed = await json('node', 'list');
+    expect(listed).toEqual([
+      expect.objectContaining({ name: 'archive', url: 'https://archive.example.org', lastContact: null }),
+      { id: lab.id, name: 'lab-1', url: 'https://lab.example.org:8443/xfer', createdAt: expect.any(String), lastContact: null },
+    ]);
+    expect(JSON.stringify(listed)).not.toContain('secret');
+    expect((await xfer('node', 'list')).out).toMatch(/lab-1\s+https:\/\/lab.example.org:8443\/xfer\s+never/);
+    // only the hash is stored: the secret printed is its preimage
+    const stored = await inspect((uow) => uow.repositories.nodes.findById(lab.id));
+    expect(stored?.secretHash).toBe(createHash('sha256').update(lab.secret).digest('hex'));
+    const renewed = await json('node', 'new-secret', 'LAB-1');
+    expect(renewed.id).toBe(lab.id);
+    expect(renewed.secret).not.toBe(lab.secret);
+    expect((await inspect((uow) => uow.repositories.nodes.findById(lab.id)))?.secretHash).toBe(createHash('sha256').update(renewed.secret).digest('hex'));
+    // refused with the field named: a name taken (case ignored), plain http, a bad name, an unknown node
+    for (const [argv, message] of [
+      [['node', 'add', 'LAB-1', '--url', 'https://other.example.org'], "a node is named 'LAB-1' already"],
+      [['node', 'add', 'plain', '--url', 'http://lab.example.org'], 'Invalid url: an https:// URL'],
+      [['node', 'add', 'bad name', '--url', 'https://lab.example.org'], 'Invalid name: a node name'],
+      [['node', 'add', 'query', '--url', 'https://lab.example.org/?a=1'], 'Invalid url: a scheme, a host, a port and a path prefix only'],
+      [['node', 'remove', 'nowhere'], "No such node 'nowhere'"],
+    ] as const) {
+      const refused = await xfer(...argv);
+      expect([refused.code, refused.err]).toEqual([USAGE_ERROR, expect.stringContaining(message)]);
+    }
+    expect(await json('node', 'remove', lab.id)).toEqual({ removed: lab.id });
+    expect((await json('node', 'list')).map((n: { name: string }) => n.name)).toEqual(['archive']);
   });
 
   it('manages clients, scopes and consents', async () => {

@@ -4,13 +4,14 @@ import { ClientAdministration } from './ClientAdministration';
 import { EndpointAdministration } from './EndpointAdministration';
 import { IdentityAdministration } from './IdentityAdministration';
 import { MaintenanceAdministration } from './MaintenanceAdministration';
+import { NodeAdministration } from './NodeAdministration';
 import { SubscriptionAdministration } from './SubscriptionAdministration';
 import { TokenAdministration } from './TokenAdministration';
 
 /**
  * Operator actions that have no API of their own (the `xfer` command, seeds, the demo), by what
  * they administer: identities and groups, clients and scopes, tokens and consents, endpoints'
- * roles and pause rules, subscriptions, maintenance.
+ * roles and pause rules, subscriptions, maintenance, data nodes.
  */
 export class Administration {
   readonly identities: IdentityAdministration;
@@ -19,6 +20,7 @@ export class Administration {
   readonly endpoints: EndpointAdministration;
   readonly subscriptions: SubscriptionAdministration;
   readonly maintenance: MaintenanceAdministration;
+  readonly nodes: NodeAdministration;
 
   constructor(uow: UnitOfWork, clock: Clock, ids: IdGenerator) {
     this.identities = new IdentityAdministration(uow, clock, ids);
@@ -27,5 +29,6 @@ export class Administration {
     this.endpoints = new EndpointAdministration(uow, clock, ids);
     this.subscriptions = new SubscriptionAdministration(uow, clock, ids);
     this.maintenance = new MaintenanceAdministration(uow, clock);
+    this.nodes = new NodeAdministration(uow, clock, ids);
   }
 }

@@ -10,6 +10,7 @@ import type { SigningKeyRepository } from '../auth/SigningKey';
 import type { GroupRepository } from '../auth/Group';
 import type { IdentityRepository } from '../auth/Identity';
 import type { EndpointRepository } from '../endpoint/EndpointRepository';
+import type { NodeRepository } from '../node/Node';
 import type { PauseRuleRepository } from '../pause-rule/PauseRule';
 import type { RoleRepository } from '../role/Role';
 import type { SubscriptionRepository } from '../subscription/Subscription';
@@ -35,6 +36,7 @@ export interface Repositories {
   refreshTokens: RefreshTokenRepository;
   settings: ServiceSettingsRepository;
   tasks: TaskRepository;
+  nodes: NodeRepository;
 }
 
 /**

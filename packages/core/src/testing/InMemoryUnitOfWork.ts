@@ -20,6 +20,7 @@ import type { Maintenance, ServiceSettingsRepository } from '../shared/ServiceSe
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import { emptyTaskMaps, InMemoryTaskRepository, type TaskMaps } from './InMemoryTaskRepository';
 import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
+import type { NodeRepository, NodeState } from '../node/Node';
 
 /** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
 interface Store {
@@ -44,6 +45,7 @@ interface Store {
   maintenance: Maintenance | null;
   catalogueVersion: number;
   tasks: TaskMaps['tasks'];
+  nodes: Map<string, NodeState>;
   taskEvents: TaskMaps['taskEvents'];
   taskFiles: TaskMaps['taskFiles'];
 }
@@ -607,6 +609,39 @@ class InMemorySignInFailureRepository implements SignInFailureRepository {
   }
 }
 
+class InMemoryNodeRepository implements NodeRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(node: NodeState) {
+    const taken = [...this.store().nodes.values()].some((n) => n.name.toLowerCase() === node.name.toLowerCase());
+    if (taken || this.store().nodes.has(node.id)) return false;
+    this.store().nodes.set(node.id, clone(node));
+    return true;
+  }
+  async findById(id: string) {
+    const node = this.store().nodes.get(id);
+    return node ? clone(node) : null;
+  }
+  async findByName(name: string) {
+    const node = [...this.store().nodes.values()].find((n) => n.name.toLowerCase() === name.toLowerCase());
+    return node ? clone(node) : null;
+  }
+  async list() {
+    return [...this.store().nodes.values()].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase())).map(clone);
+  }
+  async saveSecretHash(id: string, secretHash: string) {
+    const node = this.store().nodes.get(id);
+    if (node) node.secretHash = secretHash;
+    return node !== undefined;
+  }
+  async saveLastContact(id: string, at: Date) {
+    const node = this.store().nodes.get(id);
+    if (node) node.lastContact = at;
+  }
+  async delete(id: string) {
+    return this.store().nodes.delete(id);
+  }
+}
+
 class InMemoryServiceSettingsRepository implements ServiceSettingsRepository {
   constructor(private readonly store: () => Store) {}
   async maintenance() {
@@ -646,6 +681,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     signingKeys: new Map(),
     maintenance: null,
     catalogueVersion: 0,
+    nodes: new Map(),
     ...emptyTaskMaps(),
   };
   private queue: Promise<unknown> = Promise.resolve();
@@ -672,6 +708,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       refreshTokens: new InMemoryRefreshTokenRepository(store),
       settings: new InMemoryServiceSettingsRepository(store),
       tasks: new InMemoryTaskRepository(store),
+      nodes: new InMemoryNodeRepository(store),
     };
   }
 

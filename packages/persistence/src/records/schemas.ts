@@ -470,3 +470,27 @@ export const TaskFileSchema = new EntitySchema<TaskFileRecord>({
 });
 
 ALL_SCHEMAS.push(TaskSchema, TaskEventSchema, TaskFileSchema);
+
+/** A data node's row: its name twice, as given and as compared (lower case, unique). */
+export interface NodeRecord {
+  id: string;
+  name: string;
+  name_key: string;
+  url: string;
+  secret_hash: string;
+  created_at: string;
+  last_contact: string | null;
+}
+export const NodeSchema = new EntitySchema<NodeRecord>({
+  name: 'nodes',
+  columns: {
+    id: id(),
+    name: varchar(63),
+    name_key: varchar(63),
+    url: varchar(512),
+    secret_hash: varchar(64),
+    created_at: time(),
+    last_contact: time(true),
+  },
+});
+ALL_SCHEMAS.push(NodeSchema);

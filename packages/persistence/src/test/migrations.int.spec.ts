@@ -7,7 +7,7 @@ import { testBackends } from '../testing';
 
 const EXPECTED_INDEXES = [
   'IX_access_tokens_identity', 'IX_access_tokens_client_identity', 'IX_access_tokens_consent_client_identity', 'IX_access_tokens_refresh', 'IX_refresh_tokens_client_identity', 'IX_refresh_tokens_code', 'IX_consents_identity', 'IX_endpoints_host', 'IX_endpoints_owner_host', 'IX_role_assignments_principal', 'IX_role_assignments_principal_host', 'IX_group_members_identity', 'IX_identities_set_id',
-  'IX_pause_rules_endpoint', 'IX_access_rules_endpoint', 'IX_access_rules_principal', 'IX_sign_in_failures_key_at', 'IX_sign_in_failures_at', 'IX_sessions_expires', 'IX_authorization_codes_expires', 'IX_access_tokens_expires', 'IX_sessions_identity', 'IX_subscription_members_member', 'IX_subscription_administrators_principal', 'IX_tombstones_canonical_name', 'IX_tasks_owner_time', 'IX_tasks_status', 'IX_tasks_source', 'IX_tasks_destination', 'UQ_tasks_owner_submission',
+  'IX_pause_rules_endpoint', 'IX_access_rules_endpoint', 'IX_access_rules_principal', 'IX_sign_in_failures_key_at', 'IX_sign_in_failures_at', 'IX_sessions_expires', 'IX_authorization_codes_expires', 'IX_access_tokens_expires', 'IX_sessions_identity', 'IX_subscription_members_member', 'IX_subscription_administrators_principal', 'IX_tombstones_canonical_name', 'IX_tasks_owner_time', 'IX_tasks_status', 'IX_tasks_source', 'IX_tasks_destination', 'UQ_tasks_owner_submission', 'UQ_nodes_name_key',
   'UQ_endpoints_canonical_name', 'UQ_endpoints_owner_display_name', 'UQ_groups_name', 'UQ_identities_username', 'UQ_identities_username_lower',
   'UQ_role_assignments', 'UQ_scopes_name', 'UQ_subscriptions_name',
 ];

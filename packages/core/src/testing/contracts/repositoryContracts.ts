@@ -957,6 +957,33 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
       });
     });
 
+    describe('nodes', () => {
+      const node = (name: string, at = now) => ({ id: ids.uuid(), name, url: `https://${name.toLowerCase()}.example.org:8443/xfer`, secretHash: 'a'.repeat(64), createdAt: at, lastContact: null });
+
+      it('keeps nodes by id and by name (case ignored, unique), listed by name', async () => {
+        const [lab, archive] = [node('Lab-1'), node('archive')];
+        expect(await uow.repositories.nodes.add(lab)).toBe(true);
+        expect(await uow.repositories.nodes.add(archive)).toBe(true);
+        expect(await uow.repositories.nodes.add(node('LAB-1'))).toBe(false);
+        expect(await uow.repositories.nodes.findById(lab.id)).toEqual(lab);
+        expect(await uow.repositories.nodes.findByName('lab-1')).toEqual(lab);
+        expect(await uow.repositories.nodes.findByName('other')).toBeNull();
+        expect((await uow.repositories.nodes.list()).map((n) => n.name)).toEqual(['archive', 'Lab-1']);
+      });
+
+      it("changes a node's secret and last contact, and forgets it", async () => {
+        const lab = node('lab');
+        await uow.repositories.nodes.add(lab);
+        expect(await uow.repositories.nodes.saveSecretHash(lab.id, 'b'.repeat(64))).toBe(true);
+        await uow.repositories.nodes.saveLastContact(lab.id, new Date(now.getTime() + 1000));
+        expect(await uow.repositories.nodes.findById(lab.id)).toEqual({ ...lab, secretHash: 'b'.repeat(64), lastContact: new Date(now.getTime() + 1000) });
+        expect(await uow.repositories.nodes.delete(lab.id)).toBe(true);
+        expect(await uow.repositories.nodes.delete(lab.id)).toBe(false);
+        expect(await uow.repositories.nodes.saveSecretHash(lab.id, 'c'.repeat(64))).toBe(false);
+        expect(await uow.repositories.nodes.findById(lab.id)).toBeNull();
+      });
+    });
+
     describe('transactions', () => {
       it('commits all the writes of a transaction, or none when it throws', async () => {
         const alice = await identity('alice');

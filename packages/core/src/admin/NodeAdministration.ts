@@ -1,0 +1,54 @@
+import { hashToken, newTokenSecret } from '../auth/AccessToken';
+import { checkNodeName, checkNodeUrl, NodeNotFoundError, type NodeState } from '../node/Node';
+import { ConflictError } from '../shared/errors';
+import type { Clock, IdGenerator } from '../shared/ports';
+import { isUuid } from '../shared/text';
+import type { RepositoriesOf } from '../shared/UnitOfWork';
+
+/** A node as an operator sees it: everything but its secret's hash. */
+export type NodeView = Omit<NodeState, 'secretHash'>;
+
+const viewOf = ({ secretHash: _secret, ...node }: NodeState): NodeView => node;
+
+/** Data nodes, registered by an operator (`xfer node`): each with a secret shown once, kept as a hash. */
+export class NodeAdministration {
+  constructor(
+    private readonly uow: RepositoriesOf<'nodes'>,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Registers a node (it need not be running): its id and its secret, shown once. */
+  async addNode(input: { name: string; url: string }): Promise<{ node: NodeView; secret: string }> {
+    const secret = newTokenSecret();
+    const node: NodeState = { id: this.ids.uuid(), name: checkNodeName(input.name), url: checkNodeUrl(input.url), secretHash: hashToken(secret), createdAt: this.clock.now(), lastContact: null };
+    if (!(await this.uow.repositories.nodes.add(node))) throw new ConflictError(`Invalid name: a node is named '${node.name}' already`);
+    return { node: viewOf(node), secret };
+  }
+
+  async listNodes(): Promise<NodeView[]> {
+    return (await this.uow.repositories.nodes.list()).map(viewOf);
+  }
+
+  /** A new secret for a node (the old one stops working at once), shown once. */
+  async newSecret(idOrName: string): Promise<{ node: NodeView; secret: string }> {
+    const node = await this.find(idOrName);
+    const secret = newTokenSecret();
+    if (!(await this.uow.repositories.nodes.saveSecretHash(node.id, hashToken(secret)))) throw new NodeNotFoundError(idOrName);
+    return { node: viewOf(node), secret };
+  }
+
+  async removeNode(idOrName: string): Promise<NodeView> {
+    const node = await this.find(idOrName);
+    if (!(await this.uow.repositories.nodes.delete(node.id))) throw new NodeNotFoundError(idOrName);
+    return viewOf(node);
+  }
+
+  /** A node by its id or its name. */
+  private async find(idOrName: string): Promise<NodeState> {
+    const { nodes } = this.uow.repositories;
+    const node = isUuid(idOrName) ? await nodes.findById(idOrName.toLowerCase()) : await nodes.findByName(idOrName);
+    if (!node) throw new NodeNotFoundError(idOrName);
+    return node;
+  }
+}

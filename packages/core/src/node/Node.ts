@@ -1,0 +1,62 @@
+import { InvalidFieldError, NotFoundError } from '../shared/errors';
+import { checkText } from '../shared/text';
+
+/**
+ * A data node: a process a site runs beside its storage (`xfer node serve`), registered on the
+ * API by an operator. It authenticates with a secret of which only the hash is kept, and serves
+ * its endpoints' files over HTTPS at its URL.
+ */
+export interface NodeState {
+  id: string;
+  /** The operator's name for it, unique (case ignored). */
+  name: string;
+  /** Its HTTPS base URL (a path prefix allowed): where clients reach its endpoints' files. */
+  url: string;
+  secretHash: string;
+  createdAt: Date;
+  /** When it last authenticated to the API; null until it does. */
+  lastContact: Date | null;
+}
+
+/** Where nodes are kept. */
+export interface NodeRepository {
+  /** Adds a node; false, with nothing written, when its name is taken (case ignored). */
+  add(node: NodeState): Promise<boolean>;
+  findById(id: string): Promise<NodeState | null>;
+  findByName(name: string): Promise<NodeState | null>;
+  /** Every node, by name. */
+  list(): Promise<NodeState[]>;
+  saveSecretHash(id: string, secretHash: string): Promise<boolean>;
+  saveLastContact(id: string, at: Date): Promise<void>;
+  /** False when there was no such node. */
+  delete(id: string): Promise<boolean>;
+}
+
+export class NodeNotFoundError extends NotFoundError {
+  readonly code = 'NodeNotFound';
+  constructor(idOrName: string) {
+    super(`No such node '${idOrName.slice(0, 100)}'`);
+  }
+}
+
+const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/i;
+
+/** A node's name: 1 to 63 letters, digits, dots, dashes and underscores, a letter or digit first. */
+export function checkNodeName(name: string): string {
+  if (!NAME.test(name)) throw new InvalidFieldError('name', 'a node name: 1 to 63 letters, digits, ., - and _, beginning with a letter or digit');
+  return name;
+}
+
+/** A node's URL: https, a host, a port and a path prefix at most (no user, query or fragment); without a trailing slash. */
+export function checkNodeUrl(url: string): string {
+  checkText('url', url, { max: 512, singleLine: true, ascii: true });
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidFieldError('url', `'${url.slice(0, 100)}' is not a URL`);
+  }
+  if (parsed.protocol !== 'https:') throw new InvalidFieldError('url', 'an https:// URL: nodes serve TLS only');
+  if (parsed.username || parsed.password || parsed.search || parsed.hash || url.includes('?') || url.includes('#')) throw new InvalidFieldError('url', 'a scheme, a host, a port and a path prefix only');
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
