@@ -23,6 +23,7 @@ const compact = (entry: Entry): Entry => Object.fromEntries(Object.entries(entry
 function storageEntry(endpoint: Endpoint, storages: EndpointStorages | undefined): Entry | null {
   const attached = endpoint.snapshot.storage;
   if (attached?.type === 'posix') return { type: 'posix', root: attached.root };
+  if (attached?.type === 'node') return { type: 'node', node: attached.node, root: attached.root };
   const files = storages?.hasTree(endpoint.id) ? storages.treeOf(endpoint.id).files() : null;
   if (attached?.type === 'memory') return files ? { type: 'memory', files } : { type: 'memory' };
   return files && Object.keys(files).length > 0 ? { type: 'memory', files } : null;

@@ -61,6 +61,7 @@ function existingDirectory(path: string): string {
 
 function describeStorage(attachment: StorageAttachment | null): string {
   if (attachment === null) return 'no storage';
+  if (attachment.type === 'node') return `directory ${attachment.root} of node ${attachment.node}`;
   return attachment.type === 'posix' ? `posix directory ${attachment.root}` : 'a memory tree (held by the server process; empty when it starts)';
 }
 
@@ -396,14 +397,16 @@ export function buildProgram(io: Io): Command {
   const storage = endpoint.command('storage').description('the storage behind a server or personal endpoint (its shares see it from their host_path)');
   storage
     .command('set <endpoint-id>')
-    .description('attach a directory of this host (--posix) or a tree in memory (--memory: empty at start, lost when the server stops)')
-    .option('--posix <directory>', 'an existing directory on this host')
+    .description('attach a directory of this host (--posix), of a data node (--node with --posix), or a tree in memory (--memory: empty at start, lost when the server stops)')
+    .option('--posix <directory>', 'an existing directory on this host (with --node: an absolute directory on the node)')
+    .option('--node <node>', 'a data node, by id or name: the endpoint is served there, and its https_server names the node')
     .option('--memory', 'a tree held in the server process')
-    .action(async (endpointId: string, o: { posix?: string; memory?: boolean }) =>
+    .action(async (endpointId: string, o: { posix?: string; node?: string; memory?: boolean }) =>
       run(async (s) => {
         if ((o.posix === undefined) === !o.memory) throw new BadRequestError('give one of --posix <directory> or --memory');
-        const attachment: StorageAttachment = o.posix !== undefined ? { type: 'posix', root: existingDirectory(o.posix) } : { type: 'memory' };
-        await s.admin.endpoints.setStorage(endpointId, attachment);
+        if (o.node !== undefined && o.posix === undefined) throw new BadRequestError('give --posix <directory on the node> with --node');
+        const asked: StorageAttachment = o.node !== undefined ? { type: 'node', node: o.node, root: o.posix! } : o.posix !== undefined ? { type: 'posix', root: existingDirectory(o.posix) } : { type: 'memory' };
+        const attachment = (await s.admin.endpoints.setStorage(endpointId, asked))!;
         return { text: `${endpointId}: ${describeStorage(attachment)}`, json: attachment };
       })(),
     );

@@ -276,18 +276,21 @@ export class SeedFile {
 }
 
 /**
- * An endpoint's `storage` key: {"type": "posix", "root": "<absolute directory>"}, or {"type":
+ * An endpoint's `storage` key: {"type": "posix", "root": "<absolute directory>"}, {"type": "node", "node": "<id or name>", "root": "<directory on the node>"}, or {"type":
  * "memory", "files": {"/path/file.txt": "utf-8 content", "/path/empty-dir/": null}} (files optional).
  */
 async function attachStorage(services: CoreServices, storages: EndpointStorages, endpointId: string, storage: unknown, at: string): Promise<void> {
   const value = storage as Entry | null;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SeedError(`${at}: {"type": "posix", "root": ...} or {"type": "memory", "files": {...}}`);
-  const unknown = Object.keys(value).filter((key) => !(value.type === 'posix' ? ['type', 'root'] : ['type', 'files']).includes(key));
+  const unknown = Object.keys(value).filter((key) => !(value.type === 'posix' ? ['type', 'root'] : value.type === 'node' ? ['type', 'node', 'root'] : ['type', 'files']).includes(key));
   if (unknown.length > 0) throw new SeedError(`${at}: unknown field '${unknown[0]}' for type '${String(value.type)}'`);
   if (value.type === 'posix') {
     if (typeof value.root !== 'string' || !value.root.startsWith('/')) throw new SeedError(`${at}.root: the absolute directory of this host to serve`);
     if (!statSync(value.root, { throwIfNoEntry: false })?.isDirectory()) throw new SeedError(`${at}.root: '${value.root}' is not a directory of this host`);
     await services.admin.endpoints.setStorage(endpointId, { type: 'posix', root: value.root });
+  } else if (value.type === 'node') {
+    if (typeof value.node !== 'string' || typeof value.root !== 'string' || !value.root.startsWith('/')) throw new SeedError(`${at}: {"type": "node", "node": "<node id or name>", "root": "<absolute directory on the node>"}`);
+    await services.admin.endpoints.setStorage(endpointId, { type: 'node', node: value.node, root: value.root });
   } else if (value.type === 'memory') {
     let files: MemoryFiles;
     try {
@@ -298,6 +301,6 @@ async function attachStorage(services: CoreServices, storages: EndpointStorages,
     await services.admin.endpoints.setStorage(endpointId, { type: 'memory' });
     storages.treeOf(endpointId).replace(files);
   } else {
-    throw new SeedError(`${at}.type: 'posix' or 'memory'`);
+    throw new SeedError(`${at}.type: 'posix', 'node' or 'memory'`);
   }
 }

@@ -30,6 +30,8 @@ export class EndpointStorages implements StorageDirectory {
   private attached(endpointId: string, attachment: StorageAttachment | null): FsStorage | null {
     if (attachment === null) return this.unattached === 'memory' ? this.treeOf(endpointId).storage : null;
     if (attachment.type === 'memory') return this.treeOf(endpointId).storage;
+    // a node's directory is reached only through the node, never on this host
+    if (attachment.type === 'node') return null;
     let storage = this.directories.get(attachment.root);
     if (!storage) {
       storage = posixStorage(attachment.root, undefined, this.copyThreads);

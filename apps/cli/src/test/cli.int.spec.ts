@@ -240,6 +240,17 @@ describe('xfer admin command', () => {
       expect(await xfer('endpoint', 'storage', 'set', hostId, ...argv)).toMatchObject({ code: USAGE_ERROR, err: 'xfer: give one of --posix <directory> or --memory' });
     }
     expect((await xfer('endpoint', 'storage', 'set', shareId, '--memory')).err).toContain('not to a shared endpoint');
+    // a directory of a data node (named by name, kept by id; not looked for on this host): the endpoint's https_server names the node
+    const node = await json('node', 'add', 'lab-node', '--url', 'https://node.example.org:8443/');
+    expect(await json('endpoint', 'storage', 'set', hostId, '--node', 'lab-node', '--posix', '/srv/on-the-node')).toEqual({ type: 'node', node: node.id, root: '/srv/on-the-node' });
+    expect((await xfer('endpoint', 'storage', 'show', hostId)).out).toBe(`${hostId}: directory /srv/on-the-node of node ${node.id}`);
+    expect((await inspect((u) => u.repositories.endpoints.findById(hostId)))?.snapshot.https_server).toBe(`https://node.example.org:8443/${hostId}`);
+    expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'nowhere', '--posix', '/srv')).toMatchObject({ code: USAGE_ERROR, err: "xfer: No such node 'nowhere'" });
+    expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'lab-node', '--posix', 'relative')).toMatchObject({ code: USAGE_ERROR, err: expect.stringContaining('an absolute directory of the node') });
+    expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'lab-node', '--memory')).toMatchObject({ code: USAGE_ERROR, err: 'xfer: give --posix <directory on the node> with --node' });
+    // detached, the node's address goes with it
+    await xfer('endpoint', 'storage', 'remove', hostId);
+    expect((await inspect((u) => u.repositories.endpoints.findById(hostId)))?.snapshot.https_server).toBeNull();
   });
 
   it('lists the access rules the API made on a share', async () => {

@@ -352,10 +352,12 @@ describe('the local stand-in for tests (xfer serve --ephemeral)', () => {
     const withStorage = (storage: unknown) => ({ identities: [{ username: 'a@example.org' }], endpoints: [{ owner: 'a@example.org', display_name: 'X', storage }] });
     const storageRefusals: [unknown, string][] = [
       ['/data', 'endpoints[0] (X): storage: {"type": "posix", "root": ...} or {"type": "memory", "files": {...}}'],
-      [{ type: 'tape' }, "endpoints[0] (X): storage.type: 'posix' or 'memory'"],
+      [{ type: 'tape' }, "endpoints[0] (X): storage.type: 'posix', 'node' or 'memory'"],
       [{ type: 'posix', root: 'relative' }, 'endpoints[0] (X): storage.root: the absolute directory of this host to serve'],
       [{ type: 'posix', root: join(dir, 'missing') }, `endpoints[0] (X): storage.root: '${join(dir, 'missing')}' is not a directory of this host`],
       [{ type: 'memory', root: '/x' }, "endpoints[0] (X): storage: unknown field 'root' for type 'memory'"],
+      [{ type: 'node', node: 'lab', root: 'relative' }, 'endpoints[0] (X): storage: {"type": "node", "node": "<node id or name>", "root": "<absolute directory on the node>"}'],
+      [{ type: 'node', node: 'lab', root: '/srv', files: {} }, "endpoints[0] (X): storage: unknown field 'files' for type 'node'"],
       [{ type: 'memory', files: { 'a.txt': 'x' } }, "endpoints[0] (X): storage.files: 'a.txt' is not an absolute path of a file or directory"],
       [{ type: 'memory', files: { '/a.txt': 1 } }, "endpoints[0] (X): storage.files['/a.txt']: UTF-8 content, or null for a directory"],
       [{ type: 'memory', files: { '/../a.txt': 'x' } }, "endpoints[0] (X): storage.files: Invalid path '/../a.txt': it climbs out of the endpoint's root"],

@@ -3,12 +3,14 @@ import { ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
 import { BadRequestError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { StorageAttachment } from '../storage/Storage';
+import { NodeNotFoundError } from '../node/Node';
+import { isUuid } from '../shared/text';
 
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { endpointWithId, identityNamed, principalNamed } from './lookups';
 
 /** The repositories EndpointAdministration uses. */
-export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'pauseRules' | 'roles'>;
+export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles'>;
 
 /** What an operator does to endpoints beside their owners' API: roles, pause rules, access rules read. */
 export class EndpointAdministration {
@@ -95,13 +97,22 @@ export class EndpointAdministration {
     });
   }
 
-  /** Attaches storage to a server or personal endpoint (replacing what was attached), or with null detaches it. */
-  async setStorage(endpointId: string, attachment: StorageAttachment | null): Promise<void> {
-    await this.uow.transaction(async (repos) => {
+  /**
+   * Attaches storage to a server or personal endpoint (replacing what was attached), or with null
+   * detaches it. A node-bound storage names its node by id or name: it is kept by id.
+   */
+  async setStorage(endpointId: string, attachment: StorageAttachment | null): Promise<StorageAttachment | null> {
+    return this.uow.transaction(async (repos) => {
       const endpoint = await endpointWithId(repos, endpointId);
       if (attachment === null) endpoint.detachStorage();
-      else endpoint.attachStorage(attachment);
+      else if (attachment.type !== 'node') endpoint.attachStorage(attachment);
+      else {
+        const node = isUuid(attachment.node) ? await repos.nodes.findById(attachment.node.toLowerCase()) : await repos.nodes.findByName(attachment.node);
+        if (!node) throw new NodeNotFoundError(attachment.node);
+        endpoint.attachStorage({ ...attachment, node: node.id }, node.url);
+      }
       await repos.endpoints.update(endpoint);
+      return endpoint.snapshot.storage;
     });
   }
   /** The storage attached to an endpoint, or null. */

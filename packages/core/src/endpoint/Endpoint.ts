@@ -630,18 +630,29 @@ export class Endpoint {
     return this.state;
   }
 
-  /** Attaches storage (an operator's or a seed's doing): only a server or personal endpoint has its own; a share sees its host's. */
-  attachStorage(attachment: StorageAttachment): void {
+  /**
+   * Attaches storage (an operator's or a seed's doing): only a server or personal endpoint has its
+   * own; a share sees its host's. A directory of a data node (`nodeUrl`: the node's address) makes
+   * the endpoint's https_server the address under which `<https_server>/<path>` is its file.
+   */
+  attachStorage(attachment: StorageAttachment, nodeUrl?: string): void {
     if (this.state.kind !== 'server' && this.state.kind !== 'personal') {
       throw new BadRequestError(`Storage is attached to a server or personal endpoint, not to ${KIND_WORDS[this.state.kind]}: a share sees its host's storage from its host_path`);
     }
-    if (attachment.type === 'posix' && (!attachment.root.startsWith('/') || hasAnyControlCharacter(attachment.root))) {
-      throw new BadRequestError(`Invalid storage root '${attachment.root.slice(0, 200)}': an absolute directory of the xfer host`);
+    if (attachment.type !== 'memory' && (!attachment.root.startsWith('/') || hasAnyControlCharacter(attachment.root))) {
+      throw new BadRequestError(`Invalid storage root '${attachment.root.slice(0, 200)}': an absolute directory of ${attachment.type === 'node' ? 'the node' : 'the xfer host'}`);
     }
-    this.state.storage = attachment.type === 'posix' ? { type: 'posix', root: attachment.root } : { type: 'memory' };
+    if (attachment.type === 'node' && nodeUrl === undefined) throw new Error('a node-bound storage is attached with its node\'s address');
+    this.detachStorage();
+    if (attachment.type === 'node') {
+      this.state.storage = { type: 'node', node: attachment.node, root: attachment.root };
+      this.state.https_server = `${nodeUrl}/${this.state.id}`;
+    } else this.state.storage = attachment.type === 'posix' ? { type: 'posix', root: attachment.root } : { type: 'memory' };
   }
 
+  /** Detaches storage; a node's address goes with a node-bound storage. */
   detachStorage(): void {
+    if (this.state.storage?.type === 'node') this.state.https_server = null;
     this.state.storage = null;
   }
 

@@ -166,8 +166,8 @@ export function onOneHost<T extends HostCopy>(a: T | null, b: T | null): boolean
   return a !== null && b !== null && a.host === b.host;
 }
 
-/** How an endpoint's storage is attached: a directory of the xfer host, or a tree in memory. */
-export type StorageAttachment = { type: 'posix'; root: string } | { type: 'memory' };
+/** How an endpoint's storage is attached: a directory of the xfer host, a tree in memory, or a directory of a data node (reached only through the node). */
+export type StorageAttachment = { type: 'posix'; root: string } | { type: 'memory' } | { type: 'node'; node: string; root: string };
 
 /** The storages of this process's endpoints (the runtime owns it). */
 export interface StorageDirectory {
