@@ -189,6 +189,12 @@ describe.each(CASES)('files on endpoints ($name)', ({ backend, adapter }) => {
     const bare = (await api.as(alice).post('/endpoint', { display_name: 'Bare', subscription_id: 'DEFAULT' })).body.id;
     const unconnected = await ls(alice, bare, 'path=/');
     expect([unconnected.status, unconnected.body.code]).toEqual([409, 'EndpointNotConnected']);
+    // served by a data node this server cannot reach: a 4xx naming the endpoint and the node, the ExternalError the SDK does not retry
+    const { node } = await api.world.services.admin.nodes.addNode({ name: 'lab-node', url: 'https://lab-node.example.org:8443' });
+    await api.world.services.admin.endpoints.setStorage(bare, { type: 'node', node: 'lab-node', root: '/srv/data' });
+    expect((await api.as(alice).get(`/endpoint/${bare}`)).body.https_server).toBe(`https://lab-node.example.org:8443/${bare}`);
+    const unreachable = await ls(alice, bare, 'path=/');
+    expect([unreachable.status, unreachable.body.code, unreachable.body.message]).toEqual([409, 'ExternalError.NodeNotReachable', `Endpoint '${bare}' is served by data node '${node.id}', which this server cannot reach`]);
     const hidden = (await api.as(alice).post('/endpoint', { display_name: 'Hidden', subscription_id: 'DEFAULT', public: false })).body.id;
     const unseen = await ls(bob, hidden, 'path=/');
     expect([unseen.status, unseen.body.code]).toEqual([403, 'PermissionDenied']);

@@ -130,6 +130,17 @@ export class OperationPausedError extends ConflictError {
 }
 
 /** An endpoint without storage: nothing can be listed or moved on it. */
+/**
+ * An endpoint served by a data node that this server cannot reach: the node's fault, not the
+ * service's, so a 4xx whose code says ExternalError (the SDK does not retry those).
+ */
+export class NodeNotReachableError extends ConflictError {
+  override readonly code = 'ExternalError.NodeNotReachable';
+  constructor(endpointId: string, nodeId: string) {
+    super(`Endpoint '${endpointId}' is served by data node '${nodeId}', which this server cannot reach`);
+  }
+}
+
 export class EndpointNotConnectedError extends ConflictError {
   override readonly code = 'EndpointNotConnected';
   constructor(endpointId: string) {

@@ -8,6 +8,7 @@ import { canViewEndpoint, type EndpointRole } from '../role/Role';
 import {
   BadRequestError,
   EndpointNotConnectedError,
+  NodeNotReachableError,
   EndpointPermissionDeniedError,
   FileNotFoundError,
   InvalidPathError,
@@ -246,7 +247,10 @@ export class FileService {
     // a share sees its host's storage from host_path down, and nothing above it
     const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';
     const storage = host ? this.storages.storageOf(host.id, host.snapshot.storage, base) : null;
-    if (!storage) throw new EndpointNotConnectedError(endpoint.id);
+    if (!storage) {
+      const attached = host?.snapshot.storage;
+      throw attached?.type === 'node' ? new NodeNotReachableError(endpoint.id, attached.node) : new EndpointNotConnectedError(endpoint.id);
+    }
     const defaultDirectory = endpoint.snapshot.default_directory;
     // Stryker disable next-line StringLiteral: a home without ~ needs none resolved, and '' and '/' are the same home
     const home = defaultDirectory && !defaultDirectory.includes('~') ? resolveStoragePath(defaultDirectory, '/') : shared ? '/' : `/home/${shortUsername(caller.primary.username)}`;

@@ -29,6 +29,7 @@ const COPY_FAILURES: Record<CopyFailureReason, { code: string; final: boolean }>
 const ACCESS_CODES: Record<string, string> = {
   OperationPaused: 'PAUSED',
   EndpointNotConnected: 'ENDPOINT_NOT_CONNECTED',
+  'ExternalError.NodeNotReachable': 'ENDPOINT_NOT_CONNECTED',
 };
 
 /** The hosted code of a copy's failure (a skipped file's error_code). */
