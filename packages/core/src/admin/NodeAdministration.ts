@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { hashToken, newTokenSecret } from '../auth/AccessToken';
 import { checkNodeName, checkNodeUrl, NodeNotFoundError, type NodeState } from '../node/Node';
 import { ConflictError } from '../shared/errors';
@@ -42,6 +43,18 @@ export class NodeAdministration {
     const node = await this.find(idOrName);
     if (!(await this.uow.repositories.nodes.delete(node.id))) throw new NodeNotFoundError(idOrName);
     return viewOf(node);
+  }
+
+  /**
+   * A node that presents its id and its secret (a running `xfer node serve`): the node, its contact
+   * recorded; null for an unknown id or another secret, alike.
+   */
+  async authenticate(nodeId: string, secret: string): Promise<NodeView | null> {
+    const node = isUuid(nodeId) ? await this.uow.repositories.nodes.findById(nodeId.toLowerCase()) : null;
+    if (!node || !timingSafeEqual(Buffer.from(hashToken(secret), 'hex'), Buffer.from(node.secretHash, 'hex'))) return null;
+    const now = this.clock.now();
+    await this.uow.repositories.nodes.saveLastContact(node.id, now);
+    return viewOf({ ...node, lastContact: now });
   }
 
   /** A node by its id or its name. */

@@ -37,4 +37,20 @@ describe('data nodes as an operator registers them', () => {
     await expect(nodes.removeNode(node.id)).rejects.toThrow(NodeNotFoundError);
     await expect(nodes.newSecret('lab')).rejects.toThrow("No such node 'lab'");
   });
+
+  it('knows a node by its id and its secret alone, and records its contact', async () => {
+    const uow = new InMemoryUnitOfWork();
+    const clock = new FixedClock(new Date('2026-11-28T00:00:00Z'));
+    const nodes = new NodeAdministration(uow, clock, new SequentialIdGenerator());
+    const { node, secret } = await nodes.addNode({ name: 'lab', url: 'https://lab.example.org' });
+    clock.advance(3600);
+    expect(await nodes.authenticate(node.id.toUpperCase(), secret)).toEqual({ ...node, lastContact: new Date('2026-11-28T01:00:00Z') });
+    expect((await nodes.listNodes())[0]?.lastContact).toEqual(new Date('2026-11-28T01:00:00Z'));
+    expect(await nodes.authenticate(node.id, `${secret}x`)).toBeNull();
+    expect(await nodes.authenticate('lab', secret)).toBeNull();
+    expect(await nodes.authenticate('00000000-0000-4000-8000-000000000000', secret)).toBeNull();
+    const { secret: renewed } = await nodes.newSecret('lab');
+    expect(await nodes.authenticate(node.id, secret)).toBeNull();
+    expect(await nodes.authenticate(node.id, renewed)).not.toBeNull();
+  });
 });
