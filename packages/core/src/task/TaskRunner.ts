@@ -9,9 +9,6 @@ import { ofCopy, ofError, type TaskFailure } from './failures';
 import { expired, failed, isFinished, type TaskState } from './Task';
 import { TransferWork } from './transferWork';
 
-/** A signal that never aborts: an attempt that nobody stops. */
-const NEVER = new AbortController().signal;
-
 /** How an attempt ended, as the runner ends the task: the copy's outcome, or a refusal met outside it. */
 type AttemptOutcome = CopyOutcome | { kind: 'refused'; failure: TaskFailure };
 
@@ -38,7 +35,7 @@ export class TaskRunner {
    * aborts (the process stops, or its hold on the task is lost), the attempt hands the task back
    * (ACTIVE, Queued) after the file in hand, to be taken up again.
    */
-  async run(taskId: string, signal: AbortSignal = NEVER): Promise<TaskState | null> {
+  async run(taskId: string, signal: AbortSignal = new AbortController().signal): Promise<TaskState | null> {
     const found = await this.tasks.findById(taskId);
     if (!found || isFinished(found)) return found;
     const now = this.clock.now();
