@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { CoreServices, ReadMemo } from '@xfer/core';
+import type { CoreServices, NodeAdministration, ReadMemo } from '@xfer/core';
 import { createLogger, addHealthRoutes, requestLogger, type HealthOfDatabase, type Logger } from '@xfer/server-kit';
 import parseurl from 'parseurl';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
@@ -7,6 +7,7 @@ import { authenticate } from './authenticate';
 import { endpointRoutes } from './endpointRoutes';
 import { fileRoutes } from './fileRoutes';
 import { taskRoutes } from './taskRoutes';
+import { nodeRoutes } from './nodeRoutes';
 import { errorHandler, notFoundHandler } from './errors';
 import { openApiDocument } from './openapi';
 import { requestContext, VERSION_PREFIX } from './requestContext';
@@ -20,6 +21,8 @@ export interface ApiOptions {
 
 /** What the API uses of the process: its core services, the read memo, and the database for the health checks. */
 export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files' | 'tasks'> & {
+  /** What a running data node asks about itself. */
+  admin: { nodes: Pick<NodeAdministration, 'authenticate'> };
   readMemo: ReadMemo;
   database: HealthOfDatabase;
 };
@@ -86,6 +89,7 @@ export function createApp(services: ApiServices, options: ApiOptions = {}): Expr
   endpointRoutes(api, services.endpoints, services.accessRules, services.endpointManager, services.tasks, services.readMemo);
   fileRoutes(api, services.files);
   taskRoutes(api, services.tasks);
+  nodeRoutes(app, services.admin.nodes);
   // after the API's routes: the health checks are not what most requests ask for
   addHealthRoutes(app, services.database);
   // what someone who types the API's address sees: where things are
