@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type KernelCopy, type ListedName, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
+import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ByteRange, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type KernelCopy, type ListedName, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 
@@ -192,25 +192,32 @@ export class FsStorage implements Storage {
   }
 
   /**
-   * The file's bytes in chunks of at most READ_CHUNK, each in a buffer of its own (a consumer may
-   * keep it). The next chunk is read while the consumer handles the one before (a copy reads and
-   * writes at once); a small file is read in one call sized from its length, a short read being a
-   * regular file's end.
+   * The file's bytes (or a range of them) in chunks of at most READ_CHUNK, each in a buffer of its
+   * own (a consumer may keep it). The next chunk is read while the consumer handles the one before
+   * (a copy reads and writes at once); a small file is read in one call sized from its length, a
+   * short read being a regular file's end.
    */
-  async *read(path: string): AsyncIterable<Uint8Array> {
+  async *read(path: string, range?: ByteRange): AsyncIterable<Uint8Array> {
     const { handle, size } = await this.guard(path, () => this.openInside(path));
+    let position = range?.start ?? 0;
+    // a range: its bytes; else to the end, however long the file has grown since its stat
+    let left = range ? range.end - range.start + 1 : Infinity;
     let pending: Promise<{ buffer: Uint8Array; done: boolean }> | null = null;
     const readNext = (length: number) => {
       const buffer = Buffer.allocUnsafe(length);
-      return this.guard(path, () => handle.read(buffer, 0, length, null)).then(({ bytesRead }) => ({ buffer: buffer.subarray(0, bytesRead), done: bytesRead < length }));
+      const at = position;
+      position += length;
+      left -= length;
+      return this.guard(path, () => handle.read(buffer, 0, length, at)).then(({ bytesRead }) => ({ buffer: buffer.subarray(0, bytesRead), done: bytesRead < length || left === 0 }));
     };
     try {
-      let next: Promise<{ buffer: Uint8Array; done: boolean }> = readNext(Math.min(READ_CHUNK, size + 1));
+      // a whole file's first read: one byte more than its size, so that its end shows as a short read
+      let next: Promise<{ buffer: Uint8Array; done: boolean }> = readNext(Math.min(READ_CHUNK, left, size + 1));
       pending = next;
       for (;;) {
         const { buffer, done }: { buffer: Uint8Array; done: boolean } = await next;
         pending = null;
-        if (!done) pending = next = readNext(READ_CHUNK);
+        if (!done) pending = next = readNext(Math.min(READ_CHUNK, left));
         if (buffer.length > 0) yield buffer;
         if (done) return;
       }

@@ -41,6 +41,12 @@ export class StorageError extends Error {
 
 export type ChecksumAlgorithm = 'md5' | 'sha256';
 
+/** Bytes `start` to `end` of a file, both included (as an HTTP Range names them). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 /** A name of a directory with the type its listing gives, without a stat: 'file' for anything neither a directory nor a symbolic link. */
 export interface ListedName {
   name: string;
@@ -89,8 +95,8 @@ export interface Storage {
   mkdir(path: string): Promise<void>;
   /** Moves a file or directory within the storage; the new parent must exist. */
   rename(from: string, to: string): Promise<void>;
-  /** The bytes of the file at `path`, streamed. */
-  read(path: string): AsyncIterable<Uint8Array>;
+  /** The bytes of the file at `path`, streamed; with `range`, those from `start` to `end` (both included; the file holds them). */
+  read(path: string, range?: ByteRange): AsyncIterable<Uint8Array>;
   /**
    * Writes `data` to the file at `path` through a temporary name beside it, then renames it into
    * place: a reader never sees half a file at its final name. Returns the bytes written.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { NO_FEATURES, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageFeatures } from '../storage/Storage';
+import { NO_FEATURES, StorageError, type ByteRange, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageFeatures } from '../storage/Storage';
 
 interface Node {
   content: Buffer | null;
@@ -111,12 +111,13 @@ export class MemoryStorage implements Storage {
     }
   }
 
-  async *read(path: string): AsyncIterable<Uint8Array> {
+  async *read(path: string, range?: ByteRange): AsyncIterable<Uint8Array> {
     const node = this.node(path);
     if (node.content === null) throw new StorageError('is_directory', path, 'a directory');
+    const content = range ? node.content.subarray(range.start, range.end + 1) : node.content;
     // two chunks, so that readers see a stream
-    yield node.content.subarray(0, Math.ceil(node.content.length / 2));
-    yield node.content.subarray(Math.ceil(node.content.length / 2));
+    yield content.subarray(0, Math.ceil(content.length / 2));
+    yield content.subarray(Math.ceil(content.length / 2));
   }
 
   async write(path: string, data: AsyncIterable<Uint8Array>, options: { lastModified?: Date } = {}): Promise<number> {

@@ -136,6 +136,16 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
   afterEach(() => world.close());
 
   describe('reading', () => {
+    it('reads a range that spans several chunks, and a whole file, byte for byte', async () => {
+      const content = Buffer.alloc(3 * 2 ** 20 + 17);
+      for (let i = 0; i < content.length; i += 1) content[i] = (i * 7) % 251;
+      await world.fs.writeFile(`${world.root}/data/large.bin`, content);
+      const start = 2 ** 20 - 5;
+      const end = 2 * 2 ** 20 + 4;
+      expect((await collect(storage.read('/data/large.bin', { start, end }))).equals(content.subarray(start, end + 1))).toBe(true);
+      expect((await collect(storage.read('/data/large.bin'))).equals(content)).toBe(true);
+    });
+
     it('stats files and directories with their size, time and permission bits', async () => {
       const file = await storage.stat('/data/a.txt');
       expect(file).toMatchObject({ name: 'a.txt', type: 'file', size: 5, link: null });

@@ -69,6 +69,13 @@ export function describeStorageContract(implementation: string, open: () => Prom
       expect(await storage.checksum('/data/sub/deep.txt', 'sha256')).toBe(digest('sha256', 'deep'));
     });
 
+    it('reads a range of bytes, both ends included', async () => {
+      expect(await text(storage.read('/data/a.txt', { start: 1, end: 3 }))).toBe('ell');
+      expect(await text(storage.read('/data/a.txt', { start: 4, end: 4 }))).toBe('o');
+      expect(await text(storage.read('/data/a.txt', { start: 0, end: 4 }))).toBe('hello');
+      expect(await failureOf(text(storage.read('/none', { start: 0, end: 0 })))).toBe('not_found');
+    });
+
     it('replaces a file written again, and moves a tree by renaming it', async () => {
       expect(await storage.write('/data/a.txt', chunks('replaced'))).toBe(8);
       expect(await text(storage.read('/data/a.txt'))).toBe('replaced');
