@@ -62,12 +62,12 @@ module.exports = {
     },
     {
       // Apps are leaves: none imports another, and none opens the database (the process's runtime does).
-      files: ['apps/api/src/**/*.ts', 'apps/helper-pages/src/**/*.ts', 'apps/console/src/**/*.ts'],
+      files: ['apps/api/src/**/*.ts', 'apps/helper-pages/src/**/*.ts', 'apps/console/src/**/*.ts', 'apps/node/src/**/*.ts'],
       excludedFiles: ['**/test/**', '**/*.spec.ts'],
       rules: {
         'no-restricted-imports': [
           'error',
-          { patterns: [{ group: ['@xfer/persistence', '@xfer/persistence/*', '@xfer/api', '@xfer/helper-pages', '@xfer/console', '@xfer/cli', 'inversify'], message: 'apps take typed services from the runtime; they import no other app, no persistence and no container.' }] },
+          { patterns: [{ group: ['@xfer/persistence', '@xfer/persistence/*', '@xfer/api', '@xfer/helper-pages', '@xfer/console', '@xfer/node', '@xfer/cli', 'inversify'], message: 'apps take typed services from the runtime; they import no other app, no persistence and no container.' }] },
         ],
       },
     },

@@ -21,6 +21,7 @@ const moduleNameMapper = {
   '^@xfer/helper-pages/settings$': '<rootDir>/../../apps/helper-pages/src/settings.ts',
   '^@xfer/console$': '<rootDir>/../../apps/console/src/index.ts',
   '^@xfer/console/registration$': '<rootDir>/../../apps/console/src/registration.ts',
+  '^@xfer/node$': '<rootDir>/../../apps/node/src/index.ts',
 };
 
 const project = (dir: string): Config => ({
@@ -40,7 +41,7 @@ const config: Config = {
   maxWorkers: Math.max(2, availableParallelism() - 1),
   globalSetup: '<rootDir>/jest.global-setup.js',
   globalTeardown: '<rootDir>/jest.global-teardown.js',
-  projects: ['packages/config', 'packages/core', 'packages/persistence', 'packages/storage', 'packages/server-kit', 'packages/runtime', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/cli'].map(project),
+  projects: ['packages/config', 'packages/core', 'packages/persistence', 'packages/storage', 'packages/server-kit', 'packages/runtime', 'apps/api', 'apps/helper-pages', 'apps/console', 'apps/node', 'apps/cli'].map(project),
 };
 
 export default config;

@@ -15,6 +15,7 @@ import { helperPagesConfig, pagesCoreSettings } from '@xfer/helper-pages/setting
 import { ConfigError } from '@xfer/config';
 import { DatabaseUrlError, DEFAULT_DATABASE_URL, Runtime } from '@xfer/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { NodeServeArguments } from '@xfer/node';
 import { seedProgress } from './seed';
 import { exportSeed, writeSeedFile } from './exportSeed';
 
@@ -261,6 +262,29 @@ export function buildProgram(io: Io): Command {
         return { text: [changed.id, `secret (shown once): ${secret}`], json: { id: changed.id, secret } };
       }),
     );
+
+  node
+    .command('serve')
+    .description("run this machine's data node: serves the directories the API's endpoints are bound to, over HTTPS; prints its URL once it answers (it never opens the API's database)")
+    .option('--api <url>', 'where the API answers (env XFER_NODE_API)')
+    .option('--auth <url>', 'where the authorization service answers (env XFER_NODE_AUTH)')
+    .option('--id <node-id>', "the node's id, from xfer node add (env XFER_NODE_ID)")
+    .option('--secret-file <file>', "a file holding the node's secret (env XFER_NODE_SECRET_FILE)")
+    .option('--port <n>', "the port to listen on (env XFER_NODE_PORT; default: its URL's)")
+    .option('--tls-cert <pem>', "the node's certificate, PEM (env XFER_NODE_TLS_CERT)")
+    .option('--tls-key <pem>', "the node's private key, PEM (env XFER_NODE_TLS_KEY)")
+    .action(async (options: NodeServeArguments) => {
+      const { NodeServer, nodeServeSettings } = await import('@xfer/node');
+      const settings = nodeServeSettings(options, io.env);
+      const server = await NodeServer.start(settings);
+      io.err(`xfer node ${server.identity.name} (${server.identity.id}) serves ${server.url} for the API at ${settings.apiUrl}; stops on SIGTERM or SIGINT`);
+      io.out(server.url);
+      await new Promise<void>((resolve) => {
+        const stop = () => void server.close().then(resolve, resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
 
   const scope = program.command('scope').description('scopes clients ask users to consent to');
   scope

@@ -34,6 +34,8 @@ export interface RuntimeOptions {
   migrate?: boolean;
   /** How the core services are built. */
   core?: CoreSettings;
+  /** A CA (PEM) trusted for data nodes beside the system's and NODE_EXTRA_CA_CERTS: the stand-in's own nodes'. */
+  nodeCa?: string;
 }
 
 /** The stand-in's state to go back to: its tables and its endpoints' memory trees. */
@@ -92,8 +94,15 @@ export class Runtime {
     }
     // the TypeORM repositories behind one unit of work, which every app of the process shares (its transactions queue on the engine)
     const adapters = { uow: new TypeormUnitOfWork(engine), readMemo: engine.readMemo, database: engine };
-    // the stand-in gives every endpoint without storage a memory tree of its own
-    const storages = new EndpointStorages(options.kind === 'standIn' ? 'memory' : 'none');
+    // the stand-in gives every endpoint without storage a memory tree of its own; a node-bound
+    // endpoint's storage is reached through its node, found by its id
+    const storages = new EndpointStorages(options.kind === 'standIn' ? 'memory' : 'none', {
+      find: async (nodeId) => {
+        const node = await adapters.uow.repositories.nodes.findById(nodeId);
+        return node && { url: node.url, secretHash: node.secretHash };
+      },
+      extraCa: options.nodeCa,
+    });
     // a task accepted here wakes this process's workers, once they run
     const wake: TaskWake = { workers: null };
     const services = resolveCoreServices(processContainer(adapters, { storages, taskSubmitted: () => wake.workers?.nudge(), ...options.core }));

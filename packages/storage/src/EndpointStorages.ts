@@ -3,13 +3,16 @@ import { CopyThreads } from './CopyThreads';
 import { FaultyStorage, StorageFaults } from './faults';
 import type { FsStorage } from './FsStorage';
 import { MemoryTree, type MemoryFiles } from './memory';
+import { NodeClient, type NodeReach } from './node/NodeClient';
+import { NodeStorage } from './node/NodeStorage';
 import { posixStorage } from './posix';
 
 /**
  * The storage behind this process's endpoints, as their attachments say: a posix directory (one
  * storage per root), or the endpoint's memory tree, made empty on first use and kept for the
- * process's life (memory trees are not shared between processes, nor kept across restarts). The
- * runtime owns one, and closes it (its posix storages' copy threads) after whatever used it.
+ * process's life (memory trees are not shared between processes, nor kept across restarts), or a
+ * directory of a data node, reached through the node. The runtime owns one, and closes it (its
+ * posix storages' copy threads, its connections to nodes) after whatever used it.
  */
 export class EndpointStorages implements StorageDirectory {
   private readonly trees = new Map<string, MemoryTree>();
@@ -18,13 +21,31 @@ export class EndpointStorages implements StorageDirectory {
   readonly faults = new StorageFaults();
   /** Where the posix storages copy a directory's files (started on first use). */
   private readonly copyThreads = new CopyThreads();
+  private readonly clients = new Map<string, NodeClient>();
 
-  /** `unattached`: what an endpoint without attached storage has (the stand-in gives it a memory tree). */
-  constructor(private readonly unattached: 'none' | 'memory' = 'none') {}
+  /**
+   * `unattached`: what an endpoint without attached storage has (the stand-in gives it a memory
+   * tree); `nodes`: how nodes are reached (none: node-bound endpoints have no storage here).
+   */
+  constructor(
+    private readonly unattached: 'none' | 'memory' = 'none',
+    private readonly nodes: NodeReach | null = null,
+  ) {}
 
   storageOf(endpointId: string, attachment: StorageAttachment | null, base = '/'): Storage | null {
-    const storage = this.attached(endpointId, attachment)?.within(base) ?? null;
+    const storage = attachment?.type === 'node' ? this.onNode(endpointId, attachment.node, attachment.root, base) : (this.attached(endpointId, attachment)?.within(base) ?? null);
     return storage === null || this.faults.empty ? storage : new FaultyStorage(storage, endpointId, this.faults, base);
+  }
+
+  /** A node's directory, through the node (one client, and its connections, per node). */
+  private onNode(endpointId: string, nodeId: string, root: string, base: string): Storage | null {
+    if (this.nodes === null) return null;
+    let client = this.clients.get(nodeId);
+    if (!client) {
+      client = new NodeClient(nodeId, this.nodes);
+      this.clients.set(nodeId, client);
+    }
+    return new NodeStorage(client, endpointId, root, base);
   }
 
   private attached(endpointId: string, attachment: StorageAttachment | null): FsStorage | null {
@@ -66,8 +87,8 @@ export class EndpointStorages implements StorageDirectory {
     for (const [id, files] of snapshot) if (!this.trees.has(id)) this.treeOf(id).replace(files);
   }
 
-  /** Stops the copy threads (a copy still waiting on them fails). */
-  close(): Promise<void> {
-    return this.copyThreads.close();
+  /** Stops the copy threads and closes the connections to nodes (a copy still waiting on them fails). */
+  async close(): Promise<void> {
+    await Promise.all([this.copyThreads.close(), ...[...this.clients.values()].map((client) => client.close())]);
   }
 }

@@ -5,3 +5,6 @@ export * from './memory';
 export * from './posix';
 export * from './faults';
 export { CopyThreads } from './CopyThreads';
+export { NodeClient, type FindNode, type NodeAddress, type NodeReach } from './node/NodeClient';
+export { NodeStorage } from './node/NodeStorage';
+export * from './node/protocol';

@@ -129,18 +129,18 @@ export class OperationPausedError extends ConflictError {
   override readonly code = 'OperationPaused';
 }
 
-/** An endpoint without storage: nothing can be listed or moved on it. */
 /**
  * An endpoint served by a data node that this server cannot reach: the node's fault, not the
  * service's, so a 4xx whose code says ExternalError (the SDK does not retry those).
  */
 export class NodeNotReachableError extends ConflictError {
   override readonly code = 'ExternalError.NodeNotReachable';
-  constructor(endpointId: string, nodeId: string) {
-    super(`Endpoint '${endpointId}' is served by data node '${nodeId}', which this server cannot reach`);
+  constructor(endpointId: string, nodeId: string, reason?: string) {
+    super(`Endpoint '${endpointId}' is served by data node '${nodeId}', which this server cannot reach${reason ? ` (${reason})` : ''}`);
   }
 }
 
+/** An endpoint without storage: nothing can be listed or moved on it. */
 export class EndpointNotConnectedError extends ConflictError {
   override readonly code = 'EndpointNotConnected';
   constructor(endpointId: string) {

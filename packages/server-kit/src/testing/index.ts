@@ -43,3 +43,4 @@ export async function closeBrowserSuite(browser: Browser | undefined, servers: r
   await browser?.close();
   for (const server of servers) await new Promise((resolve) => server.close(resolve));
 }
+export { makeTestCertificates, type TestCertificates } from './certificates';

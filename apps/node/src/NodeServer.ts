@@ -1,0 +1,97 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createSecureContext } from 'node:tls';
+import { ConfigError } from '@xfer/config';
+import type { Logger } from '@xfer/server-kit';
+import { EndpointStorages } from '@xfer/storage';
+import { ApiLink, type NodeIdentity } from './ApiLink';
+import { apiCallVerifier, createNodeApp } from './http/app';
+
+export interface NodeServeOptions {
+  /** Where the API answers (http:// allowed: tests run it on loopback without TLS). */
+  apiUrl: string;
+  /** Where the authorization service answers (clients without a token are sent there). */
+  authUrl: string;
+  nodeId: string;
+  /** A file holding the node's secret (surrounding whitespace ignored). */
+  secretFile: string;
+  /** The port to listen on; by default the port of the node's registered URL (0: a free one). */
+  port?: number;
+  host: string;
+  /** PEM files of the node's certificate (its chain) and private key. */
+  tlsCert: string;
+  tlsKey: string;
+  logger?: Logger;
+}
+
+async function readSetting(path: string, what: string, option: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${what} cannot be read from '${path}' (${(error as NodeJS.ErrnoException).code ?? String(error)}): check ${option}`);
+  }
+}
+
+/**
+ * A running data node (`xfer node serve`), its one composition root: it knows itself through the
+ * API (its id and secret), serves the directories of this machine that the API's endpoints are
+ * bound to over HTTPS, and closes in order: the server, then the storages, then the link to the API.
+ */
+export class NodeServer {
+  private constructor(
+    readonly identity: NodeIdentity,
+    /** Where it answers: its registered URL, with the port it listens on. */
+    readonly url: string,
+    private readonly server: Server,
+    private readonly storages: EndpointStorages,
+    private readonly api: ApiLink,
+  ) {}
+
+  /** Starts a node; a ConfigError says which setting is wrong (the API, the id, the secret, the certificate, the port). */
+  static async start(options: NodeServeOptions): Promise<NodeServer> {
+    const secret = (await readSetting(options.secretFile, "the node's secret", '--secret-file')).trim();
+    if (!secret) throw new ConfigError(`'${options.secretFile}' holds no secret: check --secret-file (xfer node new-secret prints one)`);
+    const cert = await readSetting(options.tlsCert, "the node's certificate", '--tls-cert');
+    const key = await readSetting(options.tlsKey, "the node's private key", '--tls-key');
+    try {
+      createSecureContext({ cert, key });
+    } catch (error) {
+      throw new ConfigError(`the certificate and key are not a PEM certificate and its private key (${error instanceof Error ? error.message : String(error)}): check --tls-cert and --tls-key`);
+    }
+    const api = new ApiLink(options.apiUrl, options.nodeId, secret);
+    const storages = new EndpointStorages();
+    try {
+      const identity = await api.whoAmI();
+      const registered = new URL(identity.url);
+      const prefix = registered.pathname.replace(/\/+$/, '');
+      const app = createNodeApp({
+        prefix,
+        storages: (root, base) => storages.storageOf(root, { type: 'posix', root }, base)!,
+        verifyApiCall: apiCallVerifier(identity.id, secret),
+        logger: options.logger,
+      });
+      const server = createServer({ cert, key }, app);
+      const port = options.port ?? Number(registered.port || 443);
+      await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(port, options.host)).catch((error: NodeJS.ErrnoException) => {
+        throw new ConfigError(`the node cannot listen on ${options.host}:${port} (${error.code ?? error.message}): check --port and HOST`);
+      });
+      const url = new URL(identity.url);
+      url.port = String((server.address() as AddressInfo).port);
+      return new NodeServer(identity, url.href.replace(/\/+$/, ''), server, storages, api);
+    } catch (error) {
+      await storages.close();
+      await api.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    await this.storages.close();
+    await this.api.close();
+  }
+}

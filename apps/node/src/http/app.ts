@@ -1,0 +1,55 @@
+import { hashToken } from '@xfer/core';
+import { createLogger, requestLogger, type Logger } from '@xfer/server-kit';
+import { API_ISSUER, nodeCallKey, NODE_STORAGE_PATH } from '@xfer/storage';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { jwtVerify } from 'jose';
+import { BadRequest, Unauthorized, type NodeStorages } from './requests';
+import { storageRoutes, type VerifyApiCall } from './storageRoutes';
+
+export interface NodeAppServices {
+  /** The path prefix of the node's URL ('' for none). */
+  prefix: string;
+  storages: NodeStorages;
+  verifyApiCall: VerifyApiCall;
+  logger?: Logger;
+}
+
+/** How the node knows the API's calls: tokens signed with the key both derive from the node's secret, for this node, not expired. */
+export function apiCallVerifier(nodeId: string, secret: string): VerifyApiCall {
+  const key = nodeCallKey(hashToken(secret));
+  return async (authorization) => {
+    const token = /^Bearer ([^\s]+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new Unauthorized("the API's calls carry its bearer token");
+    try {
+      await jwtVerify(token, key, { issuer: API_ISSUER, audience: nodeId, algorithms: ['HS256'] });
+    } catch {
+      throw new Unauthorized('a token this node does not take (another secret, another node, or expired)');
+    }
+  };
+}
+
+/** The data node's HTTP app: the API's storage protocol under the node's prefix. Does not listen. */
+export function createNodeApp(services: NodeAppServices): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const logger = services.logger ?? createLogger({ name: 'xfer-node' });
+  app.use(requestLogger(logger));
+  app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall));
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json({ code: 'NotFound', message: 'Nothing here' });
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof BadRequest) res.status(400).json({ code: 'BadRequest', message: error.message });
+    else if (error instanceof Unauthorized) res.status(error.forbidden ? 403 : 401).json({ code: error.forbidden ? 'Forbidden' : 'Unauthorized', message: error.message });
+    else {
+      logger.error({ err: error, path: req.path }, 'unexpected error');
+      res.status(500).json({ code: 'Unexpected', message: 'An unexpected error' });
+    }
+  });
+  return app;
+}

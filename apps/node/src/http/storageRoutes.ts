@@ -1,0 +1,128 @@
+import { once } from 'node:events';
+import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
+import { entryToWire, failureToWire, STORAGE_REFUSED } from '@xfer/storage';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { BadRequest, storagePath, type NodeStorages } from './requests';
+
+/** How the node knows a call is the API's: its bearer token, checked (throws Unauthorized otherwise). */
+export type VerifyApiCall = (authorization: string | undefined) => Promise<void>;
+
+const ALGORITHMS: ReadonlySet<string> = new Set<ChecksumAlgorithm>(['md5', 'sha256']);
+
+/** Writes a response body chunk by chunk, waiting while the client is behind. */
+async function send(res: Response, chunk: string | Uint8Array): Promise<void> {
+  if (!res.write(chunk)) await once(res, 'drain');
+}
+
+/**
+ * The storage protocol (NODE_STORAGE_PATH): the API's calls on a directory of this node, each one
+ * member of the Storage port on the storage named by `root` (and `base`, a share's), answered as
+ * the storage answers; a refusal is 409 with the StorageError.
+ */
+export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall): Router {
+  const router = express.Router();
+  router.use(async (req, _res, next) => {
+    await verify(req.headers.authorization);
+    next();
+  });
+
+  const storageOf = (req: Request): { storage: Storage; path: string } => {
+    const root = String(req.query.root ?? '');
+    if (!root.startsWith('/') || root.includes('\0')) throw new BadRequest('root: an absolute directory of this node');
+    return { storage: storages(root, storagePath(req.query.base, 'base')), path: storagePath(req.query.path, 'path') };
+  };
+
+  /** A listing sent as lines of JSON arrays: the first batch (or the refusal) before any byte is sent. */
+  const lines = (list: (storage: Storage, path: string) => AsyncIterable<readonly unknown[]>) => async (req: Request, res: Response) => {
+    const { storage, path } = storageOf(req);
+    const batches = list(storage, path)[Symbol.asyncIterator]();
+    let next = await batches.next();
+    res.type('application/x-ndjson');
+    try {
+      for (; !next.done; next = await batches.next()) await send(res, `${JSON.stringify(next.value)}\n`);
+      res.end();
+    } catch {
+      // the client sees a listing cut short, never a partial one taken for whole
+      res.destroy();
+    }
+  };
+
+  router.get('/stat', async (req, res) => {
+    const { storage, path } = storageOf(req);
+    res.json(entryToWire(await storage.stat(path)));
+  });
+  router.get('/names', lines((storage, path) => storage.names(path)));
+  router.get(
+    '/typed-names',
+    lines((storage, path) => {
+      const typedNames = storage.features.typedNames;
+      if (!typedNames) throw new BadRequest('this storage lists no types');
+      return typedNames(path);
+    }),
+  );
+  router.post('/entries', express.json({ limit: '64mb' }), async (req, res) => {
+    const { storage, path } = storageOf(req);
+    const names: unknown = (req.body as { names?: unknown } | undefined)?.names;
+    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new BadRequest('names: an array of names');
+    res.json((await storage.entries(path, names as string[])).map((entry) => entry && entryToWire(entry)));
+  });
+  router.post('/mkdir', async (req, res) => {
+    const { storage, path } = storageOf(req);
+    await storage.mkdir(path);
+    res.json({});
+  });
+  router.post('/rename', async (req, res) => {
+    const { storage, path } = storageOf(req);
+    await storage.rename(path, storagePath(req.query.to, 'to'));
+    res.json({});
+  });
+  router.post('/remove', async (req, res) => {
+    const { storage, path } = storageOf(req);
+    await storage.remove(path);
+    res.json({});
+  });
+  router.get('/checksum', async (req, res) => {
+    const { storage, path } = storageOf(req);
+    const algorithm = String(req.query.algorithm);
+    if (!ALGORITHMS.has(algorithm)) throw new BadRequest('algorithm: md5 or sha256');
+    res.json({ digest: await storage.checksum(path, algorithm as ChecksumAlgorithm) });
+  });
+  router.get('/read', async (req, res) => {
+    const { storage, path } = storageOf(req);
+    const range = req.query.start === undefined ? undefined : { start: byteOffset(req.query.start, 'start'), end: byteOffset(req.query.end, 'end') };
+    if (range && range.end < range.start) throw new BadRequest('end: at least start');
+    const chunks = storage.read(path, range)[Symbol.asyncIterator]();
+    // the file opened (or refused) before the status is sent
+    let next = await chunks.next();
+    res.type('application/octet-stream');
+    try {
+      for (; !next.done; next = await chunks.next()) await send(res, next.value);
+      res.end();
+    } catch {
+      res.destroy();
+    } finally {
+      await chunks.return?.();
+    }
+  });
+  router.put('/write', async (req, res) => {
+    const { storage, path } = storageOf(req);
+    const raw = req.query.lastModified;
+    const lastModified = raw === undefined ? undefined : new Date(String(raw));
+    if (lastModified && Number.isNaN(lastModified.getTime())) throw new BadRequest('lastModified: an ISO 8601 time');
+    // a request cut short fails the write, which leaves no file behind
+    const bytes = await storage.write(path, req, { lastModified });
+    res.json({ bytes });
+  });
+
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (error instanceof StorageError) res.status(STORAGE_REFUSED).json(failureToWire(error));
+    else next(error);
+  });
+  return router;
+}
+
+function byteOffset(value: unknown, name: string): number {
+  const text = String(value);
+  if (!/^\d{1,15}$/.test(text)) throw new BadRequest(`${name}: a byte offset`);
+  return Number(text);
+}

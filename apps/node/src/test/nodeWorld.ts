@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashToken } from '@xfer/core';
+import { createLogger, listen } from '@xfer/server-kit';
+import { makeTestCertificates, type TestCertificates } from '@xfer/server-kit/testing';
+import { NodeClient } from '@xfer/storage';
+import basicAuth from 'basic-auth';
+import express from 'express';
+import { NodeServer } from '../NodeServer';
+
+export const NODE_ID = '2f1c0a8e-6b7d-4c3e-9a51-0d4e8b7f6a21';
+export const SECRET = 'xfer_node-secret-for-tests';
+
+/**
+ * A data node on loopback beside a stand-in for the API's one call a node makes (GET
+ * /_xfer/node, HTTP Basic with the node's id and secret), with a CA and certificate made by
+ * openssl in a temp directory, and a directory `root` for its storage.
+ */
+export interface NodeWorld {
+  dir: string;
+  root: string;
+  certificates: TestCertificates;
+  apiUrl: string;
+  secretFile: string;
+  node: NodeServer;
+  /** A client of the node as the API has one (the test CA trusted). */
+  client(secret?: string): NodeClient;
+  close(): Promise<void>;
+}
+
+/** The API's answer to a node that presents NODE_ID and SECRET (its registered URL: https://localhost:<port>). */
+export async function fakeApi(): Promise<{ url: string; server: Server }> {
+  const app = express().get('/_xfer/node', (req, res) => {
+    const credentials = basicAuth(req);
+    if (credentials?.name !== NODE_ID || credentials.pass !== SECRET) res.status(401).json({ code: 'ClientError.AuthenticationFailed' });
+    else res.json({ DATA_TYPE: 'node', id: NODE_ID, name: 'test-node', url: 'https://localhost:1' });
+  });
+  const server = await listen(app, 0, '127.0.0.1');
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+export async function startNodeWorld(): Promise<NodeWorld> {
+  const dir = mkdtempSync(join(tmpdir(), 'xfer-node-'));
+  const root = join(dir, 'storage');
+  mkdirSync(root);
+  const certificates = makeTestCertificates(dir);
+  const secretFile = join(dir, 'secret');
+  writeFileSync(secretFile, `  ${SECRET}\n\n`);
+  const api = await fakeApi();
+  const node = await NodeServer.start({ apiUrl: api.url, authUrl: 'http://127.0.0.1:1', nodeId: NODE_ID, secretFile, port: 0, host: '127.0.0.1', tlsCert: certificates.cert, tlsKey: certificates.key, logger: createLogger({ level: 'silent' }) });
+  const clients: NodeClient[] = [];
+  const world: NodeWorld = {
+    dir,
+    root,
+    certificates,
+    apiUrl: api.url,
+    secretFile,
+    node,
+    client: (secret = SECRET) => {
+      const client = new NodeClient(NODE_ID, { find: async () => ({ url: world.node.url, secretHash: hashToken(secret) }), extraCa: readFileSync(certificates.ca, 'utf8') });
+      clients.push(client);
+      return client;
+    },
+    close: async () => {
+      await Promise.all(clients.map((client) => client.close()));
+      // the node now running (a test may have started another)
+      await world.node.close();
+      await new Promise((resolve) => api.server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return world;
+}

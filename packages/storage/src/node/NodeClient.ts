@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { rootCertificates } from 'node:tls';
+import { NodeNotReachableError } from '@xfer/core';
+import { SignJWT } from 'jose';
+import { Pool, type Dispatcher } from 'undici';
+import { API_ISSUER, failureFromWire, nodeCallKey, NODE_STORAGE_PATH, STORAGE_REFUSED, type StorageOperation } from './protocol';
+
+/** A node's address and the hash of its secret, as the API keeps them. */
+export interface NodeAddress {
+  url: string;
+  secretHash: string;
+}
+
+/** How the API finds a node by its id (its repository); null for one not registered. */
+export type FindNode = (nodeId: string) => Promise<NodeAddress | null>;
+
+/** How this process reaches nodes: where it finds them, and a CA it trusts beside the system's and NODE_EXTRA_CA_CERTS (the stand-in's own). */
+export interface NodeReach {
+  find: FindNode;
+  extraCa?: string;
+}
+
+/** How long a node's address is used before it is looked up again (a new secret or URL is picked up). */
+const ADDRESS_MS = 10_000;
+/** How long a call token lives, and how long before its end a new one is made. */
+const TOKEN_SECONDS = 300;
+const TOKEN_RENEW_MS = 60_000;
+/** A call that answers nothing for this long fails: the node is not reachable. */
+const ANSWER_MS = 20_000;
+/** A digest of a large file is answered only once it is computed. */
+export const DIGEST_MS = 30 * 60_000;
+
+export interface NodeCall {
+  endpointId: string;
+  operation: StorageOperation;
+  query: Record<string, string | undefined>;
+  method?: 'GET' | 'POST' | 'PUT';
+  body?: string | AsyncIterable<Uint8Array>;
+  /** How long the node may take to answer (default ANSWER_MS). */
+  answerMs?: number;
+}
+
+interface Connection {
+  url: URL;
+  pool: Pool;
+  key: Uint8Array;
+  until: number;
+}
+
+/**
+ * One data node as the API reaches it: a pool of connections to its URL, and the token its calls
+ * carry (signed with a key derived from the node's secret). A node that cannot be reached, or that
+ * refuses the API's token, is NodeNotReachableError naming the endpoint; a storage's refusal on the
+ * node is its StorageError.
+ */
+export class NodeClient {
+  private connection: Promise<Connection> | null = null;
+  private token: { value: string; until: number } | null = null;
+  private readonly retired: Pool[] = [];
+
+  constructor(
+    readonly nodeId: string,
+    private readonly reach: NodeReach,
+  ) {}
+
+  /** Sends a call; answers the response once its status says success (its body still to read). */
+  async call(call: NodeCall): Promise<Dispatcher.ResponseData> {
+    const unreachable = (reason: string) => new NodeNotReachableError(call.endpointId, this.nodeId, reason);
+    const connection = await this.connect().catch((error: unknown) => {
+      throw unreachable(error instanceof Error ? error.message : String(error));
+    });
+    const query = new URLSearchParams(Object.entries(call.query).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await connection.pool.request({
+        path: `${connection.url.pathname.replace(/\/$/, '')}${NODE_STORAGE_PATH}/${call.operation}?${query}`,
+        method: call.method ?? 'GET',
+        headers: { authorization: `Bearer ${await this.tokenFor(connection)}`, ...(typeof call.body === 'string' && { 'content-type': 'application/json' }) },
+        body: typeof call.body === 'object' ? Readable.from(call.body, { objectMode: false }) : (call.body ?? null),
+        headersTimeout: call.answerMs ?? ANSWER_MS,
+        bodyTimeout: call.answerMs ?? ANSWER_MS,
+      });
+    } catch (error) {
+      throw unreachable(error instanceof Error ? (error as { code?: string }).code ?? error.message : String(error));
+    }
+    if (response.statusCode < 300) return response;
+    const body = await response.body.json().catch(() => null);
+    if (response.statusCode === STORAGE_REFUSED) {
+      const refusal = failureFromWire(body);
+      if (refusal) throw refusal;
+    }
+    // the node's own words, where it said any: a token it refused, a request it could not take
+    const said = (body as { message?: unknown } | null)?.message;
+    throw unreachable(`it answered ${response.statusCode}${typeof said === 'string' ? `: ${said.slice(0, 200)}` : ''}`);
+  }
+
+  /** The JSON of a call's answer. */
+  async json<T>(call: NodeCall): Promise<T> {
+    const response = await this.call(call);
+    return (await response.body.json().catch((error: unknown) => {
+      throw new NodeNotReachableError(call.endpointId, this.nodeId, `its answer was cut: ${error instanceof Error ? error.message : String(error)}`);
+    })) as T;
+  }
+
+  /** Closes the connections (calls in flight fail). */
+  async close(): Promise<void> {
+    const current = await this.connection?.catch(() => null);
+    this.connection = null;
+    await Promise.all([...this.retired.splice(0), ...(current ? [current.pool] : [])].map((pool) => pool.destroy().catch(() => undefined)));
+  }
+
+  private connect(): Promise<Connection> {
+    const now = Date.now();
+    const current = this.connection;
+    if (current) {
+      // looked up again after a while; meanwhile calls use what was found
+      return current.then(
+        (connection) => (connection.until > now ? connection : this.lookUp(connection)),
+        () => this.lookUp(null),
+      );
+    }
+    return this.lookUp(null);
+  }
+
+  private lookUp(previous: Connection | null): Promise<Connection> {
+    const next = (async (): Promise<Connection> => {
+      const address = await this.reach.find(this.nodeId);
+      if (!address) throw new Error('no such node is registered');
+      const url = new URL(address.url);
+      const key = nodeCallKey(address.secretHash);
+      const until = Date.now() + ADDRESS_MS;
+      if (previous && previous.url.href === url.href) {
+        if (Buffer.compare(Buffer.from(previous.key), Buffer.from(key)) !== 0) this.token = null;
+        return { ...previous, key, until };
+      }
+      if (previous) this.retired.push(previous.pool);
+      this.token = null;
+      const ca = this.reach.extraCa === undefined ? undefined : [...rootCertificates, ...extraCertificates(), this.reach.extraCa];
+      return { url, key, until, pool: new Pool(url.origin, { connections: 16, connectTimeout: 5_000, keepAliveTimeout: 30_000, connect: ca && { ca } }) };
+    })();
+    this.connection = next;
+    // a failed lookup is tried again by the next call
+    next.catch(() => {
+      if (this.connection === next) this.connection = null;
+    });
+    return next;
+  }
+
+  private async tokenFor(connection: Connection): Promise<string> {
+    const now = Date.now();
+    if (this.token && this.token.until - TOKEN_RENEW_MS > now) return this.token.value;
+    const value = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(API_ISSUER).setAudience(this.nodeId).setIssuedAt().setExpirationTime(`${TOKEN_SECONDS}s`).sign(connection.key);
+    this.token = { value, until: now + TOKEN_SECONDS * 1000 };
+    return value;
+  }
+}
+
+
+/** What NODE_EXTRA_CA_CERTS adds (a CA given to a pool replaces the defaults, these included). */
+function extraCertificates(): string[] {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (!file) return [];
+  try {
+    return [readFileSync(file, 'utf8')];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,113 @@
+import { NodeNotReachableError, NO_FEATURES, type ByteRange, type ChecksumAlgorithm, type FileEntry, type ListedName, type Storage, type StorageFeatures } from '@xfer/core';
+import { DIGEST_MS, type NodeCall, type NodeClient } from './NodeClient';
+import { entryFromWire, type WireEntry } from './protocol';
+
+/**
+ * A directory of a data node (from `base` down, for a share), reached through the node: every
+ * member is one call to it, bytes streamed both ways. The API's side of an endpoint bound to a
+ * node; it never opens a file of this host.
+ */
+export class NodeStorage implements Storage {
+  readonly features: StorageFeatures;
+
+  constructor(
+    private readonly node: NodeClient,
+    private readonly endpointId: string,
+    private readonly root: string,
+    private readonly base: string,
+  ) {
+    this.features = { ...NO_FEATURES, typedNames: (path) => this.lines<ListedName>('typed-names', path) };
+  }
+
+  async stat(path: string): Promise<FileEntry> {
+    return entryFromWire(await this.node.json<WireEntry>(this.call('stat', { path })));
+  }
+
+  names(path: string): AsyncIterable<readonly string[]> {
+    return this.lines<string>('names', path);
+  }
+
+  async entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]> {
+    const wire = await this.node.json<(WireEntry | null)[]>({ ...this.call('entries', { path: dir }), method: 'POST', body: JSON.stringify({ names }) });
+    return wire.map((entry) => entry && entryFromWire(entry));
+  }
+
+  async mkdir(path: string): Promise<void> {
+    await this.done(this.call('mkdir', { path }, 'POST'));
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    await this.done(this.call('rename', { path: from, to }, 'POST'));
+  }
+
+  async *read(path: string, range?: ByteRange): AsyncIterable<Uint8Array> {
+    const { body } = await this.node.call(this.call('read', { path, start: range && String(range.start), end: range && String(range.end) }));
+    try {
+      for await (const chunk of body) yield chunk as Uint8Array;
+    } catch (error) {
+      throw this.cut(error);
+    } finally {
+      // a reader that stopped early: the rest is not wanted
+      if (!body.readableEnded) body.destroy();
+    }
+  }
+
+  async write(path: string, data: AsyncIterable<Uint8Array>, options: { lastModified?: Date } = {}): Promise<number> {
+    // a failure of the data is the data's, not the node's: it is what the caller is told
+    let dataFailure: { error: unknown } | null = null;
+    async function* watched(): AsyncIterable<Uint8Array> {
+      try {
+        yield* data;
+      } catch (error) {
+        dataFailure = { error };
+        throw error;
+      }
+    }
+    try {
+      const answer = await this.node.json<{ bytes: number }>({ ...this.call('write', { path, lastModified: options.lastModified?.toISOString() }, 'PUT'), body: watched() });
+      return answer.bytes;
+    } catch (error) {
+      throw dataFailure ? (dataFailure as { error: unknown }).error : error;
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    await this.done(this.call('remove', { path }, 'POST'));
+  }
+
+  async checksum(path: string, algorithm: ChecksumAlgorithm): Promise<string> {
+    return (await this.node.json<{ digest: string }>({ ...this.call('checksum', { path, algorithm }), answerMs: DIGEST_MS })).digest;
+  }
+
+  private call(operation: NodeCall['operation'], query: NodeCall['query'], method: NodeCall['method'] = 'GET'): NodeCall {
+    return { endpointId: this.endpointId, operation, method, query: { root: this.root, base: this.base, ...query } };
+  }
+
+  private async done(call: NodeCall): Promise<void> {
+    const { body } = await this.node.call(call);
+    await body.dump();
+  }
+
+  /** A listing sent as lines of JSON arrays, one batch a line. */
+  private async *lines<T>(operation: 'names' | 'typed-names', path: string): AsyncIterable<readonly T[]> {
+    const { body } = await this.node.call(this.call(operation, { path }));
+    let rest = '';
+    try {
+      body.setEncoding('utf8');
+      for await (const text of body) {
+        const lines = (rest + (text as string)).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) if (line) yield JSON.parse(line) as T[];
+      }
+    } catch (error) {
+      throw this.cut(error);
+    } finally {
+      if (!body.readableEnded) body.destroy();
+    }
+    if (rest) throw this.cut(new Error('the listing ended mid-line'));
+  }
+
+  private cut(error: unknown): NodeNotReachableError {
+    return new NodeNotReachableError(this.endpointId, this.node.nodeId, `the answer was cut: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
