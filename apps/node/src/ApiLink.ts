@@ -1,4 +1,5 @@
 import { ConfigError } from '@xfer/config';
+import { hashToken } from '@xfer/core';
 import { Pool } from 'undici';
 
 /** The node as the API registered it. */
@@ -9,9 +10,35 @@ export interface NodeIdentity {
   url: string;
 }
 
-/** Where a running node asks the API about itself (the API's NODE_SELF_PATH). */
+/** Where a running node asks the API about itself, and about its clients' access (the API's NODE_SELF_PATH and NODE_ACCESS_PATH). */
 const NODE_SELF_PATH = '/_xfer/node';
+const NODE_ACCESS_PATH = '/_xfer/node/access';
 const ANSWER_MS = 10_000;
+/** How long an access the API allowed is used without asking again: a revoked token or rule stops within this. */
+export const ACCESS_MEMORY_MS = 5_000;
+/** Decisions kept at most (the oldest go first). */
+const ACCESS_MEMORY_SIZE = 10_000;
+
+export type HttpsAccess = 'read' | 'write' | 'delete';
+
+/** Where the API lets a client's request go: a directory of this node, a share's base in it, the file's path from there. */
+export interface AccessDecision {
+  identityId: string;
+  root: string;
+  base: string;
+  path: string;
+}
+
+/** The API's refusal of a client's request, as the client is told it. */
+export class AccessRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The node's side of its link to the API: it knows the API by its URL, and itself by its id and
@@ -21,6 +48,7 @@ export class ApiLink {
   private readonly pool: Pool;
   private readonly base: string;
   private readonly authorization: string;
+  private readonly decisions = new Map<string, { decision: AccessDecision; until: number }>();
 
   constructor(
     readonly apiUrl: string,
@@ -47,6 +75,44 @@ export class ApiLink {
       throw new ConfigError(`${this.apiUrl} answered ${answer.statusCode} where an xfer API answers a node: check --api`);
     }
     return { id: body.id, name: body.name, url: body.url };
+  }
+
+  /**
+   * Whether the bearer of `token` may `access` the file at `path` of an endpoint this node serves:
+   * the API decides by its file operations' rules; an allowed access is remembered for
+   * ACCESS_MEMORY_MS, a refusal never (AccessRefused with the status the client gets).
+   */
+  async access(token: string, endpointId: string, path: string, access: HttpsAccess): Promise<AccessDecision> {
+    const key = `${hashToken(token)}\0${endpointId}\0${access}\0${path}`;
+    const now = Date.now();
+    const known = this.decisions.get(key);
+    if (known && known.until > now) return known.decision;
+    let answer;
+    try {
+      answer = await this.pool.request({
+        path: `${this.base}${NODE_ACCESS_PATH}`,
+        method: 'POST',
+        headers: { authorization: this.authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ token, endpoint: endpointId, path, access }),
+        headersTimeout: ANSWER_MS,
+        bodyTimeout: ANSWER_MS,
+      });
+    } catch (error) {
+      throw new AccessRefused(503, 'ApiNotReachable', `This node cannot reach the API to decide access (${describe(error)}); try again later`);
+    }
+    const body = (await answer.body.json().catch(() => null)) as (Partial<Record<keyof AccessDecision | 'identity_id' | 'code' | 'message', string>> & Record<string, unknown>) | null;
+    if (answer.statusCode !== 200) {
+      // the node's own credentials refused: the client can do nothing about it
+      if (answer.statusCode === 401 && body?.code === 'ClientError.AuthenticationFailed' && /data node/.test(String(body.message))) throw new AccessRefused(503, 'ApiRefusedNode', 'The API does not know this node (its secret changed?)');
+      const status = [400, 401, 403, 404, 409].includes(answer.statusCode) ? (answer.statusCode === 409 ? 403 : answer.statusCode) : 502;
+      throw new AccessRefused(status, String(body?.code ?? 'Refused'), String(body?.message ?? `The API answered ${answer.statusCode}`));
+    }
+    const decision: AccessDecision = { identityId: String(body?.identity_id), root: String(body?.root), base: String(body?.base), path: String(body?.path) };
+    if (this.decisions.size >= ACCESS_MEMORY_SIZE) {
+      for (const [stored, { until }] of this.decisions) if (until <= now || this.decisions.size >= ACCESS_MEMORY_SIZE) this.decisions.delete(stored);
+    }
+    this.decisions.set(key, { decision, until: now + ACCESS_MEMORY_MS });
+    return decision;
   }
 
   close(): Promise<void> {

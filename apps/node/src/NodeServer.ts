@@ -69,6 +69,8 @@ export class NodeServer {
         prefix,
         storages: (root, base) => storages.storageOf(root, { type: 'posix', root }, base)!,
         verifyApiCall: apiCallVerifier(identity.id, secret),
+        decide: (token, endpointId, path, access) => api.access(token, endpointId, path, access),
+        authUrl: options.authUrl,
         logger: options.logger,
       });
       const server = createServer({ cert, key }, app);

@@ -63,4 +63,5 @@ export * from './task/scheduling';
 export * from './task/TaskDispatch';
 export * from './task/TaskQueue';
 export * from './node/Node';
+export * from './node/NodeAccess';
 export * from './admin/NodeAdministration';

@@ -13,6 +13,7 @@ import { EndpointManagerService } from './endpoint/EndpointManager';
 import { EndpointService } from './endpoint/EndpointService';
 import { MaintenanceGate } from './shared/MaintenanceGate';
 import { FileService } from './storage/FileService';
+import { NodeAccess } from './node/NodeAccess';
 import { TaskRunner } from './task/TaskRunner';
 import { TaskService } from './task/TaskService';
 import { NO_STORAGE, type StorageDirectory } from './storage/Storage';
@@ -34,6 +35,8 @@ export interface CoreServices {
   identityDirectory: IdentityDirectory;
   accessRules: AccessRuleService;
   files: FileService;
+  /** What a data node may serve a client over HTTPS (decided here, for the node that asks). */
+  nodeAccess: NodeAccess;
   tasks: TaskService;
   taskRunner: TaskRunner;
 }
@@ -90,6 +93,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
     new Housekeeping(uow, clock, { signInWindowSeconds: options.signInThrottle?.windowSeconds ?? DEFAULT_HELPER_PAGES_OPTIONS.signInThrottle.windowSeconds }),
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
   files: ({ uow, clock, options }) => new FileService(uow, clock, options.storages ?? NO_STORAGE),
+  nodeAccess: (d) => new NodeAccess(CORE_SERVICE_FACTORIES.authentication(d), CORE_SERVICE_FACTORIES.files(d)),
   tasks: ({ uow, clock, ids, options }) => new TaskService(uow, clock, ids, options.taskSubmitted),
   taskRunner: (d) => {
     const authentication = CORE_SERVICE_FACTORIES.authentication(d);
@@ -114,6 +118,7 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     identityDirectory: CORE_SERVICE_FACTORIES.identityDirectory(dependencies),
     accessRules: CORE_SERVICE_FACTORIES.accessRules(dependencies),
     files: CORE_SERVICE_FACTORIES.files(dependencies),
+    nodeAccess: CORE_SERVICE_FACTORIES.nodeAccess(dependencies),
     tasks: CORE_SERVICE_FACTORIES.tasks(dependencies),
     taskRunner: CORE_SERVICE_FACTORIES.taskRunner(dependencies),
   };

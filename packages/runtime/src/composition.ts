@@ -39,6 +39,7 @@ const SERVICES: ServiceTokens = {
   identityDirectory: Symbol.for('xfer.IdentityDirectory'),
   accessRules: Symbol.for('xfer.AccessRuleService'),
   files: Symbol.for('xfer.FileService'),
+  nodeAccess: Symbol.for('xfer.NodeAccess'),
   tasks: Symbol.for('xfer.TaskService'),
   taskRunner: Symbol.for('xfer.TaskRunner'),
 };

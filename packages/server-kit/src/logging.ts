@@ -60,11 +60,14 @@ export function createLogger(options: { level?: string; destination?: Destinatio
 interface Locals {
   requestId?: string;
   identityId?: string;
+  /** A data node's calls: the node's id. */
+  nodeId?: string;
   error?: Error;
 }
 
 /**
- * One line per request: method, path, status, duration, request id and the caller's identity id.
+ * One line per request: method, path, status, duration, request id and the caller's identity id
+ * (and a data node's id, for its calls).
  * Headers and bodies are never logged, so no token or cookie reaches the log. (A few lines of our
  * own rather than pino-http: its per-request child logger cost a tenth of a GET.)
  */
@@ -80,6 +83,7 @@ export function requestLogger(logger: Logger) {
         duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
         request_id: locals.requestId,
         identity_id: locals.identityId ?? null,
+        ...(locals.nodeId ? { node_id: locals.nodeId } : {}),
         ...(locals.error ? { err: pino.stdSerializers.err(locals.error) } : {}),
       };
       if (status >= 500) logger.error(line, 'request failed');

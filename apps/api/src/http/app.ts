@@ -20,7 +20,7 @@ export interface ApiOptions {
 }
 
 /** What the API uses of the process: its core services, the read memo, and the database for the health checks. */
-export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files' | 'tasks'> & {
+export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files' | 'nodeAccess' | 'tasks'> & {
   /** What a running data node asks about itself. */
   admin: { nodes: Pick<NodeAdministration, 'authenticate'> };
   readMemo: ReadMemo;
@@ -89,7 +89,7 @@ export function createApp(services: ApiServices, options: ApiOptions = {}): Expr
   endpointRoutes(api, services.endpoints, services.accessRules, services.endpointManager, services.tasks, services.readMemo);
   fileRoutes(api, services.files);
   taskRoutes(api, services.tasks);
-  nodeRoutes(app, services.admin.nodes);
+  nodeRoutes(app, { nodes: services.admin.nodes, nodeAccess: services.nodeAccess });
   // after the API's routes: the health checks are not what most requests ask for
   addHealthRoutes(app, services.database);
   // what someone who types the API's address sees: where things are

@@ -3,6 +3,7 @@ import { createLogger, requestLogger, type Logger } from '@xfer/server-kit';
 import { API_ISSUER, nodeCallKey, NODE_STORAGE_PATH } from '@xfer/storage';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { jwtVerify } from 'jose';
+import { httpsAccess, type DecideAccess } from './httpsAccess';
 import { BadRequest, Unauthorized, type NodeStorages } from './requests';
 import { storageRoutes, type VerifyApiCall } from './storageRoutes';
 
@@ -11,6 +12,10 @@ export interface NodeAppServices {
   prefix: string;
   storages: NodeStorages;
   verifyApiCall: VerifyApiCall;
+  /** How a client's access to a file is decided (by the API). */
+  decide: DecideAccess;
+  /** Where the authorization service answers (a client without a token is sent there). */
+  authUrl: string;
   logger?: Logger;
 }
 
@@ -28,7 +33,7 @@ export function apiCallVerifier(nodeId: string, secret: string): VerifyApiCall {
   };
 }
 
-/** The data node's HTTP app: the API's storage protocol under the node's prefix. Does not listen. */
+/** The data node's HTTP app, under the node's prefix: the API's storage protocol, and HTTPS access to endpoints' files. Does not listen. */
 export function createNodeApp(services: NodeAppServices): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -36,6 +41,7 @@ export function createNodeApp(services: NodeAppServices): Express {
   const logger = services.logger ?? createLogger({ name: 'xfer-node' });
   app.use(requestLogger(logger));
   app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall));
+  app.use(services.prefix || '/', httpsAccess({ storages: services.storages, decide: services.decide, authUrl: services.authUrl }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ code: 'NotFound', message: 'Nothing here' });
   });

@@ -3,14 +3,14 @@ import { ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
 import { BadRequestError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { StorageAttachment } from '../storage/Storage';
-import { NodeNotFoundError } from '../node/Node';
+import { NodeNotFoundError, registerHttpsScope } from '../node/Node';
 import { isUuid } from '../shared/text';
 
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { endpointWithId, identityNamed, principalNamed } from './lookups';
 
 /** The repositories EndpointAdministration uses. */
-export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles'>;
+export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles' | 'scopes'>;
 
 /** What an operator does to endpoints beside their owners' API: roles, pause rules, access rules read. */
 export class EndpointAdministration {
@@ -110,6 +110,7 @@ export class EndpointAdministration {
         const node = isUuid(attachment.node) ? await repos.nodes.findById(attachment.node.toLowerCase()) : await repos.nodes.findByName(attachment.node);
         if (!node) throw new NodeNotFoundError(attachment.node);
         endpoint.attachStorage({ ...attachment, node: node.id }, node.url);
+        await registerHttpsScope(repos.scopes, { id: endpoint.id, displayName: endpoint.snapshot.display_name ?? endpoint.id }, this.clock, this.ids);
       }
       await repos.endpoints.update(endpoint);
       return endpoint.snapshot.storage;

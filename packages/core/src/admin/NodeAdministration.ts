@@ -6,6 +6,9 @@ import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 
+/** How often a node's contact is written down, at most. */
+const CONTACT_EVERY_MS = 60_000;
+
 /** A node as an operator sees it: everything but its secret's hash. */
 export type NodeView = Omit<NodeState, 'secretHash'>;
 
@@ -53,8 +56,12 @@ export class NodeAdministration {
     const node = isUuid(nodeId) ? await this.uow.repositories.nodes.findById(nodeId.toLowerCase()) : null;
     if (!node || !timingSafeEqual(Buffer.from(hashToken(secret), 'hex'), Buffer.from(node.secretHash, 'hex'))) return null;
     const now = this.clock.now();
-    await this.uow.repositories.nodes.saveLastContact(node.id, now);
-    return viewOf({ ...node, lastContact: now });
+    // a node asks on each client's first request: its contact is written at most once a minute
+    if (node.lastContact === null || now.getTime() - node.lastContact.getTime() >= CONTACT_EVERY_MS) {
+      await this.uow.repositories.nodes.saveLastContact(node.id, now);
+      return viewOf({ ...node, lastContact: now });
+    }
+    return viewOf(node);
   }
 
   /** A node by its id or its name. */

@@ -33,26 +33,24 @@ export class AuthenticationService {
   ) {}
 
   async authenticate(token: string | undefined): Promise<Principal> {
+    return this.authenticateFor(token, this.options.requiredScope);
+  }
+
+  /** The caller of a token that carries `requiredScope` (another service's, e.g. an endpoint's https scope); null: any scope. */
+  async authenticateFor(token: string | undefined, requiredScope: string | null): Promise<Principal> {
     if (!token) throw new AuthenticationFailedError('No Authentication provided.');
     const { introspector } = this.options;
-    if (introspector) return this.authenticateByIntrospection(token, introspector);
+    if (introspector) return this.authenticateByIntrospection(token, introspector, requiredScope);
     const now = this.clock.now();
     // read on every request: a revocation counts at once (the persistence adapters cache exactly)
     const holder = await this.uow.repositories.accessTokens.findHolder(hashToken(token));
     if (!holder || !isTokenUsable(holder.token, now)) {
       throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
     }
-    this.requireScope(holder.token.scopes);
+    requireScope(holder.token.scopes, requiredScope);
     let principal = this.principals.get(holder);
     if (!principal) this.principals.set(holder, (principal = new Principal(holder.identity, holder.set, holder.groupIds)));
     return principal;
-  }
-
-  private requireScope(scopes: readonly string[]): void {
-    const { requiredScope } = this.options;
-    if (requiredScope && !scopes.includes(requiredScope)) {
-      throw new ConsentRequiredError(`This token lacks the scope ${requiredScope}: ask the user to consent to it`, [requiredScope]);
-    }
   }
 
   /**
@@ -60,10 +58,10 @@ export class AuthenticationService {
    * caller, `sub` is the primary identity. Identities this service does not know yet are taken
    * as the server describes them.
    */
-  private async authenticateByIntrospection(token: string, introspector: TokenIntrospector): Promise<Principal> {
+  private async authenticateByIntrospection(token: string, introspector: TokenIntrospector, requiredScope: string | null): Promise<Principal> {
     const result = await introspector.introspect(token);
     if (!result.active || !result.sub) throw new AuthenticationFailedError('Token is not valid, expired or revoked.');
-    this.requireScope(result.scope?.split(' ') ?? []);
+    requireScope(result.scope?.split(' ') ?? [], requiredScope);
     const { identities, groups } = this.uow.repositories;
     const known = async (id: string, describe: () => IdentityState): Promise<IdentityState> => (await identities.findById(id)) ?? describe();
     const now = this.clock.now();
@@ -87,5 +85,11 @@ export class AuthenticationService {
     const set = await identities.listSet(primary.set_id);
     const groupIds = await groups.groupIdsOf(set.map((i) => i.id));
     return new Principal(primary, set, groupIds);
+  }
+}
+
+function requireScope(scopes: readonly string[], requiredScope: string | null): void {
+  if (requiredScope && !scopes.includes(requiredScope)) {
+    throw new ConsentRequiredError(`This token lacks the scope ${requiredScope}: ask the user to consent to it`, [requiredScope]);
   }
 }

@@ -1,4 +1,6 @@
+import type { ScopeRepository } from '../auth/Scope';
 import { InvalidFieldError, NotFoundError } from '../shared/errors';
+import type { Clock, IdGenerator } from '../shared/ports';
 import { checkText } from '../shared/text';
 
 /**
@@ -30,6 +32,21 @@ export interface NodeRepository {
   saveLastContact(id: string, at: Date): Promise<void>;
   /** False when there was no such node. */
   delete(id: string): Promise<boolean>;
+}
+
+/** The scope of a node-bound endpoint's HTTPS access (resource server: the endpoint's id), as the hosted service names a collection's. */
+export function httpsScopeOf(endpointId: string): string {
+  return `https://auth.globus.org/scopes/${endpointId}/https`;
+}
+
+/**
+ * Registers the `https` scope of an endpoint a node serves, once (the authorization service then
+ * grants it as any scope: client credentials, consent, `xfer token issue --scope`).
+ */
+export async function registerHttpsScope(scopes: Pick<ScopeRepository, 'findByName' | 'add'>, endpoint: { id: string; displayName: string }, clock: Clock, ids: IdGenerator): Promise<void> {
+  const name = httpsScopeOf(endpoint.id);
+  if (await scopes.findByName(name)) return;
+  await scopes.add({ id: ids.uuid(), name, description: `Read and write the files of '${endpoint.displayName}' over HTTPS`, resource_server: endpoint.id, dependent_scope_ids: [], created_at: clock.now() });
 }
 
 export class NodeNotFoundError extends NotFoundError {

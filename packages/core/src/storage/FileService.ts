@@ -15,12 +15,13 @@ import {
   MkdirExistsError,
   OperationPausedError,
   PermissionDeniedError,
+  ResourceNotFoundError,
 } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { compareEntries, KEEP_EVERY_ENTRY, type ListingFilter, type ListingOrder } from './listing';
 import { baseName, isWithin, parentOf, resolveStoragePath } from './paths';
-import { StorageError, type FileEntry, type Storage, type StorageDirectory } from './Storage';
+import { StorageError, type FileEntry, type Storage, type StorageAttachment, type StorageDirectory } from './Storage';
 
 export type FileServiceRepositories = RepositoriesOf<'endpoints' | 'accessRules' | 'pauseRules'>;
 type Repos = FileServiceRepositories['repositories'];
@@ -83,14 +84,23 @@ export interface TaskSide {
   place(rawPath: string, options?: { makeParents?: boolean }): Promise<TaskPlace>;
 }
 
-/** One operation on an endpoint's storage: where, for whom, and what decides access there. */
-interface Located {
+/** What decides a caller's access to an endpoint's files, and where they are attached. */
+interface Reached {
   endpoint: Endpoint;
-  storage: Storage;
+  /** The endpoint whose storage holds the files (a share's host); null when it is gone. */
+  host: Endpoint | null;
+  attachment: StorageAttachment | null;
+  /** Where the endpoint's files begin in its host's storage (a share's host_path). */
+  base: string;
   roles: EndpointRole[];
   /** A share's live access rules that name the caller, with their paths resolved. */
   rules: { path: string; permissions: Access }[];
   home: string;
+}
+
+/** One operation on an endpoint's storage: where, for whom, and what decides access there. */
+interface Located extends Reached {
+  storage: Storage;
 }
 
 /**
@@ -230,10 +240,34 @@ export class FileService {
   }
 
   /**
+   * Where a data node serves `rawPath` of an endpoint to the caller for `access` (its HTTPS
+   * access): the node, its directory, the base a share sees it from, and the path there; refused as
+   * the file operations refuse (no access, a pause rule naming `operation`), or ResourceNotFound
+   * when the endpoint's storage is not on a node.
+   */
+  async onNode(caller: Principal, xid: string, rawPath: string, access: Access, operation: TaskOperation): Promise<{ node: string; root: string; base: string; path: string }> {
+    const reached = await this.reach(caller, xid, operation);
+    const attached = reached.attachment;
+    if (attached?.type !== 'node') throw new ResourceNotFoundError(`Endpoint '${reached.endpoint.id}' is not served by a data node`);
+    const path = resolveStoragePath(rawPath, reached.home);
+    this.assertAllowed(reached, path, access);
+    return { node: attached.node, root: attached.root, base: reached.base, path };
+  }
+
+  /**
    * The endpoint, the storage its paths live on (a share's host's, from its host_path), and what
    * decides access there; refused when a pause rule in force for the caller pauses `operation`.
    */
   private async locate(caller: Principal, xid: string, operation: FileOperation): Promise<Located> {
+    const reached = await this.reach(caller, xid, operation);
+    const attached = reached.attachment;
+    const storage = reached.host ? this.storages.storageOf(reached.host.id, attached, reached.base) : null;
+    if (!storage) throw attached?.type === 'node' ? new NodeNotReachableError(reached.endpoint.id, attached.node) : new EndpointNotConnectedError(reached.endpoint.id);
+    return { ...reached, storage };
+  }
+
+  /** What decides the caller's access to an endpoint's files, and where they are attached (its host's storage, from `base`). */
+  private async reach(caller: Principal, xid: string, operation: FileOperation): Promise<Reached> {
     const repos: Repos = this.uow.repositories;
     const now = this.clock.now();
     const { endpoint, roles, rules } = await endpointWithFiles(repos, caller, xid, now);
@@ -246,18 +280,14 @@ export class FileService {
     }
     // a share sees its host's storage from host_path down, and nothing above it
     const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';
-    const storage = host ? this.storages.storageOf(host.id, host.snapshot.storage, base) : null;
-    if (!storage) {
-      const attached = host?.snapshot.storage;
-      throw attached?.type === 'node' ? new NodeNotReachableError(endpoint.id, attached.node) : new EndpointNotConnectedError(endpoint.id);
-    }
     const defaultDirectory = endpoint.snapshot.default_directory;
     // Stryker disable next-line StringLiteral: a home without ~ needs none resolved, and '' and '/' are the same home
     const home = defaultDirectory && !defaultDirectory.includes('~') ? resolveStoragePath(defaultDirectory, '/') : shared ? '/' : `/home/${shortUsername(caller.primary.username)}`;
-    return { endpoint, storage, roles, rules: rules.map((rule) => ({ path: resolveStoragePath(rule.path, home), permissions: rule.permissions })), home };
+    const resolvedRules = rules.map((rule) => ({ path: resolveStoragePath(rule.path, home), permissions: rule.permissions }));
+    return { endpoint, host, attachment: host?.snapshot.storage ?? null, base, roles, rules: resolvedRules, home };
   }
 
-  private assertAllowed(located: Located, path: string, wanted: Access): void {
+  private assertAllowed(located: Reached, path: string, wanted: Access): void {
     const { endpoint, roles, rules } = located;
     if (roles.includes('administrator')) return;
     // Stryker disable next-line ConditionalExpression: only shares have access managers and access rules

@@ -1,0 +1,115 @@
+import 'reflect-metadata';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '@xfer/api';
+import { httpsScopeOf } from '@xfer/core';
+import { TestWorld } from '@xfer/core/testing';
+import type { TestBackend } from '@xfer/persistence/testing';
+import { Runtime } from '@xfer/runtime';
+import { createLogger, freePort, listen } from '@xfer/server-kit';
+import { makeTestCertificates, type TestCertificates } from '@xfer/server-kit/testing';
+import supertest from 'supertest';
+import { Agent, request } from 'undici';
+import { NodeServer } from '../NodeServer';
+
+export const V = '/v0.10';
+
+/** One node of the world: its server, its name and where its storage is. */
+export interface TestNode {
+  name: string;
+  id: string;
+  secretFile: string;
+  port: number;
+  root: string;
+  server: NodeServer;
+}
+
+/**
+ * The API (on `backend`, listening on loopback without TLS) with two data nodes on loopback
+ * (TLS from a test CA, each with its own storage directory), and alice's endpoints Lab (on node
+ * one) and Archive (on node two), each holding `tree` (paths to content).
+ */
+export async function startApiAndNodes(backend: TestBackend, tree: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), 'xfer-nodes-'));
+  const certificates: TestCertificates = makeTestCertificates(dir);
+  const ca = readFileSync(certificates.ca, 'utf8');
+  const database = await backend.create();
+  const runtime = await Runtime.open({ kind: 'server', databaseUrl: database.url, nodeCa: ca });
+  const app = createApp(runtime.appServices, { logger: createLogger({ level: 'silent' }) });
+  const apiServer: Server = await listen(app, 0, '127.0.0.1');
+  const apiUrl = `http://127.0.0.1:${(apiServer.address() as { port: number }).port}`;
+  const world = new TestWorld(runtime.uow);
+  const alice = await world.user('alice');
+  const bob = await world.user('bob');
+  const http = supertest(app);
+  const as = (token: string) => ({
+    get: (path: string) => http.get(`${V}${path}`).set('Authorization', `Bearer ${token}`),
+    post: (path: string, body?: unknown) => http.post(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
+  });
+
+  const startNode = async (node: Omit<TestNode, 'server'>): Promise<NodeServer> =>
+    NodeServer.start({ apiUrl, authUrl: 'http://127.0.0.1:9', nodeId: node.id, secretFile: node.secretFile, port: node.port, host: '127.0.0.1', tlsCert: certificates.cert, tlsKey: certificates.key, logger: createLogger({ level: 'silent' }) });
+  const nodes: TestNode[] = [];
+  for (const name of ['node-one', 'node-two']) {
+    const port = await freePort();
+    const { node, secret } = await runtime.services.admin.nodes.addNode({ name, url: `https://localhost:${port}` });
+    const secretFile = join(dir, `${name}.secret`);
+    writeFileSync(secretFile, secret);
+    const root = join(dir, name);
+    mkdirSync(root);
+    const described = { name, id: node.id, secretFile, port, root };
+    nodes.push({ ...described, server: await startNode(described) });
+  }
+  const endpoint = async (name: string, node: TestNode) => {
+    const id = (await as(alice.token).post('/endpoint', { display_name: name, DATA: [{ hostname: `${name.toLowerCase()}.example.org` }] })).body.id as string;
+    const root = join(node.root, name.toLowerCase());
+    mkdirSync(root);
+    for (const [path, content] of Object.entries(tree)) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), content);
+    }
+    await runtime.services.admin.endpoints.setStorage(id, { type: 'node', node: node.name, root });
+    return { id, root };
+  };
+  const lab = await endpoint('Lab', nodes[0]!);
+  const archive = await endpoint('Archive', nodes[1]!);
+  // clients of the nodes trust the test CA
+  const agent = new Agent({ connect: { ca } });
+
+  return {
+    runtime,
+    world,
+    http,
+    as,
+    alice,
+    bob,
+    nodes,
+    lab,
+    archive,
+    apiUrl,
+    /** A token of `username` for the https scope of `endpointId`. */
+    httpsToken: async (username: string, endpointId: string) => (await runtime.services.admin.tokens.issueToken(username, null, httpsScopeOf(endpointId))).token,
+    /** A request to a node, as a client of HTTPS access sends it (redirects not followed). */
+    fetch: (url: string, init: { method?: string; token?: string; headers?: Record<string, string>; body?: string | Buffer } = {}) =>
+      request(url, { dispatcher: agent, method: (init.method ?? 'GET') as 'GET', headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...init.headers }, body: init.body }),
+    /** The https_server of an endpoint, as its document shows it. */
+    httpsServer: async (endpointId: string) => (await as(alice.token).get(`/endpoint/${endpointId}`)).body.https_server as string,
+    /** Stops a node (it starts again with `restart`). */
+    stop: (node: TestNode) => node.server.close(),
+    restart: async (node: TestNode) => {
+      node.server = await startNode(node);
+    },
+    async close() {
+      await agent.close();
+      for (const node of nodes) await node.server.close().catch(() => undefined);
+      await new Promise((resolve) => apiServer.close(resolve));
+      await runtime.close();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type ApiAndNodes = Awaited<ReturnType<typeof startApiAndNodes>>;
