@@ -40,7 +40,7 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
   const username = new Map(identities.map((i) => [i.id, i.username]));
   const groups = await admin.identities.listGroups();
   const principalName = (id: string) => username.get(id) ?? groups.find((g) => g.id === id)?.name ?? id;
-  const seed: Record<string, Entry[]> = { identities: [], groups: [], subscriptions: [], clients: [], tokens: [], endpoints: [], pause_rules: [] };
+  const seed: Record<string, Entry[]> = { identities: [], groups: [], subscriptions: [], clients: [], tokens: [], nodes: [], endpoints: [], pause_rules: [] };
 
   for (const identity of identities) {
     const linked = identities.filter((i) => i.set_id === identity.id && i.id !== identity.id).map((i) => i.username);
@@ -51,6 +51,8 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
   for (const subscription of await admin.subscriptions.listSubscriptions()) {
     seed.subscriptions.push({ id: subscription.id, name: subscription.name, members: subscription.member_ids.map(principalName), admins: subscription.administrator_ids.map(principalName) });
   }
+  // a node as a stand-in runs it: on its port of this machine (its secret is made anew)
+  for (const node of await admin.nodes.listNodes()) seed.nodes.push({ id: node.id, name: node.name, port: Number(new URL(node.url).port || 443) });
   // the console registers itself at every start, with its own address and secret
   const standardClients: readonly string[] = [...STANDARD_CLIENTS.map((c) => c.id), CONSOLE_CLIENT.id];
   for (const client of await admin.clients.listClients()) {

@@ -658,7 +658,7 @@ export function buildProgram(io: Io): Command {
     const host = io.env.HOST ?? '127.0.0.1';
     const { StandIn } = await import('./standIn');
     const standIn = await StandIn.start({ port: options.port ?? 8080, host, seedFile: options.seed, env: io.env, log: io.err });
-    if (options.printEnv) for (const line of clientEnvironment(standIn.url)) io.err(line);
+    if (options.printEnv) for (const line of clientEnvironment(standIn.url, standIn.nodesCa)) io.err(line);
     io.out(standIn.url);
     await new Promise<void>((resolve) => {
       let stopping = false;
@@ -681,10 +681,11 @@ export function buildProgram(io: Io): Command {
   return program;
 }
 
-/** The environment that points the hosted service's SDKs (Python, JavaScript) and CLI at an xfer. */
-export function clientEnvironment(url: string): string[] {
+/** The environment that points the hosted service's SDKs (Python, JavaScript) and CLI at an xfer (and has them trust its data nodes' CA). */
+export function clientEnvironment(url: string, nodesCa: string | null = null): string[] {
   const base = `${url.replace(/\/+$/, '')}/`;
-  return [`export GLOBUS_SDK_SERVICE_URL_TRANSFER=${base}`, `export GLOBUS_SDK_SERVICE_URL_AUTH=${base}`, 'export GLOBUS_SDK_ENVIRONMENT=production'];
+  const trust = nodesCa === null ? [] : [`export GLOBUS_SDK_VERIFY_SSL=${nodesCa}`, `export NODE_EXTRA_CA_CERTS=${nodesCa}`];
+  return [`export GLOBUS_SDK_SERVICE_URL_TRANSFER=${base}`, `export GLOBUS_SDK_SERVICE_URL_AUTH=${base}`, 'export GLOBUS_SDK_ENVIRONMENT=production', ...trust];
 }
 
 /** Runs the command line; returns the exit code instead of exiting, so tests can call it. */

@@ -17,14 +17,23 @@ const KEYS = {
   clients: ['id', 'name', 'secret', 'secret_hash', 'redirect_uris', 'confidential', 'resource_server'],
   tokens: ['identity', 'client', 'value', 'value_hash', 'scopes', 'expires_in', 'expires_at'],
   pause_rules: ['endpoint', 'message', 'identity'],
+  nodes: ['id', 'name', 'port'],
 } as const;
 const ENDPOINT_KEYS = ['id', 'owner', 'servers', 'roles', 'shares', 'storage'];
-const SECTIONS = ['identities', 'groups', 'subscriptions', 'clients', 'tokens', 'endpoints', 'pause_rules'] as const;
+const SECTIONS = ['identities', 'groups', 'subscriptions', 'clients', 'tokens', 'nodes', 'endpoints', 'pause_rules'] as const;
+
+/** Where a seed's data nodes run: the stand-in starts them in its own process. */
+export interface SeedNodes {
+  /** The URL a node is registered with, from the port the seed gives it (0: a free one). */
+  urlFor(port: number): Promise<string>;
+  /** A node registered, with its secret: the stand-in starts it once the seed is loaded. */
+  added(node: { id: string; name: string; url: string }, secret: string): void;
+}
 
 /**
  * A stand-in's seed: JSON or YAML naming identities, groups, subscriptions, clients, tokens (with
  * fixed values), endpoints (their v0.10 fields, owner, servers, roles, shares with access rules)
- * and pause rules, which refer to each other by name. Applied through the core's use cases, so
+ * pause rules and data nodes (the stand-in runs them), which refer to each other by name. Applied through the core's use cases, so
  * every rule holds; `nextId` lets an object keep the id the seed gives it.
  */
 export class SeedFile {
@@ -56,6 +65,11 @@ export class SeedFile {
     const seed = new SeedFile(file, parsed as Record<string, Entry[]>);
     seed.checkShapes();
     return seed;
+  }
+
+  /** Whether the seed declares data nodes (the stand-in makes their certificates first). */
+  get declaresNodes(): boolean {
+    return (this.content.nodes?.length ?? 0) > 0;
   }
 
   /** Where an object stands, as every message names it: the file, the list and index, and its name. */
@@ -99,7 +113,7 @@ export class SeedFile {
   }
 
   /** Creates every object, in the order their references need; `nextId` makes the next id the services take. Returns how many objects the seed lists. */
-  async apply(services: CoreServices, nextId: (id: string) => void, storages: EndpointStorages): Promise<number> {
+  async apply(services: CoreServices, nextId: (id: string) => void, storages: EndpointStorages, nodes?: SeedNodes): Promise<number> {
     const { admin } = services;
     const count = SECTIONS.reduce((n, section) => n + (this.content[section]?.length ?? 0), 0);
     const each = async (section: (typeof SECTIONS)[number], work: (entry: Entry, at: (field: string) => string) => Promise<void>) => {
@@ -209,6 +223,16 @@ export class SeedFile {
         return;
       }
       await admin.tokens.issueToken(username!, (expiresIn as number | undefined) ?? null, scopes.length > 0 ? scopes.join(' ') : undefined, text(entry, 'value', at, false));
+    });
+    await each('nodes', async (entry, at) => {
+      // the stand-in makes the nodes' certificates before it loads a seed that declares nodes
+      if (!nodes) throw new Error('data nodes are run by the stand-in only');
+      const port = entry.port ?? 0;
+      if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) throw new SeedError(`${at('port')}: a port from 0 (a free one) to 65535`);
+      const id = text(entry, 'id', at, false);
+      if (id !== undefined) nextId(id.toLowerCase());
+      const { node, secret } = await admin.nodes.addNode({ name: text(entry, 'name', at)!, url: await nodes.urlFor(port) });
+      nodes.added(node, secret);
     });
     // looked up once per owner: what follows creates endpoints, not identities or memberships
     const owners = new Map<string, Principal>();

@@ -11,6 +11,7 @@ import { createLogger, listen } from '@xfer/server-kit';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { exportSeed, writeSeedFile } from './exportSeed';
 import { SeedFile } from './seedFile';
+import { StandInNodes } from './standInNodes';
 
 /** How the stand-in's tasks move. */
 type TaskProgress = 'background' | 'immediate' | 'manual';
@@ -61,6 +62,8 @@ export class StandIn {
   private journal: { entry: JournalEntry; bytes: number }[] = [];
   private journalBytes = 0;
   private faults: Fault[] = [];
+  /** The CA file of the seed's data nodes, for clients to trust; null without nodes. */
+  nodesCa: string | null = null;
   /** How tasks move (POST /_xfer/tasks/progress): as fast as storage allows, before the submit answers, or when told. */
   private progress: TaskProgress = 'background';
 
@@ -94,23 +97,28 @@ export class StandIn {
     const signingKeySecret = pagesConfig.signingKeySecret ?? 'stand-in keys live and die with the process';
     let standIn: StandIn | null = null;
     const core = { ...apiCoreSettings(config), ...pagesCoreSettings({ ...pagesConfig, issuer: url, signingKeySecret }), ids };
-    await Runtime.start({ kind: 'standIn', core }, async (runtime) => {
+    // a seed's data nodes run in this process, with a CA of their own that the API trusts
+    const nodes = seed?.declaresNodes ? await StandInNodes.make() : null;
+    await Runtime.start({ kind: 'standIn', core, nodeCa: nodes?.caPem }, async (runtime) => {
       runtime.onClose('the stand-in server', () => closeServer(server));
+      if (nodes) runtime.onClose("the seed's data nodes", () => nodes.close());
       // the hosted service's scopes and the CLI's client first: a seed names them
       await runtime.services.admin.clients.installStandardCatalogue();
       // the console signs in at this address: registered before the seed (which may not take its
       // client's id) and the snapshot (so a reset keeps it)
       const credentials = await registerConsoleClient(runtime.services.admin, url);
       // alone on the services while it loads: each id it gives goes to the object it names
-      if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages)} objects from ${options.seedFile}`);
+      if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages, nodes ?? undefined)} objects from ${options.seedFile}`);
       const workers = await runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
       standIn = new StandIn(runtime, await runtime.snapshot(), url, workers);
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
+      const api = createApiApp(runtime.appServices, { bodyLimit: config.bodyLimit, logger });
       app.use(standIn.journalRequests());
+      // what a data node asks the API (under /_xfer/ too, beside the control routes)
+      app.use((req, res, next) => (req.path === '/_xfer/node' || req.path === '/_xfer/node/access' ? api(req, res, next) : next()));
       app.use('/_xfer', standIn.controlRoutes());
       app.use(standIn.injectFaults());
       app.use(standIn.runSubmittedTasks());
-      const api = createApiApp(runtime.appServices, { bodyLimit: config.bodyLimit, logger });
       const pages = createPagesApp(runtime.appServices, { ...pagesConfig, issuer: url, logger });
       // the console calls the API and the authorization service over HTTP, here on this one port;
       // its modules load on its first page (most tests never open one)
@@ -121,6 +129,11 @@ export class StandIn {
         if (req.path.startsWith('/console/') || req.path === '/console') return void openConsole().then((console_) => console_(req, res, next), next);
         return pages(req, res, next);
       });
+      // the nodes once the stand-in answers them: each asks it about itself as it starts
+      if (nodes && !nodes.empty) {
+        for (const line of await nodes.start(url, options.host, logger)) options.log(line);
+        standIn.nodesCa = nodes.caFile;
+      }
     }).catch(async (error: unknown) => {
       // the runtime closed what it had opened; a server it never adopted closes here
       if (server.listening) await closeServer(server);
