@@ -9,6 +9,7 @@
  *   npm run bench -- --sizes 1000,1000000 --backends sqlite --duration 10 --warmup 5
  *   npm run bench -- --sizes 1000000 --backends sqlite --scenarios search   one scenario (never --write-report)
  *   npm run bench -- --backends none --scenarios "transfer tasks"           the tasks beside cp alone
+ *   npm run bench -- --backends none --scenarios "data nodes"               a node's HTTPS GET beside a bare https server
  *   npm run bench -- --backends none --scenarios "stack floor" --compare ../main   GET by id beside the stack's floor, this checkout and another
  */
 import { spawn } from 'node:child_process';
@@ -22,6 +23,7 @@ import { openEngine, seedDatabase, TypeormUnitOfWork, type Engine, type SeedResu
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { peakRssMb, standInUrl, start, stop } from './processes';
 import { measureStackFloor } from './stackFloor';
+import { measureNodes } from './nodes';
 import { measureTasks } from './tasks';
 import { SingleBar, Presets } from 'cli-progress';
 
@@ -789,6 +791,16 @@ async function main(): Promise<void> {
       }
     } finally {
       rmSync(work3, { recursive: true, force: true });
+    }
+  }
+  if (!ONLY || ONLY.some((o) => 'data nodes'.includes(o))) {
+    const work4 = mkdtempSync(join(tmpdir(), 'xfer-bench-nodes-'));
+    try {
+      for (const row of await measureNodes(work4, (line) => console.error(line))) {
+        rows.push({ backend: 'nodes', size: 0, ...row, scenario: `${row.scenario}: ${row.ratio_to_cp} of the bare server`, errors: 0, non_2xx: 0, ratio_to_baseline: null });
+      }
+    } finally {
+      rmSync(work4, { recursive: true, force: true });
     }
   }
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });

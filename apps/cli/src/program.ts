@@ -10,10 +10,10 @@ import {
   type CoreServices,
   type StorageAttachment,
 } from '@xfer/core';
-// the apps (Express and all) load only in the commands that serve them: the others start in half the time
-import { helperPagesConfig, pagesCoreSettings } from '@xfer/helper-pages/settings';
-import { ConfigError } from '@xfer/config';
-import { DatabaseUrlError, DEFAULT_DATABASE_URL, Runtime } from '@xfer/runtime';
+// the apps (Express and all), the runtime and the database load only in the commands that use them:
+// the others start in half the time, and a data node (which opens no database) stays lean
+import { ConfigError, DEFAULT_DATABASE_URL } from '@xfer/config';
+import type { Runtime } from '@xfer/runtime';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { NodeServeArguments } from '@xfer/node';
 import { seedProgress } from './seed';
@@ -87,7 +87,8 @@ export function buildProgram(io: Io): Command {
   const databaseUrl = () => (program.opts().database as string | undefined) ?? io.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
 
   /** A one-shot command's work on the process's runtime: opened, used, closed in `finally`. */
-  function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+  async function withRuntime<T>(work: (runtime: Runtime) => Promise<T>): Promise<T> {
+    const [{ Runtime }, { helperPagesConfig, pagesCoreSettings }] = await Promise.all([import('@xfer/runtime'), import('@xfer/helper-pages/settings')]);
     // the auth app's settings too: the keys that sign id_tokens (xfer keys)
     return Runtime.run({ databaseUrl: databaseUrl(), core: pagesCoreSettings(helperPagesConfig(io.env)) }, work);
   }
@@ -531,6 +532,7 @@ export function buildProgram(io: Io): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
+      const { Runtime } = await import('@xfer/runtime');
       await Runtime.run({ databaseUrl: databaseUrl(), migrate: false }, async (runtime) => {
         const names = await runtime.migrate();
         // the hosted service's standard scopes and the CLI's client, once per database
@@ -586,6 +588,7 @@ export function buildProgram(io: Io): Command {
       const config = apiConfig(io.env);
       if (config.taskWorkers === 0) throw new ConfigError('API_TASK_WORKERS=0: a worker without task workers has nothing to do');
       const url = databaseUrl();
+      const { Runtime } = await import('@xfer/runtime');
       const runtime = await Runtime.start({ kind: 'worker', databaseUrl: url }, async (rt) => {
         await rt.startTaskWorkers({ concurrency: config.taskWorkers, log: io.err });
       });
@@ -613,10 +616,11 @@ export function buildProgram(io: Io): Command {
       if (options.seed !== undefined || options.port !== undefined || options.exitOnStdinClose || options.printEnv || options.exportOnExit !== undefined) {
         throw new ConfigError('--seed, --port, --exit-on-stdin-close, --print-env and --export-on-exit go with --ephemeral');
       }
-      const [{ apiConfig, apiCoreSettings, createApp }, { createApp: createHelperPagesApp, prepareSigningKeys, startHousekeeping }, { consoleConfig, createConsoleApp, registerConsoleClient }] = await Promise.all([
+      const [{ apiConfig, apiCoreSettings, createApp }, { createApp: createHelperPagesApp, prepareSigningKeys, startHousekeeping, helperPagesConfig, pagesCoreSettings }, { consoleConfig, createConsoleApp, registerConsoleClient }, { Runtime }] = await Promise.all([
         import('@xfer/api'),
         import('@xfer/helper-pages'),
         import('@xfer/console'),
+        import('@xfer/runtime'),
       ]);
       const config = apiConfig(io.env);
       const pagesConfig = helperPagesConfig(io.env);
@@ -698,7 +702,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_ERROR;
     // with --json a script reads errors as JSON too
     const report = (message: string) => io.err(argv.includes('--json') ? JSON.stringify({ error: message }) : `xfer: ${message}`);
-    if (error instanceof DomainError || error instanceof DatabaseUrlError || error instanceof ConfigError) {
+    // a database URL that is wrong is a ConfigError too (DatabaseUrlError)
+    if (error instanceof DomainError || error instanceof ConfigError) {
       report(error.message);
       return USAGE_ERROR;
     }

@@ -1,3 +1,6 @@
+/** Where the database is when DATABASE_URL does not say: an SQLite file under the working directory. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
+
 /** A bad setting: the message names the variable to fix. Entry points exit with 2 on it. */
 export class ConfigError extends Error {}
 

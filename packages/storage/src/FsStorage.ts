@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ByteRange, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type KernelCopy, type ListedName, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
+import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type KernelCopy, type ListedName, type FileReadOptions, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 
@@ -61,7 +61,7 @@ const NAMES_BATCH = 1000;
 const STATS_AT_ONCE = 64;
 
 /** The largest chunk a read hands on (and holds twice at most: one read ahead). */
-const READ_CHUNK = 1 << 20;
+export const READ_CHUNK = 1 << 20;
 
 /** A temporary file's prefix: a write lands under it, then is renamed to its final name. */
 export const PART_PREFIX = '.xfer-part-';
@@ -197,14 +197,14 @@ export class FsStorage implements Storage {
    * (a copy reads and writes at once); a small file is read in one call sized from its length, a
    * short read being a regular file's end.
    */
-  async *read(path: string, range?: ByteRange): AsyncIterable<Uint8Array> {
+  async *read(path: string, { range, pool }: FileReadOptions = {}): AsyncIterable<Uint8Array> {
     const { handle, size } = await this.guard(path, () => this.openInside(path));
     let position = range?.start ?? 0;
     // a range: its bytes; else to the end, however long the file has grown since its stat
     let left = range ? range.end - range.start + 1 : Infinity;
     let pending: Promise<{ buffer: Uint8Array; done: boolean }> | null = null;
     const readNext = (length: number) => {
-      const buffer = Buffer.allocUnsafe(length);
+      const buffer = pool?.take(length) ?? Buffer.allocUnsafe(length);
       const at = position;
       position += length;
       left -= length;

@@ -1,4 +1,4 @@
-import { joinStoragePath, StorageError, type ByteRange, type ChecksumAlgorithm, type FileEntry, type ListedName, type Storage, type StorageFeatures, type StorageGuard } from '@xfer/core';
+import { joinStoragePath, StorageError, type ChecksumAlgorithm, type FileReadOptions, type FileEntry, type ListedName, type Storage, type StorageFeatures, type StorageGuard } from '@xfer/core';
 
 /** The storage failures a test may inject (the stand-in's POST /_xfer/faults with an endpoint). */
 export const STORAGE_FAULTS = ['PERMISSION_DENIED', 'FILE_NOT_FOUND', 'QUOTA_EXCEEDED', 'CHECKSUM_MISMATCH'] as const;
@@ -111,9 +111,9 @@ export class FaultyStorage implements Storage {
     return this.inner.rename(from, to);
   }
 
-  async *read(path: string, range?: ByteRange): AsyncIterable<Uint8Array> {
+  async *read(path: string, options?: FileReadOptions): AsyncIterable<Uint8Array> {
     this.check(path);
-    yield* this.inner.read(path, range);
+    yield* this.inner.read(path, options);
   }
 
   async write(path: string, data: AsyncIterable<Uint8Array>, options?: { lastModified?: Date }): Promise<number> {

@@ -8,3 +8,4 @@ export { CopyThreads } from './CopyThreads';
 export { NodeClient, type FindNode, type NodeAddress, type NodeReach } from './node/NodeClient';
 export { NodeStorage } from './node/NodeStorage';
 export * from './node/protocol';
+export { ChunkBuffers } from './ChunkBuffers';

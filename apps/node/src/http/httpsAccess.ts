@@ -1,10 +1,10 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { baseName, httpsScopeOf, isUuid, parentOf, StorageError, type Storage, type StorageFailure } from '@xfer/core';
+import { ChunkBuffers, READ_CHUNK } from '@xfer/storage';
 import type { NextFunction, Request, Response } from 'express';
 import rangeParser from 'range-parser';
 import { AccessRefused, type AccessDecision, type HttpsAccess } from '../ApiLink';
 import { BadRequest, type NodeStorages } from './requests';
+import { sendChunks } from './send';
 
 /** How the node asks the API whether a client may open a file (ApiLink.access). */
 export type DecideAccess = (token: string, endpointId: string, path: string, access: HttpsAccess) => Promise<AccessDecision>;
@@ -121,7 +121,9 @@ async function sendFile(req: Request, res: Response, storage: Storage, path: str
     res.end();
     return;
   }
-  await pipeline(Readable.from(storage.read(path, range)), res);
+  // a few buffers of the file's chunk size, used again and again however long the file
+  const pool = new ChunkBuffers(READ_CHUNK);
+  await sendChunks(res, storage.read(path, { range, pool }), pool);
 }
 
 /** The file written through a temporary name; folders missing above it made where the caller may write the topmost of them. */

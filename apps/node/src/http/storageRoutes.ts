@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
-import { entryToWire, failureToWire, STORAGE_REFUSED } from '@xfer/storage';
+import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { BadRequest, storagePath, type NodeStorages } from './requests';
+import { sendChunks } from './send';
 
 /** How the node knows a call is the API's: its bearer token, checked (throws Unauthorized otherwise). */
 export type VerifyApiCall = (authorization: string | undefined) => Promise<void>;
@@ -91,14 +92,20 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall): Ro
     const { storage, path } = storageOf(req);
     const range = req.query.start === undefined ? undefined : { start: byteOffset(req.query.start, 'start'), end: byteOffset(req.query.end, 'end') };
     if (range && range.end < range.start) throw new BadRequest('end: at least start');
-    const chunks = storage.read(path, range)[Symbol.asyncIterator]();
+    const pool = new ChunkBuffers(READ_CHUNK);
+    const chunks = storage.read(path, { range, pool })[Symbol.asyncIterator]();
     // the file opened (or refused) before the status is sent
-    let next = await chunks.next();
+    const first = await chunks.next();
     res.type('application/octet-stream');
+    async function* all(): AsyncIterable<Uint8Array> {
+      if (first.done) return;
+      yield first.value;
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    }
     try {
-      for (; !next.done; next = await chunks.next()) await send(res, next.value);
-      res.end();
+      await sendChunks(res, all(), pool);
     } catch {
+      // the API sees a file cut short, never a short one taken for whole
       res.destroy();
     } finally {
       await chunks.return?.();

@@ -47,6 +47,22 @@ export interface ByteRange {
   end: number;
 }
 
+/**
+ * Buffers a reader of many chunks takes again once its consumer gives them back: a stream of
+ * fresh 1 MiB buffers makes V8 collect garbage over the whole heap every few dozen MiB.
+ */
+export interface ChunkPool {
+  /** A buffer of at least `length` bytes. */
+  take(length: number): Uint8Array;
+  /** A chunk read into a buffer `take` gave (the consumer is done with it). */
+  give(chunk: Uint8Array): void;
+}
+
+export interface FileReadOptions {
+  range?: ByteRange;
+  pool?: ChunkPool;
+}
+
 /** A name of a directory with the type its listing gives, without a stat: 'file' for anything neither a directory nor a symbolic link. */
 export interface ListedName {
   name: string;
@@ -95,8 +111,12 @@ export interface Storage {
   mkdir(path: string): Promise<void>;
   /** Moves a file or directory within the storage; the new parent must exist. */
   rename(from: string, to: string): Promise<void>;
-  /** The bytes of the file at `path`, streamed; with `range`, those from `start` to `end` (both included; the file holds them). */
-  read(path: string, range?: ByteRange): AsyncIterable<Uint8Array>;
+  /**
+   * The bytes of the file at `path`, streamed; with `range`, those from `start` to `end` (both
+   * included; the file holds them). With `pool`, a storage may read into the pool's buffers: the
+   * consumer gives each chunk back once it is done with it.
+   */
+  read(path: string, options?: FileReadOptions): AsyncIterable<Uint8Array>;
   /**
    * Writes `data` to the file at `path` through a temporary name beside it, then renames it into
    * place: a reader never sees half a file at its final name. Returns the bytes written.

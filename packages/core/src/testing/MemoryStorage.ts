@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { NO_FEATURES, StorageError, type ByteRange, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageFeatures } from '../storage/Storage';
+import { NO_FEATURES, StorageError, type ChecksumAlgorithm, type FileReadOptions, type FileEntry, type Storage, type StorageFeatures } from '../storage/Storage';
 
 interface Node {
   content: Buffer | null;
@@ -111,7 +111,7 @@ export class MemoryStorage implements Storage {
     }
   }
 
-  async *read(path: string, range?: ByteRange): AsyncIterable<Uint8Array> {
+  async *read(path: string, { range }: FileReadOptions = {}): AsyncIterable<Uint8Array> {
     const node = this.node(path);
     if (node.content === null) throw new StorageError('is_directory', path, 'a directory');
     const content = range ? node.content.subarray(range.start, range.end + 1) : node.content;

@@ -1,5 +1,5 @@
 import { joinStoragePath } from '../storage/paths';
-import { NO_FEATURES, StorageError, type ChecksumAlgorithm, type FileEntry, type Storage, type StorageDirectory } from '../storage/Storage';
+import { NO_FEATURES, StorageError, type ChecksumAlgorithm, type FileEntry, type FileReadOptions, type Storage, type StorageDirectory } from '../storage/Storage';
 
 /**
  * A test double's storage from `base` down, as StorageDirectory.storageOf gives a share's: its
@@ -34,7 +34,7 @@ export function rootedAt(storage: Storage, base: string): Storage {
     entries: (dir: string, names: readonly string[]) => call(() => storage.entries(inner(dir), names)),
     mkdir: (path: string) => call(() => storage.mkdir(inner(path))),
     rename: (from: string, to: string) => call(() => storage.rename(inner(from), inner(to))),
-    read: (path: string) => stream(storage.read(inner(path))),
+    read: (path: string, options?: FileReadOptions) => stream(storage.read(inner(path), options)),
     write: (path: string, data: AsyncIterable<Uint8Array>, options?: { lastModified?: Date }) => call(() => storage.write(inner(path), data, options)),
     remove: (path: string) => call(() => storage.remove(inner(path))),
     checksum: (path: string, algorithm: ChecksumAlgorithm) => call(() => storage.checksum(inner(path), algorithm)),

@@ -9,7 +9,7 @@ import { postgresDataSourceOptions } from './postgres/postgresOptions';
 import { MEMORY_TEMPLATE, readMemoryTemplate, templateDriver, type MemoryTemplate } from './sqlite/memoryTemplate';
 import { SqliteEngine, sqliteDataSourceOptions } from './sqlite/SqliteEngine';
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/xfer.sqlite';
+export { DEFAULT_DATABASE_URL } from '@xfer/config';
 
 /** DATABASE_URL is malformed, or names a database that cannot be reached, found or created. */
 export class DatabaseUrlError extends ConfigError {}

@@ -1,4 +1,4 @@
-import { NodeNotReachableError, NO_FEATURES, type ByteRange, type ChecksumAlgorithm, type FileEntry, type ListedName, type Storage, type StorageFeatures } from '@xfer/core';
+import { NodeNotReachableError, NO_FEATURES, type ChecksumAlgorithm, type FileEntry, type ListedName, type FileReadOptions, type Storage, type StorageFeatures } from '@xfer/core';
 import { DIGEST_MS, type NodeCall, type NodeClient } from './NodeClient';
 import { entryFromWire, type WireEntry } from './protocol';
 
@@ -40,7 +40,7 @@ export class NodeStorage implements Storage {
     await this.done(this.call('rename', { path: from, to }, 'POST'));
   }
 
-  async *read(path: string, range?: ByteRange): AsyncIterable<Uint8Array> {
+  async *read(path: string, { range }: FileReadOptions = {}): AsyncIterable<Uint8Array> {
     const { body } = await this.node.call(this.call('read', { path, start: range && String(range.start), end: range && String(range.end) }));
     try {
       for await (const chunk of body) yield chunk as Uint8Array;

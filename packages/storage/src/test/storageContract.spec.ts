@@ -142,7 +142,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await world.fs.writeFile(`${world.root}/data/large.bin`, content);
       const start = 2 ** 20 - 5;
       const end = 2 * 2 ** 20 + 4;
-      expect((await collect(storage.read('/data/large.bin', { start, end }))).equals(content.subarray(start, end + 1))).toBe(true);
+      expect((await collect(storage.read('/data/large.bin', { range: { start, end } }))).equals(content.subarray(start, end + 1))).toBe(true);
       expect((await collect(storage.read('/data/large.bin'))).equals(content)).toBe(true);
     });
 

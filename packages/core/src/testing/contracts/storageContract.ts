@@ -70,10 +70,10 @@ export function describeStorageContract(implementation: string, open: () => Prom
     });
 
     it('reads a range of bytes, both ends included', async () => {
-      expect(await text(storage.read('/data/a.txt', { start: 1, end: 3 }))).toBe('ell');
-      expect(await text(storage.read('/data/a.txt', { start: 4, end: 4 }))).toBe('o');
-      expect(await text(storage.read('/data/a.txt', { start: 0, end: 4 }))).toBe('hello');
-      expect(await failureOf(text(storage.read('/none', { start: 0, end: 0 })))).toBe('not_found');
+      expect(await text(storage.read('/data/a.txt', { range: { start: 1, end: 3 } }))).toBe('ell');
+      expect(await text(storage.read('/data/a.txt', { range: { start: 4, end: 4 } }))).toBe('o');
+      expect(await text(storage.read('/data/a.txt', { range: { start: 0, end: 4 } }))).toBe('hello');
+      expect(await failureOf(text(storage.read('/none', { range: { start: 0, end: 0 } })))).toBe('not_found');
     });
 
     it('replaces a file written again, and moves a tree by renaming it', async () => {
