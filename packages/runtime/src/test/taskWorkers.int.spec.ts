@@ -28,8 +28,9 @@ describe.each(['sqlite', 'postgres'] as const)('task workers across a restart (%
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** `read` until `done` says so, polled every 10 ms for at most 30 s (a loaded machine takes its time). */
   const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
-    for (let i = 0; i < 400; i += 1) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
       const value = await read();
       if (done(value)) return value;
       await new Promise((resolve) => setTimeout(resolve, 10));
