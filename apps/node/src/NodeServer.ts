@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { ConfigError } from '@xfer/config';
-import type { Logger } from '@xfer/server-kit';
+import { createLogger, type Logger } from '@xfer/server-kit';
 import { EndpointStorages } from '@xfer/storage';
 import { ApiLink, type NodeIdentity } from './ApiLink';
 import { apiCallVerifier, createNodeApp } from './http/app';
@@ -71,7 +71,8 @@ export class NodeServer {
         verifyApiCall: apiCallVerifier(identity.id, secret),
         decide: (token, endpointId, path, access) => api.access(token, endpointId, path, access),
         authUrl: options.authUrl,
-        logger: options.logger,
+        // every line the node logs names it, as the API's lines of its calls do
+        logger: (options.logger ?? createLogger({ name: 'xfer-node' })).child({ node_id: identity.id }),
       });
       const server = createServer({ cert, key }, app);
       const port = options.port ?? Number(registered.port || 443);

@@ -47,6 +47,7 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
   const as = (token: string) => ({
     get: (path: string) => http.get(`${V}${path}`).set('Authorization', `Bearer ${token}`),
     post: (path: string, body?: unknown) => http.post(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
+    put: (path: string, body?: unknown) => http.put(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
   });
 
   const startNode = async (node: Omit<TestNode, 'server'>): Promise<NodeServer> =>

@@ -110,6 +110,30 @@ describe.each(testBackends())('HTTPS access to the files of node-bound endpoints
     expect(existsSync(join(world.lab.root, 'data', 'planted.txt'))).toBe(false);
   });
 
+  it("serves a share of a node-bound host at its own address, by the share's access rules", async () => {
+    await world.world.subscriptionFor('alice');
+    const alice = world.as(world.alice.token);
+    expect((await alice.put(`/endpoint/${world.lab.id}`, { subscription_id: 'DEFAULT' })).status).toBe(200);
+    const share = (await alice.post('/shared_endpoint', { display_name: 'Lab data', host_endpoint: world.lab.id, host_path: '/data/' })).body.id as string;
+    const address = await world.httpsServer(share);
+    expect(address).toBe(`https://localhost:${world.nodes[0]!.port}/${share}`);
+    const rule = await alice.post(`/endpoint/${share}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: world.bob.id, path: '/sub/', permissions: 'r' });
+    expect(rule.status).toBe(201);
+    const bob = await world.httpsToken('bob', share);
+    const statusOf = async (path: string, token: string, method = 'GET') => {
+      const answer = await world.fetch(`${address}${path}`, { token, method, ...(method === 'PUT' && { body: 'x' }) });
+      const body = await answer.body.text();
+      return method === 'GET' && answer.statusCode === 200 ? body : answer.statusCode;
+    };
+    // the share's root is the host's /data/: its rule lets bob read /sub/ and nothing else
+    expect(await statusOf('/sub/deep.txt', bob)).toBe('deep');
+    expect(await statusOf('/a.txt', bob)).toBe(403);
+    expect(await statusOf('/sub/new.txt', bob, 'PUT')).toBe(403);
+    expect(await statusOf('/a.txt', await world.httpsToken('alice', share))).toBe('hello, node');
+    // the host's token opens the host's address only
+    expect(await statusOf('/a.txt', await world.httpsToken('alice', world.lab.id))).toBe(403);
+  });
+
   it('never leaves the bound directory: .., its encoded forms, an encoded slash, a link out', async () => {
     const token = await world.httpsToken('alice', world.lab.id);
     const ca = readFileSync(join(world.nodes[0]!.root, '..', 'ca.pem'), 'utf8');

@@ -440,7 +440,19 @@ export class Endpoint {
       host_path: checkText('host_path', hostPath, { max: 4096, singleLine: true }),
     });
     endpoint.applySimpleFields(settings, UPDATABLE_FIELDS.shared);
+    // a share of a host a data node serves is served by the node too, at its own address
+    endpoint.state.https_server = host.nodeAddressOf(endpoint.id);
     return endpoint;
+  }
+
+  /**
+   * Where the data node that serves this endpoint's storage serves `endpointId` (this one or a
+   * share of it): `<node URL>/<endpoint id>`; null when no node serves its storage.
+   */
+  nodeAddressOf(endpointId: string): string | null {
+    const own = this.state.https_server;
+    if (this.state.storage?.type !== 'node' || own === null || !own.endsWith(`/${this.state.id}`)) return null;
+    return `${own.slice(0, -this.state.id.length)}${endpointId}`;
   }
 
   /** An object-store endpoint (alpha): not creatable through the API, only by an operator. */

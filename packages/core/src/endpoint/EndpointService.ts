@@ -11,6 +11,7 @@ import {
 import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
+import { registerHttpsScope } from '../node/Node';
 import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
 import type { ShareCursor } from './EndpointRepository';
@@ -20,7 +21,7 @@ import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
 
 /** The repositories the endpoint operations use. */
-export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'accessRules' | 'pauseRules' | 'subscriptions' | 'identities' | 'groups'>;
+export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'accessRules' | 'pauseRules' | 'subscriptions' | 'identities' | 'groups' | 'scopes'>;
 type Repos = EndpointRepositories['repositories'];
 
 export interface CreatedEndpoint {
@@ -92,6 +93,7 @@ export class EndpointService {
       });
       await repos.endpoints.insert(share);
       await this.grantOwnerAdministrator(repos, share);
+      if (share.snapshot.https_server !== null) await registerHttpsScope(repos.scopes, { id: share.id, displayName: share.snapshot.display_name ?? share.id }, this.clock, this.ids);
       return this.created(share);
     });
   }
