@@ -132,6 +132,18 @@ describe.each(testBackends())('HTTPS access to the files of node-bound endpoints
     expect(await statusOf('/a.txt', await world.httpsToken('alice', share))).toBe('hello, node');
     // the host's token opens the host's address only
     expect(await statusOf('/a.txt', await world.httpsToken('alice', world.lab.id))).toBe(403);
+    // the share follows its host's storage: detached, no address; bound again, the node's
+    await world.runtime.services.admin.endpoints.setStorage(world.lab.id, null);
+    expect(await world.httpsServer(share)).toBeNull();
+    // the node stops serving it once its memory of the access lapses (5 s)
+    const detachedAt = Date.now();
+    while ((await statusOf('/sub/deep.txt', bob)) === 'deep') {
+      expect(Date.now() - detachedAt).toBeLessThan(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(await statusOf('/sub/deep.txt', bob)).toBe(404);
+    await world.runtime.services.admin.endpoints.setStorage(world.lab.id, { type: 'node', node: 'node-one', root: world.lab.root });
+    expect(await world.httpsServer(share)).toBe(address);
   });
 
   it('never leaves the bound directory: .., its encoded forms, an encoded slash, a link out', async () => {

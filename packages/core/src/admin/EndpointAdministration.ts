@@ -3,6 +3,8 @@ import { ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
 import { BadRequestError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { StorageAttachment } from '../storage/Storage';
+import type { Endpoint } from '../endpoint/Endpoint';
+import type { ShareCursor } from '../endpoint/EndpointRepository';
 import { NodeNotFoundError, registerHttpsScope } from '../node/Node';
 import { isUuid } from '../shared/text';
 
@@ -113,9 +115,26 @@ export class EndpointAdministration {
         await registerHttpsScope(repos.scopes, { id: endpoint.id, displayName: endpoint.snapshot.display_name ?? endpoint.id }, this.clock, this.ids);
       }
       await repos.endpoints.update(endpoint);
+      await this.sharesFollow(repos, endpoint);
       return endpoint.snapshot.storage;
     });
   }
+  /** A host's shares follow its storage: served by its node at their own addresses (with their scopes), or by none. */
+  private async sharesFollow(repos: EndpointAdminRepositories['repositories'], host: Endpoint): Promise<void> {
+    const PAGE = 500;
+    for (let after: ShareCursor | null = null; ; ) {
+      const shares = await repos.endpoints.listSharesOfHost(host.id, [], { after, limit: PAGE });
+      for (const { endpoint: share } of shares) {
+        if (!share.serveFrom(host)) continue;
+        await repos.endpoints.update(share);
+        if (share.snapshot.https_server !== null) await registerHttpsScope(repos.scopes, { id: share.id, displayName: share.snapshot.display_name ?? share.id }, this.clock, this.ids);
+      }
+      const last = shares.at(-1);
+      if (!last || shares.length < PAGE) return;
+      after = { createdAt: last.endpoint.snapshot.created_at, id: last.endpoint.id };
+    }
+  }
+
   /** The storage attached to an endpoint, or null. */
   async storageOf(endpointId: string): Promise<StorageAttachment | null> {
     return (await endpointWithId(this.uow.repositories, endpointId)).snapshot.storage;

@@ -445,6 +445,14 @@ export class Endpoint {
     return endpoint;
   }
 
+  /** A share's address follows its host's node (bound, moved or detached); whether it changed. */
+  serveFrom(host: Endpoint): boolean {
+    const address = host.nodeAddressOf(this.state.id);
+    if (this.state.kind !== 'shared' || this.state.https_server === address) return false;
+    this.state.https_server = address;
+    return true;
+  }
+
   /**
    * Where the data node that serves this endpoint's storage serves `endpointId` (this one or a
    * share of it): `<node URL>/<endpoint id>`; null when no node serves its storage.
