@@ -80,9 +80,9 @@ export async function startTaskApi(backend: TestBackend, storage: StorageKind, t
   await new Promise((resolve) => server.once('listening', resolve));
   process.env.GLOBUS_SDK_SERVICE_URL_TRANSFER = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/`;
 
-  /** A task once `done` says so (polled as the SDK's task_wait does), within a few seconds. */
+  /** A task once `done` says so (polled as the SDK's task_wait does), within 30 s (a loaded machine running the whole suite takes its time). */
   const until = async (token: string, taskId: string, done: (task: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
-    for (let i = 0; i < 200; i += 1) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
       const task = (await api.as(token).get(`/task/${taskId}`)).body as Record<string, unknown>;
       if (done(task)) return task;
       await new Promise((resolve) => setTimeout(resolve, 25));
