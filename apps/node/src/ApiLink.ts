@@ -1,5 +1,5 @@
 import { ConfigError } from '@xfer/config';
-import { hashToken } from '@xfer/core';
+import { hashToken, NodeAuthenticationFailedError } from '@xfer/core';
 import { Pool } from 'undici';
 
 /** The node as the API registered it. */
@@ -103,7 +103,7 @@ export class ApiLink {
     const body = (await answer.body.json().catch(() => null)) as (Partial<Record<keyof AccessDecision | 'identity_id' | 'code' | 'message', string>> & Record<string, unknown>) | null;
     if (answer.statusCode !== 200) {
       // the node's own credentials refused: the client can do nothing about it
-      if (answer.statusCode === 401 && body?.code === 'ClientError.AuthenticationFailed' && /data node/.test(String(body.message))) throw new AccessRefused(503, 'ApiRefusedNode', 'The API does not know this node (its secret changed?)');
+      if (body?.code === NodeAuthenticationFailedError.CODE) throw new AccessRefused(503, 'ApiRefusedNode', 'The API does not know this node (its secret changed?)');
       const status = [400, 401, 403, 404, 409].includes(answer.statusCode) ? (answer.statusCode === 409 ? 403 : answer.statusCode) : 502;
       throw new AccessRefused(status, String(body?.code ?? 'Refused'), String(body?.message ?? `The API answered ${answer.statusCode}`));
     }

@@ -1,4 +1,4 @@
-import { AuthenticationFailedError, BadRequestError, type HttpsAccess, type NodeAccess, type NodeAdministration, type NodeView } from '@xfer/core';
+import { BadRequestError, NodeAuthenticationFailedError, type HttpsAccess, type NodeAccess, type NodeAdministration, type NodeView } from '@xfer/core';
 import basicAuth from 'basic-auth';
 import type { Express, Request, Response } from 'express';
 
@@ -18,7 +18,7 @@ export interface NodeRouteServices {
 async function callingNode(req: Request, res: Response, nodes: NodeRouteServices['nodes']): Promise<NodeView> {
   const credentials = basicAuth(req);
   const node = credentials ? await nodes.authenticate(credentials.name, credentials.pass) : null;
-  if (!node) throw new AuthenticationFailedError('A data node authenticates with its id and its secret (HTTP Basic)');
+  if (!node) throw new NodeAuthenticationFailedError('A data node authenticates with its id and its secret (HTTP Basic)');
   res.locals.nodeId = node.id;
   return node;
 }

@@ -21,7 +21,7 @@ describe.each(BACKENDS)('what a data node asks the API about itself ($name)', (b
       api.http.get('/_xfer/node').set('Authorization', `Bearer ${alice}`),
     ]) {
       const answer = await refused;
-      expect([answer.status, answer.body.code]).toEqual([401, 'ClientError.AuthenticationFailed']);
+      expect([answer.status, answer.body.code]).toEqual([401, 'ClientError.AuthenticationFailed.DataNode']);
     }
     const { secret: renewed } = await api.world.services.admin.nodes.newSecret(node.id);
     expect((await api.http.get('/_xfer/node').auth(node.id, secret)).status).toBe(401);

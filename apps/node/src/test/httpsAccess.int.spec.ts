@@ -158,6 +158,13 @@ describe.each(testBackends())('HTTPS access to the files of node-bound endpoints
     }
   });
 
+  it("tells a client 503, not 401, when the API no longer knows the node's secret", async () => {
+    const token = await world.httpsToken('alice', world.lab.id);
+    await world.runtime.services.admin.nodes.newSecret(world.nodes[0]!.id);
+    const answer = await world.fetch(`${lab}/data/a.txt`, { token });
+    expect([answer.statusCode, ((await answer.body.json()) as { code: string }).code]).toEqual([503, 'ApiRefusedNode']);
+  });
+
   it('answers ls, stat, mkdir and rename through the API on the nodes; a node that is down is ExternalError.NodeNotReachable and the API stays healthy', async () => {
     const alice = world.as(world.alice.token);
     const listing = await alice.get(`/operation/endpoint/${world.lab.id}/ls?path=/data/`);

@@ -37,7 +37,13 @@ export class InvalidFieldError extends BadRequestError {
 }
 
 export class AuthenticationFailedError extends DomainError {
-  readonly code = 'ClientError.AuthenticationFailed';
+  readonly code: string = 'ClientError.AuthenticationFailed';
+}
+
+/** A data node's own credentials (its id and secret) refused: the node's operator must act, not its client. */
+export class NodeAuthenticationFailedError extends AuthenticationFailedError {
+  static readonly CODE = 'ClientError.AuthenticationFailed.DataNode';
+  override readonly code = NodeAuthenticationFailedError.CODE;
 }
 
 export class PermissionDeniedError extends DomainError {
