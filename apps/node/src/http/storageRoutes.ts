@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
 import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -9,11 +8,6 @@ import { sendChunks } from './send';
 export type VerifyApiCall = (authorization: string | undefined) => Promise<void>;
 
 const ALGORITHMS: ReadonlySet<string> = new Set<ChecksumAlgorithm>(['md5', 'sha256']);
-
-/** Writes a response body chunk by chunk, waiting while the client is behind. */
-async function send(res: Response, chunk: string | Uint8Array): Promise<void> {
-  if (!res.write(chunk)) await once(res, 'drain');
-}
 
 /**
  * The storage protocol (NODE_STORAGE_PATH): the API's calls on a directory of this node, each one
@@ -39,12 +33,16 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall): Ro
     const batches = list(storage, path)[Symbol.asyncIterator]();
     let next = await batches.next();
     res.type('application/x-ndjson');
+    async function* encoded(): AsyncIterable<Uint8Array> {
+      for (; !next.done; next = await batches.next()) yield Buffer.from(`${JSON.stringify(next.value)}\n`);
+    }
     try {
-      for (; !next.done; next = await batches.next()) await send(res, `${JSON.stringify(next.value)}\n`);
-      res.end();
+      await sendChunks(res, encoded());
     } catch {
       // the client sees a listing cut short, never a partial one taken for whole
       res.destroy();
+    } finally {
+      await batches.return?.();
     }
   };
 
