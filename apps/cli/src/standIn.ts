@@ -108,7 +108,7 @@ export class StandIn {
       // client's id) and the snapshot (so a reset keeps it)
       const credentials = await registerConsoleClient(runtime.services.admin, url);
       // alone on the services while it loads: each id it gives goes to the object it names
-      if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages, nodes ?? undefined)} objects from ${options.seedFile}`);
+      if (seed) options.log(`seeded ${await seed.apply(runtime.services, (id) => wanted.push(id), runtime.storages, nodes)} objects from ${options.seedFile}`);
       const workers = await runtime.startTaskWorkers({ concurrency: config.taskWorkers, pollMs: 50, retryMs: 1000, log: options.log });
       standIn = new StandIn(runtime, await runtime.snapshot(), url, workers);
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
