@@ -7,7 +7,7 @@ import { decodePauseRule, decodeSubscriptionAdminVerified, decodeSubscriptionCha
 import { accessDocument, decodeAccessPatch, decodeNewAccessRule } from './v010/access';
 import { encodeShareCursor, pauseRuleListQuery, searchRequest, sharesPage } from './v010/paging';
 import { endpointFieldName, inWireNames } from './v010/fieldNames';
-import { endpointDocument, fieldSelection, limitedPauseRuleDocument, pauseRuleDocument, selectFields, serverDocument } from './v010/documents';
+import { dataNodeDocument, endpointDocument, fieldSelection, limitedPauseRuleDocument, pauseRuleDocument, selectFields, serverDocument } from './v010/documents';
 import {
   assertSentBackUnchanged,
   assertServerSentBackUnchanged,
@@ -237,6 +237,11 @@ export function endpointRoutes(router: Router, endpoints: EndpointService, acces
     res.json({ DATA_TYPE: 'access_list', endpoint: endpointId, length: rules.length, DATA: rules.map(accessDocument) });
   });
 
+  // xfer's own: the data nodes serving endpoints the caller administers (the console's Data nodes page)
+  router.get('/data_node_list', async (_req, res) => {
+    const nodes = await manager.dataNodes(principalOf(res));
+    res.json({ DATA_TYPE: 'data_node_list', DATA: nodes.map(dataNodeDocument) });
+  });
 
   router.get('/endpoint_manager/pause_rule_list', async (req, res) => {
     const { filter, offset, limit } = pauseRuleListQuery(req.query);

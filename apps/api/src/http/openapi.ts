@@ -295,6 +295,9 @@ export const openApiDocument = {
     '/endpoint_manager/monitored_endpoints': {
       get: { operationId: 'monitoredEndpoints', summary: 'Endpoints the caller holds administrator, activity_manager or activity_monitor on', responses: { '200': ok('Endpoints', ref('MonitoredEndpointList')), ...errors } },
     },
+    '/data_node_list': {
+      get: { operationId: 'dataNodeList', summary: "xfer's own: the data nodes serving endpoints the caller administers, by name, each with its last contact and those endpoints", responses: { '200': ok('Data nodes', ref('DataNodeList')), ...errors } },
+    },
     '/endpoint_manager/endpoint/{endpoint_xid}': {
       parameters: [xid],
       get: { operationId: 'endpointManagerGetEndpoint', summary: 'An endpoint, to its monitors', responses: { '200': ok('The endpoint document', ref('Endpoint')), ...errors } },
@@ -388,6 +391,18 @@ export const openApiDocument = {
           pause_task_transfer_read: { type: 'boolean' },
         },
         ['DATA_TYPE', 'id', 'message', 'endpoint_id', 'editable'],
+      ),
+      DataNodeList: documented({ DATA_TYPE: { const: 'data_node_list' }, DATA: { type: 'array', items: ref('DataNode') } }, ['DATA_TYPE', 'DATA']),
+      DataNode: documented(
+        {
+          DATA_TYPE: { const: 'data_node' },
+          id: { type: 'string' },
+          name: { type: 'string' },
+          url: { type: 'string' },
+          last_contact: { type: ['string', 'null'] },
+          endpoints: { type: 'array', items: documented({ id: { type: 'string' }, display_name: { type: ['string', 'null'] } }, ['id', 'display_name']) },
+        },
+        ['DATA_TYPE', 'id', 'name', 'url', 'last_contact', 'endpoints'],
       ),
       PauseRuleFullList: documented({ DATA_TYPE: { const: 'pause_rule_list' }, offset: { type: 'integer' }, limit: { type: 'integer' }, has_next_page: { type: 'boolean' }, DATA: { type: 'array', items: ref('PauseRule') } }, ['DATA_TYPE', 'offset', 'limit', 'has_next_page', 'DATA']),
       PauseRuleInput: {

@@ -28,3 +28,39 @@ describe.each(BACKENDS)('what a data node asks the API about itself ($name)', (b
     expect((await api.http.get('/_xfer/node').auth(node.id, renewed)).status).toBe(200);
   });
 });
+
+describe.each(BACKENDS)('the data nodes an endpoint administrator sees ($name)', (backend) => {
+  let api: Api;
+  beforeEach(async () => {
+    api = await startApi(backend);
+  });
+  afterEach(() => api.close());
+
+  it('lists the nodes serving endpoints the caller administers, with their last contact; nothing of anyone else', async () => {
+    const alice = (await api.world.user('alice')).token;
+    const bob = await api.world.user('bob');
+    const nodes = api.world.services.admin.nodes;
+    const { node: lab, secret } = await nodes.addNode({ name: 'lab-node', url: 'https://lab-node.example.org:8443' });
+    await nodes.addNode({ name: 'idle-node', url: 'https://idle.example.org' });
+    await api.world.subscriptionFor('alice');
+    // managed (roles are granted only there)
+    const endpoint = async (name: string) => (await api.as(alice).post('/endpoint', { display_name: name, subscription_id: 'DEFAULT', DATA: [{ hostname: `${name.toLowerCase()}.example.org` }] })).body.id as string;
+    const [raw, cooked, local] = [await endpoint('Raw'), await endpoint('Cooked'), await endpoint('Local')];
+    for (const id of [raw, cooked]) await api.world.services.admin.endpoints.setStorage(id, { type: 'node', node: 'lab-node', root: '/srv/data' });
+    await api.world.services.admin.endpoints.setStorage(local, { type: 'memory' });
+
+    const listed = await api.as(alice).get('/data_node_list');
+    expect(listed.status).toBe(200);
+    expect(listed.body.DATA).toEqual([{ DATA_TYPE: 'data_node', id: lab.id, name: 'lab-node', url: 'https://lab-node.example.org:8443', last_contact: null, endpoints: expect.arrayContaining([{ id: raw, display_name: 'Raw' }, { id: cooked, display_name: 'Cooked' }]) }]);
+    expect(listed.body.DATA[0].endpoints).toHaveLength(2);
+    // the node's contact shows once it has asked the API about itself
+    await api.http.get('/_xfer/node').auth(lab.id, secret);
+    expect((await api.as(alice).get('/data_node_list')).body.DATA[0].last_contact).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+00:00$/);
+    // an activity monitor is no administrator; a stranger sees nothing
+    expect((await api.as(alice).post(`/endpoint/${raw}/role`, { DATA_TYPE: 'role', principal_type: 'identity', principal: bob.id, role: 'activity_monitor' })).status).toBe(201);
+    expect((await api.as(bob.token).get('/data_node_list')).body).toEqual({ DATA_TYPE: 'data_node_list', DATA: [] });
+    expect((await api.as(alice).post(`/endpoint/${raw}/role`, { DATA_TYPE: 'role', principal_type: 'identity', principal: bob.id, role: 'administrator' })).status).toBe(201);
+    expect((await api.as(bob.token).get('/data_node_list')).body.DATA).toEqual([expect.objectContaining({ name: 'lab-node', endpoints: [{ id: raw, display_name: 'Raw' }] })]);
+    expect((await api.http.get('/v0.10/data_node_list')).status).toBe(401);
+  });
+});

@@ -10,7 +10,7 @@ import { viewOf } from './EndpointService';
 import type { EndpointView } from './EndpointView';
 import { hostRolesOf, loadEndpoint } from './loadEndpoint';
 
-export type EndpointManagerRepositories = RepositoriesOf<'endpoints' | 'identities' | 'pauseRules'>;
+export type EndpointManagerRepositories = RepositoriesOf<'endpoints' | 'identities' | 'pauseRules' | 'nodes'>;
 type Repos = EndpointManagerRepositories['repositories'];
 
 /** At most this many endpoints in one answer of the endpoint manager (monitored endpoints, pause rules). */
@@ -34,6 +34,15 @@ export interface PauseRuleInput {
   identity_id?: string | null;
   start_time?: Date | null;
   flags?: Partial<PauseFlags>;
+}
+
+/** A data node as the administrators of the endpoints it serves see it: no secret, and those endpoints. */
+export interface AdministeredNode {
+  id: string;
+  name: string;
+  url: string;
+  lastContact: Date | null;
+  endpoints: { id: string; displayName: string | null }[];
 }
 
 const holds = (roles: readonly EndpointRole[], wanted: readonly EndpointRole[]) => roles.some((r) => wanted.includes(r));
@@ -61,6 +70,25 @@ export class EndpointManagerService {
   async monitoredEndpoints(caller: Principal): Promise<EndpointView[]> {
     const held = await this.held(caller, MONITOR_ROLES);
     return Promise.all(held.map(({ endpoint, roles }) => this.view(caller, endpoint, roles)));
+  }
+
+  /**
+   * The data nodes serving the storage of endpoints the caller administers, by name, each with
+   * those endpoints (an operator's `xfer node list` shows every node; a caller sees only these).
+   */
+  async dataNodes(caller: Principal): Promise<AdministeredNode[]> {
+    const repos = this.uow.repositories;
+    const served = new Map<string, AdministeredNode['endpoints']>();
+    for (const { endpoint } of await this.held(caller, ['administrator'])) {
+      const storage = endpoint.snapshot.storage;
+      if (storage?.type !== 'node') continue;
+      served.set(storage.node, [...(served.get(storage.node) ?? []), { id: endpoint.id, displayName: endpoint.displayName }]);
+    }
+    const nodes = await Promise.all([...served.keys()].map((id) => repos.nodes.findById(id)));
+    return nodes
+      .filter((node) => node !== null)
+      .map(({ id, name, url, lastContact }) => ({ id, name, url, lastContact, endpoints: served.get(id)! }))
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** One endpoint, to those holding a monitoring role on it. */

@@ -1,6 +1,7 @@
 import {
   BadRequestError,
   isVirtualServer,
+  type AdministeredNode,
   type EndpointServer,
   type EndpointView,
   type PauseRuleState,
@@ -124,6 +125,18 @@ export function selectFields<T extends Record<string, unknown>>(document: T, sel
 /** Transfer's timestamp form: ISO 8601 with a space instead of `T`, UTC offset spelled out. */
 export function formatTransferTime(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')}+00:00`;
+}
+
+/** A data node as the administrators of the endpoints it serves see it (xfer's own document). */
+export function dataNodeDocument(node: AdministeredNode) {
+  return {
+    DATA_TYPE: 'data_node' as const,
+    id: node.id,
+    name: node.name,
+    url: node.url,
+    last_contact: node.lastContact ? formatTransferTime(node.lastContact) : null,
+    endpoints: node.endpoints.map((endpoint) => ({ id: endpoint.id, display_name: endpoint.displayName })),
+  };
 }
 
 /** `pause_rule_limited`: the rule as the affected user sees it, administrator-only fields removed. */
