@@ -90,6 +90,30 @@ describe('the web console over HTTP', () => {
     expect(page.text).toContain('<strong>Maintenance until Friday</strong>');
   });
 
+  it("lists the data nodes of the person's endpoints with their last contact, and shows an endpoint's node on its overview", async () => {
+    const { token } = await world.services.admin.tokens.issueToken('alice');
+    const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Cluster scratch' }) });
+    const { id } = (await created.json()) as { id: string };
+    const { node, secret } = await world.services.admin.nodes.addNode({ name: 'cluster-node', url: 'https://dtn.cluster.example.org:8443' });
+    await world.services.admin.endpoints.setStorage(id, { type: 'node', node: node.id, root: '/scratch' });
+    const { agent } = await signedIn('alice');
+    const nodes = await agent.get('/console/nodes');
+    expect(nodes.status).toBe(200);
+    expect(nodes.text).toContain('<h2>cluster-node</h2>');
+    expect(nodes.text).toContain('<dt>Last contact</dt><dd>Never: the node has not reached the service yet</dd>');
+    expect(nodes.text).toContain(`<a href="/console/endpoints/${id}">Cluster scratch</a>`);
+    await world.services.admin.nodes.authenticate(node.id, secret);
+    expect((await agent.get('/console/nodes')).text).toMatch(/<dt>Last contact<\/dt><dd>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+00:00<\/dd>/);
+    const overview = await agent.get(`/console/endpoints/${id}`);
+    expect(overview.text).toContain('>Data node</h3>');
+    expect(overview.text).toContain('<dt>Served by</dt><dd><a href="/console/nodes">cluster-node</a> (https://dtn.cluster.example.org:8443)</dd>');
+    // nobody else's nodes
+    const bob = await signedIn('bob');
+    const none = await bob.agent.get('/console/nodes');
+    expect(none.text).not.toContain('cluster-node');
+    expect(none.text).toContain('No endpoint you administer is served by a data node.');
+  });
+
   it('asks for a username before it looks anyone up, and says when nobody has it', async () => {
     const { token } = await world.services.admin.tokens.issueToken('alice');
     const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Roles DTN' }) });

@@ -1,6 +1,7 @@
 import { ApiError, type Json } from '../api';
 import { administers, documentFromForm, editableFields, formFromDocument, overviewGroups } from '../endpoints';
 import { refusal, submitted, type PageGroup } from './kit';
+import { administeredNodes, type NodeSummary } from './nodes';
 
 /** An endpoint's Overview, Edit and Delete tabs. */
 export const endpointPages: PageGroup = (router, { endpointPage, form }) => {
@@ -15,7 +16,16 @@ export const endpointPages: PageGroup = (router, { endpointPage, form }) => {
         // the overview shows without them
         if (!(error instanceof ApiError)) throw error;
       }
-      show('overview.njk', { heading: 'Overview', groups: overviewGroups(ep), pauseRules });
+      // its administrators see the data node serving it (the API names nodes to them only)
+      let node: NodeSummary | null = null;
+      if (administers(ep) && ep.https_server) {
+        try {
+          node = (await administeredNodes(api)).find((candidate) => candidate.endpoints.some((endpoint) => endpoint.id === ep.id)) ?? null;
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+        }
+      }
+      show('overview.njk', { heading: 'Overview', groups: overviewGroups(ep), pauseRules, node });
     }),
   );
 

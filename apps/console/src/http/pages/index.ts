@@ -3,6 +3,7 @@ import { activityPages } from './activity';
 import { createPages } from './create';
 import { endpointPages } from './endpoint';
 import { filePages } from './files';
+import { nodePages } from './nodes';
 import { PATH_IDS, pageKit, type PageKit } from './kit';
 import { permissionPages } from './permissions';
 import { rolePages } from './roles';
@@ -18,6 +19,6 @@ export function consolePages(signedIn: PageKit['signedIn'], form: RequestHandler
   // ids in the path are checked before any handler runs: a mismatch is the console's 404 page
   for (const [name, pattern] of Object.entries(PATH_IDS)) router.param(name, (_req, _res, next, value) => next(pattern.test(String(value)) ? undefined : 'router'));
   const kit = pageKit(signedIn, form);
-  for (const pages of [activityPages, searchPages, createPages, endpointPages, filePages, serverPages, rolePages, sharePages, permissionPages]) pages(router, kit);
+  for (const pages of [activityPages, searchPages, createPages, endpointPages, filePages, serverPages, rolePages, sharePages, permissionPages, nodePages]) pages(router, kit);
   return router;
 }
