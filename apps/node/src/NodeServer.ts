@@ -6,7 +6,8 @@ import { ConfigError } from '@xfer/config';
 import { createLogger, type Logger } from '@xfer/server-kit';
 import { EndpointStorages } from '@xfer/storage';
 import { ApiLink, type NodeIdentity } from './ApiLink';
-import { apiCallVerifier, createNodeApp } from './http/app';
+import { PeerPools } from './copy/PeerPools';
+import { apiCallVerifier, createNodeApp, grantVerifier } from './http/app';
 
 export interface NodeServeOptions {
   /** Where the API answers (http:// allowed: tests run it on loopback without TLS). */
@@ -22,6 +23,8 @@ export interface NodeServeOptions {
   /** PEM files of the node's certificate (its chain) and private key. */
   tlsCert: string;
   tlsKey: string;
+  /** A CA the node trusts for the other nodes beside the system's and NODE_EXTRA_CA_CERTS (the stand-in's, a test's). */
+  peerCa?: string;
   logger?: Logger;
 }
 
@@ -36,7 +39,7 @@ async function readSetting(path: string, what: string, option: string): Promise<
 /**
  * A running data node (`xfer node serve`), its one composition root: it knows itself through the
  * API (its id and secret), serves the directories of this machine that the API's endpoints are
- * bound to over HTTPS, and closes in order: the server, then the storages, then the link to the API.
+ * bound to over HTTPS, and closes in order: the server, then its connections to other nodes, the storages, the link to the API.
  */
 export class NodeServer {
   private constructor(
@@ -44,6 +47,7 @@ export class NodeServer {
     /** Where it answers: its registered URL, with the port it listens on. */
     readonly url: string,
     private readonly server: Server,
+    private readonly peers: PeerPools,
     private readonly storages: EndpointStorages,
     private readonly api: ApiLink,
   ) {}
@@ -61,6 +65,7 @@ export class NodeServer {
     }
     const api = new ApiLink(options.apiUrl, options.nodeId, secret);
     const storages = new EndpointStorages();
+    const peers = new PeerPools(options.peerCa);
     try {
       const identity = await api.whoAmI();
       const registered = new URL(identity.url);
@@ -69,6 +74,8 @@ export class NodeServer {
         prefix,
         storages: (root, base) => storages.storageOf(root, { type: 'posix', root }, base)!,
         verifyApiCall: apiCallVerifier(identity.id, secret),
+        verifyGrant: grantVerifier(identity.id, secret),
+        peers,
         decide: (token, endpointId, path, access) => api.access(token, endpointId, path, access),
         authUrl: options.authUrl,
         // every line the node logs names it, as the API's lines of its calls do
@@ -81,8 +88,9 @@ export class NodeServer {
       });
       const url = new URL(identity.url);
       url.port = String((server.address() as AddressInfo).port);
-      return new NodeServer(identity, url.href.replace(/\/+$/, ''), server, storages, api);
+      return new NodeServer(identity, url.href.replace(/\/+$/, ''), server, peers, storages, api);
     } catch (error) {
+      await peers.close();
       await storages.close();
       await api.close();
       throw error;
@@ -94,6 +102,7 @@ export class NodeServer {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+    await this.peers.close();
     await this.storages.close();
     await this.api.close();
   }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type KernelCopy, type ListedName, type FileReadOptions, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
+import { chained, guardedBatch } from './guardedBatch';
 
 /** How a storage names the owner and group of its entries (numeric ids on posix, none in memory). */
 export type AccountNames = (uid: number, gid: number) => Promise<{ user: string | null; group: string | null }>;
@@ -500,12 +501,6 @@ function within(real: string, root: string): boolean {
   return root === '/' || real === root || real.startsWith(`${root}/`);
 }
 
-/** A guard's checks and digests, then the next one's. */
-function chained(first: StorageGuard | null, next: StorageGuard): StorageGuard {
-  if (first === null) return next;
-  return { check: (path) => (first.check(path), next.check(path)), digest: (path, digest) => next.digest(path, first.digest(path, digest)) };
-}
-
 /** The kernel copy between storages of one filesystem (its host). */
 class FsKernelCopy implements KernelCopy {
   constructor(
@@ -538,46 +533,9 @@ class FsBatchCopy implements BatchCopy {
     if (!(source instanceof FsBatchCopy) || source.host !== this.host) throw new Error("a batch copy takes a source on its own host's threads");
     source.guard?.check(from);
     this.guard?.check(to);
-    if (source.guard === null && this.guard === null) return this.storage.batchCopyFrom(source.storage, from, to, files, options);
-    return this.guardedCopy(source, from, to, files, options);
-  }
-
-  /**
-   * The files up to the first one a guard fails, copied; that file's failure as its outcome, then
-   * the rest when the failure is one the copy goes on after; digests as the guards report them.
-   */
-  private async guardedCopy(source: FsBatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
-    const sourcePath = (file: DirectoryFile) => joinStoragePath(from, `/${file.name}`);
-    const destinationPath = (file: DirectoryFile) => joinStoragePath(to, `/${file.name}`);
-    const failureOf = (file: DirectoryFile): Extract<DirectoryFileCopy, { error: StorageError }> | null => {
-      for (const [side, guard, path] of [['source', source.guard, sourcePath(file)], ['destination', this.guard, destinationPath(file)]] as const) {
-        try {
-          guard?.check(path);
-        } catch (error) {
-          if (error instanceof StorageError) return { error, side };
-          throw error;
-        }
-      }
-      return null;
-    };
-    const outcomes: DirectoryFileCopy[] = [];
-    for (let at = 0; at < files.length; ) {
-      let end = at;
-      let failure: ReturnType<typeof failureOf> = null;
-      while (end < files.length && (failure = failureOf(files[end]!)) === null) end += 1;
-      const copied = end > at ? await this.storage.batchCopyFrom(source.storage, from, to, files.slice(at, end), options) : [];
-      for (const [i, outcome] of copied.entries()) {
-        const file = files[at + i]!;
-        outcomes.push('error' in outcome || outcome.checksums === null ? outcome : { ...outcome, checksums: { source: source.guard?.digest(sourcePath(file), outcome.checksums.source) ?? outcome.checksums.source, destination: this.guard?.digest(destinationPath(file), outcome.checksums.destination) ?? outcome.checksums.destination } });
-      }
-      const stoppedAt = (outcome: DirectoryFileCopy) => 'error' in outcome && !(outcome.side === 'source' && options.skipSourceFailures.includes(outcome.error.failure));
-      // the call stopped short (a failure, its bytes, a stop): the caller goes on from there
-      if (copied.length < end - at || copied.some(stoppedAt) || failure === null || options.signal?.aborted) return outcomes;
-      outcomes.push(failure);
-      if (stoppedAt(failure)) return outcomes;
-      at = end + 1;
-    }
-    return outcomes;
+    const copy = (some: readonly DirectoryFile[]) => this.storage.batchCopyFrom(source.storage, from, to, some, options);
+    if (source.guard === null && this.guard === null) return copy(files);
+    return guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
   }
 
   guarded(guard: StorageGuard): BatchCopy {

@@ -1,8 +1,10 @@
 import { hashToken } from '@xfer/core';
 import { createLogger, requestLogger, type Logger } from '@xfer/server-kit';
-import { API_ISSUER, nodeCallKey, NODE_STORAGE_PATH } from '@xfer/storage';
+import { API_ISSUER, nodeCallKey, NODE_STORAGE_PATH, READ_GRANT_CLAIM, type ReadGrant } from '@xfer/storage';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { jwtVerify } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
+import type { PeerPools } from '../copy/PeerPools';
+import type { VerifyGrant } from './copyRoutes';
 import { httpsAccess, type DecideAccess } from './httpsAccess';
 import { BadRequest, Unauthorized, type NodeStorages } from './requests';
 import { storageRoutes, type VerifyApiCall } from './storageRoutes';
@@ -12,6 +14,9 @@ export interface NodeAppServices {
   prefix: string;
   storages: NodeStorages;
   verifyApiCall: VerifyApiCall;
+  verifyGrant: VerifyGrant;
+  /** Connections to the nodes this one pulls files from. */
+  peers: PeerPools;
   /** How a client's access to a file is decided (by the API). */
   decide: DecideAccess;
   /** Where the authorization service answers (a client without a token is sent there). */
@@ -21,12 +26,30 @@ export interface NodeAppServices {
 
 /** How the node knows the API's calls: tokens signed with the key both derive from the node's secret, for this node, not expired. */
 export function apiCallVerifier(nodeId: string, secret: string): VerifyApiCall {
-  const key = nodeCallKey(hashToken(secret));
+  const verify = verifierOf(nodeId, secret);
   return async (authorization) => {
     const token = /^Bearer ([^\s]+)$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new Unauthorized("the API's calls carry its bearer token");
+    // a grant to read some files opens nothing else
+    if ((await verify(token))[READ_GRANT_CLAIM] !== undefined) throw new Unauthorized('a grant to read files is no token of the API');
+  };
+}
+
+/** How the node knows a grant of the API (to another node) to read some of its files: signed as the API's calls are, with READ_GRANT_CLAIM. */
+export function grantVerifier(nodeId: string, secret: string): VerifyGrant {
+  const verify = verifierOf(nodeId, secret);
+  return async (token) => {
+    const grant = (await verify(token))[READ_GRANT_CLAIM] as ReadGrant | undefined;
+    if (typeof grant !== 'object' || grant === null) throw new Unauthorized('a grant of the API to read files of this node');
+    return grant;
+  };
+}
+
+function verifierOf(nodeId: string, secret: string): (token: string) => Promise<JWTPayload> {
+  const key = nodeCallKey(hashToken(secret));
+  return async (token) => {
     try {
-      await jwtVerify(token, key, { issuer: API_ISSUER, audience: nodeId, algorithms: ['HS256'] });
+      return (await jwtVerify(token, key, { issuer: API_ISSUER, audience: nodeId, algorithms: ['HS256'] })).payload;
     } catch {
       throw new Unauthorized('a token this node does not take (another secret, another node, or expired)');
     }
@@ -40,7 +63,7 @@ export function createNodeApp(services: NodeAppServices): Express {
   app.set('etag', false);
   const logger = services.logger ?? createLogger({ name: 'xfer-node' });
   app.use(requestLogger(logger));
-  app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall));
+  app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall, { verifyGrant: services.verifyGrant, peers: services.peers }));
   app.use(services.prefix || '/', httpsAccess({ storages: services.storages, decide: services.decide, authUrl: services.authUrl }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ code: 'NotFound', message: 'Nothing here' });

@@ -1,6 +1,7 @@
 import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
 import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { copyRoutes, type CopyServices } from './copyRoutes';
 import { BadRequest, storagePath, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
@@ -14,8 +15,10 @@ const ALGORITHMS: ReadonlySet<string> = new Set<ChecksumAlgorithm>(['md5', 'sha2
  * member of the Storage port on the storage named by `root` (and `base`, a share's), answered as
  * the storage answers; a refusal is 409 with the StorageError.
  */
-export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall): Router {
+export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, copies: Omit<CopyServices, 'storages'>): Router {
   const router = express.Router();
+  // a grant is the credential of this one, not the API's token
+  router.use(copyRoutes.readFiles({ storages, ...copies }));
   router.use(async (req, _res, next) => {
     await verify(req.headers.authorization);
     next();
@@ -118,6 +121,8 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall): Ro
     const bytes = await storage.write(path, req, { lastModified });
     res.json({ bytes });
   });
+
+  router.use(copyRoutes.pull({ storages, ...copies }));
 
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (error instanceof StorageError) res.status(STORAGE_REFUSED).json(failureToWire(error));

@@ -31,7 +31,7 @@ export interface TestNode {
  * (TLS from a test CA, each with its own storage directory), and alice's endpoints Lab (on node
  * one) and Archive (on node two), each holding `tree` (paths to content).
  */
-export async function startApiAndNodes(backend: TestBackend, tree: Record<string, string>) {
+export async function startApiAndNodes(backend: TestBackend, tree: Record<string, string>, options: { taskWorkers?: boolean } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'xfer-nodes-'));
   const certificates: TestCertificates = makeTestCertificates(dir);
   const ca = readFileSync(certificates.ca, 'utf8');
@@ -51,7 +51,7 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
   });
 
   const startNode = async (node: Omit<TestNode, 'server'>): Promise<NodeServer> =>
-    NodeServer.start({ apiUrl, authUrl: 'http://127.0.0.1:9', nodeId: node.id, secretFile: node.secretFile, port: node.port, host: '127.0.0.1', tlsCert: certificates.cert, tlsKey: certificates.key, logger: createLogger({ level: 'silent' }) });
+    NodeServer.start({ apiUrl, authUrl: 'http://127.0.0.1:9', nodeId: node.id, secretFile: node.secretFile, port: node.port, host: '127.0.0.1', tlsCert: certificates.cert, tlsKey: certificates.key, peerCa: ca, logger: createLogger({ level: 'silent' }) });
   const nodes: TestNode[] = [];
   for (const name of ['node-one', 'node-two']) {
     const port = await freePort();
@@ -78,6 +78,7 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
   const archive = await endpoint('Archive', nodes[1]!);
   // clients of the nodes trust the test CA
   const agent = new Agent({ connect: { ca } });
+  const workers = options.taskWorkers ? await runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 200, sweepMs: 50 }) : null;
 
   return {
     runtime,
@@ -102,7 +103,23 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
     restart: async (node: TestNode) => {
       node.server = await startNode(node);
     },
+    /** A task of alice's once `done` says so (polled every 25 ms), within 30 s. */
+    async until(taskId: string, done: (task: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+        const task = (await as(alice.token).get(`/task/${taskId}`)).body as Record<string, unknown>;
+        if (done(task)) return task;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`task ${taskId} did not get there`);
+    },
+    /** Submits a transfer of alice's (a fresh submission id); its task id. */
+    async transfer(document: Record<string, unknown>, token = alice.token): Promise<{ status: number; body: Record<string, unknown> }> {
+      const submissionId = (await as(token).get('/submission_id')).body.value as string;
+      const answer = await as(token).post('/transfer', { DATA_TYPE: 'transfer', submission_id: submissionId, ...document });
+      return { status: answer.status, body: answer.body as Record<string, unknown> };
+    },
     async close() {
+      await workers?.stop();
       await agent.close();
       for (const node of nodes) await node.server.close().catch(() => undefined);
       await new Promise((resolve) => apiServer.close(resolve));

@@ -4,7 +4,7 @@ import { rootCertificates } from 'node:tls';
 import { NodeNotReachableError } from '@xfer/core';
 import { SignJWT } from 'jose';
 import { Pool, type Dispatcher } from 'undici';
-import { API_ISSUER, failureFromWire, nodeCallKey, NODE_STORAGE_PATH, STORAGE_REFUSED, type StorageOperation } from './protocol';
+import { API_ISSUER, failureFromWire, nodeCallKey, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
 
 /** A node's address and the hash of its secret, as the API keeps them. */
 export interface NodeAddress {
@@ -39,6 +39,8 @@ export interface NodeCall {
   body?: string | AsyncIterable<Uint8Array>;
   /** How long the node may take to answer (default ANSWER_MS). */
   answerMs?: number;
+  /** Aborting it closes the connection: the node stops what the call asked. */
+  signal?: AbortSignal;
 }
 
 interface Connection {
@@ -80,6 +82,7 @@ export class NodeClient {
         body: typeof call.body === 'object' ? Readable.from(call.body, { objectMode: false }) : (call.body ?? null),
         headersTimeout: call.answerMs ?? ANSWER_MS,
         bodyTimeout: call.answerMs ?? ANSWER_MS,
+        signal: call.signal,
       });
     } catch (error) {
       throw unreachable(error instanceof Error ? (error as { code?: string }).code ?? error.message : String(error));
@@ -93,6 +96,18 @@ export class NodeClient {
     // the node's own words, where it said any: a token it refused, a request it could not take
     const said = (body as { message?: unknown } | null)?.message;
     throw unreachable(`it answered ${response.statusCode}${typeof said === 'string' ? `: ${said.slice(0, 200)}` : ''}`);
+  }
+
+  /**
+   * A grant for another node to read files of this one (READ_GRANT_CLAIM), with this node's URL:
+   * what the destination of a copy presents here.
+   */
+  async grant(endpointId: string, grant: ReadGrant): Promise<{ url: string; grant: string }> {
+    const connection = await this.connect().catch((error: unknown) => {
+      throw new NodeNotReachableError(endpointId, this.nodeId, error instanceof Error ? error.message : String(error));
+    });
+    const token = await new SignJWT({ [READ_GRANT_CLAIM]: grant }).setProtectedHeader({ alg: 'HS256' }).setIssuer(API_ISSUER).setAudience(this.nodeId).setIssuedAt().setExpirationTime(`${READ_GRANT_SECONDS}s`).sign(connection.key);
+    return { url: connection.url.href.replace(/\/+$/, ''), grant: token };
   }
 
   /** The JSON of a call's answer. */

@@ -1,4 +1,5 @@
 import { NodeNotReachableError, NO_FEATURES, type ChecksumAlgorithm, type FileEntry, type ListedName, type FileReadOptions, type Storage, type StorageFeatures } from '@xfer/core';
+import { NodeBatchCopy } from './NodeBatchCopy';
 import { DIGEST_MS, type NodeCall, type NodeClient } from './NodeClient';
 import { entryFromWire, type WireEntry } from './protocol';
 
@@ -16,7 +17,7 @@ export class NodeStorage implements Storage {
     private readonly root: string,
     private readonly base: string,
   ) {
-    this.features = { ...NO_FEATURES, typedNames: (path) => this.lines<ListedName>('typed-names', path) };
+    this.features = { ...NO_FEATURES, typedNames: (path) => this.lines<ListedName>('typed-names', path), batchCopy: new NodeBatchCopy({ client: node, endpointId, root, base }) };
   }
 
   async stat(path: string): Promise<FileEntry> {

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { StorageError, type FileEntry, type StorageFailure } from '@xfer/core';
+import { StorageError, type ChecksumAlgorithm, type FileEntry, type StorageFailure } from '@xfer/core';
 
 /**
  * The storage protocol between the API and a data node: the Storage port's members as HTTPS
@@ -24,7 +24,51 @@ export function nodeCallKey(secretHash: string): Uint8Array {
 }
 
 /** The members of the port, as the last segment of their path. */
-export type StorageOperation = 'stat' | 'names' | 'typed-names' | 'entries' | 'mkdir' | 'rename' | 'read' | 'write' | 'remove' | 'checksum';
+export type StorageOperation = 'stat' | 'names' | 'typed-names' | 'entries' | 'mkdir' | 'rename' | 'read' | 'write' | 'remove' | 'checksum' | 'pull';
+
+/**
+ * Node to node, the destination pulls: the API asks the destination node (`pull`) to copy files
+ * of a directory from the source node, handing it a READ_GRANT that the API signed for the source
+ * node (its key, its id as audience, READ_GRANT_SECONDS): it opens those files of that directory
+ * for reading (`read-files`, the grant in the body: a batch names up to 1,000 files), nothing else.
+ */
+export const READ_FILES = 'read-files';
+/** The JWT claim of a grant; a token with it is refused by every other call. */
+export const READ_GRANT_CLAIM = 'xfer_read';
+export const READ_GRANT_SECONDS = 120;
+
+/** Which files of a node's directory a grant opens, and the digest their reader computes as it sends them. */
+export interface ReadGrant {
+  root: string;
+  base: string;
+  dir: string;
+  names: string[];
+  checksum: ChecksumAlgorithm | null;
+}
+
+/** What the API asks of the destination node: the files of `from` (on this node, or on another under a grant) copied into `to`, in order. */
+export interface PullRequest {
+  source: { root: string; base: string } | { url: string; grant: string };
+  from: string;
+  to: string;
+  files: { name: string; lastModified?: string }[];
+  checksum: ChecksumAlgorithm | null;
+  skipSourceFailures: StorageFailure[];
+  sourceTimes: boolean;
+  maxBytes: number | null;
+}
+
+/**
+ * The destination's answer, a JSON line at a time as the copy goes: each file's outcome in order,
+ * the bytes of the file in hand now and then (so that a long file keeps the answer alive), and
+ * `end` when it stopped as asked. `unreachable`: the source node could not be read (why).
+ */
+export type PullLine =
+  | { copied: { bytes: number; checksums: { source: string; destination: string } | null } }
+  | { failed: WireFailure; side: 'source' | 'destination' }
+  | { progress: number }
+  | { unreachable: string }
+  | { end: true };
 
 export interface WireEntry {
   name: string;

@@ -1,0 +1,124 @@
+import { StorageError, type ChecksumAlgorithm, type StorageFailure } from '@xfer/core';
+import { ChunkBuffers, READ_CHUNK, type PullLine, type PullRequest, type ReadGrant } from '@xfer/storage';
+import express, { type Request, type Response, type Router } from 'express';
+import type { PeerPools } from '../copy/PeerPools';
+import { fileFrames } from '../copy/fileFrames';
+import { pullFiles, type PullSource } from '../copy/pull';
+import { BadRequest, storagePath, type NodeStorages } from './requests';
+import { sendChunks } from './send';
+
+/** How the node knows a grant of the API to read some of its files: checked (throws Unauthorized otherwise). */
+export type VerifyGrant = (token: string) => Promise<ReadGrant>;
+
+export interface CopyServices {
+  storages: NodeStorages;
+  verifyGrant: VerifyGrant;
+  peers: PeerPools;
+}
+
+const FAILURES: ReadonlySet<string> = new Set<StorageFailure>(['not_found', 'not_directory', 'is_directory', 'exists', 'denied', 'quota', 'invalid_name', 'special_file']);
+const CHECKSUMS: ReadonlySet<unknown> = new Set<ChecksumAlgorithm | null>(['md5', 'sha256', null]);
+/** The most files one call names (a batch of the API's copy is 1,000). */
+const MOST_FILES = 10_000;
+
+const absolute = (value: unknown, name: string): string => {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.includes('\0')) throw new BadRequest(`${name}: an absolute directory of a node`);
+  return value;
+};
+/** A name within a directory: never a path. */
+const fileName = (value: unknown, name: string): string => {
+  if (typeof value !== 'string' || value === '' || value === '.' || value === '..' || /[/\0]/.test(value)) throw new BadRequest(`${name}: a file's name`);
+  return value;
+};
+const names = (value: unknown, name: string): string[] => {
+  if (!Array.isArray(value) || value.length > MOST_FILES) throw new BadRequest(`${name}: at most ${MOST_FILES} names`);
+  return value.map((entry, i) => fileName(entry, `${name}[${i}]`));
+};
+
+/** The API's pull request, each field checked. */
+function pullRequestOf(body: unknown): PullRequest {
+  const raw = (body ?? {}) as Record<string, unknown>;
+  const source = (raw.source ?? {}) as Record<string, unknown>;
+  const files = raw.files;
+  if (!Array.isArray(files) || files.length > MOST_FILES) throw new BadRequest(`files: at most ${MOST_FILES} files`);
+  if (!CHECKSUMS.has(raw.checksum)) throw new BadRequest('checksum: md5, sha256 or null');
+  const skip = raw.skipSourceFailures;
+  if (!Array.isArray(skip) || !skip.every((failure) => FAILURES.has(failure as string))) throw new BadRequest('skipSourceFailures: failures of a storage');
+  if (raw.maxBytes !== null && !(Number.isSafeInteger(raw.maxBytes) && (raw.maxBytes as number) > 0)) throw new BadRequest('maxBytes: a number of bytes or null');
+  return {
+    source: typeof source.url === 'string' ? { url: new URL(source.url).href, grant: String(source.grant) } : { root: absolute(source.root, 'source.root'), base: storagePath(source.base, 'source.base') },
+    from: storagePath(raw.from, 'from'),
+    to: storagePath(raw.to, 'to'),
+    files: files.map((file: Record<string, unknown> | null, i) => {
+      const lastModified = file?.lastModified;
+      if (lastModified !== undefined && (typeof lastModified !== 'string' || Number.isNaN(Date.parse(lastModified)))) throw new BadRequest(`files[${i}].lastModified: an ISO 8601 time`);
+      return { name: fileName(file?.name, `files[${i}].name`), ...(lastModified !== undefined && { lastModified }) };
+    }),
+    checksum: raw.checksum as PullRequest['checksum'],
+    skipSourceFailures: skip as StorageFailure[],
+    sourceTimes: raw.sourceTimes === true,
+    maxBytes: raw.maxBytes as number | null,
+  };
+}
+
+/** A signal that aborts when the client goes before the answer is whole. */
+function whileConnected(res: Response): AbortSignal {
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
+/**
+ * Copies between nodes, the destination pulling: `read-files` (before the API's token is asked
+ * for: its grant, in the body, is its credential) sends the files a grant names as a stream of
+ * frames; `pull` (the API's call, mounted after its check) copies files here from another node or
+ * from this one.
+ */
+export const copyRoutes = {
+  readFiles(services: CopyServices): Router {
+    const router = express.Router();
+    router.post('/read-files', express.json({ limit: '16mb' }), async (req: Request, res: Response) => {
+      const grant = await services.verifyGrant(String((req.body as { grant?: unknown } | undefined)?.grant ?? ''));
+      const storage = services.storages(absolute(grant.root, 'root'), storagePath(grant.base, 'base'));
+      const checked: ReadGrant = { ...grant, dir: storagePath(grant.dir, 'dir'), names: names(grant.names, 'names') };
+      const pool = new ChunkBuffers(READ_CHUNK);
+      res.type('application/octet-stream');
+      try {
+        await sendChunks(res, fileFrames(storage, checked, pool), pool);
+      } catch {
+        // the destination sees a stream cut short, never a short file taken for whole
+        res.destroy();
+      }
+    });
+    return router;
+  },
+
+  pull(services: CopyServices): Router {
+    const router = express.Router();
+    router.post('/pull', express.json({ limit: '16mb' }), async (req: Request, res: Response) => {
+      const request = pullRequestOf(req.body);
+      const destination = services.storages(absolute(req.query.root, 'root'), storagePath(req.query.base, 'base'));
+      const source: PullSource = 'url' in request.source ? request.source : { local: services.storages(request.source.root, request.source.base) };
+      const signal = whileConnected(res);
+      res.type('application/x-ndjson');
+      res.flushHeaders();
+      const tell = (line: PullLine) => {
+        if (!res.writableEnded) res.write(`${JSON.stringify(line)}\n`);
+      };
+      try {
+        await pullFiles(request, destination, source, services.peers, signal, tell);
+        res.end();
+      } catch (error) {
+        // told as the copy's failure where it is a storage's; anything else cuts the answer
+        if (error instanceof StorageError) {
+          tell({ failed: { failure: error.failure, path: error.path, message: error.message }, side: 'destination' });
+          tell({ end: true });
+          res.end();
+        } else res.destroy();
+      }
+    });
+    return router;
+  },
+};

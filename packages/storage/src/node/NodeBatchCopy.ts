@@ -1,0 +1,91 @@
+import { NodeNotReachableError, StorageError, type BatchCopy, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type StorageGuard } from '@xfer/core';
+import { chained, guardedBatch } from '../guardedBatch';
+import type { NodeClient } from './NodeClient';
+import { failureFromWire, type PullLine, type PullRequest } from './protocol';
+
+/**
+ * What every node-bound storage shares as the "host" of its batch copy: any node can pull from any
+ * other (or from itself), so the API hands a directory's files from one node to another to the
+ * destination, and never carries their bytes.
+ */
+export const NODE_NETWORK: object = Object.freeze({ reached: 'through data nodes' });
+
+/** Where a node-bound storage is: its node's client, its endpoint (errors name it), its directory on the node and a share's base. */
+export interface NodePlace {
+  client: NodeClient;
+  endpointId: string;
+  root: string;
+  base: string;
+}
+
+/**
+ * The batch copy between node-bound storages (features.batchCopy): the destination's node copies
+ * the files of a directory from the source's node (a grant of the API opens them there) or from
+ * its own disk, and answers each file's outcome as a line as it goes. Aborted, the call is closed:
+ * the node drops the file in hand (never left at its name) and the outcomes so far are the answer.
+ */
+export class NodeBatchCopy implements BatchCopy {
+  readonly host = NODE_NETWORK;
+
+  constructor(
+    readonly place: NodePlace,
+    private readonly guard: StorageGuard | null = null,
+  ) {}
+
+  async copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+    if (!(source instanceof NodeBatchCopy)) throw new Error('a node batch copy takes a node-bound source');
+    source.guard?.check(from);
+    this.guard?.check(to);
+    const copy = (some: readonly DirectoryFile[]) => this.pull(source.place, from, to, some, options);
+    if (source.guard === null && this.guard === null) return copy(files);
+    return guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
+  }
+
+  guarded(guard: StorageGuard): BatchCopy {
+    return new NodeBatchCopy(this.place, chained(this.guard, guard));
+  }
+
+  private async pull(source: NodePlace, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+    const { client, endpointId, root, base } = this.place;
+    const sameNode = source.client.nodeId === client.nodeId;
+    const request: PullRequest = {
+      source: sameNode ? { root: source.root, base: source.base } : await source.client.grant(source.endpointId, { root: source.root, base: source.base, dir: from, names: files.map((file) => file.name), checksum: options.checksum }),
+      from,
+      to,
+      files: files.map((file) => ({ name: file.name, ...(file.lastModified && { lastModified: file.lastModified.toISOString() }) })),
+      checksum: options.checksum,
+      skipSourceFailures: [...options.skipSourceFailures],
+      sourceTimes: options.sourceTimes ?? false,
+      maxBytes: options.maxBytes ?? null,
+    };
+    const outcomes: DirectoryFileCopy[] = [];
+    const stopped = () => options.signal?.aborted === true;
+    try {
+      const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal: options.signal });
+      let rest = '';
+      try {
+        body.setEncoding('utf8');
+        for await (const text of body) {
+          const lines = (rest + (text as string)).split('\n');
+          rest = lines.pop() ?? '';
+          for (const line of lines) {
+            if (!line) continue;
+            const answer = JSON.parse(line) as PullLine;
+            if ('copied' in answer) outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
+            else if ('failed' in answer) outcomes.push({ error: failureFromWire(answer.failed) ?? new StorageError('denied', to, 'the node refused the file'), side: answer.side });
+            else if ('unreachable' in answer) throw new NodeNotReachableError(source.endpointId, source.client.nodeId, answer.unreachable);
+            else if ('end' in answer) return outcomes;
+          }
+        }
+      } finally {
+        if (!body.readableEnded) body.destroy();
+      }
+      throw new Error("the copy's answer ended before the copy did");
+    } catch (error) {
+      // stopped as asked (the call closed): the files answered for so far
+      if (stopped()) return outcomes;
+      if (error instanceof NodeNotReachableError) throw error;
+      throw new NodeNotReachableError(endpointId, client.nodeId, `the copy's answer was cut: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
