@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileEntry, type KernelCopy, type ListedName, type FileReadOptions, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
+import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileCopyOptions, type FileEntry, type KernelCopy, type ListedName, type FileReadOptions, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
 import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 import { chained, guardedBatch } from './guardedBatch';
@@ -509,7 +509,7 @@ class FsKernelCopy implements KernelCopy {
     private readonly guard: StorageGuard | null,
   ) {}
 
-  async copyFile(source: KernelCopy, from: string, path: string, options?: { lastModified?: Date }): Promise<number> {
+  async copyFile(source: KernelCopy, from: string, path: string, options?: FileCopyOptions): Promise<number> {
     if (!(source instanceof FsKernelCopy) || source.host !== this.host) throw new Error('a kernel copy takes a source on its own filesystem');
     source.guard?.check(from);
     this.guard?.check(path);

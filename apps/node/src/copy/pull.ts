@@ -22,7 +22,23 @@ export type PullSource = { local: Storage } | { url: string; grant: string };
  */
 export async function pullFiles(request: PullRequest, destination: Storage, source: PullSource, peers: PeerPools, signal: AbortSignal, tell: (line: PullLine) => void): Promise<void> {
   const options: DirectoryCopyOptions = { checksum: request.checksum, skipSourceFailures: request.skipSourceFailures, sourceTimes: request.sourceTimes, signal, ...(request.maxBytes !== null && { maxBytes: request.maxBytes }) };
-  const files = request.files.map((file) => ({ name: file.name, ...(file.lastModified !== undefined && { lastModified: new Date(file.lastModified) }) }));
+  const files = request.files.map((file) => ({ name: file.name, as: file.as ?? file.name, ...(file.lastModified !== undefined && { lastModified: new Date(file.lastModified) }) }));
+  if ('local' in source && request.files.some((file) => file.as !== undefined)) {
+    // files under other names: each by the storages' kernel copy
+    const [from, to] = [source.local.features.kernelCopy, destination.features.kernelCopy];
+    if (from === null || to === null || from.host !== to.host) throw new Error("this node's storages have no kernel copy between them");
+    for (const file of files) {
+      try {
+        tell({ copied: { bytes: await to.copyFile(from, joinStoragePath(request.from, `/${file.name}`), joinStoragePath(request.to, `/${file.as}`), { lastModified: file.lastModified }), checksums: null } });
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+        tell({ failed: failureToWire(error), side: error.path === joinStoragePath(request.from, `/${file.name}`) ? 'source' : 'destination' });
+        break;
+      }
+    }
+    tell({ end: true });
+    return;
+  }
   if ('local' in source) {
     const [from, to] = [source.local.features.batchCopy, destination.features.batchCopy];
     if (from === null || to === null || from.host !== to.host) throw new Error("this node's storages have no batch copy between them");
@@ -92,7 +108,7 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
       const lastModified = file.lastModified ?? (request.sourceTimes ? new Date(first.header.mtime) : undefined);
       let bytes: number;
       try {
-        bytes = await destination.write(joinStoragePath(request.to, `/${file.name}`), data(), { lastModified });
+        bytes = await destination.write(joinStoragePath(request.to, `/${file.as}`), data(), { lastModified });
       } catch (error) {
         if (sourceFailure !== null) {
           const failure: StorageError = sourceFailure;

@@ -52,7 +52,7 @@ function pullRequestOf(body: unknown): PullRequest {
     files: files.map((file: Record<string, unknown> | null, i) => {
       const lastModified = file?.lastModified;
       if (lastModified !== undefined && (typeof lastModified !== 'string' || Number.isNaN(Date.parse(lastModified)))) throw new BadRequest(`files[${i}].lastModified: an ISO 8601 time`);
-      return { name: fileName(file?.name, `files[${i}].name`), ...(lastModified !== undefined && { lastModified }) };
+      return { name: fileName(file?.name, `files[${i}].name`), ...(file?.as !== undefined && { as: fileName(file.as, `files[${i}].as`) }), ...(lastModified !== undefined && { lastModified }) };
     }),
     checksum: raw.checksum as PullRequest['checksum'],
     skipSourceFailures: skip as StorageFailure[],

@@ -91,6 +91,20 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
     lab,
     archive,
     apiUrl,
+    /** Another endpoint of alice's on `node` (holding `tree`). */
+    endpoint,
+    /** An endpoint of alice's stored on the API's own machine (a posix directory), holding `files`. */
+    async localEndpoint(name: string, files: Record<string, string>) {
+      const id = (await as(alice.token).post('/endpoint', { display_name: name, DATA: [{ hostname: `${name.toLowerCase()}.example.org` }] })).body.id as string;
+      const root = join(dir, `local-${name.toLowerCase()}`);
+      mkdirSync(root);
+      for (const [path, content] of Object.entries(files)) {
+        mkdirSync(join(root, path, '..'), { recursive: true });
+        writeFileSync(join(root, path), content);
+      }
+      await runtime.services.admin.endpoints.setStorage(id, { type: 'posix', root });
+      return { id, root };
+    },
     /** A token of `username` for the https scope of `endpointId`. */
     httpsToken: async (username: string, endpointId: string) => (await runtime.services.admin.tokens.issueToken(username, null, httpsScopeOf(endpointId))).token,
     /** A request to a node, as a client of HTTPS access sends it (redirects not followed). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testBackends } from '@xfer/persistence/testing';
 import { startApiAndNodes, type ApiAndNodes } from './apiAndNodes';
@@ -44,5 +44,66 @@ describe.each(testBackends())('transfers between data nodes ($name)', (backend) 
     const again = await world.transfer({ ...document, sync_level: 3 });
     const synced = await world.until(again.body.task_id as string, (t) => t.status !== 'ACTIVE');
     expect(synced).toMatchObject({ status: 'SUCCEEDED', files_transferred: 0, files_skipped: 4 });
+  });
+
+  it('copies a file under another name node to node, and within one node (its own copy), preserving its time', async () => {
+    const onLab = await world.endpoint('Scratch', world.nodes[0]!);
+    const submitted = await world.transfer({
+      source_endpoint: world.lab.id,
+      destination_endpoint: world.archive.id,
+      preserve_timestamp: true,
+      DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/sub/large.bin', destination_path: '/renamed.bin' }],
+    });
+    expect(await world.until(submitted.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 1, bytes_transferred: LARGE.length });
+    expect(digestOf(join(world.archive.root, 'renamed.bin'))).toBe(digestOf(join(world.lab.root, 'data/sub/large.bin')));
+    expect(statSync(join(world.archive.root, 'renamed.bin')).mtimeMs).toBe(Math.floor(statSync(join(world.lab.root, 'data/sub/large.bin')).mtimeMs / 1000) * 1000);
+    const local = await world.transfer({
+      source_endpoint: world.lab.id,
+      destination_endpoint: onLab.id,
+      verify_checksum: true,
+      DATA: [
+        { DATA_TYPE: 'transfer_item', source_path: '/data/', destination_path: '/tree/', recursive: true },
+        { DATA_TYPE: 'transfer_item', source_path: '/data/a.txt', destination_path: '/b.txt' },
+      ],
+    });
+    expect(await world.until(local.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 6 });
+    expect(readFileSync(join(onLab.root, 'b.txt'), 'utf8')).toBe('hello, node');
+    expect(digestOf(join(onLab.root, 'tree/sub/large.bin'))).toBe(digestOf(join(world.lab.root, 'data/sub/large.bin')));
+  });
+
+  it('moves files between a node and the API\'s own machine both ways (the API reaches the node over HTTPS)', async () => {
+    const local = await world.localEndpoint('Desk', { '/in/x.txt': 'from the desk' });
+    const up = await world.transfer({ source_endpoint: local.id, destination_endpoint: world.lab.id, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/in/', destination_path: '/from-desk/', recursive: true }] });
+    expect(await world.until(up.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 1 });
+    expect(readFileSync(join(world.lab.root, 'from-desk/x.txt'), 'utf8')).toBe('from the desk');
+    const down = await world.transfer({ source_endpoint: world.lab.id, destination_endpoint: local.id, verify_checksum: true, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/sub/', destination_path: '/out/', recursive: true }] });
+    expect(await world.until(down.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 3 });
+    expect(digestOf(join(local.root, 'out/large.bin'))).toBe(digestOf(join(world.lab.root, 'data/sub/large.bin')));
+  });
+
+  it("refuses a stranger's task between someone else's nodes", async () => {
+    const stranger = await world.transfer({ source_endpoint: world.lab.id, destination_endpoint: world.archive.id, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/a.txt', destination_path: '/stolen.txt' }] }, world.bob.token);
+    expect(stranger.status).toBe(403);
+    expect(existsSync(join(world.archive.root, 'stolen.txt'))).toBe(false);
+  });
+
+  it('stops a copy canceled mid-file: the task is canceled, no file at its name and none half-written left', async () => {
+    const huge = join(world.lab.root, 'data', 'huge.bin');
+    writeFileSync(huge, '');
+    truncateSync(huge, 2 ** 30);
+    const submitted = await world.transfer({ source_endpoint: world.lab.id, destination_endpoint: world.archive.id, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/huge.bin', destination_path: '/huge.bin' }] });
+    const taskId = submitted.body.task_id as string;
+    // the copy under way: its temporary file at the destination
+    for (const deadline = Date.now() + 20_000; !readdirSync(world.archive.root).some((name) => name.startsWith('.xfer-part-')); ) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect((await world.as(world.alice.token).post(`/task/${taskId}/cancel`)).body.code).toBe('Canceled');
+    expect(await world.until(taskId, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
+    for (const deadline = Date.now() + 10_000; readdirSync(world.archive.root).some((name) => name.startsWith('.xfer-part-')); ) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(existsSync(join(world.archive.root, 'huge.bin'))).toBe(false);
   });
 });

@@ -150,12 +150,19 @@ export interface HostCopy {
   readonly host: object;
 }
 
+/** How one file is copied: the time its copy gets; a signal that, aborted, may drop the copy in hand (it then fails, leaving nothing at its name). */
+export interface FileCopyOptions {
+  lastModified?: Date;
+  signal?: AbortSignal;
+}
+
 /**
  * Copies the file at `from` of `source` to `path` here as write() would (through a temporary
- * name), in the kernel: the bytes copied.
+ * name), without passing its bytes through this process (in the kernel, or node to node): the
+ * bytes copied.
  */
 export interface KernelCopy extends HostCopy {
-  copyFile(source: KernelCopy, from: string, path: string, options?: { lastModified?: Date }): Promise<number>;
+  copyFile(source: KernelCopy, from: string, path: string, options?: FileCopyOptions): Promise<number>;
   /** The same ability with every path it touches passed to the guard first. */
   guarded(guard: StorageGuard): KernelCopy;
 }

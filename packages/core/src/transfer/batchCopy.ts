@@ -1,7 +1,7 @@
 import type { BatchCopy, DirectoryCopyOptions, DirectoryFileCopy } from '../storage/Storage';
 import type { Place } from './CopyPolicy';
 import { DONE, ENDED, STOPPED, storageFailure, type CopiedFile, type CopyFailure, type CopyOutcome } from './CopyReport';
-import { inSync, skipsSource, verifyCopy, type CopyContext } from './fileCopy';
+import { inSync, skipsSource, verifyCopy, whileRunning, type CopyContext } from './fileCopy';
 import type { TreeFile } from './walk';
 
 /**
@@ -47,7 +47,9 @@ export async function copyBatches(ctx: CopyContext, copy: { from: BatchCopy; to:
       if (recorded.kind === 'failed') return recorded;
       ended = recorded.kind === 'ended';
     }
-    const copied = await copying;
+    const watched = await whileRunning(ctx, copying, stop);
+    const copied = watched.value;
+    ended ||= watched.ended;
     const failed = copied.some((outcome) => 'error' in outcome);
     // stopped at the bytes of a call: the rest go with the next batch
     if (!failed && !signal.aborted && copied.length < batch.length) {

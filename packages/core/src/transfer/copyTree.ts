@@ -2,7 +2,7 @@ import { joinStoragePath } from '../storage/paths';
 import { StorageError, type FileEntry } from '../storage/Storage';
 import { copyBatches } from './batchCopy';
 import { childOf, copyPathOf, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
-import { DONE, failedWith, outcomeOf, STOPPED, type CopyOutcome, type CopyReport } from './CopyReport';
+import { DONE, ENDED, failedWith, outcomeOf, STOPPED, type CopyOutcome, type CopyReport } from './CopyReport';
 import { copyFiles, copyOne, type CopyContext } from './fileCopy';
 import { removeTree, treeItems, withEntries, type TreeFile, type TreeItem } from './walk';
 
@@ -22,6 +22,7 @@ export function copyFile(run: CopyRun, source: Place, destination: Place, entry:
   return outcomeOf(async () => {
     const result = await copyOne(ctx, source, destination, entry, demand);
     if (result.kind === 'failed') return { kind: 'failed', failure: result.failure };
+    if (result.kind === 'ended') return ENDED;
     if (result.kind === 'copied') await ctx.report.copied([result.file]);
     return ctx.signal.aborted ? STOPPED : DONE;
   });

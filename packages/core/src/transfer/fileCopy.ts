@@ -1,4 +1,4 @@
-import { StorageError, type ChecksumAlgorithm, type FileEntry } from '../storage/Storage';
+import { StorageError, type ChecksumAlgorithm, type FileCopyOptions, type FileEntry } from '../storage/Storage';
 import { NO_DEMAND, type CopyPath, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
 import { DONE, ENDED, STOPPED, type CopiedFile, type CopyFailure, type CopyOutcome, type CopyReport } from './CopyReport';
 import type { TreeFile } from './walk';
@@ -11,10 +11,33 @@ export interface CopyContext {
   signal: AbortSignal;
 }
 
-/** One file's copy: copied (its record), passed over (in sync, or a source failure listed as skipped), or failed. */
-export type FileCopy = { kind: 'copied'; file: CopiedFile } | { kind: 'passed' } | { kind: 'failed'; failure: CopyFailure };
+/** One file's copy: copied (its record), passed over (in sync, or a source failure listed as skipped), failed, or dropped because someone ended the work meanwhile. */
+export type FileCopy = { kind: 'copied'; file: CopiedFile } | { kind: 'passed' } | { kind: 'failed'; failure: CopyFailure } | { kind: 'ended' };
 
 const PASSED: FileCopy = Object.freeze({ kind: 'passed' });
+const ENDED_FILE: FileCopy = Object.freeze({ kind: 'ended' });
+
+/** How often a copy that takes long (a large file, a copy between nodes) writes progress back and sees whether its work still runs. */
+const WATCH_MS = 1000;
+
+/**
+ * Waits for `work`, writing progress back every WATCH_MS meanwhile: work ended by someone (a
+ * cancel) is stopped through `stop`, whose storages drop the file in hand. Rejects as `work` does.
+ */
+export async function whileRunning<T>(ctx: CopyContext, work: Promise<T>, stop: AbortController): Promise<{ value: T; ended: boolean }> {
+  let ended = false;
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = new Promise<typeof WATCHING>((resolve) => (timer = setTimeout(() => resolve(WATCHING), WATCH_MS)));
+    const first = await Promise.race([work, tick]).finally(() => clearTimeout(timer));
+    if (first !== WATCHING) return { value: first as T, ended };
+    if (!ended && !(await ctx.report.checkpoint())) {
+      ended = true;
+      stop.abort();
+    }
+  }
+}
+const WATCHING = Symbol('still copying');
 
 /**
  * Files of one directory copied at a time: a small file costs a dozen filesystem calls, each a
@@ -35,9 +58,13 @@ export async function copyOne(ctx: CopyContext, source: Place, destination: Plac
     return PASSED;
   }
   let bytes: number;
+  const stop = new AbortController();
   try {
-    bytes = await copyBytes(ctx.path, source, destination, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined });
+    const copied = await whileRunning(ctx, copyBytes(ctx.path, source, destination, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined, signal: stop.signal }), stop);
+    if (copied.ended) return ENDED_FILE;
+    bytes = copied.value;
   } catch (error) {
+    if (stop.signal.aborted) return ENDED_FILE;
     if (!(error instanceof StorageError && error.path === source.path && skipsSource(ctx.policy, error))) throw error;
     await ctx.report.skipped(source.shown, destination.shown, { reason: error.failure, message: error.message });
     return PASSED;
@@ -51,10 +78,10 @@ export async function copyOne(ctx: CopyContext, source: Place, destination: Plac
   return { kind: 'copied', file: { source: source.shown, destination: destination.shown } };
 }
 
-/** The file's bytes copied in the kernel where the storages can (two directories of one host), else streamed through the process. */
-function copyBytes(path: CopyPath, source: Place, destination: Place, options: { lastModified?: Date }): Promise<number> {
+/** The file's bytes copied without this process where the storages can (two directories of one host, two data nodes), else streamed through it. */
+function copyBytes(path: CopyPath, source: Place, destination: Place, options: FileCopyOptions): Promise<number> {
   if (path.kernel !== null) return path.kernel.to.copyFile(path.kernel.from, source.path, destination.path, options);
-  return destination.storage.write(destination.path, source.storage.read(source.path), options);
+  return destination.storage.write(destination.path, source.storage.read(source.path), { lastModified: options.lastModified });
 }
 
 /** Counts a copy's digested bytes; a copy whose digest differs is removed, and that is the copy's failure. */
@@ -98,6 +125,7 @@ export async function copyFiles(ctx: CopyContext, files: readonly (TreeFile & { 
         await ctx.report.recheck();
         const result = await copyOne(ctx, file.source, file.destination, file.entry, NO_DEMAND);
         if (result.kind === 'failed') halts.push({ outcome: { kind: 'failed', failure: result.failure } });
+        if (result.kind === 'ended') halts.push({ outcome: ENDED });
         if (result.kind === 'copied') copied[at] = result.file;
         if (!(await ctx.report.progressed())) halts.push({ outcome: ENDED });
       } catch (error) {

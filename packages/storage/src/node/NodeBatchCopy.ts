@@ -1,4 +1,4 @@
-import { NodeNotReachableError, StorageError, type BatchCopy, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type StorageGuard } from '@xfer/core';
+import { baseName, NodeNotReachableError, parentOf, StorageError, type BatchCopy, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileCopyOptions, type KernelCopy, type StorageGuard } from '@xfer/core';
 import { chained, guardedBatch } from '../guardedBatch';
 import type { NodeClient } from './NodeClient';
 import { failureFromWire, type PullLine, type PullRequest } from './protocol';
@@ -36,7 +36,16 @@ export class NodeBatchCopy implements BatchCopy {
     if (!(source instanceof NodeBatchCopy)) throw new Error('a node batch copy takes a node-bound source');
     source.guard?.check(from);
     this.guard?.check(to);
-    const copy = (some: readonly DirectoryFile[]) => this.pull(source.place, from, to, some, options);
+    const copy = (some: readonly DirectoryFile[]) =>
+      pull(this.place, source.place, {
+        from,
+        to,
+        files: some.map((file) => ({ name: file.name, ...(file.lastModified && { lastModified: file.lastModified.toISOString() }) })),
+        checksum: options.checksum,
+        skipSourceFailures: [...options.skipSourceFailures],
+        sourceTimes: options.sourceTimes ?? false,
+        maxBytes: options.maxBytes ?? null,
+      }, options.signal);
     if (source.guard === null && this.guard === null) return copy(files);
     return guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
   }
@@ -44,48 +53,75 @@ export class NodeBatchCopy implements BatchCopy {
   guarded(guard: StorageGuard): BatchCopy {
     return new NodeBatchCopy(this.place, chained(this.guard, guard));
   }
+}
 
-  private async pull(source: NodePlace, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
-    const { client, endpointId, root, base } = this.place;
-    const sameNode = source.client.nodeId === client.nodeId;
-    const request: PullRequest = {
-      source: sameNode ? { root: source.root, base: source.base } : await source.client.grant(source.endpointId, { root: source.root, base: source.base, dir: from, names: files.map((file) => file.name), checksum: options.checksum }),
-      from,
-      to,
-      files: files.map((file) => ({ name: file.name, ...(file.lastModified && { lastModified: file.lastModified.toISOString() }) })),
-      checksum: options.checksum,
-      skipSourceFailures: [...options.skipSourceFailures],
-      sourceTimes: options.sourceTimes ?? false,
-      maxBytes: options.maxBytes ?? null,
-    };
-    const outcomes: DirectoryFileCopy[] = [];
-    const stopped = () => options.signal?.aborted === true;
+/**
+ * One file between node-bound storages (features.kernelCopy, for a transfer item that names a
+ * file): the destination's node pulls it as a batch of one, under its name at the destination.
+ */
+export class NodeKernelCopy implements KernelCopy {
+  readonly host = NODE_NETWORK;
+
+  constructor(
+    readonly place: NodePlace,
+    private readonly guard: StorageGuard | null = null,
+  ) {}
+
+  async copyFile(source: KernelCopy, from: string, path: string, options: FileCopyOptions = {}): Promise<number> {
+    if (!(source instanceof NodeKernelCopy)) throw new Error('a node copy takes a node-bound source');
+    source.guard?.check(from);
+    this.guard?.check(path);
+    const file = { name: baseName(from), as: baseName(path), ...(options.lastModified && { lastModified: options.lastModified.toISOString() }) };
+    const [outcome] = await pull(this.place, source.place, { from: parentOf(from), to: parentOf(path), files: [file], checksum: null, skipSourceFailures: [], sourceTimes: false, maxBytes: null }, options.signal);
+    if (outcome === undefined) throw new Error('the copy was stopped');
+    if ('error' in outcome) throw outcome.error;
+    return outcome.bytes;
+  }
+
+  guarded(guard: StorageGuard): KernelCopy {
+    return new NodeKernelCopy(this.place, chained(this.guard, guard));
+  }
+}
+
+/**
+ * Asks the destination's node to copy files from the source's (from its own disk when both are one
+ * node; else under a grant the API signs for the source node), reading each outcome as it comes.
+ * Aborted, the call is closed and the outcomes so far are the answer.
+ */
+async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullRequest, 'source'>, signal: AbortSignal | undefined): Promise<DirectoryFileCopy[]> {
+  const { client, endpointId, root, base } = destination;
+  const sameNode = source.client.nodeId === client.nodeId;
+  const request: PullRequest = {
+    source: sameNode ? { root: source.root, base: source.base } : await source.client.grant(source.endpointId, { root: source.root, base: source.base, dir: files.from, names: files.files.map((file) => file.name), checksum: files.checksum }),
+    ...files,
+  };
+  const outcomes: DirectoryFileCopy[] = [];
+  const stopped = () => signal?.aborted === true;
+  try {
+    const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal });
+    let rest = '';
     try {
-      const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal: options.signal });
-      let rest = '';
-      try {
-        body.setEncoding('utf8');
-        for await (const text of body) {
-          const lines = (rest + (text as string)).split('\n');
-          rest = lines.pop() ?? '';
-          for (const line of lines) {
-            if (!line) continue;
-            const answer = JSON.parse(line) as PullLine;
-            if ('copied' in answer) outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
-            else if ('failed' in answer) outcomes.push({ error: failureFromWire(answer.failed) ?? new StorageError('denied', to, 'the node refused the file'), side: answer.side });
-            else if ('unreachable' in answer) throw new NodeNotReachableError(source.endpointId, source.client.nodeId, answer.unreachable);
-            else if ('end' in answer) return outcomes;
-          }
+      body.setEncoding('utf8');
+      for await (const text of body) {
+        const lines = (rest + (text as string)).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) {
+          if (!line) continue;
+          const answer = JSON.parse(line) as PullLine;
+          if ('copied' in answer) outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
+          else if ('failed' in answer) outcomes.push({ error: failureFromWire(answer.failed) ?? new StorageError('denied', files.to, 'the node refused the file'), side: answer.side });
+          else if ('unreachable' in answer) throw new NodeNotReachableError(source.endpointId, source.client.nodeId, answer.unreachable);
+          else if ('end' in answer) return outcomes;
         }
-      } finally {
-        if (!body.readableEnded) body.destroy();
       }
-      throw new Error("the copy's answer ended before the copy did");
-    } catch (error) {
-      // stopped as asked (the call closed): the files answered for so far
-      if (stopped()) return outcomes;
-      if (error instanceof NodeNotReachableError) throw error;
-      throw new NodeNotReachableError(endpointId, client.nodeId, `the copy's answer was cut: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      if (!body.readableEnded) body.destroy();
     }
+    throw new Error("the copy's answer ended before the copy did");
+  } catch (error) {
+    // stopped as asked (the call closed): the files answered for so far
+    if (stopped()) return outcomes;
+    if (error instanceof NodeNotReachableError) throw error;
+    throw new NodeNotReachableError(endpointId, client.nodeId, `the copy's answer was cut: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

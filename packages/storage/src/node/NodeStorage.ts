@@ -1,5 +1,5 @@
 import { NodeNotReachableError, NO_FEATURES, type ChecksumAlgorithm, type FileEntry, type ListedName, type FileReadOptions, type Storage, type StorageFeatures } from '@xfer/core';
-import { NodeBatchCopy } from './NodeBatchCopy';
+import { NodeBatchCopy, NodeKernelCopy } from './NodeBatchCopy';
 import { DIGEST_MS, type NodeCall, type NodeClient } from './NodeClient';
 import { entryFromWire, type WireEntry } from './protocol';
 
@@ -17,7 +17,8 @@ export class NodeStorage implements Storage {
     private readonly root: string,
     private readonly base: string,
   ) {
-    this.features = { ...NO_FEATURES, typedNames: (path) => this.lines<ListedName>('typed-names', path), batchCopy: new NodeBatchCopy({ client: node, endpointId, root, base }) };
+    const place = { client: node, endpointId, root, base };
+    this.features = { ...NO_FEATURES, typedNames: (path) => this.lines<ListedName>('typed-names', path), batchCopy: new NodeBatchCopy(place), kernelCopy: new NodeKernelCopy(place) };
   }
 
   async stat(path: string): Promise<FileEntry> {

@@ -51,7 +51,8 @@ export interface PullRequest {
   source: { root: string; base: string } | { url: string; grant: string };
   from: string;
   to: string;
-  files: { name: string; lastModified?: string }[];
+  /** Each file by its name in `from`, and its name in `to` where that is another (`as`). */
+  files: { name: string; as?: string; lastModified?: string }[];
   checksum: ChecksumAlgorithm | null;
   skipSourceFailures: StorageFailure[];
   sourceTimes: boolean;
