@@ -10,6 +10,7 @@
  *   npm run bench -- --sizes 1000000 --backends sqlite --scenarios search   one scenario (never --write-report)
  *   npm run bench -- --backends none --scenarios "transfer tasks"           the tasks beside cp alone
  *   npm run bench -- --backends none --scenarios "data nodes"               a node's HTTPS GET beside a bare https server
+ *   npm run bench -- --backends none --scenarios "node copies"              node to node: 1 GiB beside curl, 10,000 small files
  *   npm run bench -- --backends none --scenarios "stack floor" --compare ../main   GET by id beside the stack's floor, this checkout and another
  */
 import { spawn } from 'node:child_process';
@@ -23,6 +24,7 @@ import { openEngine, seedDatabase, TypeormUnitOfWork, type Engine, type SeedResu
 import { freshPostgresDatabase } from '@xfer/persistence/testing';
 import { peakRssMb, standInUrl, start, stop } from './processes';
 import { measureStackFloor } from './stackFloor';
+import { measureNodeCopies } from './nodeCopies';
 import { measureNodes } from './nodes';
 import { measureTasks } from './tasks';
 import { SingleBar, Presets } from 'cli-progress';
@@ -801,6 +803,17 @@ async function main(): Promise<void> {
       }
     } finally {
       rmSync(work4, { recursive: true, force: true });
+    }
+  }
+  if (!ONLY || ONLY.some((o) => 'node copies'.includes(o))) {
+    const work5 = mkdtempSync(join(tmpdir(), 'xfer-bench-node-copies-'));
+    try {
+      for (const row of await measureNodeCopies(work5, (line) => console.error(line))) {
+        const ofCurl = row.ratio_to_cp === null ? `: ${row.requests_per_second} files/s` : `: ${row.ratio_to_cp} of curl`;
+        rows.push({ backend: 'nodes', size: 0, ...row, scenario: `${row.scenario}${ofCurl}`, errors: 0, non_2xx: 0, ratio_to_baseline: null });
+      }
+    } finally {
+      rmSync(work5, { recursive: true, force: true });
     }
   }
   mkdirSync(join(ROOT, 'bench-results'), { recursive: true });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { joinStoragePath, StorageError, type DirectoryCopyOptions, type Storage } from '@xfer/core';
-import { failureToWire, NODE_STORAGE_PATH, READ_FILES, type PullLine, type PullRequest } from '@xfer/storage';
+import { ChunkBuffers, failureToWire, NODE_STORAGE_PATH, READ_FILES, type PullLine, type PullRequest } from '@xfer/storage';
 import type { PeerPools } from './PeerPools';
 import { readFrames, type Frame } from './fileFrames';
 
@@ -8,6 +8,12 @@ import { readFrames, type Frame } from './fileFrames';
 const SOURCE_ANSWER_MS = 20_000;
 /** How often the bytes of the file in hand are told (it keeps the API's answer alive). */
 const PROGRESS_MS = 2_000;
+/** A file up to this size is read whole, then written while the next ones arrive, this many at once. */
+const SMALL_FILE = 256 * 1024;
+const SMALL_WRITES_AT_ONCE = 16;
+/** A larger file is written in chunks of this size, read this many chunks ahead of the disk. */
+const WRITE_CHUNK = 2 ** 20;
+const WRITES_AHEAD = 4;
 
 /** Where a pull's files come from: a storage of this node, or another node under the API's grant. */
 export type PullSource = { local: Storage } | { url: string; grant: string };
@@ -73,19 +79,55 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
   const frames = readFrames(answer.body)[Symbol.asyncIterator]();
   let inHand = 0;
   const progress = setInterval(() => tell({ progress: inHand }), PROGRESS_MS);
+  const pool = new ChunkBuffers(WRITE_CHUNK, WRITES_AHEAD + 2);
+  // outcomes in the files' order; small files' writes overlap, told as each in turn is known
+  const window: Promise<Told>[] = [];
+  let halted = false;
+  const settle = async (most: number) => {
+    while (window.length > most) {
+      const told = await window.shift()!;
+      if (halted) continue;
+      tell(told.line);
+      halted = told.halts;
+    }
+  };
+  const sourceFailed = (error: StorageError): Told => ({ line: { failed: failureToWire(error), side: 'source' }, halts: !request.skipSourceFailures.includes(error.failure) });
   try {
     let bytesSoFar = 0;
     for (const [at, file] of files.entries()) {
+      if (halted || signal.aborted) break;
       const first = await nextFrame(frames);
       if (first.kind === 'fail') {
-        tell({ failed: failureToWire(first.error), side: 'source' });
-        if (request.skipSourceFailures.includes(first.error.failure)) continue;
-        break;
+        window.push(Promise.resolve(sourceFailed(first.error)));
+        await settle(SMALL_WRITES_AT_ONCE);
+        continue;
       }
       if (first.kind !== 'header' || first.header.name !== file.name) throw new Error('the stream of files is out of order');
       // the bytes of one call: the caller goes on from here (never before the first file)
       if (at > 0 && request.maxBytes !== null && bytesSoFar + first.header.size > request.maxBytes) break;
+      bytesSoFar += first.header.size;
+      const path = joinStoragePath(request.to, `/${file.as}`);
+      const lastModified = file.lastModified ?? (request.sourceTimes ? new Date(first.header.mtime) : undefined);
       const hash = request.checksum ? createHash(request.checksum) : null;
+      const copied = (bytes: number, sourceDigest: string | null): Told => ({ line: { copied: { bytes, checksums: hash && sourceDigest !== null ? { source: sourceDigest, destination: hash.digest('hex') } : null } }, halts: false });
+      const written = (error: unknown): Told => {
+        if (error instanceof StorageError && !signal.aborted) return { line: { failed: failureToWire(error), side: 'destination' }, halts: true };
+        throw error;
+      };
+      if (first.header.size <= SMALL_FILE) {
+        // whole in memory, then written while the next files arrive
+        const whole = await wholeFile(frames);
+        if ('error' in whole) {
+          window.push(Promise.resolve(sourceFailed(whole.error)));
+        } else {
+          hash?.update(whole.bytes);
+          window.push(destination.write(path, once(whole.bytes), { lastModified }).then((bytes) => copied(bytes, whole.digest), written));
+        }
+        await settle(SMALL_WRITES_AT_ONCE);
+        continue;
+      }
+      await settle(0);
+      if (halted) break;
       let sourceDigest: string | null = null;
       let sourceFailure: StorageError | null = null;
       inHand = 0;
@@ -105,35 +147,112 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
           } else throw new Error('the stream of files is out of order');
         }
       }
-      const lastModified = file.lastModified ?? (request.sourceTimes ? new Date(first.header.mtime) : undefined);
-      let bytes: number;
+      let told: Told;
       try {
-        bytes = await destination.write(joinStoragePath(request.to, `/${file.as}`), data(), { lastModified });
+        told = copied(await destination.write(path, readAhead(data(), pool), { lastModified }), sourceDigest);
       } catch (error) {
-        if (sourceFailure !== null) {
-          const failure: StorageError = sourceFailure;
-          tell({ failed: failureToWire(failure), side: 'source' });
-          if (request.skipSourceFailures.includes(failure.failure)) continue;
-          break;
-        }
-        if (error instanceof StorageError && !signal.aborted) {
-          tell({ failed: failureToWire(error), side: 'destination' });
-          break;
-        }
-        throw error;
+        told = sourceFailure !== null ? sourceFailed(sourceFailure) : written(error);
       }
-      bytesSoFar += bytes;
-      tell({ copied: { bytes, checksums: hash && sourceDigest !== null ? { source: sourceDigest, destination: hash.digest('hex') } : null } });
-      if (signal.aborted) break;
+      window.push(Promise.resolve(told));
+      await settle(0);
     }
-    tell({ end: true });
+    await settle(0);
+    if (!signal.aborted) tell({ end: true });
   } catch (error) {
+    // the writes under way end before the answer does
+    await Promise.allSettled(window);
     if (signal.aborted) return;
     tell({ unreachable: `its stream of files was cut (${describe(error)})` });
   } finally {
     clearInterval(progress);
     await frames.return?.();
     if (!answer.body.readableEnded) answer.body.destroy();
+  }
+}
+
+/** A file's line to tell, and whether the copy stops after it. */
+interface Told {
+  line: PullLine;
+  halts: boolean;
+}
+
+/** A small file's bytes read whole from the stream (and the digest its source sent), or its source's failure. */
+async function wholeFile(frames: AsyncIterator<Frame>): Promise<{ bytes: Buffer; digest: string | null } | { error: StorageError }> {
+  const pieces: Uint8Array[] = [];
+  for (;;) {
+    const frame = await nextFrame(frames);
+    if (frame.kind === 'data') pieces.push(frame.bytes);
+    else if (frame.kind === 'end') return { bytes: Buffer.concat(pieces), digest: frame.digest };
+    else if (frame.kind === 'fail') return { error: frame.error };
+    else throw new Error('the stream of files is out of order');
+  }
+}
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+/**
+ * The bytes of `source` in chunks of WRITE_CHUNK, read up to WRITES_AHEAD chunks ahead of the
+ * consumer: the socket is read while the disk writes (a write of each 16 KiB piece as it came
+ * would wait on the disk between them). Each chunk goes back to `pool` when the next is asked for.
+ */
+async function* readAhead(source: AsyncIterable<Uint8Array>, pool: ChunkBuffers): AsyncIterable<Uint8Array> {
+  const ready: Uint8Array[] = [];
+  let ended = false;
+  let stopped = false;
+  let failure: { error: unknown } | null = null;
+  // the consumer waits on `wake` for a chunk, the producer on `resume` for room
+  const waiting: { wake: (() => void) | null; resume: (() => void) | null } = { wake: null, resume: null };
+  const producing = (async () => {
+    let current = pool.take(WRITE_CHUNK);
+    let filled = 0;
+    try {
+      for await (const piece of source) {
+        for (let at = 0; at < piece.length; ) {
+          const taken = Math.min(piece.length - at, WRITE_CHUNK - filled);
+          current.set(piece.subarray(at, at + taken), filled);
+          filled += taken;
+          at += taken;
+          if (filled < WRITE_CHUNK) continue;
+          ready.push(current);
+          waiting.wake?.();
+          current = pool.take(WRITE_CHUNK);
+          filled = 0;
+          while (ready.length >= WRITES_AHEAD && !stopped) await new Promise<void>((resolve) => (waiting.resume = resolve));
+        }
+        if (stopped) return;
+      }
+      if (filled > 0) ready.push(current.subarray(0, filled));
+    } catch (error) {
+      failure = { error };
+    } finally {
+      ended = true;
+      waiting.wake?.();
+    }
+  })();
+  let given: Uint8Array | null = null;
+  try {
+    for (;;) {
+      if (given !== null) pool.give(given);
+      given = null;
+      if (ready.length === 0 && !ended) await new Promise<void>((resolve) => (waiting.wake = resolve));
+      waiting.wake = null;
+      const next = ready.shift();
+      if (next !== undefined) {
+        waiting.resume?.();
+        waiting.resume = null;
+        given = next;
+        yield next;
+        continue;
+      }
+      if (failure !== null) throw (failure as { error: unknown }).error;
+      return;
+    }
+  } finally {
+    stopped = true;
+    waiting.resume?.();
+    await producing;
   }
 }
 

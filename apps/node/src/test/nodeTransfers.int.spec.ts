@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testBackends } from '@xfer/persistence/testing';
 import { startApiAndNodes, type ApiAndNodes } from './apiAndNodes';
@@ -105,5 +106,20 @@ describe.each(testBackends())('transfers between data nodes ($name)', (backend) 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(existsSync(join(world.archive.root, 'huge.bin'))).toBe(false);
+  });
+
+  it('lists a special file among many small ones as skipped and copies the rest, in order, node to node', async () => {
+    const dir = join(world.lab.root, 'many');
+    mkdirSync(dir);
+    for (let i = 0; i < 60; i += 1) writeFileSync(join(dir, `f${String(i).padStart(2, '0')}.txt`), `file ${i}`);
+    execFileSync('mkfifo', [join(dir, 'f30-pipe')]);
+    const submitted = await world.transfer({ source_endpoint: world.lab.id, destination_endpoint: world.archive.id, verify_checksum: true, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/many/', destination_path: '/many/', recursive: true }] });
+    const task = await world.until(submitted.body.task_id as string, (t) => t.status !== 'ACTIVE');
+    expect(task).toMatchObject({ status: 'SUCCEEDED', files_transferred: 60 });
+    const skipped = (await world.as(world.alice.token).get(`/task/${submitted.body.task_id as string}/skipped_errors`)).body.DATA as { source_path: string; error_code: string }[];
+    expect(skipped).toEqual([expect.objectContaining({ source_path: '/many/f30-pipe', error_code: 'SPECIAL_FILE' })]);
+    const copied = readdirSync(join(world.archive.root, 'many')).sort();
+    expect(copied).toHaveLength(60);
+    for (const name of copied) expect(readFileSync(join(world.archive.root, 'many', name), 'utf8')).toBe(readFileSync(join(dir, name), 'utf8'));
   });
 });

@@ -1,0 +1,168 @@
+/**
+ * Transfers between data nodes (issue 61), each beside its limit in the same run: one 1 GiB file
+ * node to node beside curl fetching the same file from the source node over HTTPS into the
+ * destination's storage (rounds in turns, the ratio the median of the rounds' ratios); 10,000
+ * files of 4 KiB node to node (files/s); the nodes' peak RSS while they copy. The API (task
+ * workers, SQLite file) only orchestrates: both nodes are processes of their own.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCoreServices, httpsScopeOf, randomIdGenerator, systemClock } from '@xfer/core';
+import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
+import { freePort } from '@xfer/server-kit';
+import { makeTestCertificates } from '../packages/server-kit/src/testing/certificates';
+import { peakRssMb, start, stop } from './processes';
+import type { TaskRow } from './tasks';
+
+const GIB = 2 ** 30;
+const SMALL_FILES = 10_000;
+const ROUNDS = 5;
+const BIN = join(__dirname, '..', 'apps/cli/bin/xfer.js');
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code} before it answered`)));
+  });
+}
+
+/** The wall time of curl fetching `url` into `file`, in ms (it must succeed). */
+function curl(url: string, ca: string, token: string, file: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn('curl', ['-sSf', '--cacert', ca, '-H', `Authorization: Bearer ${token}`, '-o', file, url], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`curl ${url} exited ${code}`)))));
+}
+
+/**
+ * Writes back every dirty page first (`sync`): the disk here takes about 420 MB/s, the page cache
+ * more, so a copy measured right after another's gigabyte would be throttled by the kernel while
+ * that one is written back; each copy starts from the same clean state.
+ */
+function writtenBack(): Promise<void> {
+  const child = spawn('sync', [], { stdio: 'ignore' });
+  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sync exited ${code}`)))));
+}
+
+type Api = { url: string; headers: Record<string, string> };
+
+/** A task timed from its submit (its submission id fetched first) to the first GET /task showing SUCCEEDED, polled every 20 ms; with its files_transferred. */
+async function timedTask(api: Api, body: Record<string, unknown>): Promise<{ ms: number; files: number }> {
+  const submissionId = ((await (await fetch(`${api.url}/submission_id`, { headers: api.headers })).json()) as { value: string }).value;
+  const started = performance.now();
+  const answer = await fetch(`${api.url}/transfer`, { method: 'POST', headers: { ...api.headers, 'content-type': 'application/json' }, body: JSON.stringify({ DATA_TYPE: 'transfer', ...body, submission_id: submissionId }) });
+  if (answer.status !== 202) throw new Error(`the transfer was refused: ${answer.status} ${await answer.text()}`);
+  const { task_id: taskId } = (await answer.json()) as { task_id: string };
+  for (;;) {
+    const task = (await (await fetch(`${api.url}/task/${taskId}`, { headers: api.headers })).json()) as { status: string; files_transferred: number; faults: number };
+    if (task.status === 'SUCCEEDED') return { ms: performance.now() - started, files: task.files_transferred };
+    if (task.status !== 'ACTIVE' || task.faults > 0) throw new Error(`task ${taskId}: ${JSON.stringify(task)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function measureNodeCopies(work: string, log: (line: string) => void): Promise<TaskRow[]> {
+  const certificates = makeTestCertificates(work);
+  const [source, destination] = [join(work, 'source'), join(work, 'destination')];
+  mkdirSync(join(source, 'small'), { recursive: true });
+  mkdirSync(destination);
+  const chunk = randomBytes(2 ** 20);
+  const fd = openSync(join(source, 'big.bin'), 'w');
+  for (let i = 0; i < GIB / chunk.length; i += 1) writeSync(fd, chunk);
+  closeSync(fd);
+  for (let i = 0; i < SMALL_FILES; i += 1) writeFileSync(join(source, 'small', `f${i}.bin`), chunk.subarray(i % 256, (i % 256) + 4096));
+
+  const databaseUrl = `sqlite:${join(work, 'copies.sqlite')}`;
+  const ports = [await freePort(), await freePort()];
+  const engine = await openEngine(databaseUrl);
+  const nodes: { id: string; secretFile: string }[] = [];
+  let endpoints: string[];
+  let token: string;
+  let httpsToken: string;
+  try {
+    const services = createCoreServices(new TypeormUnitOfWork(engine), systemClock, randomIdGenerator);
+    const identity = await services.admin.identities.addIdentity({ username: 'mover@example.org' });
+    const owner = await services.authentication.principalOf(identity.id);
+    endpoints = [];
+    for (const [i, root] of [source, destination].entries()) {
+      const { node, secret } = await services.admin.nodes.addNode({ name: `node-${i}`, url: `https://localhost:${ports[i]}` });
+      const secretFile = join(work, `node-${i}.secret`);
+      writeFileSync(secretFile, secret);
+      nodes.push({ id: node.id, secretFile });
+      const endpointId = (await services.endpoints.createEndpoint(owner, { display_name: `On node ${i}`, personal: false })).id;
+      await services.admin.endpoints.setStorage(endpointId, { type: 'node', node: node.id, root });
+      endpoints.push(endpointId);
+    }
+    token = (await services.admin.tokens.issueToken('mover@example.org')).token;
+    httpsToken = (await services.admin.tokens.issueToken('mover@example.org', null, httpsScopeOf(endpoints[0]!))).token;
+  } finally {
+    await engine.close();
+  }
+  const trust = { NODE_EXTRA_CA_CERTS: certificates.ca };
+  const api = await start(join(__dirname, '..', 'apps/api/dist/main.js'), { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...trust }, (port) => `http://127.0.0.1:${port}/healthz`);
+  const children = nodes.map((node) =>
+    spawn(process.execPath, [BIN, 'node', 'serve', '--api', `http://127.0.0.1:${api.port}`, '--auth', 'http://127.0.0.1:9', '--id', node.id, '--secret-file', node.secretFile, '--tls-cert', certificates.cert, '--tls-key', certificates.key], {
+      env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...trust },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
+  try {
+    const urls = await Promise.all(children.map(firstLine));
+    const client: Api = { url: `http://127.0.0.1:${api.port}/v0.10`, headers: { authorization: `Bearer ${token}` } };
+    const [from, to] = endpoints as [string, string];
+    const bigUrl = `${urls[0]}/${from}/big.bin`;
+    // once each, to have the file in the page cache for either
+    await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'));
+    await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
+    const times = { curl: [] as number[], xfer: [] as number[] };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      rmSync(join(destination, 'curl.bin'), { force: true });
+      rmSync(join(destination, 'xfer.bin'), { force: true });
+      await writtenBack();
+      times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin')));
+      await writtenBack();
+      times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms);
+    }
+    const ratio = median(times.curl.map((curlMs, i) => curlMs / times.xfer[i]!));
+    const rate = (ms: number) => Math.round(GIB / 2 ** 20 / (ms / 1000));
+    const small = [] as number[];
+    for (let round = 0; round < 3; round += 1) {
+      await writtenBack();
+      const { ms, files } = await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/small/', destination_path: `/small-${round}/`, recursive: true }] });
+      if (files !== SMALL_FILES) throw new Error(`the small files' task moved ${files} files`);
+      small.push(files / (ms / 1000));
+      rmSync(join(destination, `small-${round}`), { recursive: true, force: true });
+    }
+    const rss = Math.max(...children.map((child) => peakRssMb(child) ?? 0));
+    const rows: TaskRow[] = [
+      {
+        scenario: `nodes: one 1 GiB file node to node (submit to SUCCEEDED), beside curl fetching it from the source node over HTTPS into the destination's storage (medians of ${ROUNDS}, the ratio the rounds' median; curl ${rate(median(times.curl))} MB/s, xfer ${rate(median(times.xfer))} MB/s); the nodes' peak RSS`,
+        p50_ms: Math.round(median(times.xfer)),
+        p99_ms: Math.round(Math.max(...times.xfer)),
+        requests_per_second: 0,
+        ratio_to_cp: Math.round(ratio * 100) / 100,
+        peak_rss_mb: rss,
+      },
+      {
+        scenario: `nodes: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB node to node, files/s (median of 3: files_transferred over submit to SUCCEEDED)`,
+        p50_ms: Math.round(SMALL_FILES / (median(small) / 1000)),
+        p99_ms: Math.round(SMALL_FILES / (Math.min(...small) / 1000)),
+        requests_per_second: Math.round(median(small)),
+        ratio_to_cp: null,
+        peak_rss_mb: rss,
+      },
+    ];
+    for (const row of rows) log(`${row.scenario}: ${row.p50_ms} ms, ratio ${row.ratio_to_cp}, ${row.requests_per_second} files/s, peak RSS ${rss} MB`);
+    return rows;
+  } finally {
+    for (const child of children) await stop(child);
+    await stop(api.child);
+  }
+}
