@@ -26,7 +26,7 @@ describe("the README's two nodes on one machine, as printed", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('registers and starts two nodes, binds an endpoint to each, writes and reads a file over HTTPS and lists it through the API', async () => {
+  it('registers and starts two nodes, binds an endpoint to each, writes and reads a file over HTTPS, lists it through the API and moves it node to node', async () => {
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile('unshare', ['-n', '--', 'bash', '-c', `ip link set lo up && exec bash -e -c "$0"`, script()], { cwd: dir, env: { ...process.env, HOST: '127.0.0.1' }, timeout: 120_000 }, (error, out, err) =>
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
@@ -40,5 +40,7 @@ describe("the README's two nodes on one machine, as printed", () => {
     expect(listing.DATA.map((entry) => [entry.name, entry.size])).toEqual([['run1.csv', 4]]);
     expect(readFileSync(join(dir, 'lab-storage', 'results', 'run1.csv'), 'utf8')).toBe('t,v\n');
     expect(readFileSync(join(dir, 'lab.log'), 'utf8').split('\n')[0]).toBe('https://localhost:9441');
+    expect(lines).toContain('SUCCEEDED: 1 file(s), 4 bytes');
+    expect(readFileSync(join(dir, 'archive-storage', 'results', 'run1.csv'), 'utf8')).toBe('t,v\n');
   });
 });
