@@ -122,4 +122,16 @@ describe.each(testBackends())('transfers between data nodes ($name)', (backend) 
     expect(copied).toHaveLength(60);
     for (const name of copied) expect(readFileSync(join(world.archive.root, 'many', name), 'utf8')).toBe(readFileSync(join(dir, name), 'utf8'));
   });
+
+  it("syncs by size and time with delete_destination_extra: the destination node's extra files go, what is in sync stays", async () => {
+    const document = { source_endpoint: world.lab.id, destination_endpoint: world.archive.id, sync_level: 2, preserve_timestamp: true, delete_destination_extra: true, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/sub/', destination_path: '/sub/', recursive: true }] };
+    const first = await world.transfer(document);
+    expect(await world.until(first.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 3 });
+    writeFileSync(join(world.archive.root, 'sub', 'extra.txt'), 'not in the source');
+    mkdirSync(join(world.archive.root, 'sub', 'extra-dir'));
+    writeFileSync(join(world.archive.root, 'sub', 'extra-dir', 'x.txt'), 'x');
+    const second = await world.transfer(document);
+    expect(await world.until(second.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 0, files_skipped: 3 });
+    expect(readdirSync(join(world.archive.root, 'sub')).sort()).toEqual(['deep.txt', 'deeper', 'large.bin']);
+  });
 });
