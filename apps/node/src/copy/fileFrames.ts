@@ -37,10 +37,34 @@ function jsonFrame(kind: number, value: unknown): Buffer {
   return Buffer.concat([head(kind, payload.length), payload]);
 }
 
+/** A file up to this size is read whole ahead of its turn, this many files ahead (each costs several calls to the filesystem: one after another they leave it idle). */
+const SMALL_FILE = 256 * 1024;
+const FILES_AHEAD = 8;
+
+/** A file of the grant as it is sent: read whole already, to be streamed at its turn, or its failure. */
+type Loaded = { kind: 'whole'; header: FileHeader; bytes: Buffer; digest: string | null } | { kind: 'stream'; header: FileHeader; path: string } | { kind: 'fail'; error: StorageError };
+
+async function load(storage: Storage, path: string, name: string, checksum: ReadGrant['checksum']): Promise<Loaded> {
+  try {
+    const entry = await storage.stat(path);
+    if (entry.type === 'dir') throw new StorageError('is_directory', path, `${path}: a directory, not a file`);
+    const header: FileHeader = { name, size: entry.size, mtime: entry.lastModified.getTime() };
+    if (entry.size > SMALL_FILE) return { kind: 'stream', header, path };
+    const pieces: Buffer[] = [];
+    for await (const chunk of storage.read(path)) pieces.push(Buffer.from(chunk));
+    const bytes = Buffer.concat(pieces);
+    return { kind: 'whole', header, bytes, digest: checksum ? createHash(checksum).update(bytes).digest('hex') : null };
+  } catch (error) {
+    if (error instanceof StorageError) return { kind: 'fail', error };
+    throw error;
+  }
+}
+
 /**
- * The files a grant names, read from `storage` and framed, in order. Frames of small files are
- * gathered into writes of COALESCE_BYTES (each chunk read is given back to `pool` once copied);
- * a large chunk goes out as it is, to be given back by whoever sends it.
+ * The files a grant names, read from `storage` and framed, in order. Small files are read whole
+ * FILES_AHEAD ahead of their turn; their frames are gathered into writes of COALESCE_BYTES. A
+ * larger file is read at its turn into `pool`'s chunks, each sent as it is (given back by whoever
+ * sends it).
  */
 export async function* fileFrames(storage: Storage, grant: ReadGrant, pool: ChunkPool): AsyncIterable<Uint8Array> {
   let gathered: Buffer[] = [];
@@ -55,29 +79,43 @@ export async function* fileFrames(storage: Storage, grant: ReadGrant, pool: Chun
     gathered = [];
     gatheredBytes = 0;
   };
-  for (const name of grant.names) {
-    const path = joinStoragePath(grant.dir, `/${name}`);
-    const hash = grant.checksum ? createHash(grant.checksum) : null;
-    try {
-      const entry = await storage.stat(path);
-      if (entry.type === 'dir') throw new StorageError('is_directory', path, `${path}: a directory, not a file`);
-      gather(jsonFrame(HEADER, { name, size: entry.size, mtime: entry.lastModified.getTime() } satisfies FileHeader));
-      for await (const chunk of storage.read(path, { pool })) {
-        hash?.update(chunk);
-        gather(head(DATA, chunk.length));
-        if (chunk.length < COALESCE_BYTES / 4) {
-          gather(Buffer.from(chunk));
-          pool.give(chunk);
-        } else {
+  const loading: Promise<Loaded>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (loading.length < FILES_AHEAD && next < grant.names.length) {
+      const name = grant.names[next++]!;
+      const loaded = load(storage, joinStoragePath(grant.dir, `/${name}`), name, grant.checksum);
+      // awaited at its turn (or dropped with the stream)
+      loaded.catch(() => undefined);
+      loading.push(loaded);
+    }
+  };
+  fill();
+  while (loading.length > 0) {
+    const loaded = await loading.shift()!;
+    fill();
+    if (loaded.kind === 'fail') {
+      gather(jsonFrame(FAIL, failureToWire(loaded.error)));
+    } else if (loaded.kind === 'whole') {
+      gather(jsonFrame(HEADER, loaded.header));
+      gather(head(DATA, loaded.bytes.length));
+      gather(loaded.bytes);
+      gather(jsonFrame(END, { digest: loaded.digest }));
+    } else {
+      gather(jsonFrame(HEADER, loaded.header));
+      const hash = grant.checksum ? createHash(grant.checksum) : null;
+      try {
+        for await (const chunk of storage.read(loaded.path, { pool })) {
+          hash?.update(chunk);
+          gather(head(DATA, chunk.length));
           yield* flush();
           yield chunk;
         }
-        if (gatheredBytes >= COALESCE_BYTES) yield* flush();
+        gather(jsonFrame(END, { digest: hash?.digest('hex') ?? null }));
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+        gather(jsonFrame(FAIL, failureToWire(error)));
       }
-      gather(jsonFrame(END, { digest: hash?.digest('hex') ?? null }));
-    } catch (error) {
-      if (!(error instanceof StorageError)) throw error;
-      gather(jsonFrame(FAIL, failureToWire(error)));
     }
     if (gatheredBytes >= COALESCE_BYTES) yield* flush();
   }
