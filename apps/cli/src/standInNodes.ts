@@ -71,7 +71,7 @@ export class StandInNodes implements SeedNodes {
     const { NodeServer } = await import('@xfer/node');
     const lines: string[] = [];
     for (const node of this.registered) {
-      const server = await NodeServer.start({ apiUrl: url, authUrl: url, nodeId: node.id, secretFile: node.secretFile, host, tlsCert: this.tls.cert, tlsKey: this.tls.key, logger });
+      const server = await NodeServer.start({ apiUrl: url, authUrl: url, nodeId: node.id, secretFile: node.secretFile, host, tlsCert: this.tls.cert, tlsKey: this.tls.key, peerCa: this.caPem, logger });
       this.running.push(server);
       lines.push(`data node ${node.name} (${node.id}) at ${server.url}`);
     }

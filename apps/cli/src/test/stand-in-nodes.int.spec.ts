@@ -89,4 +89,25 @@ describe("the stand-in's data nodes", () => {
     // the CA and the nodes' secrets go with the stand-in
     expect(existsSync(ca)).toBe(false);
   });
+
+  it("moves files between two seeded nodes as tests ask: faults on a node-bound endpoint's storage, tasks run by hand", async () => {
+    const ARCHIVE = '3a8d6e5f-2c9b-4d4e-8f70-1b2c3d4e5f60';
+    mkdirSync(join(dir, 'archive'));
+    const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as { nodes: unknown[]; endpoints: unknown[] };
+    seed.nodes.push({ name: 'archive-node', port: 0 });
+    seed.endpoints.push({ id: ARCHIVE, display_name: 'Archive', owner: 'alice', storage: { type: 'node', node: 'archive-node', root: join(dir, 'archive') } });
+    writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
+    const url = await start();
+    const alice = { Authorization: 'Bearer alice-token', 'Content-Type': 'application/json' };
+    const post = async (path: string, body: unknown) => (await fetch(`${url}${path}`, { method: 'POST', headers: alice, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+    expect((await post('/_xfer/tasks/progress', { mode: 'manual' })).mode).toBe('manual');
+    await post('/_xfer/faults', { endpoint: ARCHIVE, path: '/in', error: 'PERMISSION_DENIED', count: 1 });
+    const submission = ((await (await fetch(`${url}/v0.10/submission_id`, { headers: alice })).json()) as { value: string }).value;
+    const submitted = await post('/v0.10/transfer', { DATA_TYPE: 'transfer', submission_id: submission, source_endpoint: LAB, destination_endpoint: ARCHIVE, verify_checksum: true, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/a.txt', destination_path: '/in/a.txt' }] });
+    const taskId = submitted.task_id as string;
+    expect(await post(`/_xfer/tasks/${taskId}/run`, {})).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED' });
+    expect(existsSync(join(dir, 'archive', 'in', 'a.txt'))).toBe(false);
+    expect(await post(`/_xfer/tasks/${taskId}/run`, {})).toMatchObject({ status: 'SUCCEEDED' });
+    expect(readFileSync(join(dir, 'archive', 'in', 'a.txt'), 'utf8')).toBe('from the node');
+  });
 });
