@@ -48,6 +48,7 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
     get: (path: string) => http.get(`${V}${path}`).set('Authorization', `Bearer ${token}`),
     post: (path: string, body?: unknown) => http.post(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
     put: (path: string, body?: unknown) => http.put(`${V}${path}`).set('Authorization', `Bearer ${token}`).send(body as object),
+    delete: (path: string) => http.delete(`${V}${path}`).set('Authorization', `Bearer ${token}`),
   });
 
   const startNode = async (node: Omit<TestNode, 'server'>): Promise<NodeServer> =>
@@ -91,6 +92,8 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
     lab,
     archive,
     apiUrl,
+    /** The task workers (when asked for): paused, a submitted task waits queued. */
+    workers,
     /** Another endpoint of alice's on `node` (holding `tree`). */
     endpoint,
     /** An endpoint of alice's stored on the API's own machine (a posix directory), holding `files`. */
@@ -117,10 +120,10 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
     restart: async (node: TestNode) => {
       node.server = await startNode(node);
     },
-    /** A task of alice's once `done` says so (polled every 25 ms), within 30 s. */
-    async until(taskId: string, done: (task: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    /** A task (alice's unless `token` is another's) once `done` says so (polled every 25 ms), within 30 s. */
+    async until(taskId: string, done: (task: Record<string, unknown>) => boolean, token = alice.token): Promise<Record<string, unknown>> {
       for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-        const task = (await as(alice.token).get(`/task/${taskId}`)).body as Record<string, unknown>;
+        const task = (await as(token).get(`/task/${taskId}`)).body as Record<string, unknown>;
         if (done(task)) return task;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }

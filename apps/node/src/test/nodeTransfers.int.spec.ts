@@ -134,4 +134,28 @@ describe.each(testBackends())('transfers between data nodes ($name)', (backend) 
     expect(await world.until(second.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 0, files_skipped: 3 });
     expect(readdirSync(join(world.archive.root, 'sub')).sort()).toEqual(['deep.txt', 'deeper', 'large.bin']);
   });
+
+  it("reads nothing for a queued task whose access rule on a node-bound share was revoked", async () => {
+    const alice = world.as(world.alice.token);
+    await world.world.subscriptionFor('alice');
+    expect((await alice.put(`/endpoint/${world.lab.id}`, { subscription_id: 'DEFAULT' })).status).toBe(200);
+    const share = (await alice.post('/shared_endpoint', { display_name: 'Data share', host_endpoint: world.lab.id, host_path: '/data/' })).body.id as string;
+    const granted = await alice.post(`/endpoint/${share}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: world.bob.id, path: '/', permissions: 'r' });
+    expect(granted.status).toBe(201);
+    const rule = granted.body.access_id as string;
+    // bob reads the share's files while the rule stands
+    expect((await world.as(world.bob.token).get(`/operation/endpoint/${share}/ls?path=/`)).status).toBe(200);
+    const bobs = (await world.as(world.bob.token).post('/endpoint', { display_name: 'Bob on node two', DATA: [{ hostname: 'bob.example.org' }] })).body.id as string;
+    const bobRoot = join(world.nodes[1]!.root, 'bob');
+    mkdirSync(bobRoot);
+    await world.runtime.services.admin.endpoints.setStorage(bobs, { type: 'node', node: world.nodes[1]!.id, root: bobRoot });
+    await world.workers!.pause();
+    const queued = await world.transfer({ source_endpoint: share, destination_endpoint: bobs, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/a.txt', destination_path: '/a.txt' }] }, world.bob.token);
+    expect(queued.status).toBe(202);
+    expect((await alice.delete(`/endpoint/${share}/access/${rule}`)).status).toBe(200);
+    world.workers!.resume();
+    const waiting = await world.until(queued.body.task_id as string, (t) => t.nice_status !== null && t.nice_status !== 'Queued', world.bob.token);
+    expect(waiting).toMatchObject({ status: 'ACTIVE', nice_status: 'PERMISSION_DENIED', files_transferred: 0 });
+    expect(readdirSync(bobRoot)).toEqual([]);
+  });
 });
