@@ -1,9 +1,10 @@
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeNotReachableError, StorageError } from '@xfer/core';
 import { describeStorageContract } from '@xfer/core/contracts';
 import { createLogger } from '@xfer/server-kit';
-import { NodeStorage } from '@xfer/storage';
+import { NODE_STORAGE_PATH, NodeStorage } from '@xfer/storage';
+import { Agent, request } from 'undici';
 import { NodeServer } from '../NodeServer';
 import { NODE_ID, startNodeWorld, type NodeWorld } from './nodeWorld';
 
@@ -50,6 +51,29 @@ describe('the storage protocol of a data node', () => {
     expect((error as Error).message).toMatch(/it answered 401/);
     await expect(stranger.write('/planted.txt', (async function* () { yield Buffer.from('x'); })())).rejects.toBeInstanceOf(NodeNotReachableError);
     expect(readdirSync(world.root).sort()).toEqual(['share', 'top.txt']);
+  });
+
+  it("opens what a grant names to read-files only: a grant is no API token; a grant signed with another secret, or none, opens nothing", async () => {
+    const { url, grant } = await world.client().grant('e1', { root: world.root, base: '/share', dir: '/inner', names: ['a.txt'], checksum: 'md5' });
+    const agent = new Agent({ connect: { ca: readFileSync(world.certificates.ca, 'utf8') } });
+    try {
+      const readFiles = (body: unknown) => request(`${url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const granted = await readFiles({ grant });
+      expect(granted.statusCode).toBe(200);
+      expect((await granted.body.arrayBuffer()).byteLength).toBeGreaterThan('in the share'.length);
+      // the grant as the API's token on any other call
+      const stat = await request(`${url}${NODE_STORAGE_PATH}/stat?root=${encodeURIComponent(world.root)}&path=/top.txt`, { dispatcher: agent, headers: { authorization: `Bearer ${grant}` } });
+      expect([stat.statusCode, await stat.body.text()]).toEqual([401, expect.stringContaining('a grant to read files is no token of the API')]);
+      // a grant signed with another secret, and nothing
+      const { grant: forged } = await world.client('xfer_another-secret').grant('e1', { root: world.root, base: '/', dir: '/', names: ['top.txt'], checksum: null });
+      for (const body of [{ grant: forged }, {}]) {
+        const refused = await readFiles(body);
+        await refused.body.dump();
+        expect(refused.statusCode).toBe(401);
+      }
+    } finally {
+      await agent.close();
+    }
   });
 
   it('is a node this server cannot reach once the node stops, naming the endpoint and the node', async () => {
