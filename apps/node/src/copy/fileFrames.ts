@@ -39,7 +39,7 @@ function jsonFrame(kind: number, value: unknown): Buffer {
 
 /** A file up to this size is read whole ahead of its turn, this many files ahead (each costs several calls to the filesystem: one after another they leave it idle). */
 const SMALL_FILE = 256 * 1024;
-const FILES_AHEAD = 8;
+const FILES_AHEAD = 32;
 
 /** A file of the grant as it is sent: read whole already, to be streamed at its turn, or its failure. */
 type Loaded = { kind: 'whole'; header: FileHeader; bytes: Buffer; digest: string | null } | { kind: 'stream'; header: FileHeader; path: string } | { kind: 'fail'; error: StorageError };

@@ -10,7 +10,7 @@ const SOURCE_ANSWER_MS = 20_000;
 const PROGRESS_MS = 2_000;
 /** A file up to this size is read whole, then written while the next ones arrive, this many at once. */
 const SMALL_FILE = 256 * 1024;
-const SMALL_WRITES_AT_ONCE = 16;
+const SMALL_WRITES_AT_ONCE = 32;
 /** A larger file is written in chunks of this size, read this many chunks ahead of the disk. */
 const WRITE_CHUNK = 2 ** 20;
 const WRITES_AHEAD = 4;
