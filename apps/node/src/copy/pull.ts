@@ -7,7 +7,7 @@ import { readFrames, type Frame } from './fileFrames';
 /** A pull that answers nothing for this long: the source node is not reachable. */
 const SOURCE_ANSWER_MS = 20_000;
 /** How often the bytes of the file in hand are told (it keeps the API's answer alive). */
-const PROGRESS_MS = 2_000;
+const PROGRESS_MS = 1_000;
 /** A file up to this size is read whole, then written while the next ones arrive, this many at once. */
 const SMALL_FILE = 256 * 1024;
 const SMALL_WRITES_AT_ONCE = 32;
@@ -153,6 +153,7 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
       } catch (error) {
         told = sourceFailure !== null ? sourceFailed(sourceFailure) : written(error);
       }
+      inHand = 0;
       window.push(Promise.resolve(told));
       await settle(0);
     }

@@ -88,10 +88,10 @@ describe.each(testBackends())('transfers between data nodes ($name)', (backend) 
     expect(existsSync(join(world.archive.root, 'stolen.txt'))).toBe(false);
   });
 
-  it('stops a copy canceled mid-file: the task is canceled, no file at its name and none half-written left', async () => {
+  it('shows the bytes of a large file as they arrive, and stops a copy canceled mid-file: no file at its name, none half-written left', async () => {
     const huge = join(world.lab.root, 'data', 'huge.bin');
     writeFileSync(huge, '');
-    truncateSync(huge, 2 ** 30);
+    truncateSync(huge, 2 * 2 ** 30);
     const submitted = await world.transfer({ source_endpoint: world.lab.id, destination_endpoint: world.archive.id, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/huge.bin', destination_path: '/huge.bin' }] });
     const taskId = submitted.body.task_id as string;
     // the copy under way: its temporary file at the destination
@@ -99,6 +99,9 @@ describe.each(testBackends())('transfers between data nodes ($name)', (backend) 
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+    // the node's word on the file in hand, written back while it copies
+    const moving = await world.until(taskId, (t) => (t.bytes_transferred as number) > 0);
+    expect(moving).toMatchObject({ status: 'ACTIVE', files_transferred: 0 });
     expect((await world.as(world.alice.token).post(`/task/${taskId}/cancel`)).body.code).toBe('Canceled');
     expect(await world.until(taskId, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'FAILED', fatal_error: { code: 'CANCELED' } });
     for (const deadline = Date.now() + 10_000; readdirSync(world.archive.root).some((name) => name.startsWith('.xfer-part-')); ) {

@@ -89,6 +89,8 @@ export interface DirectoryCopyOptions {
    * the first) and answers for the files before, so the caller goes on from there.
    */
   maxBytes?: number;
+  /** Told the bytes the call has copied so far, now and then, where it takes long enough to tell. */
+  progress?: (bytes: number) => void;
 }
 
 /** What became of one file of copyFilesFrom: its bytes (with both digests when asked), or why it failed and on which side. */
@@ -154,6 +156,8 @@ export interface HostCopy {
 export interface FileCopyOptions {
   lastModified?: Date;
   signal?: AbortSignal;
+  /** Told the bytes copied so far, now and then, where the copy takes long enough to tell. */
+  progress?: (bytes: number) => void;
 }
 
 /**

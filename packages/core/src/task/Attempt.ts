@@ -31,6 +31,7 @@ export class Attempt implements CopyReport {
   /** The item in hand's access, checked again now and then; null between items. */
   private access: (() => Promise<unknown>) | null = null;
   private checkedAt = 0;
+  private inFlightBytes = 0;
   task: TaskState;
 
   constructor(
@@ -66,8 +67,14 @@ export class Attempt implements CopyReport {
     await this.store.addFiles([{ taskId: this.task.id, kind: 'skipped', sourcePath: source, destinationPath: destination, errorCode: codeOf(failure), errorDetails: failure.message, isDirectory: false, time: this.clock.now() }]);
   }
 
+  inFlight(bytes: number): void {
+    this.inFlightBytes = bytes;
+  }
+
   checkpoint(): Promise<boolean> {
-    return this.save();
+    // the bytes of a file under way show as transferred meanwhile, never kept once it is counted
+    const counters = this.task.counters;
+    return this.save(this.inFlightBytes === 0 ? this.task : { ...this.task, counters: { ...counters, bytesTransferred: counters.bytesTransferred + this.inFlightBytes } });
   }
 
   async progressed(): Promise<boolean> {

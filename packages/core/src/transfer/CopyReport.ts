@@ -53,6 +53,11 @@ export interface CopyReport {
   copied(files: readonly CopiedFile[]): Promise<void>;
   /** A file (or an item) listed as skipped, with why. */
   skipped(source: string, destination: string | null, failure: CopyFailure): Promise<void>;
+  /**
+   * Bytes copied of files not counted yet (a large file between nodes, as its node tells them):
+   * shown with the bytes transferred when progress is written back, until they are counted.
+   */
+  inFlight(bytes: number): void;
   /** Progress written back now: false when someone ended the work meanwhile (the copy ends). */
   checkpoint(): Promise<boolean>;
   /** After a file: progress written back when enough files have passed since the last checkpoint (false: ended). */

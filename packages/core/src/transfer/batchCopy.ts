@@ -47,7 +47,7 @@ export async function copyBatches(ctx: CopyContext, copy: { from: BatchCopy; to:
       if (recorded.kind === 'failed') return recorded;
       ended = recorded.kind === 'ended';
     }
-    const watched = await whileRunning(ctx, copying, stop);
+    const watched = await whileRunning(ctx, copying, stop).finally(() => ctx.report.inFlight(0));
     const copied = watched.value;
     ended ||= watched.ended;
     const failed = copied.some((outcome) => 'error' in outcome);
@@ -80,7 +80,7 @@ function startBatch(ctx: CopyContext, copy: { from: BatchCopy; to: BatchCopy }, 
   const stop = new AbortController();
   const signal = stoppable ? AbortSignal.any([stop.signal, ctx.signal]) : stop.signal;
   const files = batch.map((file) => ({ name: file.name, ...(ctx.policy.preserveTimes && file.entry !== null && { lastModified: file.entry.lastModified }) }));
-  const options: DirectoryCopyOptions = { checksum: ctx.policy.verify ? 'md5' : null, skipSourceFailures: ctx.policy.skippedSourceFailures, sourceTimes: ctx.policy.preserveTimes, maxBytes: COPY_BATCH.bytes, signal };
+  const options: DirectoryCopyOptions = { checksum: ctx.policy.verify ? 'md5' : null, skipSourceFailures: ctx.policy.skippedSourceFailures, sourceTimes: ctx.policy.preserveTimes, maxBytes: COPY_BATCH.bytes, signal, progress: (bytes) => ctx.report.inFlight(bytes) };
   const copying = copy.to.copyFiles(copy.from, source.path, destination.path, files, options);
   // it may fail while the batch before is recorded (on Postgres, over round trips): handled
   // here, so that it is no unhandled rejection meanwhile; awaited later, it still throws

@@ -60,7 +60,8 @@ export async function copyOne(ctx: CopyContext, source: Place, destination: Plac
   let bytes: number;
   const stop = new AbortController();
   try {
-    const copied = await whileRunning(ctx, copyBytes(ctx.path, source, destination, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined, signal: stop.signal }), stop);
+    const progress = (bytes: number) => ctx.report.inFlight(bytes);
+    const copied = await whileRunning(ctx, copyBytes(ctx.path, source, destination, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined, signal: stop.signal, progress }), stop).finally(() => ctx.report.inFlight(0));
     if (copied.ended) return ENDED_FILE;
     bytes = copied.value;
   } catch (error) {

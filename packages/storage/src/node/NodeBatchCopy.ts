@@ -45,7 +45,7 @@ export class NodeBatchCopy implements BatchCopy {
         skipSourceFailures: [...options.skipSourceFailures],
         sourceTimes: options.sourceTimes ?? false,
         maxBytes: options.maxBytes ?? null,
-      }, options.signal);
+      }, options.signal, options.progress);
     if (source.guard === null && this.guard === null) return copy(files);
     return guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
   }
@@ -72,7 +72,7 @@ export class NodeKernelCopy implements KernelCopy {
     source.guard?.check(from);
     this.guard?.check(path);
     const file = { name: baseName(from), as: baseName(path), ...(options.lastModified && { lastModified: options.lastModified.toISOString() }) };
-    const [outcome] = await pull(this.place, source.place, { from: parentOf(from), to: parentOf(path), files: [file], checksum: null, skipSourceFailures: [], sourceTimes: false, maxBytes: null }, options.signal);
+    const [outcome] = await pull(this.place, source.place, { from: parentOf(from), to: parentOf(path), files: [file], checksum: null, skipSourceFailures: [], sourceTimes: false, maxBytes: null }, options.signal, options.progress);
     if (outcome === undefined) throw new Error('the copy was stopped');
     if ('error' in outcome) throw outcome.error;
     return outcome.bytes;
@@ -88,7 +88,7 @@ export class NodeKernelCopy implements KernelCopy {
  * node; else under a grant the API signs for the source node), reading each outcome as it comes.
  * Aborted, the call is closed and the outcomes so far are the answer.
  */
-async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullRequest, 'source'>, signal: AbortSignal | undefined): Promise<DirectoryFileCopy[]> {
+async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullRequest, 'source'>, signal: AbortSignal | undefined, progress?: (bytes: number) => void): Promise<DirectoryFileCopy[]> {
   const { client, endpointId, root, base } = destination;
   const sameNode = source.client.nodeId === client.nodeId;
   const request: PullRequest = {
@@ -96,6 +96,8 @@ async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullR
     ...files,
   };
   const outcomes: DirectoryFileCopy[] = [];
+  // the bytes of the files answered for, and the node's word on the file in hand
+  let done = 0;
   const stopped = () => signal?.aborted === true;
   try {
     const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal });
@@ -108,7 +110,11 @@ async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullR
         for (const line of lines) {
           if (!line) continue;
           const answer = JSON.parse(line) as PullLine;
-          if ('copied' in answer) outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
+          if ('copied' in answer) {
+            outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
+            done += answer.copied.bytes;
+            progress?.(done);
+          } else if ('progress' in answer) progress?.(done + answer.progress);
           else if ('failed' in answer) outcomes.push({ error: failureFromWire(answer.failed) ?? new StorageError('denied', files.to, 'the node refused the file'), side: answer.side });
           else if ('unreachable' in answer) throw new NodeNotReachableError(source.endpointId, source.client.nodeId, answer.unreachable);
           else if ('end' in answer) return outcomes;
