@@ -413,7 +413,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('hands them the files in order with their times and the digest asked, and records what they copied', async () => {
       const done = await run(await many({ preserve_timestamp: true, verify_checksum: true }));
       expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 3, filesTransferred: 3, bytesTransferred: 15, bytesChecksummed: 15, filesSkipped: 0 } });
-      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: ['special_file'], signal: expect.any(AbortSignal), sourceTimes: true, maxBytes: 256 * 2 ** 20 } }]);
+      expect(calls).toEqual([{ from: true, dirs: ['/many', '/in/many'], files: [['a.txt', '2026-01-01T00:00:00.000Z'], ['b.txt', '2026-01-01T00:00:00.000Z'], ['c.txt', '2026-01-01T00:00:00.000Z']], options: { checksum: 'md5', skipSourceFailures: ['special_file'], signal: expect.any(AbortSignal), sourceTimes: true, maxBytes: 256 * 2 ** 20, progress: expect.any(Function) } }]);
       expect((await store.listFiles(done.id, 'succeeded', 0, 10)).map((f) => [f.sourcePath, f.destinationPath])).toEqual([['/many/a.txt', '/in/many/a.txt'], ['/many/b.txt', '/in/many/b.txt'], ['/many/c.txt', '/in/many/c.txt']]);
       expect(archive.text('/in/many/c.txt')).toBe('fifteen');
       calls = [];
