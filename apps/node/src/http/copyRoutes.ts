@@ -19,7 +19,7 @@ export interface CopyServices {
 const FAILURES: ReadonlySet<string> = new Set<StorageFailure>(['not_found', 'not_directory', 'is_directory', 'exists', 'denied', 'quota', 'invalid_name', 'special_file']);
 const CHECKSUMS: ReadonlySet<unknown> = new Set<ChecksumAlgorithm | null>(['md5', 'sha256', null]);
 /** The most files one call names (a batch of the API's copy is 1,000). */
-const MOST_FILES = 10_000;
+const MOST_FILES = 2_000;
 
 const absolute = (value: unknown, name: string): string => {
   if (typeof value !== 'string' || !value.startsWith('/') || value.includes('\0')) throw new BadRequest(`${name}: an absolute directory of a node`);
@@ -79,8 +79,10 @@ function whileConnected(res: Response): AbortSignal {
 export const copyRoutes = {
   readFiles(services: CopyServices): Router {
     const router = express.Router();
-    router.post('/read-files', express.json({ limit: '16mb' }), async (req: Request, res: Response) => {
+    // read before the grant is checked: no larger than a grant of MOST_FILES long names
+    router.post('/read-files', express.json({ limit: '4mb' }), async (req: Request, res: Response) => {
       const grant = await services.verifyGrant(String((req.body as { grant?: unknown } | undefined)?.grant ?? ''));
+      if (!CHECKSUMS.has(grant.checksum)) throw new BadRequest('checksum: md5, sha256 or null');
       const storage = services.storages(absolute(grant.root, 'root'), storagePath(grant.base, 'base'));
       const checked: ReadGrant = { ...grant, dir: storagePath(grant.dir, 'dir'), names: names(grant.names, 'names') };
       const pool = new ChunkBuffers(READ_CHUNK);
@@ -105,7 +107,7 @@ export const copyRoutes = {
       res.type('application/x-ndjson');
       res.flushHeaders();
       const tell = (line: PullLine) => {
-        if (!res.writableEnded) res.write(`${JSON.stringify(line)}\n`);
+        if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(line)}\n`);
       };
       try {
         await pullFiles(request, destination, source, services.peers, signal, tell);
