@@ -5,7 +5,7 @@
  * files of 4 KiB node to node (files/s); the nodes' peak RSS while they copy. The API (task
  * workers, SQLite file) only orchestrates: both nodes are processes of their own.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,31 +13,14 @@ import { createCoreServices, httpsScopeOf, randomIdGenerator, systemClock } from
 import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { freePort } from '@xfer/server-kit';
 import { makeTestCertificates } from '../packages/server-kit/src/testing/certificates';
-import { peakRssMb, start, stop } from './processes';
+import { curl } from './nodes';
+import { firstLine, peakRssMb, start, stop } from './processes';
 import type { TaskRow } from './tasks';
 
 const GIB = 2 ** 30;
 const SMALL_FILES = 10_000;
 const ROUNDS = 5;
 const BIN = join(__dirname, '..', 'apps/cli/bin/xfer.js');
-
-function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code} before it answered`)));
-  });
-}
-
-/** The wall time of curl fetching `url` into `file`, in ms (it must succeed). */
-function curl(url: string, ca: string, token: string, file: string): Promise<number> {
-  const started = performance.now();
-  const child = spawn('curl', ['-sSf', '--cacert', ca, '-H', `Authorization: Bearer ${token}`, '-o', file, url], { stdio: ['ignore', 'ignore', 'inherit'] });
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`curl ${url} exited ${code}`)))));
-}
 
 /**
  * Writes back every dirty page first (`sync`): the disk here takes about 420 MB/s, the page cache

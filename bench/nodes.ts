@@ -3,7 +3,7 @@
  * server streaming the same file with the same certificate and TLS settings, in turns; and the
  * node's peak RSS while it serves. The API runs beside it (it decides the access, once per 5 s).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,32 +11,20 @@ import { createCoreServices, httpsScopeOf, randomIdGenerator, systemClock } from
 import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { freePort } from '@xfer/server-kit';
 import { makeTestCertificates } from '../packages/server-kit/src/testing/certificates';
-import { peakRssMb, start, stop } from './processes';
+import { firstLine, peakRssMb, start, stop } from './processes';
 import type { TaskRow } from './tasks';
 
 const GIB = 2 ** 30;
 const ROUNDS = 5;
 const BIN = join(__dirname, '..', 'apps/cli/bin/xfer.js');
 
-/** The wall time of curl fetching `url` to /dev/null, in ms (it must succeed). */
-function curl(url: string, ca: string, token: string | null): Promise<number> {
+/** The wall time of curl fetching `url` into `output`, in ms (it must succeed). */
+export function curl(url: string, ca: string, token: string | null, output = '/dev/null'): Promise<number> {
   const started = performance.now();
-  const child = spawn('curl', ['-sSf', '--cacert', ca, ...(token ? ['-H', `Authorization: Bearer ${token}`] : []), '-o', '/dev/null', url], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn('curl', ['-sSf', '--cacert', ca, ...(token ? ['-H', `Authorization: Bearer ${token}`] : []), '-o', output, url], { stdio: ['ignore', 'ignore', 'inherit'] });
   return new Promise((resolve, reject) =>
     child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`curl ${url} exited ${code}`)))),
   );
-}
-
-/** A process that prints its URL as its first line of stdout. */
-function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code} before it answered`)));
-  });
 }
 
 /** The bare server: Node's https with the node's certificate, piping the file (what nothing can beat by much). */

@@ -45,13 +45,17 @@ export async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-export function standInUrl(child: ChildProcess): Promise<string> {
+/** The first line a process prints on stdout (a server's URL, once it answers). */
+export function firstLine(child: ChildProcess): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]);
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
     });
-    child.once('exit', () => reject(new Error('the stand-in exited before it answered')));
+    child.once('exit', (code) => reject(new Error(`exited ${code} before it answered`)));
   });
 }
+
+/** The stand-in's URL, the first line it prints. */
+export const standInUrl = firstLine;

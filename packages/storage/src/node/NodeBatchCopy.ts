@@ -1,7 +1,7 @@
 import { baseName, NodeNotReachableError, parentOf, StorageError, type BatchCopy, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileCopyOptions, type KernelCopy, type StorageGuard } from '@xfer/core';
 import { chained, guardedBatch } from '../guardedBatch';
 import type { NodeClient } from './NodeClient';
-import { failureFromWire, type PullLine, type PullRequest } from './protocol';
+import { failureFromWire, jsonLines, type PullLine, type PullRequest } from './protocol';
 
 /**
  * What every node-bound storage shares as the "host" of its batch copy: any node can pull from any
@@ -101,27 +101,15 @@ async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullR
   const stopped = () => signal?.aborted === true;
   try {
     const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal });
-    let rest = '';
-    try {
-      body.setEncoding('utf8');
-      for await (const text of body) {
-        const lines = (rest + (text as string)).split('\n');
-        rest = lines.pop() ?? '';
-        for (const line of lines) {
-          if (!line) continue;
-          const answer = JSON.parse(line) as PullLine;
-          if ('copied' in answer) {
-            outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
-            done += answer.copied.bytes;
-            progress?.(done);
-          } else if ('progress' in answer) progress?.(done + answer.progress);
-          else if ('failed' in answer) outcomes.push({ error: failureFromWire(answer.failed) ?? new StorageError('denied', files.to, 'the node refused the file'), side: answer.side });
-          else if ('unreachable' in answer) throw new NodeNotReachableError(source.endpointId, source.client.nodeId, answer.unreachable);
-          else if ('end' in answer) return outcomes;
-        }
-      }
-    } finally {
-      if (!body.readableEnded) body.destroy();
+    for await (const answer of jsonLines<PullLine>(body)) {
+      if ('copied' in answer) {
+        outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
+        done += answer.copied.bytes;
+        progress?.(done);
+      } else if ('progress' in answer) progress?.(done + answer.progress);
+      else if ('failed' in answer) outcomes.push({ error: failureFromWire(answer.failed) ?? new StorageError('denied', files.to, 'the node refused the file'), side: answer.side });
+      else if ('unreachable' in answer) throw new NodeNotReachableError(source.endpointId, source.client.nodeId, answer.unreachable);
+      else return outcomes;
     }
     throw new Error("the copy's answer ended before the copy did");
   } catch (error) {

@@ -1,7 +1,7 @@
 import { NodeNotReachableError, NO_FEATURES, type ChecksumAlgorithm, type FileEntry, type ListedName, type FileReadOptions, type Storage, type StorageFeatures } from '@xfer/core';
 import { NodeBatchCopy, NodeKernelCopy } from './NodeBatchCopy';
 import { DIGEST_MS, type NodeCall, type NodeClient } from './NodeClient';
-import { entryFromWire, type WireEntry } from './protocol';
+import { entryFromWire, jsonLines, type WireEntry } from './protocol';
 
 /**
  * A directory of a data node (from `base` down, for a share), reached through the node: every
@@ -93,20 +93,11 @@ export class NodeStorage implements Storage {
   /** A listing sent as lines of JSON arrays, one batch a line. */
   private async *lines<T>(operation: 'names' | 'typed-names', path: string): AsyncIterable<readonly T[]> {
     const { body } = await this.node.call(this.call(operation, { path }));
-    let rest = '';
     try {
-      body.setEncoding('utf8');
-      for await (const text of body) {
-        const lines = (rest + (text as string)).split('\n');
-        rest = lines.pop() ?? '';
-        for (const line of lines) if (line) yield JSON.parse(line) as T[];
-      }
+      yield* jsonLines<T[]>(body);
     } catch (error) {
       throw this.cut(error);
-    } finally {
-      if (!body.readableEnded) body.destroy();
     }
-    if (rest) throw this.cut(new Error('the listing ended mid-line'));
   }
 
   private cut(error: unknown): NodeNotReachableError {

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { StorageError, type ChecksumAlgorithm, type FileEntry, type StorageFailure } from '@xfer/core';
 
 /**
@@ -86,6 +87,25 @@ export interface WireFailure {
   failure: StorageFailure;
   path: string;
   message: string;
+}
+
+/**
+ * The JSON values of an answer sent a line each (a listing's batches, a pull's outcomes), as they
+ * arrive; the body is closed when the reader stops early. Throws on an answer that ends mid-line.
+ */
+export async function* jsonLines<T>(body: Readable): AsyncIterable<T> {
+  let rest = '';
+  try {
+    body.setEncoding('utf8');
+    for await (const text of body) {
+      const lines = (rest + (text as string)).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line) yield JSON.parse(line) as T;
+    }
+  } finally {
+    if (!body.readableEnded) body.destroy();
+  }
+  if (rest) throw new Error('the answer ended mid-line');
 }
 
 export function entryToWire(entry: FileEntry): WireEntry {
