@@ -35,6 +35,11 @@ const names = (value: unknown, name: string): string[] => {
   return value.map((entry, i) => fileName(entry, `${name}[${i}]`));
 };
 
+const httpsUrl = (value: string): string => {
+  if (!URL.canParse(value) || new URL(value).protocol !== 'https:') throw new BadRequest("source.url: a node's https:// URL");
+  return new URL(value).href;
+};
+
 /** The API's pull request, each field checked. */
 function pullRequestOf(body: unknown): PullRequest {
   const raw = (body ?? {}) as Record<string, unknown>;
@@ -46,7 +51,7 @@ function pullRequestOf(body: unknown): PullRequest {
   if (!Array.isArray(skip) || !skip.every((failure) => FAILURES.has(failure as string))) throw new BadRequest('skipSourceFailures: failures of a storage');
   if (raw.maxBytes !== null && !(Number.isSafeInteger(raw.maxBytes) && (raw.maxBytes as number) > 0)) throw new BadRequest('maxBytes: a number of bytes or null');
   return {
-    source: typeof source.url === 'string' ? { url: new URL(source.url).href, grant: String(source.grant) } : { root: absolute(source.root, 'source.root'), base: storagePath(source.base, 'source.base') },
+    source: typeof source.url === 'string' ? { url: httpsUrl(source.url), grant: String(source.grant) } : { root: absolute(source.root, 'source.root'), base: storagePath(source.base, 'source.base') },
     from: storagePath(raw.from, 'from'),
     to: storagePath(raw.to, 'to'),
     files: files.map((file: Record<string, unknown> | null, i) => {
