@@ -1,6 +1,7 @@
 import { ConfigError } from '@xfer/config';
 import { hashToken, NodeAuthenticationFailedError } from '@xfer/core';
 import { Pool } from 'undici';
+import { describeError } from './describeError';
 
 /** The node as the API registered it. */
 export interface NodeIdentity {
@@ -67,7 +68,7 @@ export class ApiLink {
     try {
       answer = await this.pool.request({ path: `${this.base}${NODE_SELF_PATH}`, method: 'GET', headers: { authorization: this.authorization }, headersTimeout: ANSWER_MS, bodyTimeout: ANSWER_MS });
     } catch (error) {
-      throw new ConfigError(`the API at ${this.apiUrl} does not answer (${describe(error)}): check --api`);
+      throw new ConfigError(`the API at ${this.apiUrl} does not answer (${describeError(error)}): check --api`);
     }
     const body = (await answer.body.json().catch(() => null)) as Partial<NodeIdentity> | null;
     if (answer.statusCode === 401) throw new ConfigError(`the API at ${this.apiUrl} knows no node ${this.nodeId} with this secret: check --id and --secret-file (xfer node list, xfer node new-secret)`);
@@ -98,7 +99,7 @@ export class ApiLink {
         bodyTimeout: ANSWER_MS,
       });
     } catch (error) {
-      throw new AccessRefused(503, 'ApiNotReachable', `This node cannot reach the API to decide access (${describe(error)}); try again later`);
+      throw new AccessRefused(503, 'ApiNotReachable', `This node cannot reach the API to decide access (${describeError(error)}); try again later`);
     }
     const body = (await answer.body.json().catch(() => null)) as (Partial<Record<keyof AccessDecision | 'identity_id' | 'code' | 'message', string>> & Record<string, unknown>) | null;
     if (answer.statusCode !== 200) {
@@ -118,10 +119,4 @@ export class ApiLink {
   close(): Promise<void> {
     return this.pool.destroy();
   }
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: string }).code;
-  return code ? `${code}: ${error.message}` : error.message;
 }

@@ -5,7 +5,7 @@ export * from './memory';
 export * from './posix';
 export * from './faults';
 export { CopyThreads } from './CopyThreads';
-export { NodeClient, type FindNode, type NodeAddress, type NodeReach } from './node/NodeClient';
+export { NodeClient, trustedCas, type FindNode, type NodeAddress, type NodeReach } from './node/NodeClient';
 export { NodeStorage } from './node/NodeStorage';
 export * from './node/protocol';
 export { ChunkBuffers } from './ChunkBuffers';

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { trustedCas } from '@xfer/storage';
 import { Pool } from 'undici';
 
 /**
@@ -12,8 +11,7 @@ export class PeerPools {
 
   /** `extraCa`: a CA to trust beside the system's and NODE_EXTRA_CA_CERTS (a test's, the stand-in's). */
   constructor(extraCa?: string) {
-    const fromEnvironment = process.env.NODE_EXTRA_CA_CERTS;
-    this.ca = extraCa === undefined ? undefined : [...rootCertificates, ...(fromEnvironment ? [readFileSync(fromEnvironment, 'utf8')] : []), extraCa];
+    this.ca = trustedCas(extraCa);
   }
 
   pool(origin: string): Pool {

@@ -3,6 +3,7 @@ import { joinStoragePath, StorageError, type DirectoryCopyOptions, type Storage 
 import { ChunkBuffers, failureToWire, NODE_STORAGE_PATH, READ_FILES, type PullLine, type PullRequest } from '@xfer/storage';
 import type { PeerPools } from './PeerPools';
 import { readFrames, type Frame } from './fileFrames';
+import { describeError } from '../describeError';
 
 /** A pull that answers nothing for this long: the source node is not reachable. */
 const SOURCE_ANSWER_MS = 20_000;
@@ -68,7 +69,7 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
     });
   } catch (error) {
     if (signal.aborted) return;
-    tell({ unreachable: `the destination's node could not reach it (${describe(error)})` });
+    tell({ unreachable: `the destination's node could not reach it (${describeError(error)})` });
     return;
   }
   if (answer.statusCode !== 200) {
@@ -163,7 +164,7 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
     // the writes under way end before the answer does
     await Promise.allSettled(window);
     if (signal.aborted) return;
-    tell({ unreachable: `its stream of files was cut (${describe(error)})` });
+    tell({ unreachable: `its stream of files was cut (${describeError(error)})` });
   } finally {
     clearInterval(progress);
     await frames.return?.();
@@ -261,10 +262,4 @@ async function nextFrame(frames: AsyncIterator<Frame>): Promise<Frame> {
   const next = await frames.next();
   if (next.done) throw new Error('the stream of files ended early');
   return next.value;
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: string }).code;
-  return code ? `${code}: ${error.message}` : error.message;
 }

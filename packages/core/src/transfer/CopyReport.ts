@@ -55,7 +55,8 @@ export interface CopyReport {
   skipped(source: string, destination: string | null, failure: CopyFailure): Promise<void>;
   /**
    * Bytes copied of files not counted yet (a large file between nodes, as its node tells them):
-   * shown with the bytes transferred when progress is written back, until they are counted.
+   * shown with the bytes transferred when progress is written back, until they are counted. One
+   * value: the copies that tell it (a file item, a directory's batch) run one at a time.
    */
   inFlight(bytes: number): void;
   /** Progress written back now: false when someone ended the work meanwhile (the copy ends). */

@@ -151,7 +151,7 @@ export class NodeClient {
       }
       if (previous) this.retired.push(previous.pool);
       this.token = null;
-      const ca = this.reach.extraCa === undefined ? undefined : [...rootCertificates, ...extraCertificates(), this.reach.extraCa];
+      const ca = trustedCas(this.reach.extraCa);
       return { url, key, until, pool: new Pool(url.origin, { connections: 16, connectTimeout: 5_000, keepAliveTimeout: 30_000, connect: ca && { ca } }) };
     })();
     this.connection = next;
@@ -171,8 +171,16 @@ export class NodeClient {
   }
 }
 
+/**
+ * The CAs a connection to a node trusts when `extraCa` is given: the system's, NODE_EXTRA_CA_CERTS's
+ * and that one (a CA given to a pool replaces the defaults, these included); none given, the defaults.
+ */
+export function trustedCas(extraCa: string | undefined): string[] | undefined {
+  if (extraCa === undefined) return undefined;
+  return [...rootCertificates, ...extraCertificates(), extraCa];
+}
 
-/** What NODE_EXTRA_CA_CERTS adds (a CA given to a pool replaces the defaults, these included). */
+/** What NODE_EXTRA_CA_CERTS adds. */
 function extraCertificates(): string[] {
   const file = process.env.NODE_EXTRA_CA_CERTS;
   if (!file) return [];
