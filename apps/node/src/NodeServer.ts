@@ -6,7 +6,7 @@ import { ConfigError } from '@xfer/config';
 import { createLogger, type Logger } from '@xfer/server-kit';
 import { EndpointStorages } from '@xfer/storage';
 import { ApiLink, type NodeIdentity } from './ApiLink';
-import { PeerPools } from './copy/PeerPools';
+import { Peers } from './copy/Peers';
 import { apiCallVerifier, createNodeApp, grantVerifier } from './http/app';
 
 export interface NodeServeOptions {
@@ -47,7 +47,7 @@ export class NodeServer {
     /** Where it answers: its registered URL, with the port it listens on. */
     readonly url: string,
     private readonly server: Server,
-    private readonly peers: PeerPools,
+    private readonly peers: Peers,
     private readonly storages: EndpointStorages,
     private readonly api: ApiLink,
   ) {}
@@ -65,7 +65,7 @@ export class NodeServer {
     }
     const api = new ApiLink(options.apiUrl, options.nodeId, secret);
     const storages = new EndpointStorages();
-    const peers = new PeerPools(options.peerCa);
+    const peers = new Peers(options.peerCa);
     try {
       const identity = await api.whoAmI();
       const registered = new URL(identity.url);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { joinStoragePath, StorageError, type DirectoryCopyOptions, type Storage } from '@xfer/core';
 import { ChunkBuffers, failureToWire, NODE_STORAGE_PATH, READ_FILES, type PullLine, type PullRequest } from '@xfer/storage';
-import type { PeerPools } from './PeerPools';
-import { readFrames, type Frame } from './fileFrames';
+import type { Peers } from './Peers';
+import { FrameReader, type Frame } from './fileFrames';
 import { describeError } from '../describeError';
 
 /** A pull that answers nothing for this long: the source node is not reachable. */
@@ -12,7 +12,7 @@ const PROGRESS_MS = 1_000;
 /** A file up to this size is read whole, then written while the next ones arrive, this many at once. */
 const SMALL_FILE = 256 * 1024;
 const SMALL_WRITES_AT_ONCE = 32;
-/** A larger file is written in chunks of this size, read this many chunks ahead of the disk. */
+/** A larger file is written in chunks of this size, received up to this many chunks ahead of the disk. */
 const WRITE_CHUNK = 2 ** 20;
 const WRITES_AHEAD = 4;
 
@@ -27,7 +27,7 @@ export type PullSource = { local: Storage } | { url: string; grant: string };
  * temporary name, digested as it is written. Aborted (the API closed the call), the file in hand
  * is dropped, never left at its name.
  */
-export async function pullFiles(request: PullRequest, destination: Storage, source: PullSource, peers: PeerPools, signal: AbortSignal, tell: (line: PullLine) => void): Promise<void> {
+export async function pullFiles(request: PullRequest, destination: Storage, source: PullSource, peers: Peers, signal: AbortSignal, tell: (line: PullLine) => void): Promise<void> {
   const options: DirectoryCopyOptions = { checksum: request.checksum, skipSourceFailures: request.skipSourceFailures, sourceTimes: request.sourceTimes, signal, ...(request.maxBytes !== null && { maxBytes: request.maxBytes }) };
   const files = request.files.map((file) => ({ name: file.name, as: file.as ?? file.name, ...(file.lastModified !== undefined && { lastModified: new Date(file.lastModified) }) }));
   if ('local' in source && request.files.some((file) => file.as !== undefined)) {
@@ -55,32 +55,22 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
     tell({ end: true });
     return;
   }
-  const url = new URL(source.url);
-  let answer;
+  const pool = new ChunkBuffers(WRITE_CHUNK, WRITES_AHEAD + 2);
+  let answer: ReadFilesAnswer;
   try {
-    answer = await peers.pool(url.origin).request({
-      path: `${url.pathname.replace(/\/+$/, '')}${NODE_STORAGE_PATH}/${READ_FILES}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant: source.grant }),
-      headersTimeout: SOURCE_ANSWER_MS,
-      bodyTimeout: SOURCE_ANSWER_MS,
-      signal,
-    });
+    answer = await readFiles(peers, source, signal, pool);
   } catch (error) {
     if (signal.aborted) return;
     tell({ unreachable: `the destination's node could not reach it (${describeError(error)})` });
     return;
   }
-  if (answer.statusCode !== 200) {
-    const said = ((await answer.body.json().catch(() => null)) as { message?: unknown } | null)?.message;
-    tell({ unreachable: `it refused the destination's node (${answer.statusCode}${typeof said === 'string' ? `: ${said.slice(0, 200)}` : ''})` });
+  if ('refused' in answer) {
+    tell({ unreachable: `it refused the destination's node (${answer.refused.status}${answer.refused.message !== null ? `: ${answer.refused.message.slice(0, 200)}` : ''})` });
     return;
   }
-  const frames = readFrames(answer.body)[Symbol.asyncIterator]();
+  const frames = answer.frames[Symbol.asyncIterator]();
   let inHand = 0;
   const progress = setInterval(() => tell({ progress: inHand }), PROGRESS_MS);
-  const pool = new ChunkBuffers(WRITE_CHUNK, WRITES_AHEAD + 2);
   // outcomes in the files' order; small files' writes overlap, told as each in turn is known
   const window: Promise<Told>[] = [];
   let halted = false;
@@ -132,25 +122,34 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
       let sourceDigest: string | null = null;
       let sourceFailure: StorageError | null = null;
       inHand = 0;
+      // each chunk goes back to the pool once the storage asks for the next (it has written it)
       async function* data(): AsyncIterable<Uint8Array> {
-        for (;;) {
-          const frame = await nextFrame(frames);
-          if (frame.kind === 'data') {
-            hash?.update(frame.bytes);
-            inHand += frame.bytes.length;
-            yield frame.bytes;
-          } else if (frame.kind === 'end') {
-            sourceDigest = frame.digest;
-            return;
-          } else if (frame.kind === 'fail') {
-            sourceFailure = frame.error;
-            throw frame.error;
-          } else throw new Error('the stream of files is out of order');
+        let lent: Uint8Array | null = null;
+        try {
+          for (;;) {
+            const frame = await nextFrame(frames);
+            if (lent !== null) pool.give(lent);
+            lent = null;
+            if (frame.kind === 'data') {
+              hash?.update(frame.bytes);
+              inHand += frame.bytes.length;
+              lent = frame.bytes;
+              yield frame.bytes;
+            } else if (frame.kind === 'end') {
+              sourceDigest = frame.digest;
+              return;
+            } else if (frame.kind === 'fail') {
+              sourceFailure = frame.error;
+              throw frame.error;
+            } else throw new Error('the stream of files is out of order');
+          }
+        } finally {
+          if (lent !== null) pool.give(lent);
         }
       }
       let told: Told;
       try {
-        told = copied(await destination.write(path, readAhead(data(), pool), { lastModified }), sourceDigest);
+        told = copied(await destination.write(path, data(), { lastModified }), sourceDigest);
       } catch (error) {
         told = sourceFailure !== null ? sourceFailed(sourceFailure) : written(error);
       }
@@ -168,7 +167,7 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
   } finally {
     clearInterval(progress);
     await frames.return?.();
-    if (!answer.body.readableEnded) answer.body.destroy();
+    answer.stop();
   }
 }
 
@@ -179,12 +178,12 @@ interface Told {
 }
 
 /** A small file's bytes read whole from the stream (and the digest its source sent), or its source's failure. */
-async function wholeFile(frames: AsyncIterator<Frame>): Promise<{ bytes: Buffer; digest: string | null } | { error: StorageError }> {
+async function wholeFile(frames: AsyncIterator<Frame>): Promise<{ bytes: Uint8Array; digest: string | null } | { error: StorageError }> {
   const pieces: Uint8Array[] = [];
   for (;;) {
     const frame = await nextFrame(frames);
     if (frame.kind === 'data') pieces.push(frame.bytes);
-    else if (frame.kind === 'end') return { bytes: Buffer.concat(pieces), digest: frame.digest };
+    else if (frame.kind === 'end') return { bytes: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces), digest: frame.digest };
     else if (frame.kind === 'fail') return { error: frame.error };
     else throw new Error('the stream of files is out of order');
   }
@@ -194,67 +193,56 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
 }
 
+/** The source's answer to read-files: its frames as they arrive (`stop` ends the call), or its refusal. */
+type ReadFilesAnswer = { frames: FrameReader; stop: () => void } | { refused: { status: number; message: string | null } };
+
 /**
- * The bytes of `source` in chunks of WRITE_CHUNK, read up to WRITES_AHEAD chunks ahead of the
- * consumer: the socket is read while the disk writes (a write of each 16 KiB piece as it came
- * would wait on the disk between them). Each chunk goes back to `pool` when the next is asked for.
+ * Asks the source's node for the files of `source.grant` (`read-files`): each piece of the answer
+ * goes to a FrameReader as it is read, the connection paused while WRITES_AHEAD chunks wait for
+ * the disk. Rejects when the node cannot be reached or answers nothing within SOURCE_ANSWER_MS;
+ * an abort of `signal` cuts the stream.
  */
-async function* readAhead(source: AsyncIterable<Uint8Array>, pool: ChunkBuffers): AsyncIterable<Uint8Array> {
-  const ready: Uint8Array[] = [];
-  let ended = false;
-  let stopped = false;
-  let failure: { error: unknown } | null = null;
-  // the consumer waits on `wake` for a chunk, the producer on `resume` for room
-  const waiting: { wake: (() => void) | null; resume: (() => void) | null } = { wake: null, resume: null };
-  const producing = (async () => {
-    let current = pool.take(WRITE_CHUNK);
-    let filled = 0;
-    try {
-      for await (const piece of source) {
-        for (let at = 0; at < piece.length; ) {
-          const taken = Math.min(piece.length - at, WRITE_CHUNK - filled);
-          current.set(piece.subarray(at, at + taken), filled);
-          filled += taken;
-          at += taken;
-          if (filled < WRITE_CHUNK) continue;
-          ready.push(current);
-          waiting.wake?.();
-          current = pool.take(WRITE_CHUNK);
-          filled = 0;
-          while (ready.length >= WRITES_AHEAD && !stopped) await new Promise<void>((resolve) => (waiting.resume = resolve));
+function readFiles(peers: Peers, source: { url: string; grant: string }, signal: AbortSignal, pool: ChunkBuffers): Promise<ReadFilesAnswer> {
+  const url = new URL(`${source.url.replace(/\/+$/, '')}${NODE_STORAGE_PATH}/${READ_FILES}`);
+  return new Promise<ReadFilesAnswer>((resolve, reject) => {
+    let frames: FrameReader | null = null;
+    let refusal: { status: number; pieces: Buffer[] } | null = null;
+    const stop = () => call.stop(new Error('the copy ended'));
+    const call = peers.post(url, JSON.stringify({ grant: source.grant }), SOURCE_ANSWER_MS, {
+      status(code) {
+        if (code !== 200) refusal = { status: code, pieces: [] };
+        else {
+          frames = new FrameReader(pool, WRITE_CHUNK, WRITES_AHEAD * WRITE_CHUNK, () => call.resume());
+          resolve({ frames, stop });
         }
-        if (stopped) return;
-      }
-      if (filled > 0) ready.push(current.subarray(0, filled));
-    } catch (error) {
-      failure = { error };
-    } finally {
-      ended = true;
-      waiting.wake?.();
-    }
-  })();
-  let given: Uint8Array | null = null;
+      },
+      body(piece) {
+        if (refusal !== null) refusal.pieces.push(Buffer.from(piece));
+        return frames?.push(piece) ?? true;
+      },
+      end() {
+        signal.removeEventListener('abort', stop);
+        if (refusal !== null) resolve({ refused: { status: refusal.status, message: messageOf(Buffer.concat(refusal.pieces)) } });
+        else frames?.end();
+      },
+      failed(error) {
+        signal.removeEventListener('abort', stop);
+        if (frames !== null) frames.fail(error);
+        else reject(error);
+      },
+    });
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** The message of a refusal's JSON document, if it has one. */
+function messageOf(body: Buffer): string | null {
   try {
-    for (;;) {
-      if (given !== null) pool.give(given);
-      given = null;
-      if (ready.length === 0 && !ended) await new Promise<void>((resolve) => (waiting.wake = resolve));
-      waiting.wake = null;
-      const next = ready.shift();
-      if (next !== undefined) {
-        waiting.resume?.();
-        waiting.resume = null;
-        given = next;
-        yield next;
-        continue;
-      }
-      if (failure !== null) throw (failure as { error: unknown }).error;
-      return;
-    }
-  } finally {
-    stopped = true;
-    waiting.resume?.();
-    await producing;
+    const said = (JSON.parse(body.toString('utf8')) as { message?: unknown } | null)?.message;
+    return typeof said === 'string' ? said : null;
+  } catch {
+    return null;
   }
 }
 

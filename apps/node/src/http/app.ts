@@ -3,7 +3,7 @@ import { createLogger, requestLogger, type Logger } from '@xfer/server-kit';
 import { API_ISSUER, nodeCallKey, NODE_STORAGE_PATH, READ_GRANT_CLAIM, type ReadGrant } from '@xfer/storage';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { jwtVerify, type JWTPayload } from 'jose';
-import type { PeerPools } from '../copy/PeerPools';
+import type { Peers } from '../copy/Peers';
 import type { VerifyGrant } from './copyRoutes';
 import { httpsAccess, type DecideAccess } from './httpsAccess';
 import { BadRequest, Unauthorized, type NodeStorages } from './requests';
@@ -16,7 +16,7 @@ export interface NodeAppServices {
   verifyApiCall: VerifyApiCall;
   verifyGrant: VerifyGrant;
   /** Connections to the nodes this one pulls files from. */
-  peers: PeerPools;
+  peers: Peers;
   /** How a client's access to a file is decided (by the API). */
   decide: DecideAccess;
   /** Where the authorization service answers (a client without a token is sent there). */

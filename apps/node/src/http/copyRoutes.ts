@@ -1,7 +1,7 @@
 import { StorageError, type ChecksumAlgorithm, type StorageFailure } from '@xfer/core';
 import { ChunkBuffers, READ_CHUNK, type PullLine, type PullRequest, type ReadGrant } from '@xfer/storage';
 import express, { type Request, type Response, type Router } from 'express';
-import type { PeerPools } from '../copy/PeerPools';
+import type { Peers } from '../copy/Peers';
 import { fileFrames } from '../copy/fileFrames';
 import { pullFiles, type PullSource } from '../copy/pull';
 import { BadRequest, storagePath, type NodeStorages } from './requests';
@@ -13,7 +13,7 @@ export type VerifyGrant = (token: string) => Promise<ReadGrant>;
 export interface CopyServices {
   storages: NodeStorages;
   verifyGrant: VerifyGrant;
-  peers: PeerPools;
+  peers: Peers;
 }
 
 const FAILURES: ReadonlySet<string> = new Set<StorageFailure>(['not_found', 'not_directory', 'is_directory', 'exists', 'denied', 'quota', 'invalid_name', 'special_file']);
