@@ -25,7 +25,13 @@ const BIN = join(__dirname, '..', 'apps/cli/bin/xfer.js');
 /**
  * Writes back every dirty page first (`sync`): the disk here takes about 420 MB/s, the page cache
  * more, so a copy measured right after another's gigabyte would be throttled by the kernel while
- * that one is written back; each copy starts from the same clean state.
+ * that one is written back; each copy starts from the same clean state. Then the copy's own file
+ * of the round before is removed, right before it starts: on this machine (a VM whose balloon
+ * takes back memory left free for seconds) a file written in large pieces into memory freed
+ * seconds before costs the kernel 4-10 times as much as into memory freed a moment ago (dd, 1 MiB
+ * writes: 1.2-2.9 s a GiB against 0.2-0.3 s), so each copy gets the same. Curl always right after
+ * both files' removal and xfer after curl's sync (the first protocol) made curl 1.2-1.6 times as
+ * fast as it is the other way round.
  */
 function writtenBack(): Promise<void> {
   const child = spawn('sync', [], { stdio: 'ignore' });
@@ -105,23 +111,27 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'));
     await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
     const times = { curl: [] as number[], xfer: [] as number[] };
+    const copyByCurl = async () => times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin')));
+    const copyByXfer = async () => times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms);
     for (let round = 0; round < ROUNDS; round += 1) {
-      rmSync(join(destination, 'curl.bin'), { force: true });
-      rmSync(join(destination, 'xfer.bin'), { force: true });
-      await writtenBack();
-      times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin')));
-      await writtenBack();
-      times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms);
+      // in turns, each first every other round; each right after its own file's removal
+      for (const copy of round % 2 === 0 ? [copyByCurl, copyByXfer] : [copyByXfer, copyByCurl]) {
+        await writtenBack();
+        rmSync(join(destination, copy === copyByCurl ? 'curl.bin' : 'xfer.bin'), { force: true });
+        await copy();
+      }
     }
     const ratio = median(times.curl.map((curlMs, i) => curlMs / times.xfer[i]!));
     const rate = (ms: number) => Math.round(GIB / 2 ** 20 / (ms / 1000));
     const small = [] as number[];
+    // each round's files stay to the end: making a file, ext4 steps over the inodes removed in the
+    // last seconds (minutes, while their table is unwritten: `recently_deleted`), and a round right
+    // after the removal of the round before's 10,000 spent 4-5 times the CPU in the kernel (perf)
     for (let round = 0; round < 3; round += 1) {
       await writtenBack();
       const { ms, files } = await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/small/', destination_path: `/small-${round}/`, recursive: true }] });
       if (files !== SMALL_FILES) throw new Error(`the small files' task moved ${files} files`);
       small.push(files / (ms / 1000));
-      rmSync(join(destination, `small-${round}`), { recursive: true, force: true });
     }
     const rss = Math.max(...children.map((child) => peakRssMb(child) ?? 0));
     const rows: TaskRow[] = [
