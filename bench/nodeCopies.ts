@@ -14,7 +14,7 @@ import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
 import { freePort } from '@xfer/server-kit';
 import { makeTestCertificates } from '../packages/server-kit/src/testing/certificates';
 import { curl } from './nodes';
-import { firstLine, peakRssMb, start, stop } from './processes';
+import { cpuSeconds, firstLine, peakRssMb, start, stop } from './processes';
 import type { TaskRow } from './tasks';
 
 const GIB = 2 ** 30;
@@ -111,8 +111,21 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'));
     await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
     const times = { curl: [] as number[], xfer: [] as number[] };
-    const copyByCurl = async () => times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin')));
-    const copyByXfer = async () => times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms);
+    // each process's CPU during each copy (user and system seconds): what limits a copy on two cores
+    const watched = { 'curl: the source node': children[0]!, 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child };
+    const cpu: Record<string, { user: number[]; system: number[] }> = Object.fromEntries(Object.keys(watched).map((name) => [name, { user: [], system: [] }]));
+    const measured = async (prefix: string, copy: () => Promise<void>) => {
+      const names = Object.keys(watched).filter((name) => name.startsWith(prefix)) as (keyof typeof watched)[];
+      const before = names.map((name) => cpuSeconds(watched[name]));
+      await copy();
+      names.forEach((name, i) => {
+        const after = cpuSeconds(watched[name]);
+        cpu[name]!.user.push(after.user - before[i]!.user);
+        cpu[name]!.system.push(after.system - before[i]!.system);
+      });
+    };
+    const copyByCurl = () => measured('curl', async () => void times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'))));
+    const copyByXfer = () => measured('xfer', async () => void times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms));
     for (let round = 0; round < ROUNDS; round += 1) {
       // in turns, each first every other round; each right after its own file's removal
       for (const copy of round % 2 === 0 ? [copyByCurl, copyByXfer] : [copyByXfer, copyByCurl]) {
@@ -152,6 +165,7 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
         peak_rss_mb: rss,
       },
     ];
+    for (const [name, { user, system }] of Object.entries(cpu)) log(`CPU of a 1 GiB copy, ${name}: ${median(user).toFixed(2)} s user + ${median(system).toFixed(2)} s system (medians of ${ROUNDS})`);
     for (const row of rows) log(`${row.scenario}: ${row.p50_ms} ms, ratio ${row.ratio_to_cp}, ${row.requests_per_second} files/s, peak RSS ${rss} MB`);
     return rows;
   } finally {
