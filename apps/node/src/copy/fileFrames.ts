@@ -37,8 +37,12 @@ function jsonFrame(kind: number, value: unknown): Buffer {
   return Buffer.concat([head(kind, payload.length), payload]);
 }
 
-/** A file up to this size is read whole ahead of its turn, this many files ahead (each costs several calls to the filesystem: one after another they leave it idle). */
-const SMALL_FILE = 256 * 1024;
+/**
+ * A small file, up to this size: the source reads it whole ahead of its turn, FILES_AHEAD files
+ * ahead (each costs several calls to the filesystem: one after another they leave it idle); the
+ * destination gathers it into one buffer of its size and writes several at once.
+ */
+export const SMALL_FILE = 256 * 1024;
 const FILES_AHEAD = 32;
 
 /** A file of the grant as it is sent: read whole already, to be streamed at its turn, or its failure. */
@@ -122,13 +126,10 @@ export async function* fileFrames(storage: Storage, grant: ReadGrant, pool: Chun
   yield* flush();
 }
 
-/** A file up to this size is gathered whole into a buffer of its size; a larger one into chunks of the reader's pool. */
-const WHOLE_FILE = SMALL_FILE;
-
 /**
  * The frames of a stream of them, read as its pieces arrive (`push`, from the connection's
  * callback) by one consumer (an async iterator). A file's bytes are gathered as they come,
- * synchronously: a file of up to WHOLE_FILE into one buffer of its size, a larger one into chunks of
+ * synchronously: a file of up to SMALL_FILE into one buffer of its size, a larger one into chunks of
  * `pool` (each `chunkSize`, given back by the consumer), each handed on when full or at the file's
  * end. The consumer so awaits once a chunk, not once a 16 KiB TLS record (through a stream and
  * three generators those cost a GiB's copy about a second of CPU, measured). `push` answers false
@@ -230,7 +231,7 @@ export class FrameReader implements AsyncIterable<Frame> {
     for (let done = 0; done < length; ) {
       if (this.gathering === null) {
         // a small file in one buffer of its size; a larger one (or more than announced) in the pool's chunks
-        const whole = this.fileLeft > 0 && this.fileLeft <= WHOLE_FILE;
+        const whole = this.fileLeft > 0 && this.fileLeft <= SMALL_FILE;
         this.gathering = { bytes: whole ? Buffer.allocUnsafe(this.fileLeft) : this.pool.take(this.chunkSize), filled: 0 };
       }
       const room = this.gathering.bytes.length - this.gathering.filled;

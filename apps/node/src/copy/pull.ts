@@ -2,15 +2,14 @@ import { createHash } from 'node:crypto';
 import { joinStoragePath, StorageError, type DirectoryCopyOptions, type Storage } from '@xfer/core';
 import { ChunkBuffers, failureToWire, NODE_STORAGE_PATH, READ_FILES, type PullLine, type PullRequest } from '@xfer/storage';
 import type { Peers } from './Peers';
-import { FrameReader, type Frame } from './fileFrames';
+import { FrameReader, SMALL_FILE, type Frame } from './fileFrames';
 import { describeError } from '../describeError';
 
 /** A pull that answers nothing for this long: the source node is not reachable. */
 const SOURCE_ANSWER_MS = 20_000;
 /** How often the bytes of the file in hand are told (it keeps the API's answer alive). */
 const PROGRESS_MS = 1_000;
-/** A file up to this size is read whole, then written while the next ones arrive, this many at once. */
-const SMALL_FILE = 256 * 1024;
+/** Small files (SMALL_FILE) are received whole, then written while the next ones arrive, this many at once. */
 const SMALL_WRITES_AT_ONCE = 32;
 /** A larger file is written in chunks of this size, received up to this many chunks ahead of the disk. */
 const WRITE_CHUNK = 2 ** 20;
