@@ -115,10 +115,16 @@ export class Peers {
     };
   }
 
-  /** Cuts the connections still open. */
+  /** Cuts the connections still open; resolves once each has closed. */
   async close(): Promise<void> {
-    for (const socket of this.open) socket.destroy();
-    this.open.clear();
-    await Promise.resolve();
+    await Promise.all(
+      [...this.open].map(
+        (socket) =>
+          new Promise<void>((resolve) => {
+            socket.once('close', () => resolve());
+            socket.destroy();
+          }),
+      ),
+    );
   }
 }
