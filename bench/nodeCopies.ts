@@ -5,7 +5,7 @@
  * files of 4 KiB node to node (files/s); the nodes' peak RSS while they copy. The API (task
  * workers, SQLite file) only orchestrates: both nodes are processes of their own.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,20 +112,21 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
     const times = { curl: [] as number[], xfer: [] as number[] };
     // each process's CPU during each copy (user and system seconds): what limits a copy on two cores
-    const watched = { 'curl: the source node': children[0]!, 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child };
-    const cpu: Record<string, { user: number[]; system: number[] }> = Object.fromEntries(Object.keys(watched).map((name) => [name, { user: [], system: [] }]));
-    const measured = async (prefix: string, copy: () => Promise<void>) => {
-      const names = Object.keys(watched).filter((name) => name.startsWith(prefix)) as (keyof typeof watched)[];
-      const before = names.map((name) => cpuSeconds(watched[name]));
+    const cpu = new Map<string, { user: number[]; system: number[] }>();
+    const measured = async (processes: Record<string, ChildProcess>, copy: () => Promise<void>) => {
+      const before = Object.entries(processes).map(([name, child]) => ({ name, child, then: cpuSeconds(child) }));
       await copy();
-      names.forEach((name, i) => {
-        const after = cpuSeconds(watched[name]);
-        cpu[name]!.user.push(after.user - before[i]!.user);
-        cpu[name]!.system.push(after.system - before[i]!.system);
-      });
+      for (const { name, child, then } of before) {
+        const now = cpuSeconds(child);
+        const spent = cpu.get(name) ?? { user: [], system: [] };
+        spent.user.push(now.user - then.user);
+        spent.system.push(now.system - then.system);
+        cpu.set(name, spent);
+      }
     };
-    const copyByCurl = () => measured('curl', async () => void times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'))));
-    const copyByXfer = () => measured('xfer', async () => void times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms));
+    const copyByCurl = () => measured({ 'curl: the source node': children[0]! }, async () => void times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'))));
+    const copyByXfer = () =>
+      measured({ 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child }, async () => void times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms));
     for (let round = 0; round < ROUNDS; round += 1) {
       // in turns, each first every other round; each right after its own file's removal
       for (const copy of round % 2 === 0 ? [copyByCurl, copyByXfer] : [copyByXfer, copyByCurl]) {
@@ -165,7 +166,7 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
         peak_rss_mb: rss,
       },
     ];
-    for (const [name, { user, system }] of Object.entries(cpu)) log(`CPU of a 1 GiB copy, ${name}: ${median(user).toFixed(2)} s user + ${median(system).toFixed(2)} s system (medians of ${ROUNDS})`);
+    for (const [name, { user, system }] of cpu) log(`CPU of a 1 GiB copy, ${name}: ${median(user).toFixed(2)} s user + ${median(system).toFixed(2)} s system (medians of ${ROUNDS})`);
     for (const row of rows) log(`${row.scenario}: ${row.p50_ms} ms, ratio ${row.ratio_to_cp}, ${row.requests_per_second} files/s, peak RSS ${rss} MB`);
     return rows;
   } finally {

@@ -126,6 +126,9 @@ export async function* fileFrames(storage: Storage, grant: ReadGrant, pool: Chun
   yield* flush();
 }
 
+/** No bytes pending (one empty buffer, not one a push). */
+const NOTHING = Buffer.alloc(0);
+
 /**
  * The frames of a stream of them, read as its pieces arrive (`push`, from the connection's
  * callback) by one consumer (an async iterator). A file's bytes are gathered as they come,
@@ -142,7 +145,7 @@ export class FrameReader implements AsyncIterable<Frame> {
   private paused = false;
   private ended: { error: unknown } | 'whole' | null = null;
   /** A frame's head or a JSON frame, in part. */
-  private pending: Buffer = Buffer.alloc(0);
+  private pending: Buffer = NOTHING;
   /** Bytes of the DATA frame in hand still to come. */
   private dataLeft = 0;
   /** The bytes the file in hand's header announced, less those gathered. */
@@ -188,7 +191,7 @@ export class FrameReader implements AsyncIterable<Frame> {
       this.add(frame);
     }
     // copied: the piece's buffer may be the connection's own
-    this.pending = at < bytes.length ? Buffer.from(bytes.subarray(at)) : Buffer.alloc(0);
+    this.pending = at < bytes.length ? Buffer.from(bytes.subarray(at)) : NOTHING;
     this.paused = this.readyBytes >= this.aheadBytes;
     return !this.paused;
   }
