@@ -246,7 +246,7 @@ export class StandIn {
     router.post('/tasks/:taskId/run', async (req, res) => {
       if (this.progress === 'background') return error(res, 409, 'Conflict', 'Tasks run by themselves in background progress: set {"mode": "manual"} first');
       const task = await this.runtime.services.taskRunner.run(req.params.taskId.toLowerCase());
-      if (!task) return error(res, 404, 'TaskNotFound', `No such task '${req.params.taskId}'`);
+      if (!task) return error(res, 404, 'ClientError.NotFound', `No task found with id '${req.params.taskId}'`);
       res.json({ task_id: task.id, status: task.status, nice_status: task.niceStatus });
     });
     router.get('/faults', (_req, res) => res.json({ faults: this.faults, storage_faults: this.runtime.storages.faults.list() }));

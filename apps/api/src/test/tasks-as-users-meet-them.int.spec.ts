@@ -35,6 +35,42 @@ describe.each(TASK_CASES)('tasks as users meet them ($name)', ({ backend, storag
     expect(skipped).toEqual([expect.objectContaining({ source_path: '/data/nope.txt', error_code: 'FILE_NOT_FOUND' })]);
   });
 
+  it('refuses what the hosted service refuses: the same paths while they are in flight (409), the files of an unfinished task (400), an unknown task (404)', async () => {
+    // a missing source without skip_source_errors: the task waits, ACTIVE
+    const paths = { DATA: [{ source_path: '/data/later.txt', destination_path: '/w/later.txt' }, { source_path: '/data/a.txt', destination_path: '/w/a.txt' }] };
+    const waiting = await submit(paths);
+    await world.until(world.alice, waiting.task_id, (task) => task.nice_status === 'FILE_NOT_FOUND');
+    const again = await world.api.as(world.alice).post('/transfer', { submission_id: await world.submissionId(world.alice), source_endpoint: world.lab, destination_endpoint: world.archive, DATA: [...paths.DATA].reverse() });
+    expect({ status: again.status, code: again.body.code, message: again.body.message }).toEqual({ status: 409, code: 'Conflict', message: 'A transfer with identical paths has not yet completed' });
+    // another destination, or another user, is no conflict
+    const elsewhere = await submit({ DATA: [{ source_path: '/data/a.txt', destination_path: '/w/other.txt' }] });
+    expect(elsewhere.task_id).toEqual(expect.any(String));
+    const files = await world.api.as(world.alice).get(`/task/${waiting.task_id}/successful_transfers`);
+    expect({ status: files.status, code: files.body.code, message: files.body.message }).toEqual({ status: 400, code: 'ClientError.BadRequest', message: `Task '${waiting.task_id}' is still in progress, successful transfers are not yet available` });
+    await world.api.as(world.alice).post(`/task/${waiting.task_id}/cancel`, {});
+    // once it has ended: the same paths go again, and its files are listed
+    expect((await world.api.as(world.alice).get(`/task/${waiting.task_id}/successful_transfers`)).status).toBe(200);
+    const rerun = await world.api.as(world.alice).post('/transfer', { submission_id: await world.submissionId(world.alice), source_endpoint: world.lab, destination_endpoint: world.archive, ...paths });
+    expect(rerun.status).toBe(202);
+    await world.api.as(world.alice).post(`/task/${rerun.body.task_id}/cancel`, {});
+    for (const id of ['99999999-9999-4999-8999-999999999999', waiting.task_id]) {
+      const unknown = await world.api.as(id === waiting.task_id ? world.bob : world.alice).get(`/task/${id}`);
+      expect({ status: unknown.status, code: unknown.body.code, message: unknown.body.message }).toEqual({ status: 404, code: 'ClientError.NotFound', message: `No task found with id '${id}'` });
+    }
+  });
+
+  it('fails a delete of a path that is not there at once (FILE_NOT_FOUND), and skips it with ignore_missing', async () => {
+    const remove = async (body: Record<string, unknown>) =>
+      (await world.api.as(world.alice).post('/delete', { DATA_TYPE: 'delete', submission_id: await world.submissionId(world.alice), endpoint: world.lab, ...body })).body as { task_id: string };
+    const missing = await remove({ DATA: [{ DATA_TYPE: 'delete_item', path: '/data/nope.txt' }] });
+    expect(await world.finished(world.alice, missing.task_id)).toMatchObject({ status: 'FAILED', fatal_error: { code: 'FILE_NOT_FOUND', description: 'file not found' }, faults: 1, subtasks_failed: 1, nice_status: null });
+    const events = (await world.api.as(world.alice).get(`/task/${missing.task_id}/event_list`)).body.DATA as { code: string; details: string }[];
+    expect(events[0]).toMatchObject({ code: 'FAILED', details: expect.stringContaining('/data/nope.txt') });
+    const ignored = await remove({ ignore_missing: true, DATA: [{ DATA_TYPE: 'delete_item', path: '/data/nope.txt' }, { DATA_TYPE: 'delete_item', path: '/data/a.txt' }] });
+    expect(await world.finished(world.alice, ignored.task_id)).toMatchObject({ status: 'SUCCEEDED', fatal_error: null });
+    expect(world.content(world.lab, '/data/a.txt')).toBeNull();
+  });
+
   it('lists tasks by label (exact, pattern, and their negations), id, times and order, as the CLI and the SDK ask', async () => {
     const copy = await submit({ label: 'copy data', DATA: [{ source_path: '/data/a.txt', destination_path: '/c/a.txt' }] });
     const other = await submit({ label: 'Nightly backup', DATA: [{ source_path: '/data/a.txt', destination_path: '/n/a.txt' }] });

@@ -89,7 +89,7 @@ describe.each(TASK_CASES)('transfer and delete tasks ($name)', ({ backend, stora
     expect([none.status, none.body.code]).toEqual([400, 'ClientError.BadRequest.NoTransferItems']);
     const unknown = await api.as(alice).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, shiny: true, DATA: [{ source_path: '/a', destination_path: '/b' }] });
     expect([unknown.status, unknown.body.message]).toEqual([400, 'Invalid shiny: not a field of this document']);
-    expect((await api.as(bob).get(`/task/${skipping.task_id}`)).body).toMatchObject({ code: 'TaskNotFound' });
+    expect((await api.as(bob).get(`/task/${skipping.task_id}`)).body).toMatchObject({ code: 'ClientError.NotFound' });
     expect((await api.as(bob).post('/transfer', { submission_id: await id(), source_endpoint: lab, destination_endpoint: archive, DATA: [{ source_path: '/a', destination_path: '/b' }] })).status).toBe(403);
   });
 
@@ -114,8 +114,8 @@ describe.each(TASK_CASES)('transfer and delete tasks ($name)', ({ backend, stora
     expect([canceled.status, canceled.body.DATA_TYPE, canceled.body.canceled]).toEqual([202, 'admin_cancel', [submitted.task_id]]);
     expect((await api.as(alice).get(`/task/${submitted.task_id}`)).body).toMatchObject({ status: 'FAILED', canceled_by_admin: 'SOURCE', canceled_by_admin_message: 'disk swap', fatal_error: { code: 'CANCELED' } });
     const stranger = (await api.world.user('dave')).token;
-    expect((await api.as(stranger).get(`/endpoint_manager/task/${submitted.task_id}`)).body.code).toBe('TaskNotFound');
-    expect((await api.as(stranger).post('/endpoint_manager/admin_cancel', { task_id_list: [submitted.task_id], message: 'x' })).body.code).toBe('TaskNotFound');
+    expect((await api.as(stranger).get(`/endpoint_manager/task/${submitted.task_id}`)).body.code).toBe('ClientError.NotFound');
+    expect((await api.as(stranger).post('/endpoint_manager/admin_cancel', { task_id_list: [submitted.task_id], message: 'x' })).body.code).toBe('ClientError.NotFound');
   });
 
   it('pauses under a pause rule and resumes when it is removed; waits with PERMISSION_DENIED, ENDPOINT_NOT_CONNECTED or FILE_NOT_FOUND where it may not go', async () => {

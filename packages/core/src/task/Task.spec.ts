@@ -40,6 +40,6 @@ describe('a task from submission to its end', () => {
 
   it('names a task it cannot find', () => {
     const error = new TaskNotFoundError('abc');
-    expect([error.code, error.message]).toEqual(['TaskNotFound', "No such task 'abc'"]);
+    expect([error.code, error.message]).toEqual(['ClientError.NotFound', "No task found with id 'abc'"]);
   });
 });

@@ -27,11 +27,12 @@ describe('what task workers ask of core: which tasks to start, and when to try o
     dispatch = new TaskDispatch(world.uow, runner, { retryMs: 100 });
   });
 
-  const submit = async (from: string) => (await tasks.submit(alice!, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: source, destination_endpoint: source, items: [{ source_path: from, destination_path: `/in/${from.slice(6)}` }] }))).task;
+  const submit = async (from: string, to = `/in/${from.slice(6)}`) => (await tasks.submit(alice!, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: source, destination_endpoint: source, items: [{ source_path: from, destination_path: to }] }))).task;
 
   it('starts at most three of an owner’s transfers at once, oldest first, none running already or waiting', async () => {
     const submitted = [];
-    for (let i = 0; i < 5; i += 1) submitted.push(await submit('/data/a.txt'));
+    // each to a place of its own: the same paths twice while unfinished are refused
+    for (let i = 0; i < 5; i += 1) submitted.push(await submit('/data/a.txt', `/in/${i}.txt`));
     const ids = submitted.map((task) => task.id);
     expect((await dispatch.toStart(new Map(), 10, () => 0, 0)).map((task) => task.id)).toEqual(ids.slice(0, 3));
     const running = new Map([[ids[0]!, { owner: submitted[0]!.ownerId, type: 'TRANSFER' as const }]]);

@@ -341,7 +341,8 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(done).toMatchObject({ status: 'SUCCEEDED' });
     expect(done.counters).toMatchObject({ files: 2, directories: 1, subtasksSucceeded: 2 });
     expect([...lab.nodes.keys()].filter((k) => k.startsWith('/data/sub') || k === '/data/run2.csv')).toEqual([]);
-    expect((await run(await submitDelete(['/data/nothing']))).niceStatus).toBe('FILE_NOT_FOUND');
+    // a path that is not there fails the delete at once, as the hosted one does
+    expect(await run(await submitDelete(['/data/nothing']))).toMatchObject({ status: 'FAILED', fatalError: { code: 'FILE_NOT_FOUND', description: 'file not found' }, counters: { faults: 1, subtasksFailed: 1 } });
     expect((await run(await submitDelete(['/data/nothing'], { ignore_missing: true }))).status).toBe('SUCCEEDED');
     expect((await run(await submitDelete(['/'], { recursive: true }))).niceStatus).toBe('PERMISSION_DENIED');
     expect(lab.nodes.has('/data/run1.csv')).toBe(true);
@@ -539,6 +540,8 @@ describe('running transfer and delete tasks through the storage port', () => {
       const handed = (await runner.run((await big()).id, AbortSignal.abort()))!;
       expect(handed).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { filesTransferred: 1000 } });
       expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000']);
+      // ended, so that the same paths may go again
+      await tasks.cancel(alice, handed.id);
       // the process begins to stop while the second thousand copies: it stops before its next file
       archive.nodes.delete('/in/big/f1000');
       steps.length = 0;
@@ -552,6 +555,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(stopped).toMatchObject({ status: 'ACTIVE', niceStatus: 'Queued', counters: { filesTransferred: 1000 } });
       expect(steps.filter((step) => step.startsWith('copy'))).toEqual(['copy 1000', 'copy 1']);
       expect(archive.nodes.has('/in/big/f1000')).toBe(false);
+      await tasks.cancel(alice, stopped.id);
       // someone ended the task meanwhile (every save refused): the batch in flight stops, nothing after
       store.saveProgress = async () => false;
       archive.nodes.delete('/in/big/f1000');
@@ -613,7 +617,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r.csv' }]))).toMatchObject({ niceStatus: 'PAUSED', isPaused: true });
       await world.services.endpointManager.deletePauseRule(alice, rule.id);
       await world.services.endpointManager.createPauseRule(alice, { endpoint_id: source, message: 'Deletes paused', flags: only('pause_task_delete') });
-      expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r.csv' }]))).status).toBe('SUCCEEDED');
+      expect((await run(await transfer([{ source_path: '/data/run1.csv', destination_path: '/in/r2.csv' }]))).status).toBe('SUCCEEDED');
       const deleting = (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths: ['/data/run1.csv'] }))).task;
       expect(await run(deleting)).toMatchObject({ niceStatus: 'PAUSED' });
       expect(lab.nodes.has('/data/run1.csv')).toBe(true);

@@ -80,13 +80,14 @@ export class TaskRunner {
       return done;
     }
     const failure = outcome.kind === 'failed' ? ofCopy(outcome.failure) : outcome.failure;
+    const { counters } = attempt.task;
     if (failure.final) {
-      const ended = failed(attempt.task, this.clock.now(), { code: failure.code, description: failure.message });
+      // the failure that ends it is a fault too (the hosted FAILED delete of a missing path shows faults 1)
+      const ended = failed({ ...attempt.task, counters: { ...counters, faults: counters.faults + 1 } }, this.clock.now(), { code: failure.code, description: failure.description ?? failure.message });
       if (!(await attempt.save(ended))) return stored();
       await this.event(ended, 'FAILED', 'failed', `${failure.code}: ${failure.message}`, true);
       return ended;
     }
-    const { counters } = attempt.task;
     const waiting: TaskState = { ...attempt.task, niceStatus: failure.code, isPaused: failure.code === 'PAUSED', counters: { ...counters, faults: counters.faults + 1 } };
     if (!(await attempt.save(waiting))) return stored();
     await this.event(waiting, failure.code, failure.code.toLowerCase().replace(/_/g, ' '), failure.message, true);

@@ -24,8 +24,9 @@ describe('transfer and delete tasks, as their owners see them', () => {
     destination = (await world.services.endpoints.createEndpoint(alice, { display_name: 'Destination', personal: false })).id;
   });
 
+  // each to a destination of its own: the same paths again while one is unfinished are refused (tested below)
   const transfer = (submission = tasks.submissionId(), extra: Partial<Parameters<typeof transferRequest>[0]> = {}) =>
-    transferRequest({ submission_id: submission, source_endpoint: source, destination_endpoint: destination, items: [{ source_path: '/a', destination_path: '/b' }, { source_path: '/c/', destination_path: '/d/', recursive: true }], ...extra });
+    transferRequest({ submission_id: submission, source_endpoint: source, destination_endpoint: destination, items: [{ source_path: '/a', destination_path: `/b/${submission}` }, { source_path: '/c/', destination_path: '/d/', recursive: true }], ...extra });
 
   it('queues a submitted transfer: ACTIVE, Queued, a day to finish, its items pending', async () => {
     const { task, duplicate } = await tasks.submit(alice, transfer(undefined, { label: 'Copy' }));
@@ -201,8 +202,10 @@ describe('transfer and delete tasks, as their owners see them', () => {
     ]);
   });
 
-  it("pages a task's files after a marker, with the next marker while more remain", async () => {
+  it("pages a task's files after a marker, with the next marker while more remain (once it has ended)", async () => {
     const { task } = await tasks.submit(alice, transfer());
+    await expect(tasks.files(alice, task.id, 'succeeded', 0)).rejects.toThrow(`Task '${task.id}' is still in progress, successful transfers are not yet available`);
+    await tasks.cancel(alice, task.id);
     await store.addFiles(['/1', '/2', '/3'].map((name) => ({ taskId: task.id, kind: 'succeeded' as const, sourcePath: name, destinationPath: name, errorCode: null, errorDetails: null, isDirectory: false, time: world.clock.now() })));
     expect(await tasks.files(alice, task.id, 'succeeded', 0, 2)).toEqual({ files: [expect.objectContaining({ seq: 1 }), expect.objectContaining({ seq: 2 })], next: 2 });
     expect(await tasks.files(alice, task.id, 'succeeded', 2, 2)).toEqual({ files: [expect.objectContaining({ seq: 3, sourcePath: '/3' })], next: null });
@@ -229,7 +232,7 @@ describe('transfer and delete tasks, as their owners see them', () => {
       await world.services.admin.endpoints.grantRole(managed, 'activity_manager', 'carol');
     });
     const onManaged = async (to = destination) =>
-      (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: to, items: [{ source_path: '/a', destination_path: '/b' }] }))).task;
+      (await tasks.submit(alice, transferRequest({ submission_id: tasks.submissionId(), source_endpoint: managed, destination_endpoint: to, items: [{ source_path: '/a', destination_path: `/b/${tasks.submissionId()}` }] }))).task;
 
     it('lists and shows the tasks of endpoints one monitors, whoever submitted them, to no one else', async () => {
       const task = await onManaged();

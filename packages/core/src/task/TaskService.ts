@@ -6,7 +6,7 @@ import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { BadRequestError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
-import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, MAX_UNFINISHED_TASKS, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState } from './Task';
+import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, MAX_UNFINISHED_TASKS, newTask, sameTransfer, TaskInProgressError, IdenticalTransferError, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState } from './Task';
 import type { TaskFilter, TaskOrder } from './TaskQuery';
 import { checkTaskRequest, type TaskRequest } from './TaskRequest';
 
@@ -72,7 +72,10 @@ export class TaskService {
     checkTaskRequest(request);
     const earlier = await this.uow.repositories.tasks.findBySubmission([...caller.identityIds], request.submission_id);
     if (earlier) return { task: earlier, duplicate: true };
-    const unfinished = await this.uow.repositories.tasks.listForOwners([...caller.identityIds], { status: ['ACTIVE', 'INACTIVE'], type: [request.type], limit: 1, offset: 0 });
+    const unfinished = await this.uow.repositories.tasks.listForOwners([...caller.identityIds], { status: ['ACTIVE', 'INACTIVE'], type: [request.type], limit: MAX_UNFINISHED_TASKS, offset: 0 });
+    // the same paths again while the first copy of them runs (a rerun of a script): refused, as the hosted service does
+    const identical = unfinished.tasks.find((task) => sameTransfer(task.request, request));
+    if (identical) throw new IdenticalTransferError(identical.id);
     if (unfinished.total >= MAX_UNFINISHED_TASKS) {
       throw new LimitExceededError(`At most ${MAX_UNFINISHED_TASKS} unfinished ${request.type.toLowerCase()} tasks a user: ${unfinished.total} are queued or running; wait for some to end or cancel them`);
     }
@@ -182,9 +185,10 @@ export class TaskService {
     return onSource ? 'SOURCE' : onDestination ? 'DESTINATION' : null;
   }
 
-  /** A task's successful transfers or skipped errors, a page after the marker `after`. */
+  /** A task's successful transfers (once it has finished) or skipped errors, a page after the marker `after`. */
   async files(caller: Principal, taskId: string, kind: TaskFileState['kind'], after: number, limit = MAX_PAGE): Promise<{ files: TaskFileState[]; next: number | null }> {
     const task = await this.get(caller, taskId);
+    if (kind === 'succeeded' && !isFinished(task)) throw new TaskInProgressError(task.id);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new BadRequestError(`Invalid limit: a whole number from 1 to ${MAX_PAGE}`);
     const files = await this.uow.repositories.tasks.listFiles(task.id, kind, after, limit + 1);
     return { files: files.slice(0, limit), next: files.length > limit ? files[limit - 1]!.seq : null };

@@ -12,9 +12,10 @@ export async function deletePaths(env: WorkEnv, attempt: Attempt, endpoint: stri
     attempt.checking(() => env.files.place(env.owner, endpoint, path, 'rw', 'pause_task_delete'));
     const place = await side.place(path);
     const entry = await place.storage.stat(place.path).catch((error: unknown) => {
-      if (error instanceof StorageError && error.failure === 'not_found' && options.ignore_missing) return null;
+      if (error instanceof StorageError && error.failure === 'not_found') return null;
       throw error;
     });
+    if (entry === null && !options.ignore_missing) return failedWith('delete_missing', `${place.shown}: no such file or directory`);
     if (entry !== null) {
       if (place.shown === '/') return failedWith('denied', "an endpoint's root is never deleted");
       if (entry.type === 'dir' && !options.recursive) return failedWith('is_directory', `${place.shown} is a directory: delete it with recursive true`);

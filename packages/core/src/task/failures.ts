@@ -8,10 +8,12 @@ export interface TaskFailure {
   message: string;
   /** No retry mends it (a tree copied into itself): the task ends FAILED. */
   final: boolean;
+  /** The fatal_error's description where the hosted service has words of its own (the event keeps the message). */
+  description?: string;
 }
 
 /** A copy's failures as the hosted task events name them, and which of them end the task. */
-const COPY_FAILURES: Record<CopyFailureReason, { code: string; final: boolean }> = {
+const COPY_FAILURES: Record<CopyFailureReason, { code: string; final: boolean; description?: string }> = {
   not_found: { code: 'FILE_NOT_FOUND', final: false },
   not_directory: { code: 'NOT_A_DIRECTORY', final: false },
   is_directory: { code: 'IS_A_DIRECTORY', final: false },
@@ -23,6 +25,9 @@ const COPY_FAILURES: Record<CopyFailureReason, { code: string; final: boolean }>
   checksum_mismatch: { code: 'CHECKSUM_MISMATCH', final: false },
   into_itself: { code: 'INVALID_PATH', final: true },
   too_deep: { code: 'INVALID_PATH', final: true },
+  // a delete of a path that is not there fails at once, as the hosted one does (ignore_missing aside)
+  delete_missing: { code: 'FILE_NOT_FOUND', final: true, description: 'file not found' },
+  unsafe_name: { code: 'INVALID_PATH', final: true },
 };
 
 /** The refusals of an endpoint's access (located again while a task runs) as task events name them; any other domain code as it is. */

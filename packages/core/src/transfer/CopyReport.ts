@@ -13,8 +13,12 @@ export interface CopyCounts {
   skippedErrors: number;
 }
 
-/** Why a copy could not go on: a storage's failure, a digest that differs, or a tree that cannot be copied (into itself, or too deep). */
-export type CopyFailureReason = StorageFailure | 'checksum_mismatch' | 'into_itself' | 'too_deep';
+/**
+ * Why a copy could not go on: a storage's failure, a digest that differs, a tree that cannot be
+ * copied (into itself, or too deep), a path a delete names that is not there, or a name from a
+ * storage that is no name (UnsafeNameError).
+ */
+export type CopyFailureReason = StorageFailure | 'checksum_mismatch' | 'into_itself' | 'too_deep' | 'delete_missing' | 'unsafe_name';
 
 export interface CopyFailure {
   reason: CopyFailureReason;

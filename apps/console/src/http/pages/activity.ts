@@ -38,7 +38,13 @@ async function showTask(page: PageContext, taskId: string, errors: Record<string
     return page.render('gone.njk', { title: 'No such task', message: 'There is no task of yours with this id.' }, 404);
   }
   const { items: events, error: eventsError } = await listed(async () => ((await page.api.transfer('GET', `/task/${taskId}/event_list`, undefined, { limit: 50 })).DATA as Json[]).map((e) => ({ code: String(e.code), details: String(e.details ?? ''), time: String(e.time ?? ''), isError: e.is_error === true })), []);
-  const { items: files } = await listed(async () => ((await page.api.transfer('GET', `/task/${taskId}/successful_transfers`, undefined, { limit: 100 })).DATA as Json[]).map((f) => ({ from: String(f.source_path), to: String(f.destination_path) })), []);
+  // the list of files moved is known once the task has ended (the API refuses it before)
+  const finished = task.status === 'SUCCEEDED' || task.status === 'FAILED';
+  const { items: files } = await listed(async () => {
+    if (!finished) return [];
+    const moved = (await page.api.transfer('GET', `/task/${taskId}/successful_transfers`, undefined, { limit: 100 })).DATA as Json[];
+    return moved.map((f) => ({ from: String(f.source_path), to: String(f.destination_path) }));
+  }, []);
   const { items: skipped } = await listed(async () => ((await page.api.transfer('GET', `/task/${taskId}/skipped_errors`, undefined, { limit: 100 })).DATA as Json[]).map((f) => ({ path: String(f.source_path), code: String(f.error_code) })), []);
   const view = summary(task);
   page.render('task.njk', { title: `${view.label ?? 'Task'} · Activity`, task: view, events, eventsError, files, skipped, errors }, status);
