@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '@xfer/api';
@@ -10,6 +11,7 @@ import type { TestBackend } from '@xfer/persistence/testing';
 import { Runtime } from '@xfer/runtime';
 import { createLogger, freePort, listen } from '@xfer/server-kit';
 import { makeTestCertificates, type TestCertificates } from '@xfer/server-kit/testing';
+import type { Express } from 'express';
 import supertest from 'supertest';
 import { Agent, request } from 'undici';
 import { NodeServer } from '../NodeServer';
@@ -75,6 +77,7 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
     await runtime.services.admin.endpoints.setStorage(id, { type: 'node', node: node.name, root });
     return { id, root };
   };
+  const hostile: HttpsServer[] = [];
   const lab = await endpoint('Lab', nodes[0]!);
   const archive = await endpoint('Archive', nodes[1]!);
   // clients of the nodes trust the test CA
@@ -108,6 +111,20 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
       await runtime.services.admin.endpoints.setStorage(id, { type: 'posix', root });
       return { id, root };
     },
+    /**
+     * A node registered with the API that is `app` (a test's server answering the node protocol
+     * as an attack needs, over TLS from the test CA), with an endpoint of alice's on it at `root`.
+     */
+    async hostileNode(name: string, app: Express, root = '/srv/hostile') {
+      const server = createHttpsServer({ cert: readFileSync(certificates.cert), key: readFileSync(certificates.key) }, app);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      hostile.push(server);
+      const url = `https://localhost:${(server.address() as { port: number }).port}`;
+      const { node } = await runtime.services.admin.nodes.addNode({ name, url });
+      const id = (await as(alice.token).post('/endpoint', { display_name: name, DATA: [{ hostname: `${name.toLowerCase()}.example.org` }] })).body.id as string;
+      await runtime.services.admin.endpoints.setStorage(id, { type: 'node', node: node.id, root });
+      return { nodeId: node.id, endpointId: id, url };
+    },
     /** A token of `username` for the https scope of `endpointId`. */
     httpsToken: async (username: string, endpointId: string) => (await runtime.services.admin.tokens.issueToken(username, null, httpsScopeOf(endpointId))).token,
     /** A request to a node, as a client of HTTPS access sends it (redirects not followed). */
@@ -139,6 +156,7 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
       await workers?.stop();
       await agent.close();
       for (const node of nodes) await node.server.close().catch(() => undefined);
+      for (const server of hostile) await new Promise((resolve) => server.close(resolve).closeAllConnections());
       await new Promise((resolve) => apiServer.close(resolve));
       await runtime.close();
       await database.drop();

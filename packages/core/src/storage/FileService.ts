@@ -72,11 +72,12 @@ type Access = 'r' | 'rw';
 type FileOperation = keyof PauseFlags;
 type TaskOperation = 'pause_task_transfer_read' | 'pause_task_transfer_write' | 'pause_task_delete';
 
-/** A task's item on an endpoint: the storage, the path in it, and the path as the endpoint shows it (events and file lists). */
+/** A task's item on an endpoint: the storage, the path in it, the path as the endpoint shows it (events and file lists), and the path the access that allowed it covers. */
 export interface TaskPlace {
   storage: Storage;
   path: string;
   shown: string;
+  within: string;
 }
 
 /** An endpoint located for a task's attempt: its paths placed from what was located. */
@@ -208,9 +209,9 @@ export class FileService {
     return {
       place: async (rawPath, options = {}) => {
         const shown = resolveStoragePath(rawPath, located.home);
-        this.assertAllowed(located, shown, access);
+        const within = this.assertAllowed(located, shown, access);
         if (options.makeParents) await this.makeParents(located, shown);
-        return { storage: located.storage, path: shown, shown };
+        return { storage: located.storage, path: shown, shown, within };
       },
     };
   }
@@ -287,13 +288,15 @@ export class FileService {
     return { endpoint, host, attachment: host?.snapshot.storage ?? null, base, roles, rules: resolvedRules, home };
   }
 
-  private assertAllowed(located: Reached, path: string, wanted: Access): void {
+  /** Refuses (EndpointPermissionDenied) unless the caller may `wanted` at `path`; the path the access that allows it covers (`/` for a role, else the widest rule's). */
+  private assertAllowed(located: Reached, path: string, wanted: Access): string {
     const { endpoint, roles, rules } = located;
-    if (roles.includes('administrator')) return;
+    if (roles.includes('administrator')) return '/';
     // Stryker disable next-line ConditionalExpression: only shares have access managers and access rules
     if (endpoint.kind === 'shared') {
-      if (roles.includes('access_manager')) return;
-      if (rules.some((rule) => isWithin(path, rule.path) && (wanted === 'r' || rule.permissions === 'rw'))) return;
+      if (roles.includes('access_manager')) return '/';
+      const allowing = rules.filter((rule) => isWithin(path, rule.path) && (wanted === 'r' || rule.permissions === 'rw'));
+      if (allowing.length > 0) return allowing.reduce((widest, rule) => (rule.path.length < widest.length ? rule.path : widest), allowing[0]!.path);
     }
     throw new EndpointPermissionDeniedError(`Denied by endpoint '${endpoint.id}': you may not ${wanted === 'r' ? 'read' : 'write'} '${path}'`);
   }

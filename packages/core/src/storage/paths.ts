@@ -47,3 +47,29 @@ export function parentOf(path: string): string {
   const at = path.lastIndexOf('/');
   return at <= 0 ? '/' : path.slice(0, at);
 }
+
+/**
+ * A name that a storage listed, or that another side sent, which is no name of one entry of its
+ * directory (empty, `.`, `..`, or holding `/` or NUL): joined to a path it would reach elsewhere
+ * (a zip-slip). Never joined: the copy or the delete that met it fails.
+ */
+export class UnsafeNameError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly entry: string,
+  ) {
+    super(`${dir}: the storage named an entry ${JSON.stringify(entry.slice(0, 100))}, which is no file's name; nothing was written under it`);
+    this.name = 'UnsafeNameError';
+  }
+}
+
+/** Whether `name` names one entry of a directory: not empty, `.` or `..`, and without `/` or NUL. */
+export function isEntryName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\0');
+}
+
+/** The path of the entry `name` (as a storage listed it) in the directory `dir`: UnsafeNameError where it is no name. */
+export function childPath(dir: string, name: string): string {
+  if (typeof name !== 'string' || !isEntryName(name)) throw new UnsafeNameError(dir, String(name));
+  return joinStoragePath(dir, `/${name}`);
+}

@@ -107,6 +107,51 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(archive.text('/in/keep/old.txt')).toBe('stale');
   });
 
+  describe('a storage that names what is no name (zip-slip: a hostile data node)', () => {
+    /** `storage` lists `name` in `dir` besides its own entries, as a file of 4 bytes that reads 'evil'. */
+    const listsAlso = (storage: MemoryStorage, dir: string, name: string) => {
+      const [names, entries, read] = [storage.names.bind(storage), storage.entries.bind(storage), storage.read.bind(storage)];
+      storage.names = async function* (path) {
+        for await (const batch of names(path)) yield path === dir ? [...batch, name] : batch;
+      };
+      storage.entries = async (at, asked) => (await entries(at, asked)).map((entry, i) => entry ?? (at === dir && asked[i] === name ? { name, type: 'file', size: 4, lastModified: new Date(0), permissions: 0o644, user: null, group: null, link: null } : null));
+      storage.read = (path, options) => (path.startsWith(`${dir}/`) && path.slice(dir.length + 1) === name ? (async function* () { yield Buffer.from('evil'); })() : read(path, options));
+    };
+    const submitDelete = async (paths: string[], options: Partial<DeleteOptions> = {}) =>
+      (await tasks.submit(alice, deleteRequest({ submission_id: tasks.submissionId(), endpoint: source, paths, options }))).task;
+    const outside = () => [...archive.nodes.keys()].filter((key) => key.includes('..') || !(key === '/' || key === '/in' || key.startsWith('/in/copy')));
+
+    it.each(['..', '../x', '../../etc/evil', 'a/b', '.', ''])('fails a tree copy whose source lists %j: nothing written outside the destination', async (name) => {
+      listsAlso(lab, '/data/sub', name);
+      const done = await run(await transfer([{ source_path: '/data/sub/', destination_path: '/in/copy/', recursive: true }]));
+      expect(done).toMatchObject({ status: 'FAILED', fatalError: { code: 'INVALID_PATH', description: expect.stringContaining('which is no file\'s name') } });
+      expect(outside()).toEqual([]);
+      expect(await codes(done)).toContain('FAILED');
+    });
+
+    it("fails where the destination lists such a name to delete as an extra, and a delete whose tree lists one: nothing outside removed", async () => {
+      archive.put('/in/copy/old.txt', 'stale');
+      listsAlso(archive, '/in/copy', '..');
+      const copied = await run(await transfer([{ source_path: '/data/sub/', destination_path: '/in/copy/', recursive: true }], { delete_destination_extra: true }));
+      expect(copied).toMatchObject({ status: 'FAILED', fatalError: { code: 'INVALID_PATH' } });
+      expect(archive.nodes.has('/in')).toBe(true);
+      listsAlso(lab, '/data/sub', '../run1.csv');
+      const deleted = await run(await submitDelete(['/data/sub'], { recursive: true }));
+      expect(deleted).toMatchObject({ status: 'FAILED', fatalError: { code: 'INVALID_PATH' } });
+      expect(lab.text('/data/run1.csv')).toBe('t,v\n0,1\n');
+    });
+
+    it("keeps a reader of a share with a narrow rule within the rule's path whatever its source lists", async () => {
+      const share = (await world.services.endpoints.createSharedEndpoint(alice, { display_name: 'Archive share', host_endpoint_id: destination, host_path: '/in/' })).id;
+      await world.services.accessRules.add(alice, share, { principal_type: 'identity', principal: bob.primary.id, path: '/copy/', permissions: 'rw' });
+      await world.services.admin.endpoints.grantRole(source, 'administrator', 'bob@example.org');
+      listsAlso(lab, '/data/sub', '../../elsewhere.txt');
+      const done = await run(await transfer([{ source_path: '/data/sub/', destination_path: '/copy/', recursive: true }], {}, bob, source, share));
+      expect(done).toMatchObject({ status: 'FAILED', fatalError: { code: 'INVALID_PATH' } });
+      expect(outside()).toEqual([]);
+    });
+  });
+
   it('skips what the sync level finds already there', async () => {
     archive.put('/in/run1.csv', 'different', new Date('2027-01-01T00:00:00Z'));
     archive.put('/in/run2.csv', 'xx', new Date('2025-01-01T00:00:00Z'));

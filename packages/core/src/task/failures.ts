@@ -1,4 +1,5 @@
 import { DomainError, PermissionDeniedError } from '../shared/errors';
+import { UnsafeNameError } from '../storage/paths';
 import { StorageError } from '../storage/Storage';
 import { storageFailure, type CopyFailure, type CopyFailureReason } from '../transfer/CopyReport';
 
@@ -49,6 +50,7 @@ export function ofCopy(failure: CopyFailure): TaskFailure {
 /** A storage's or the domain's refusal (access, a pause rule, no storage) met outside a copy, as the task waits it out; anything else is no task failure (null). */
 export function ofError(error: unknown): TaskFailure | null {
   if (error instanceof StorageError) return ofCopy(storageFailure(error));
+  if (error instanceof UnsafeNameError) return ofCopy({ reason: 'unsafe_name', message: error.message });
   if (!(error instanceof DomainError)) return null;
   const code = error instanceof PermissionDeniedError ? 'PERMISSION_DENIED' : (ACCESS_CODES[error.code] ?? error.code);
   return { code, message: error.message, final: false };

@@ -1,16 +1,26 @@
-import { joinStoragePath } from '../storage/paths';
+import { childPath, isWithin, UnsafeNameError } from '../storage/paths';
 import { onOneHost, type BatchCopy, type ChecksumAlgorithm, type KernelCopy, type ListedName, type Storage, type StorageFailure } from '../storage/Storage';
 
-/** A place on a storage: its path there, and the path as events and file lists show it. */
+/**
+ * A place on a storage: its path there, the path as events and file lists show it, and the path
+ * (as shown) that the access which placed it covers (an access rule's path; `/` for the endpoint's
+ * administrators): nothing a copy reaches from it lies outside.
+ */
 export interface Place {
   storage: Storage;
   path: string;
   shown: string;
+  within: string;
 }
 
-/** The place of `name` inside a directory's place. */
+/**
+ * The place of `name` (a storage listed it) inside a directory's place: a name that is no name
+ * (`..`, `a/b`, empty) or a place outside the access that placed the directory is UnsafeNameError.
+ */
 export function childOf(place: Place, name: string): Place {
-  return { storage: place.storage, path: joinStoragePath(place.path, `/${name}`), shown: joinStoragePath(place.shown, `/${name}`) };
+  const shown = childPath(place.shown, name);
+  if (!isWithin(shown, place.within)) throw new UnsafeNameError(place.shown, name);
+  return { storage: place.storage, path: childPath(place.path, name), shown, within: place.within };
 }
 
 /** How a copy treats what it finds: what a transfer's options mean to the copy, nothing of tasks. */

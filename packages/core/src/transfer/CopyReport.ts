@@ -1,3 +1,4 @@
+import { UnsafeNameError } from '../storage/paths';
 import { StorageError, type StorageFailure } from '../storage/Storage';
 
 /** What a copy counts as it goes. */
@@ -71,12 +72,13 @@ export interface CopyReport {
   recheck(): Promise<void>;
 }
 
-/** What a storage step's StorageError means to the copy: its failure as the outcome; anything else goes on up. */
+/** What a storage step's StorageError (or a name it listed that is no name) means to the copy: its failure as the outcome; anything else goes on up. */
 export async function outcomeOf(work: () => Promise<CopyOutcome>): Promise<CopyOutcome> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof StorageError) return { kind: 'failed', failure: storageFailure(error) };
+    if (error instanceof UnsafeNameError) return failedWith('unsafe_name', error.message);
     throw error;
   }
 }

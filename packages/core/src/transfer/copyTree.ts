@@ -1,4 +1,4 @@
-import { joinStoragePath } from '../storage/paths';
+import { childPath } from '../storage/paths';
 import { StorageError, type FileEntry } from '../storage/Storage';
 import { copyBatches } from './batchCopy';
 import { childOf, copyPathOf, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
@@ -57,7 +57,7 @@ async function copyDirectory(ctx: CopyContext, source: Place, destination: Place
   }
   if (ctx.policy.deleteExtras) {
     for await (const batch of destination.storage.names(destination.path)) {
-      for (const name of batch) if (!kept.has(name)) await removeTree(destination.storage, joinStoragePath(destination.path, `/${name}`), () => ctx.report.recheck());
+      for (const name of batch) if (!kept.has(name)) await removeTree(destination.storage, childPath(destination.path, name), () => ctx.report.recheck());
     }
   }
   return DONE;

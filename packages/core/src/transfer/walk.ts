@@ -1,4 +1,4 @@
-import { joinStoragePath } from '../storage/paths';
+import { childPath } from '../storage/paths';
 import type { FileEntry, Storage } from '../storage/Storage';
 import type { CopyPath, Place } from './CopyPolicy';
 
@@ -88,7 +88,7 @@ export async function removeTree(storage: Storage, path: string, recheck: () => 
       }
       if (names.length === 0) break;
       for (const name of names) {
-        const inner = await removeTree(storage, joinStoragePath(path, `/${name}`), recheck);
+        const inner = await removeTree(storage, childPath(path, name), recheck);
         removed.files += inner.files;
         removed.directories += inner.directories;
       }
