@@ -14,6 +14,8 @@ const SMALL_WRITES_AT_ONCE = 32;
 /** A larger file is written in chunks of this size, received up to this many chunks ahead of the disk. */
 const WRITE_CHUNK = 2 ** 20;
 const WRITES_AHEAD = 4;
+/** The most of a source's refusal read for its message. */
+const REFUSAL_BYTES = 64 * 1024;
 
 /** Where a pull's files come from: a storage of this node, or another node under the API's grant. */
 export type PullSource = { local: Storage } | { url: string; grant: string };
@@ -205,18 +207,22 @@ function readFiles(peers: Peers, source: { url: string; grant: string }, signal:
   const url = new URL(`${source.url.replace(/\/+$/, '')}${NODE_STORAGE_PATH}/${READ_FILES}`);
   return new Promise<ReadFilesAnswer>((resolve, reject) => {
     let frames: FrameReader | null = null;
-    let refusal: { status: number; pieces: Buffer[] } | null = null;
+    let refusal: { status: number; pieces: Buffer[]; bytes: number } | null = null;
     const stop = () => call.stop(new Error('the copy ended'));
     const call = peers.post(url, JSON.stringify({ grant: source.grant }), SOURCE_ANSWER_MS, {
       status(code) {
-        if (code !== 200) refusal = { status: code, pieces: [] };
+        if (code !== 200) refusal = { status: code, pieces: [], bytes: 0 };
         else {
           frames = new FrameReader(pool, WRITE_CHUNK, WRITES_AHEAD * WRITE_CHUNK, () => call.resume());
           resolve({ frames, stop });
         }
       },
       body(piece) {
-        if (refusal !== null) refusal.pieces.push(Buffer.from(piece));
+        // a refusal's words are read up to REFUSAL_BYTES, never its whole body
+        if (refusal !== null && refusal.bytes < REFUSAL_BYTES) {
+          refusal.pieces.push(Buffer.from(piece.subarray(0, REFUSAL_BYTES - refusal.bytes)));
+          refusal.bytes += piece.length;
+        }
         return frames?.push(piece) ?? true;
       },
       end() {

@@ -33,6 +33,23 @@ function lyingNode(listing: Record<string, string[]>, content = 'evil'): Express
   return app;
 }
 
+/** Writes `total` bytes of `byte` to an answer, a MiB at a time as it drains; resolves how many were written before the reader closed it (all: it read them all). */
+function flood(res: Response, total: number, byte = 'a'): Promise<number> {
+  const chunk = Buffer.alloc(2 ** 20, byte);
+  return new Promise((resolve) => {
+    let sent = 0;
+    res.on('close', () => resolve(sent));
+    const more = () => {
+      while (sent < total && !res.destroyed) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      res.end();
+    };
+    more();
+  });
+}
+
 describe.each(testBackends())('data nodes that lie to the API ($name)', (backend) => {
   let world: ApiAndNodes;
   beforeEach(async () => {
@@ -52,5 +69,40 @@ describe.each(testBackends())('data nodes that lie to the API ($name)', (backend
     expect(readdirSync(desk.root).sort()).toEqual(['in', 'keep.txt']);
     const events = (await world.as(world.alice.token).get(`/task/${submitted.body.task_id as string}/event_list`)).body.DATA as { code: string; details: string; is_error: boolean }[];
     expect(events[0]).toMatchObject({ code: 'FAILED', is_error: true, details: expect.stringContaining('INVALID_PATH') });
+  });
+
+  it('F2: an endless line of a listing, or a document of entries without end, is given up on at its bound: the task waits on the node, the API reads no further', async () => {
+    const FLOOD = 256 * 2 ** 20;
+    const flooded: Promise<number>[] = [];
+    let endlessNames = true;
+    const app = express();
+    app.get('/_xfer/storage/stat', (_req, res) => void res.json(wireDir('data')));
+    app.get('/_xfer/storage/names', (_req, res) => {
+      res.type('application/x-ndjson');
+      if (endlessNames) flooded.push(flood(res, FLOOD));
+      else res.send(`${JSON.stringify(['a.txt', 'b.txt'])}\n`);
+    });
+    const liar = await world.hostileNode('flooder', app);
+    const desk = await world.localEndpoint('Desk', {});
+    const submitted = await world.transfer({ source_endpoint: liar.endpointId, destination_endpoint: desk.id, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/', destination_path: '/copy/', recursive: true }] });
+    const waiting = await world.until(submitted.body.task_id as string, (t) => t.nice_status === 'ENDPOINT_NOT_CONNECTED');
+    expect(waiting).toMatchObject({ status: 'ACTIVE', files_transferred: 0 });
+    const events = (await world.as(world.alice.token).get(`/task/${submitted.body.task_id as string}/event_list?filter=is_error:1`)).body.DATA as { details: string }[];
+    expect(events[0]!.details).toContain(`a line of its answer is longer than ${4 * 2 ** 20} bytes`);
+    // the API closed the answer at its bound: the node could not send the rest
+    const sent = await flooded[0]!;
+    expect(sent).toBeLessThan(FLOOD / 4);
+    await world.as(world.alice.token).post(`/task/${submitted.body.task_id as string}/cancel`);
+    // an ls (entries of what it lists) whose document has no end
+    endlessNames = false;
+    app.post('/_xfer/storage/entries', (_req, res) => {
+      res.type('application/json');
+      flooded.push(flood(res, FLOOD, ' '));
+    });
+    const listing = await world.as(world.alice.token).get(`/operation/endpoint/${liar.endpointId}/ls?path=/data/&orderby=size`);
+    expect(listing.status).toBe(409);
+    expect(listing.body).toMatchObject({ code: 'ExternalError.NodeNotReachable' });
+    expect(listing.body.message).toContain(`its answer is longer than ${16 * 2 ** 20} bytes`);
+    expect(await flooded[1]!).toBeLessThan(FLOOD / 4);
   });
 });

@@ -4,7 +4,7 @@ import { rootCertificates } from 'node:tls';
 import { NodeNotReachableError } from '@xfer/core';
 import { SignJWT } from 'jose';
 import { Pool, type Dispatcher } from 'undici';
-import { API_ISSUER, failureFromWire, nodeCallKey, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
+import { API_ISSUER, boundedJson, failureFromWire, nodeCallKey, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
 
 /** A node's address and the hash of its secret, as the API keeps them. */
 export interface NodeAddress {
@@ -30,6 +30,10 @@ const TOKEN_RENEW_MS = 60_000;
 const ANSWER_MS = 20_000;
 /** A digest of a large file is answered only once it is computed. */
 export const DIGEST_MS = 30 * 60_000;
+/** The largest JSON document of a node's the API reads by default (a stat, a digest, a write's bytes), and of its refusals. */
+const DOCUMENT_BYTES = 64 * 1024;
+/** The largest document of entries (NAMES_STATED_AT_ONCE of them, each with a long name and a link's target). */
+export const ENTRIES_BYTES = 16 * 2 ** 20;
 
 export interface NodeCall {
   endpointId: string;
@@ -88,7 +92,7 @@ export class NodeClient {
       throw unreachable(error instanceof Error ? (error as { code?: string }).code ?? error.message : String(error));
     }
     if (response.statusCode < 300) return response;
-    const body = await response.body.json().catch(() => null);
+    const body = await boundedJson(response.body, DOCUMENT_BYTES).catch(() => null);
     if (response.statusCode === STORAGE_REFUSED) {
       const refusal = failureFromWire(body);
       if (refusal) throw refusal;
@@ -110,11 +114,11 @@ export class NodeClient {
     return { url: connection.url.href.replace(/\/+$/, ''), grant: token };
   }
 
-  /** The JSON of a call's answer. */
-  async json<T>(call: NodeCall): Promise<T> {
+  /** The JSON of a call's answer, at most `maxBytes` of it (a node that sends more is given up on). */
+  async json<T>(call: NodeCall, maxBytes = DOCUMENT_BYTES): Promise<T> {
     const response = await this.call(call);
-    return (await response.body.json().catch((error: unknown) => {
-      throw new NodeNotReachableError(call.endpointId, this.nodeId, `its answer was cut: ${error instanceof Error ? error.message : String(error)}`);
+    return (await boundedJson(response.body, maxBytes).catch((error: unknown) => {
+      throw new NodeNotReachableError(call.endpointId, this.nodeId, `its answer could not be read: ${error instanceof Error ? error.message : String(error)}`);
     })) as T;
   }
 

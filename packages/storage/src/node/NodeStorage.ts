@@ -1,6 +1,6 @@
 import { NodeNotReachableError, NO_FEATURES, type ChecksumAlgorithm, type FileEntry, type ListedName, type FileReadOptions, type Storage, type StorageFeatures } from '@xfer/core';
 import { NodeBatchCopy, NodeKernelCopy } from './NodeBatchCopy';
-import { DIGEST_MS, type NodeCall, type NodeClient } from './NodeClient';
+import { DIGEST_MS, ENTRIES_BYTES, type NodeCall, type NodeClient } from './NodeClient';
 import { entryFromWire, jsonLines, type WireEntry } from './protocol';
 
 /**
@@ -22,7 +22,7 @@ export class NodeStorage implements Storage {
   }
 
   async stat(path: string): Promise<FileEntry> {
-    return entryFromWire(await this.node.json<WireEntry>(this.call('stat', { path })));
+    return this.entryOf(await this.node.json<unknown>(this.call('stat', { path })));
   }
 
   names(path: string): AsyncIterable<readonly string[]> {
@@ -30,8 +30,9 @@ export class NodeStorage implements Storage {
   }
 
   async entries(dir: string, names: readonly string[]): Promise<(FileEntry | null)[]> {
-    const wire = await this.node.json<(WireEntry | null)[]>({ ...this.call('entries', { path: dir }), method: 'POST', body: JSON.stringify({ names }) });
-    return wire.map((entry) => entry && entryFromWire(entry));
+    const wire = await this.node.json<unknown>({ ...this.call('entries', { path: dir }), method: 'POST', body: JSON.stringify({ names }) }, ENTRIES_BYTES);
+    if (!Array.isArray(wire) || wire.length !== names.length) throw this.cut(new Error(`it answered no entry for each of ${names.length} names`));
+    return wire.map((entry: unknown) => (entry === null ? null : this.entryOf(entry)));
   }
 
   async mkdir(path: string): Promise<void> {
@@ -90,14 +91,24 @@ export class NodeStorage implements Storage {
     await body.dump();
   }
 
-  /** A listing sent as lines of JSON arrays, one batch a line. */
+  /** A listing sent as lines of JSON arrays, one batch a line (each name checked where it is used). */
   private async *lines<T>(operation: 'names' | 'typed-names', path: string): AsyncIterable<readonly T[]> {
     const { body } = await this.node.call(this.call(operation, { path }));
     try {
-      yield* jsonLines<T[]>(body);
+      for await (const batch of jsonLines<unknown>(body)) {
+        if (!Array.isArray(batch)) throw new Error('a line of its listing is no list');
+        yield batch as T[];
+      }
     } catch (error) {
       throw this.cut(error);
     }
+  }
+
+  /** An entry as the node sent it: one that is no entry is the node's fault. */
+  private entryOf(wire: unknown): FileEntry {
+    const entry = wire as Partial<WireEntry> | null;
+    if (typeof entry?.name !== 'string' || typeof entry.type !== 'string' || typeof entry.size !== 'number' || typeof entry.lastModified !== 'string') throw this.cut(new Error('it answered something that is no entry'));
+    return entryFromWire(entry as WireEntry);
   }
 
   private cut(error: unknown): NodeNotReachableError {

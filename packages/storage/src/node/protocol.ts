@@ -89,23 +89,56 @@ export interface WireFailure {
   message: string;
 }
 
+/** The longest line of a node's answer the API reads (a listing's batch of 1,000 long names is well under it). */
+export const MAX_LINE_BYTES = 4 * 2 ** 20;
+
 /**
  * The JSON values of an answer sent a line each (a listing's batches, a pull's outcomes), as they
- * arrive; the body is closed when the reader stops early. Throws on an answer that ends mid-line.
+ * arrive, each piece scanned once (a node that sends one endless line costs its length, never its
+ * square); the body is closed when the reader stops early. Throws on a line over `maxLine` bytes
+ * (at once: the rest is not read) and on an answer that ends mid-line.
  */
-export async function* jsonLines<T>(body: Readable): AsyncIterable<T> {
-  let rest = '';
+export async function* jsonLines<T>(body: Readable, maxLine = MAX_LINE_BYTES): AsyncIterable<T> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const tooLong = () => new Error(`a line of its answer is longer than ${maxLine} bytes`);
   try {
-    body.setEncoding('utf8');
-    for await (const text of body) {
-      const lines = (rest + (text as string)).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) if (line) yield JSON.parse(line) as T;
+    for await (const piece of body as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let end = piece.indexOf(0x0a); end !== -1; end = piece.indexOf(0x0a, start)) {
+        if (pendingBytes + end - start > maxLine) throw tooLong();
+        const line = pending.length === 0 ? piece.subarray(start, end) : Buffer.concat([...pending, piece.subarray(start, end)]);
+        pending = [];
+        pendingBytes = 0;
+        start = end + 1;
+        if (line.length > 0) yield JSON.parse(line.toString('utf8')) as T;
+      }
+      if (start < piece.length) {
+        pendingBytes += piece.length - start;
+        if (pendingBytes > maxLine) throw tooLong();
+        pending.push(piece.subarray(start));
+      }
     }
   } finally {
     if (!body.readableEnded) body.destroy();
   }
-  if (rest) throw new Error('the answer ended mid-line');
+  if (pendingBytes > 0) throw new Error('the answer ended mid-line');
+}
+
+/** The JSON document of an answer, read up to `maxBytes` (beyond them it throws at once and reads no more). */
+export async function boundedJson(body: Readable, maxBytes: number): Promise<unknown> {
+  const pieces: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const piece of body as AsyncIterable<Buffer>) {
+      bytes += piece.length;
+      if (bytes > maxBytes) throw new Error(`its answer is longer than ${maxBytes} bytes`);
+      pieces.push(piece);
+    }
+  } finally {
+    if (!body.readableEnded) body.destroy();
+  }
+  return JSON.parse(Buffer.concat(pieces, bytes).toString('utf8'));
 }
 
 export function entryToWire(entry: FileEntry): WireEntry {
