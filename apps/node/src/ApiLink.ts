@@ -3,12 +3,27 @@ import { hashToken, NodeAuthenticationFailedError } from '@xfer/core';
 import { Pool } from 'undici';
 import { describeError } from './describeError';
 
+/** The node is no longer registered with the API (removed, or its secret replaced): it serves nothing until it is. */
+export class NodeUnregistered extends Error {}
+
+/** The API did not answer a node's question (down, or unreachable). */
+class ApiUnanswered extends Error {}
+
+const basic = (nodeId: string, secret: string) => `Basic ${Buffer.from(`${nodeId}:${secret}`).toString('base64')}`;
+
 /** The node as the API registered it. */
 export interface NodeIdentity {
   id: string;
   name: string;
   /** Its HTTPS base URL (a path prefix allowed). */
   url: string;
+}
+
+/** What the API tells a node of itself each time it asks: who it is, the directories it serves (by endpoint), and the public keys of the API's calls. */
+export interface NodeBriefing {
+  identity: NodeIdentity;
+  roots: { endpoint: string; root: string }[];
+  callKeys: ({ kid?: unknown } & Record<string, unknown>)[];
 }
 
 /** Where a running node asks the API about itself, and about its clients' access (the API's NODE_SELF_PATH and NODE_ACCESS_PATH). */
@@ -48,7 +63,8 @@ export class AccessRefused extends Error {
 export class ApiLink {
   private readonly pool: Pool;
   private readonly base: string;
-  private readonly authorization: string;
+  private authorization: string;
+  private secret: string;
   private readonly decisions = new Map<string, { decision: AccessDecision; until: number }>();
 
   constructor(
@@ -59,23 +75,44 @@ export class ApiLink {
     const url = new URL(apiUrl);
     this.pool = new Pool(url.origin, { connections: 8, connectTimeout: 5_000 });
     this.base = url.pathname.replace(/\/+$/, '');
-    this.authorization = `Basic ${Buffer.from(`${nodeId}:${secret}`).toString('base64')}`;
+    this.secret = secret;
+    this.authorization = basic(nodeId, secret);
   }
 
-  /** The node as the API knows it; a ConfigError saying what is wrong (the API, the id or the secret) otherwise. */
-  async whoAmI(): Promise<NodeIdentity> {
+  /** Presents `secret` from now on; false when it is the one presented already. */
+  useSecret(secret: string): boolean {
+    if (secret === this.secret) return false;
+    this.secret = secret;
+    this.authorization = basic(this.nodeId, secret);
+    return true;
+  }
+
+  /** The node as the API knows it, at start; a ConfigError saying what is wrong (the API, the id or the secret) otherwise. */
+  async whoAmI(): Promise<NodeBriefing> {
+    try {
+      return await this.briefing();
+    } catch (error) {
+      if (error instanceof NodeUnregistered) throw new ConfigError(`the API at ${this.apiUrl} knows no node ${this.nodeId} with this secret: check --id and --secret-file (xfer node list, xfer node new-secret)`);
+      if (error instanceof ApiUnanswered) throw new ConfigError(`the API at ${this.apiUrl} does not answer (${error.message}): check --api`);
+      throw error;
+    }
+  }
+
+  /** What the API tells the node of itself now; NodeUnregistered when it does not know the node (removed, or another secret). */
+  async briefing(): Promise<NodeBriefing> {
     let answer;
     try {
       answer = await this.pool.request({ path: `${this.base}${NODE_SELF_PATH}`, method: 'GET', headers: { authorization: this.authorization }, headersTimeout: ANSWER_MS, bodyTimeout: ANSWER_MS });
     } catch (error) {
-      throw new ConfigError(`the API at ${this.apiUrl} does not answer (${describeError(error)}): check --api`);
+      throw new ApiUnanswered(describeError(error));
     }
-    const body = (await answer.body.json().catch(() => null)) as Partial<NodeIdentity> | null;
-    if (answer.statusCode === 401) throw new ConfigError(`the API at ${this.apiUrl} knows no node ${this.nodeId} with this secret: check --id and --secret-file (xfer node list, xfer node new-secret)`);
-    if (answer.statusCode !== 200 || typeof body?.id !== 'string' || typeof body.url !== 'string' || typeof body.name !== 'string') {
+    const body = (await answer.body.json().catch(() => null)) as (Partial<NodeIdentity> & { roots?: unknown; call_keys?: unknown }) | null;
+    if (answer.statusCode === 401) throw new NodeUnregistered(`the API no longer knows this node with its secret (it was removed, or given a new secret: xfer node list, xfer node new-secret)`);
+    if (answer.statusCode !== 200 || typeof body?.id !== 'string' || typeof body.url !== 'string' || typeof body.name !== 'string' || !Array.isArray(body.roots) || !Array.isArray(body.call_keys)) {
       throw new ConfigError(`${this.apiUrl} answered ${answer.statusCode} where an xfer API answers a node: check --api`);
     }
-    return { id: body.id, name: body.name, url: body.url };
+    const roots = (body.roots as { endpoint?: unknown; root?: unknown }[]).filter((served): served is { endpoint: string; root: string } => typeof served?.endpoint === 'string' && typeof served.root === 'string');
+    return { identity: { id: body.id, name: body.name, url: body.url }, roots, callKeys: body.call_keys as NodeBriefing['callKeys'] };
   }
 
   /**

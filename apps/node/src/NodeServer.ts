@@ -6,6 +6,7 @@ import { ConfigError } from '@xfer/config';
 import { createLogger, type Logger } from '@xfer/server-kit';
 import { EndpointStorages } from '@xfer/storage';
 import { ApiLink, type NodeIdentity } from './ApiLink';
+import { ApiTrust } from './ApiTrust';
 import { Peers } from './copy/Peers';
 import { apiCallVerifier, createNodeApp, grantVerifier } from './http/app';
 
@@ -38,8 +39,9 @@ async function readSetting(path: string, what: string, option: string): Promise<
 
 /**
  * A running data node (`xfer node serve`), its one composition root: it knows itself through the
- * API (its id and secret), serves the directories of this machine that the API's endpoints are
- * bound to over HTTPS, and closes in order: the server, then its connections to other nodes, the storages, the link to the API.
+ * API (its id and secret; asked again every few seconds), serves the directories of this machine
+ * that the API's endpoints are bound to over HTTPS (no other), and closes in order: the server,
+ * then its briefings, its connections to other nodes, the storages, the link to the API.
  */
 export class NodeServer {
   private constructor(
@@ -49,6 +51,7 @@ export class NodeServer {
     private readonly server: Server,
     private readonly peers: Peers,
     private readonly storages: EndpointStorages,
+    private readonly trust: ApiTrust,
     private readonly api: ApiLink,
   ) {}
 
@@ -66,15 +69,26 @@ export class NodeServer {
     const api = new ApiLink(options.apiUrl, options.nodeId, secret);
     const storages = new EndpointStorages();
     const peers = new Peers(options.peerCa);
+    let trust: ApiTrust | null = null;
     try {
-      const identity = await api.whoAmI();
+      const briefing = await api.whoAmI();
+      const identity = briefing.identity;
+      trust = new ApiTrust(api, options.secretFile, briefing);
+      const served = trust;
       const registered = new URL(identity.url);
       const prefix = registered.pathname.replace(/\/+$/, '');
+      const storageAt = (root: string, base: string) => storages.storageOf(root, { type: 'posix', root }, base)!;
       const app = createNodeApp({
         prefix,
-        storages: (root, base) => storages.storageOf(root, { type: 'posix', root }, base)!,
-        verifyApiCall: apiCallVerifier(identity.id, secret),
-        verifyGrant: grantVerifier(identity.id, secret),
+        storages: {
+          at: async (root, base) => {
+            await served.assertServes(root);
+            return storageAt(root, base);
+          },
+          ofEndpoint: async (endpointId, base) => storageAt(await served.rootOf(endpointId), base),
+        },
+        verifyApiCall: apiCallVerifier(trust),
+        verifyGrant: grantVerifier(trust),
         peers,
         decide: (token, endpointId, path, access) => api.access(token, endpointId, path, access),
         authUrl: options.authUrl,
@@ -88,8 +102,9 @@ export class NodeServer {
       });
       const url = new URL(identity.url);
       url.port = String((server.address() as AddressInfo).port);
-      return new NodeServer(identity, url.href.replace(/\/+$/, ''), server, peers, storages, api);
+      return new NodeServer(identity, url.href.replace(/\/+$/, ''), server, peers, storages, trust.start(), api);
     } catch (error) {
+      trust?.close();
       await peers.close();
       await storages.close();
       await api.close();
@@ -102,6 +117,7 @@ export class NodeServer {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+    this.trust.close();
     await this.peers.close();
     await this.storages.close();
     await this.api.close();

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { TaskDispatch, type CoreServices, type ReadMemo, type UnitOfWork } from '@xfer/core';
 import { openEngine, openMemoryEngine, seedDatabase, TypeormUnitOfWork, type Engine, type EngineOptions, type SeedOptions, type SeedResult, type SqliteEngine, type TableSnapshot } from '@xfer/persistence';
 import { listen, type HealthOfDatabase } from '@xfer/server-kit';
-import { EndpointStorages, type MemoryFiles } from '@xfer/storage';
+import { EndpointStorages, NodeCallSigner, type MemoryFiles } from '@xfer/storage';
 import type { Express } from 'express';
 import { processContainer, resolveCoreServices, type CoreSettings } from './composition';
 import { InProcessTaskQueue } from './InProcessTaskQueue';
@@ -96,16 +96,25 @@ export class Runtime {
     const adapters = { uow: new TypeormUnitOfWork(engine), readMemo: engine.readMemo, database: engine };
     // the stand-in gives every endpoint without storage a memory tree of its own; a node-bound
     // endpoint's storage is reached through its node, found by its id
+    // the key this process signs its calls to nodes with is its own, in its memory: the database
+    // keeps its public half only (published through the node administration, once services exist)
+    const published: { services: CoreServices | null } = { services: null };
+    const signer = new NodeCallSigner(async (key) => {
+      if (!published.services) throw new Error('the runtime is not open yet');
+      await published.services.admin.nodes.publishCallKey(key);
+    });
     const storages = new EndpointStorages(options.kind === 'standIn' ? 'memory' : 'none', {
       find: async (nodeId) => {
         const node = await adapters.uow.repositories.nodes.findById(nodeId);
-        return node && { url: node.url, secretHash: node.secretHash };
+        return node && { url: node.url };
       },
+      signer,
       extraCa: options.nodeCa,
     });
     // a task accepted here wakes this process's workers, once they run
     const wake: TaskWake = { workers: null };
     const services = resolveCoreServices(processContainer(adapters, { storages, taskSubmitted: () => wake.workers?.nudge(), ...options.core }));
+    published.services = services;
     const runtime = new Runtime(options.kind, engine, services, adapters.uow, adapters.readMemo, adapters.database, storages, memory, options.databaseUrl ?? null, wake);
     // closed last, after the task workers that copy through them
     runtime.onClose('the endpoint storages', () => storages.close());

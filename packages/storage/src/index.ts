@@ -7,5 +7,6 @@ export * from './faults';
 export { CopyThreads } from './CopyThreads';
 export { NodeClient, trustedCas, type FindNode, type NodeAddress, type NodeReach } from './node/NodeClient';
 export { NodeStorage } from './node/NodeStorage';
+export { NodeCallSigner, NODE_CALL_ALGORITHM } from './node/NodeCallSigner';
 export * from './node/protocol';
 export { ChunkBuffers } from './ChunkBuffers';

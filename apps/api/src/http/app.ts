@@ -22,7 +22,7 @@ export interface ApiOptions {
 /** What the API uses of the process: its core services, the read memo, and the database for the health checks. */
 export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files' | 'nodeAccess' | 'tasks'> & {
   /** What a running data node asks about itself. */
-  admin: { nodes: Pick<NodeAdministration, 'authenticate'> };
+  admin: { nodes: Pick<NodeAdministration, 'authenticate' | 'briefing'> };
   readMemo: ReadMemo;
   database: HealthOfDatabase;
 };

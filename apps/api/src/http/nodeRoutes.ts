@@ -10,7 +10,7 @@ export const NODE_ACCESS_PATH = '/_xfer/node/access';
 const ACCESSES: ReadonlySet<string> = new Set<HttpsAccess>(['read', 'write', 'delete']);
 
 export interface NodeRouteServices {
-  nodes: Pick<NodeAdministration, 'authenticate'>;
+  nodes: Pick<NodeAdministration, 'authenticate' | 'briefing'>;
   nodeAccess: Pick<NodeAccess, 'decide'>;
 }
 
@@ -30,14 +30,24 @@ const text = (value: unknown, field: string, optional = false): string | undefin
 };
 
 /**
- * The node's own document, its contact recorded; and the access decisions of its HTTPS access,
+ * The node's own document, its contact recorded, with what it serves (its endpoints' directories:
+ * it refuses others) and the public keys the API's calls to it are signed with (asked every few
+ * seconds: a node removed, or given a new secret, stops within them); and the access decisions of its HTTPS access,
  * made here by the file operations' rules: 200 with the node's directory and the path, or the
  * refusal a client is told (401, 403, 404) with its code.
  */
 export function nodeRoutes(app: Express, services: NodeRouteServices): void {
   app.get(NODE_SELF_PATH, async (req, res) => {
     const node = await callingNode(req, res, services.nodes);
-    res.set('Cache-Control', 'no-store').json({ DATA_TYPE: 'node', id: node.id, name: node.name, url: node.url });
+    const { roots, callKeys } = await services.nodes.briefing(node.id);
+    res.set('Cache-Control', 'no-store').json({
+      DATA_TYPE: 'node',
+      id: node.id,
+      name: node.name,
+      url: node.url,
+      roots: roots.map((served) => ({ endpoint: served.endpointId, root: served.root })),
+      call_keys: callKeys.map((key) => JSON.parse(key.publicJwk) as unknown),
+    });
   });
   app.post(NODE_ACCESS_PATH, async (req, res) => {
     const node = await callingNode(req, res, services.nodes);

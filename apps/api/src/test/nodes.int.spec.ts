@@ -10,7 +10,8 @@ describe.each(BACKENDS)('what a data node asks the API about itself ($name)', (b
   it('answers a node that presents its id and its current secret, and records its contact; refuses anything else alike', async () => {
     const { node, secret } = await api.world.services.admin.nodes.addNode({ name: 'lab-node', url: 'https://lab-node.example.org:8443' });
     const self = await api.http.get('/_xfer/node').auth(node.id, secret);
-    expect([self.status, self.body]).toEqual([200, { DATA_TYPE: 'node', id: node.id, name: 'lab-node', url: 'https://lab-node.example.org:8443' }]);
+    // no endpoint is bound to it yet, and no process of the API has signed a call yet
+    expect([self.status, self.body]).toEqual([200, { DATA_TYPE: 'node', id: node.id, name: 'lab-node', url: 'https://lab-node.example.org:8443', roots: [], call_keys: [] }]);
     expect(self.headers['cache-control']).toBe('no-store');
     expect((await api.world.services.admin.nodes.listNodes())[0]?.lastContact).toBeInstanceOf(Date);
     const alice = (await api.world.user('alice')).token;
@@ -26,6 +27,17 @@ describe.each(BACKENDS)('what a data node asks the API about itself ($name)', (b
     const { secret: renewed } = await api.world.services.admin.nodes.newSecret(node.id);
     expect((await api.http.get('/_xfer/node').auth(node.id, secret)).status).toBe(401);
     expect((await api.http.get('/_xfer/node').auth(node.id, renewed)).status).toBe(200);
+  });
+
+  it("tells a node the directories its endpoints are bound to and the public keys of the API's calls, never anything that signs", async () => {
+    const { node, secret } = await api.world.services.admin.nodes.addNode({ name: 'lab-node', url: 'https://lab-node.example.org:8443' });
+    const alice = (await api.world.user('alice')).token;
+    const endpoint = (await api.as(alice).post('/endpoint', { display_name: 'On the node', DATA: [{ hostname: 'x.example.org' }] })).body.id as string;
+    await api.world.services.admin.endpoints.setStorage(endpoint, { type: 'node', node: node.id, root: '/srv/lab' });
+    await api.runtime.services.admin.nodes.publishCallKey({ kid: 'k1', publicJwk: JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'abc', kid: 'k1', alg: 'EdDSA', use: 'sig' }) });
+    const self = (await api.http.get('/_xfer/node').auth(node.id, secret)).body;
+    expect(self).toMatchObject({ roots: [{ endpoint, root: '/srv/lab' }], call_keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'abc', kid: 'k1', alg: 'EdDSA', use: 'sig' }] });
+    expect(JSON.stringify(self)).not.toMatch(/"d"|secret/);
   });
 });
 

@@ -9,7 +9,7 @@ const CHUNK = 64 * 1024;
 const text = (length: number, seed: number) => Array.from({ length: Math.ceil(length / 8) }, (_, i) => (i * 7919 + seed).toString(36).padStart(8, '.')).join('').slice(0, length);
 
 async function streamOf(tree: MemoryTree, names: string[]): Promise<Buffer> {
-  const grant: ReadGrant = { root: '/', base: '/', dir: '/', names, checksum: 'md5' };
+  const grant: ReadGrant = { endpoint: 'e1', base: '/', dir: '/', names, checksum: 'md5' };
   const pieces: Buffer[] = [];
   for await (const piece of fileFrames(tree.storage, grant, new ChunkBuffers(CHUNK))) pieces.push(Buffer.from(piece));
   return Buffer.concat(pieces);

@@ -1,8 +1,8 @@
-import { hashToken } from '@xfer/core';
 import { createLogger, requestLogger, type Logger } from '@xfer/server-kit';
-import { API_ISSUER, nodeCallKey, NODE_STORAGE_PATH, READ_GRANT_CLAIM, type ReadGrant } from '@xfer/storage';
+import { NODE_STORAGE_PATH, READ_GRANT_CLAIM, type ReadGrant } from '@xfer/storage';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { jwtVerify, type JWTPayload } from 'jose';
+import { NodeUnregistered } from '../ApiLink';
+import type { ApiTrust } from '../ApiTrust';
 import type { Peers } from '../copy/Peers';
 import type { VerifyGrant } from './copyRoutes';
 import { httpsAccess, type DecideAccess } from './httpsAccess';
@@ -24,35 +24,22 @@ export interface NodeAppServices {
   logger?: Logger;
 }
 
-/** How the node knows the API's calls: tokens signed with the key both derive from the node's secret, for this node, not expired. */
-export function apiCallVerifier(nodeId: string, secret: string): VerifyApiCall {
-  const verify = verifierOf(nodeId, secret);
+/** How the node knows the API's calls: tokens the API signed (a key it publishes) for this node, not expired, and no grant. */
+export function apiCallVerifier(trust: ApiTrust): VerifyApiCall {
   return async (authorization) => {
     const token = /^Bearer ([^\s]+)$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new Unauthorized("the API's calls carry its bearer token");
     // a grant to read some files opens nothing else
-    if ((await verify(token))[READ_GRANT_CLAIM] !== undefined) throw new Unauthorized('a grant to read files is no token of the API');
+    if ((await trust.verify(token))[READ_GRANT_CLAIM] !== undefined) throw new Unauthorized('a grant to read files is no token of the API');
   };
 }
 
 /** How the node knows a grant of the API (to another node) to read some of its files: signed as the API's calls are, with READ_GRANT_CLAIM. */
-export function grantVerifier(nodeId: string, secret: string): VerifyGrant {
-  const verify = verifierOf(nodeId, secret);
+export function grantVerifier(trust: ApiTrust): VerifyGrant {
   return async (token) => {
-    const grant = (await verify(token))[READ_GRANT_CLAIM] as ReadGrant | undefined;
+    const grant = (await trust.verify(token))[READ_GRANT_CLAIM] as ReadGrant | undefined;
     if (typeof grant !== 'object' || grant === null) throw new Unauthorized('a grant of the API to read files of this node');
     return grant;
-  };
-}
-
-function verifierOf(nodeId: string, secret: string): (token: string) => Promise<JWTPayload> {
-  const key = nodeCallKey(hashToken(secret));
-  return async (token) => {
-    try {
-      return (await jwtVerify(token, key, { issuer: API_ISSUER, audience: nodeId, algorithms: ['HS256'] })).payload;
-    } catch {
-      throw new Unauthorized('a token this node does not take (another secret, another node, or expired)');
-    }
   };
 }
 
@@ -74,6 +61,7 @@ export function createNodeApp(services: NodeAppServices): Express {
       return;
     }
     if (error instanceof BadRequest) res.status(400).json({ code: 'BadRequest', message: error.message });
+    else if (error instanceof NodeUnregistered) res.status(503).json({ code: 'NodeUnregistered', message: `This node serves nothing: ${error.message}` });
     else if (error instanceof Unauthorized) res.status(error.forbidden ? 403 : 401).json({ code: error.forbidden ? 'Forbidden' : 'Unauthorized', message: error.message });
     else {
       logger.error({ err: error, path: req.path }, 'unexpected error');

@@ -88,7 +88,8 @@ export const copyRoutes = {
     router.post('/read-files', express.json({ limit: '4mb' }), async (req: Request, res: Response) => {
       const grant = await services.verifyGrant(String((req.body as { grant?: unknown } | undefined)?.grant ?? ''));
       if (!CHECKSUMS.has(grant.checksum)) throw new BadRequest('checksum: md5, sha256 or null');
-      const storage = services.storages(absolute(grant.root, 'root'), storagePath(grant.base, 'base'));
+      if (typeof grant.endpoint !== 'string') throw new BadRequest('endpoint: the endpoint whose files the grant opens');
+      const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'));
       const checked: ReadGrant = { ...grant, dir: storagePath(grant.dir, 'dir'), names: names(grant.names, 'names') };
       const pool = new ChunkBuffers(READ_CHUNK);
       res.type('application/octet-stream');
@@ -106,8 +107,8 @@ export const copyRoutes = {
     const router = express.Router();
     router.post('/pull', express.json({ limit: '16mb' }), async (req: Request, res: Response) => {
       const request = pullRequestOf(req.body);
-      const destination = services.storages(absolute(req.query.root, 'root'), storagePath(req.query.base, 'base'));
-      const source: PullSource = 'url' in request.source ? request.source : { local: services.storages(request.source.root, request.source.base) };
+      const destination = await services.storages.at(absolute(req.query.root, 'root'), storagePath(req.query.base, 'base'));
+      const source: PullSource = 'url' in request.source ? request.source : { local: await services.storages.at(request.source.root, request.source.base) };
       const signal = whileConnected(res);
       res.type('application/x-ndjson');
       res.flushHeaders();

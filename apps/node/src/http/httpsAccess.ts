@@ -78,7 +78,7 @@ export function httpsAccess(options: HttpsAccessOptions) {
     }
     try {
       const decision = await options.decide(token, endpointId, path, access);
-      const storage = options.storages(decision.root, decision.base);
+      const storage = await options.storages.at(decision.root, decision.base);
       if (access === 'read') await sendFile(req, res, storage, decision.path);
       else if (access === 'write') await receiveFile(req, res, storage, decision.path, (dir) => options.decide(token, endpointId, dir, 'write'));
       else {

@@ -1,7 +1,14 @@
 import { DomainError, resolveStoragePath, type Storage } from '@xfer/core';
 
-/** The storage of a directory of this node, from `base` down (a share's). */
-export type NodeStorages = (root: string, base: string) => Storage;
+/**
+ * The storages of this node's directories, from `base` down (a share's): only those the API's
+ * endpoints are bound to (another is refused, 403), named by the directory (the API's calls) or
+ * by its endpoint (a grant).
+ */
+export interface NodeStorages {
+  at(root: string, base: string): Promise<Storage>;
+  ofEndpoint(endpointId: string, base: string): Promise<Storage>;
+}
 
 /** A request the node cannot take: 400 with the message. */
 export class BadRequest extends Error {}

@@ -24,15 +24,15 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
     next();
   });
 
-  const storageOf = (req: Request): { storage: Storage; path: string } => {
+  const storageOf = async (req: Request): Promise<{ storage: Storage; path: string }> => {
     const root = String(req.query.root ?? '');
     if (!root.startsWith('/') || root.includes('\0')) throw new BadRequest('root: an absolute directory of this node');
-    return { storage: storages(root, storagePath(req.query.base, 'base')), path: storagePath(req.query.path, 'path') };
+    return { storage: await storages.at(root, storagePath(req.query.base, 'base')), path: storagePath(req.query.path, 'path') };
   };
 
   /** A listing sent as lines of JSON arrays: the first batch (or the refusal) before any byte is sent. */
   const lines = (list: (storage: Storage, path: string) => AsyncIterable<readonly unknown[]>) => async (req: Request, res: Response) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     const batches = list(storage, path)[Symbol.asyncIterator]();
     let next = await batches.next();
     res.type('application/x-ndjson');
@@ -50,7 +50,7 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
   };
 
   router.get('/stat', async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     res.json(entryToWire(await storage.stat(path)));
   });
   router.get('/names', lines((storage, path) => storage.names(path)));
@@ -63,34 +63,34 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
     }),
   );
   router.post('/entries', express.json({ limit: '64mb' }), async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     const names: unknown = (req.body as { names?: unknown } | undefined)?.names;
     if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new BadRequest('names: an array of names');
     res.json((await storage.entries(path, names as string[])).map((entry) => entry && entryToWire(entry)));
   });
   router.post('/mkdir', async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     await storage.mkdir(path);
     res.json({});
   });
   router.post('/rename', async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     await storage.rename(path, storagePath(req.query.to, 'to'));
     res.json({});
   });
   router.post('/remove', async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     await storage.remove(path);
     res.json({});
   });
   router.get('/checksum', async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     const algorithm = String(req.query.algorithm);
     if (!ALGORITHMS.has(algorithm)) throw new BadRequest('algorithm: md5 or sha256');
     res.json({ digest: await storage.checksum(path, algorithm as ChecksumAlgorithm) });
   });
   router.get('/read', async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     const range = req.query.start === undefined ? undefined : { start: byteOffset(req.query.start, 'start'), end: byteOffset(req.query.end, 'end') };
     if (range && range.end < range.start) throw new BadRequest('end: at least start');
     const pool = new ChunkBuffers(READ_CHUNK);
@@ -113,7 +113,7 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
     }
   });
   router.put('/write', async (req, res) => {
-    const { storage, path } = storageOf(req);
+    const { storage, path } = await storageOf(req);
     const raw = req.query.lastModified;
     const lastModified = raw === undefined ? undefined : new Date(String(raw));
     if (lastModified && Number.isNaN(lastModified.getTime())) throw new BadRequest('lastModified: an ISO 8601 time');

@@ -1,12 +1,14 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NodeNotReachableError, StorageError } from '@xfer/core';
+import { createHmac } from 'node:crypto';
+import { hashToken, NodeNotReachableError, StorageError } from '@xfer/core';
 import { describeStorageContract } from '@xfer/core/contracts';
 import { createLogger } from '@xfer/server-kit';
 import { NODE_STORAGE_PATH, NodeStorage } from '@xfer/storage';
+import { SignJWT } from 'jose';
 import { Agent, request } from 'undici';
 import { NodeServer } from '../NodeServer';
-import { NODE_ID, startNodeWorld, type NodeWorld } from './nodeWorld';
+import { NODE_ID, SECRET, startNodeWorld, type NodeWorld } from './nodeWorld';
 
 describeStorageContract('a directory of a data node, reached through the node (HTTPS on loopback)', async () => {
   const world = await startNodeWorld();
@@ -44,17 +46,47 @@ describe('the storage protocol of a data node', () => {
     expect(await failureOf(share.stat('/../top.txt'))).toBe('unreachable');
   });
 
-  it("refuses calls signed with another secret than the node's, as a node this server cannot reach", async () => {
-    const stranger = new NodeStorage(world.client('xfer_another-secret'), 'e1', world.root, '/');
+  it("refuses calls signed with a key the API does not publish, as a node this server cannot reach", async () => {
+    const stranger = new NodeStorage(world.client(false), 'e1', world.root, '/');
     const error = await stranger.stat('/top.txt').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NodeNotReachableError);
-    expect((error as Error).message).toMatch(/it answered 401/);
+    expect((error as Error).message).toMatch(/it answered 401: a token signed with a key the API does not publish/);
     await expect(stranger.write('/planted.txt', (async function* () { yield Buffer.from('x'); })())).rejects.toBeInstanceOf(NodeNotReachableError);
     expect(readdirSync(world.root).sort()).toEqual(['share', 'top.txt']);
   });
 
-  it("opens what a grant names to read-files only: a grant is no API token; a grant signed with another secret, or none, opens nothing", async () => {
-    const { url, grant } = await world.client().grant('e1', { root: world.root, base: '/share', dir: '/inner', names: ['a.txt'], checksum: 'md5' });
+  it("F3: takes no token made from what the API's database holds (the node's secret hash): a copy of the database opens no node", async () => {
+    // the key the API once derived from the stored hash of the node's secret, as a thief of the database could
+    const derived = createHmac('sha256', hashToken(SECRET)).update('xfer: the API calls a data node').digest();
+    const agent = new Agent({ connect: { ca: readFileSync(world.certificates.ca, 'utf8') } });
+    try {
+      for (const claims of [{}, { xfer_read: { endpoint: 'e1', root: world.root, base: '/', dir: '/', names: ['top.txt'], checksum: null } }]) {
+        const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('xfer-api').setAudience(NODE_ID).setIssuedAt().setExpirationTime('300s').sign(derived);
+        const stat = await request(`${world.node.url}${NODE_STORAGE_PATH}/stat?root=${encodeURIComponent(world.root)}&path=/top.txt`, { dispatcher: agent, headers: { authorization: `Bearer ${forged}` } });
+        expect([stat.statusCode, (await stat.body.json()) as unknown]).toEqual([401, expect.objectContaining({ code: 'Unauthorized' })]);
+        const read = await request(`${world.node.url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant: forged }) });
+        expect([read.statusCode, (await read.body.json()) as unknown]).toEqual([401, expect.objectContaining({ code: 'Unauthorized' })]);
+      }
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("F4: serves the directories the API's endpoints are bound to, and refuses any other the API's own key names", async () => {
+    writeFileSync(join(world.dir, 'beside.txt'), 'not served');
+    for (const root of ['/', world.dir, `${world.root}/share`, '/etc']) {
+      const elsewhere = new NodeStorage(world.client(), 'e1', root, '/');
+      const error = await elsewhere.stat('/').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NodeNotReachableError);
+      expect((error as Error).message).toContain('it answered 403: root: no endpoint of the API is bound to this directory of the node');
+    }
+    expect((await new NodeStorage(world.client(), 'e1', world.root, '/share').stat('/inner')).type).toBe('dir');
+  });
+
+  it("opens what a grant names to read-files only: a grant is no API token, names the endpoint and not the node's directory; a grant of an unpublished key, another endpoint's, or none, opens nothing", async () => {
+    const { url, grant } = await world.client().grant('e1', { endpoint: 'e1', base: '/share', dir: '/inner', names: ['a.txt'], checksum: 'md5' });
+    // F15: the destination that holds the grant learns nothing of the source's disk
+    expect(Buffer.from(grant.split('.')[1]!, 'base64url').toString('utf8')).not.toContain(world.root);
     const agent = new Agent({ connect: { ca: readFileSync(world.certificates.ca, 'utf8') } });
     try {
       const readFiles = (body: unknown) => request(`${url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -64,13 +96,16 @@ describe('the storage protocol of a data node', () => {
       // the grant as the API's token on any other call
       const stat = await request(`${url}${NODE_STORAGE_PATH}/stat?root=${encodeURIComponent(world.root)}&path=/top.txt`, { dispatcher: agent, headers: { authorization: `Bearer ${grant}` } });
       expect([stat.statusCode, await stat.body.text()]).toEqual([401, expect.stringContaining('a grant to read files is no token of the API')]);
-      // a grant signed with another secret, and nothing
-      const { grant: forged } = await world.client('xfer_another-secret').grant('e1', { root: world.root, base: '/', dir: '/', names: ['top.txt'], checksum: null });
+      // a grant of a key the API never published, and nothing
+      const { grant: forged } = await world.client(false).grant('e1', { endpoint: 'e1', base: '/', dir: '/', names: ['top.txt'], checksum: null });
       for (const body of [{ grant: forged }, {}]) {
         const refused = await readFiles(body);
         await refused.body.dump();
         expect(refused.statusCode).toBe(401);
       }
+      const { grant: other } = await world.client().grant('e1', { endpoint: 'e2', base: '/', dir: '/', names: ['top.txt'], checksum: null });
+      const elsewhere = await readFiles({ grant: other });
+      expect([elsewhere.statusCode, await elsewhere.body.text()]).toEqual([403, expect.stringContaining('no endpoint of this node')]);
     } finally {
       await agent.close();
     }

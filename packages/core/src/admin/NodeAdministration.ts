@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashToken, newTokenSecret } from '../auth/AccessToken';
-import { checkNodeName, checkNodeUrl, NodeNotFoundError, type NodeState } from '../node/Node';
+import { CALL_KEY_LIVE_MS, checkNodeName, checkNodeUrl, NodeNotFoundError, type NodeCallKey, type NodeRoot, type NodeState } from '../node/Node';
 import { ConflictError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
@@ -8,6 +8,14 @@ import type { RepositoriesOf } from '../shared/UnitOfWork';
 
 /** How often a node's contact is written down, at most. */
 const CONTACT_EVERY_MS = 60_000;
+/** A call key not renewed for this long is forgotten. */
+const CALL_KEY_KEPT_MS = 24 * 60 * 60_000;
+
+/** What a running node is told of itself each time it asks: the directories it serves, and the keys the API's calls are signed with. */
+export interface NodeBriefing {
+  roots: NodeRoot[];
+  callKeys: NodeCallKey[];
+}
 
 /** A node as an operator sees it: everything but its secret's hash. */
 export type NodeView = Omit<NodeState, 'secretHash'>;
@@ -62,6 +70,20 @@ export class NodeAdministration {
       return viewOf({ ...node, lastContact: now });
     }
     return viewOf(node);
+  }
+
+  /** What the node `nodeId` (authenticated) is told: its endpoints' directories, and the live call keys. */
+  async briefing(nodeId: string): Promise<NodeBriefing> {
+    const { nodes } = this.uow.repositories;
+    const since = new Date(this.clock.now().getTime() - CALL_KEY_LIVE_MS);
+    return { roots: await nodes.servedRoots(nodeId), callKeys: await nodes.callKeysSince(since) };
+  }
+
+  /** Publishes (or renews) this process's call key, and forgets keys of processes long gone. */
+  async publishCallKey(key: NodeCallKey): Promise<void> {
+    const now = this.clock.now();
+    await this.uow.repositories.nodes.publishCallKey(key, now);
+    await this.uow.repositories.nodes.purgeCallKeysBefore(new Date(now.getTime() - CALL_KEY_KEPT_MS));
   }
 
   /** A node by its id or its name. */

@@ -20,6 +20,27 @@ export interface NodeState {
   lastContact: Date | null;
 }
 
+/**
+ * A public key the API signs its calls to nodes with, as JWK text: each API process makes its key
+ * pair when it starts and keeps the private half in memory only, so that nothing the database holds
+ * opens a node (a copy of the database reads no node's files). Nodes verify with the live ones.
+ */
+export interface NodeCallKey {
+  kid: string;
+  publicJwk: string;
+}
+
+/** A directory of a node that an endpoint's storage is bound to: the node serves these and no other. */
+export interface NodeRoot {
+  endpointId: string;
+  root: string;
+}
+
+/** How long a published call key stays live after its process last renewed it (its process renews it while it signs). */
+export const CALL_KEY_LIVE_MS = 10 * 60_000;
+/** How often a process that signs renews its key's publication, at most. */
+export const CALL_KEY_RENEW_MS = 60_000;
+
 /** Where nodes are kept. */
 export interface NodeRepository {
   /** Adds a node; false, with nothing written, when its name is taken (case ignored). */
@@ -32,6 +53,14 @@ export interface NodeRepository {
   saveLastContact(id: string, at: Date): Promise<void>;
   /** False when there was no such node. */
   delete(id: string): Promise<boolean>;
+  /** The directories of the node that endpoints' storages are bound to, by endpoint id. */
+  servedRoots(nodeId: string): Promise<NodeRoot[]>;
+  /** Publishes a call key, or renews its publication: live from `at` for CALL_KEY_LIVE_MS. */
+  publishCallKey(key: NodeCallKey, at: Date): Promise<void>;
+  /** The call keys published or renewed since `since`, by kid. */
+  callKeysSince(since: Date): Promise<NodeCallKey[]>;
+  /** Forgets the call keys last renewed before `before`; how many. */
+  purgeCallKeysBefore(before: Date): Promise<number>;
 }
 
 /** The scope of a node-bound endpoint's HTTPS access (resource server: the endpoint's id), as the hosted service names a collection's. */

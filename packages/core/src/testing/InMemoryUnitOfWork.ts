@@ -20,7 +20,7 @@ import type { Maintenance, ServiceSettingsRepository } from '../shared/ServiceSe
 import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import { emptyTaskMaps, InMemoryTaskRepository, type TaskMaps } from './InMemoryTaskRepository';
 import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
-import type { NodeRepository, NodeState } from '../node/Node';
+import type { NodeCallKey, NodeRepository, NodeState } from '../node/Node';
 
 /** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
 interface Store {
@@ -46,6 +46,7 @@ interface Store {
   catalogueVersion: number;
   tasks: TaskMaps['tasks'];
   nodes: Map<string, NodeState>;
+  nodeCallKeys: Map<string, { publicJwk: string; renewedAt: Date }>;
   taskEvents: TaskMaps['taskEvents'];
   taskFiles: TaskMaps['taskFiles'];
 }
@@ -640,6 +641,23 @@ class InMemoryNodeRepository implements NodeRepository {
   async delete(id: string) {
     return this.store().nodes.delete(id);
   }
+  async servedRoots(nodeId: string) {
+    return [...this.store().endpoints.values()]
+      .flatMap((endpoint) => (endpoint.storage?.type === 'node' && endpoint.storage.node === nodeId ? [{ endpointId: endpoint.id, root: endpoint.storage.root }] : []))
+      .sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1));
+  }
+  async publishCallKey(key: NodeCallKey, at: Date) {
+    this.store().nodeCallKeys.set(key.kid, { publicJwk: key.publicJwk, renewedAt: at });
+  }
+  async callKeysSince(since: Date) {
+    return [...this.store().nodeCallKeys]
+      .filter(([, key]) => key.renewedAt.getTime() >= since.getTime())
+      .map(([kid, key]) => ({ kid, publicJwk: key.publicJwk }))
+      .sort((a, b) => (a.kid < b.kid ? -1 : 1));
+  }
+  async purgeCallKeysBefore(before: Date) {
+    return purgeWhere(this.store().nodeCallKeys, (key) => key.renewedAt.getTime() < before.getTime(), Number.MAX_SAFE_INTEGER);
+  }
 }
 
 class InMemoryServiceSettingsRepository implements ServiceSettingsRepository {
@@ -682,6 +700,7 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     maintenance: null,
     catalogueVersion: 0,
     nodes: new Map(),
+    nodeCallKeys: new Map(),
     ...emptyTaskMaps(),
   };
   private queue: Promise<unknown> = Promise.resolve();

@@ -494,3 +494,18 @@ export const NodeSchema = new EntitySchema<NodeRecord>({
   },
 });
 ALL_SCHEMAS.push(NodeSchema);
+
+export interface NodeCallKeyRecord {
+  kid: string;
+  public_jwk: string;
+  renewed_at: string;
+}
+export const NodeCallKeySchema = new EntitySchema<NodeCallKeyRecord>({
+  name: 'node_call_keys',
+  columns: {
+    kid: { type: 'varchar', length: 64, primary: true },
+    public_jwk: varchar(1024),
+    renewed_at: time(),
+  },
+});
+ALL_SCHEMAS.push(NodeCallKeySchema);

@@ -1,6 +1,6 @@
-import type { NodeRepository, NodeState } from '@xfer/core';
-import type { EntityManager } from 'typeorm';
-import { NodeSchema, type NodeRecord } from '../records/schemas';
+import type { NodeCallKey, NodeRepository, NodeRoot, NodeState } from '@xfer/core';
+import { LessThan, Like, MoreThanOrEqual, type EntityManager } from 'typeorm';
+import { EndpointSchema, NodeCallKeySchema, NodeSchema, type NodeRecord } from '../records/schemas';
 import { fromTime, fromTimeOrNull, toTime, toTimeOrNull, uniqueViolation } from './mapping';
 
 const toRecord = (node: NodeState): NodeRecord => ({
@@ -52,5 +52,27 @@ export class TypeormNodeRepository implements NodeRepository {
 
   async delete(id: string): Promise<boolean> {
     return ((await this.manager.delete(NodeSchema, { id })).affected ?? 0) > 0;
+  }
+
+  async servedRoots(nodeId: string): Promise<NodeRoot[]> {
+    // the attachment is JSON text: the rows that name the node, then each checked whole
+    const rows = await this.manager.find(EndpointSchema, { select: { id: true, storage: true }, where: { storage: Like(`%${nodeId}%`) }, order: { id: 'ASC' } });
+    return rows.flatMap((row) => {
+      const storage = row.storage == null ? null : (JSON.parse(row.storage) as { type?: string; node?: string; root?: string });
+      return storage?.type === 'node' && storage.node === nodeId && typeof storage.root === 'string' ? [{ endpointId: row.id, root: storage.root }] : [];
+    });
+  }
+
+  async publishCallKey(key: NodeCallKey, at: Date): Promise<void> {
+    await this.manager.upsert(NodeCallKeySchema, { kid: key.kid, public_jwk: key.publicJwk, renewed_at: toTime(at) }, ['kid']);
+  }
+
+  async callKeysSince(since: Date): Promise<NodeCallKey[]> {
+    const rows = await this.manager.find(NodeCallKeySchema, { where: { renewed_at: MoreThanOrEqual(toTime(since)) }, order: { kid: 'ASC' } });
+    return rows.map((row) => ({ kid: row.kid, publicJwk: row.public_jwk }));
+  }
+
+  async purgeCallKeysBefore(before: Date): Promise<number> {
+    return (await this.manager.delete(NodeCallKeySchema, { renewed_at: LessThan(toTime(before)) })).affected ?? 0;
   }
 }

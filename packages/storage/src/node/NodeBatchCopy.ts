@@ -92,7 +92,7 @@ async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullR
   const { client, endpointId, root, base } = destination;
   const sameNode = source.client.nodeId === client.nodeId;
   const request: PullRequest = {
-    source: sameNode ? { root: source.root, base: source.base } : await source.client.grant(source.endpointId, { root: source.root, base: source.base, dir: files.from, names: files.files.map((file) => file.name), checksum: files.checksum }),
+    source: sameNode ? { root: source.root, base: source.base } : await source.client.grant(source.endpointId, { endpoint: source.endpointId, base: source.base, dir: files.from, names: files.files.map((file) => file.name), checksum: files.checksum }),
     ...files,
   };
   const outcomes: DirectoryFileCopy[] = [];

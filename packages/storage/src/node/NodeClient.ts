@@ -2,22 +2,26 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import { NodeNotReachableError } from '@xfer/core';
-import { SignJWT } from 'jose';
 import { Pool, type Dispatcher } from 'undici';
-import { API_ISSUER, boundedJson, failureFromWire, nodeCallKey, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
+import type { NodeCallSigner } from './NodeCallSigner';
+import { boundedJson, failureFromWire, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
 
-/** A node's address and the hash of its secret, as the API keeps them. */
+/** A node's address, as the API keeps it. */
 export interface NodeAddress {
   url: string;
-  secretHash: string;
 }
 
 /** How the API finds a node by its id (its repository); null for one not registered. */
 export type FindNode = (nodeId: string) => Promise<NodeAddress | null>;
 
-/** How this process reaches nodes: where it finds them, and a CA it trusts beside the system's and NODE_EXTRA_CA_CERTS (the stand-in's own). */
+/**
+ * How this process reaches nodes: where it finds them, how it signs its calls (its own key, never
+ * one the database holds), and a CA it trusts beside the system's and NODE_EXTRA_CA_CERTS (the
+ * stand-in's own).
+ */
 export interface NodeReach {
   find: FindNode;
+  signer: NodeCallSigner;
   extraCa?: string;
 }
 
@@ -50,13 +54,12 @@ export interface NodeCall {
 interface Connection {
   url: URL;
   pool: Pool;
-  key: Uint8Array;
   until: number;
 }
 
 /**
  * One data node as the API reaches it: a pool of connections to its URL, and the token its calls
- * carry (signed with a key derived from the node's secret). A node that cannot be reached, or that
+ * carry (signed with this process's key, for this node). A node that cannot be reached, or that
  * refuses the API's token, is NodeNotReachableError naming the endpoint; a storage's refusal on the
  * node is its StorageError.
  */
@@ -82,7 +85,7 @@ export class NodeClient {
       response = await connection.pool.request({
         path: `${connection.url.pathname.replace(/\/$/, '')}${NODE_STORAGE_PATH}/${call.operation}?${query}`,
         method: call.method ?? 'GET',
-        headers: { authorization: `Bearer ${await this.tokenFor(connection)}`, ...(typeof call.body === 'string' && { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${await this.tokenFor()}`, ...(typeof call.body === 'string' && { 'content-type': 'application/json' }) },
         body: typeof call.body === 'object' ? Readable.from(call.body, { objectMode: false }) : (call.body ?? null),
         headersTimeout: call.answerMs ?? ANSWER_MS,
         bodyTimeout: call.answerMs ?? ANSWER_MS,
@@ -110,7 +113,7 @@ export class NodeClient {
     const connection = await this.connect().catch((error: unknown) => {
       throw new NodeNotReachableError(endpointId, this.nodeId, error instanceof Error ? error.message : String(error));
     });
-    const token = await new SignJWT({ [READ_GRANT_CLAIM]: grant }).setProtectedHeader({ alg: 'HS256' }).setIssuer(API_ISSUER).setAudience(this.nodeId).setIssuedAt().setExpirationTime(`${READ_GRANT_SECONDS}s`).sign(connection.key);
+    const token = await this.reach.signer.sign({ [READ_GRANT_CLAIM]: grant }, this.nodeId, READ_GRANT_SECONDS);
     return { url: connection.url.href.replace(/\/+$/, ''), grant: token };
   }
 
@@ -147,16 +150,11 @@ export class NodeClient {
       const address = await this.reach.find(this.nodeId);
       if (!address) throw new Error('no such node is registered');
       const url = new URL(address.url);
-      const key = nodeCallKey(address.secretHash);
       const until = Date.now() + ADDRESS_MS;
-      if (previous && previous.url.href === url.href) {
-        if (Buffer.compare(Buffer.from(previous.key), Buffer.from(key)) !== 0) this.token = null;
-        return { ...previous, key, until };
-      }
+      if (previous && previous.url.href === url.href) return { ...previous, until };
       if (previous) this.retired.push(previous.pool);
-      this.token = null;
       const ca = trustedCas(this.reach.extraCa);
-      return { url, key, until, pool: new Pool(url.origin, { connections: 16, connectTimeout: 5_000, keepAliveTimeout: 30_000, connect: ca && { ca } }) };
+      return { url, until, pool: new Pool(url.origin, { connections: 16, connectTimeout: 5_000, keepAliveTimeout: 30_000, connect: ca && { ca } }) };
     })();
     this.connection = next;
     // a failed lookup is tried again by the next call
@@ -166,10 +164,10 @@ export class NodeClient {
     return next;
   }
 
-  private async tokenFor(connection: Connection): Promise<string> {
+  private async tokenFor(): Promise<string> {
     const now = Date.now();
     if (this.token && this.token.until - TOKEN_RENEW_MS > now) return this.token.value;
-    const value = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(API_ISSUER).setAudience(this.nodeId).setIssuedAt().setExpirationTime(`${TOKEN_SECONDS}s`).sign(connection.key);
+    const value = await this.reach.signer.sign({}, this.nodeId, TOKEN_SECONDS);
     this.token = { value, until: now + TOKEN_SECONDS * 1000 };
     return value;
   }

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { StorageError, type ChecksumAlgorithm, type FileEntry, type StorageFailure } from '@xfer/core';
 
@@ -10,19 +9,11 @@ import { StorageError, type ChecksumAlgorithm, type FileEntry, type StorageFailu
  */
 export const NODE_STORAGE_PATH = '/_xfer/storage';
 
-/** Who signs the API's calls to a node (the JWT issuer) and how the node checks them. */
+/** Who signs the API's calls to a node (the JWT issuer; NodeCallSigner signs them). */
 export const API_ISSUER = 'xfer-api';
 
 /** The status of a storage's refusal on the wire. */
 export const STORAGE_REFUSED = 409;
-
-/**
- * The key the API signs its calls to a node with (HS256): derived from the hash of the node's
- * secret, which the API keeps and the node computes from its secret, so neither sends it.
- */
-export function nodeCallKey(secretHash: string): Uint8Array {
-  return createHmac('sha256', secretHash).update('xfer: the API calls a data node').digest();
-}
 
 /** The members of the port, as the last segment of their path. */
 export type StorageOperation = 'stat' | 'names' | 'typed-names' | 'entries' | 'mkdir' | 'rename' | 'read' | 'write' | 'remove' | 'checksum' | 'pull';
@@ -30,17 +21,21 @@ export type StorageOperation = 'stat' | 'names' | 'typed-names' | 'entries' | 'm
 /**
  * Node to node, the destination pulls: the API asks the destination node (`pull`) to copy files
  * of a directory from the source node, handing it a READ_GRANT that the API signed for the source
- * node (its key, its id as audience, READ_GRANT_SECONDS): it opens those files of that directory
- * for reading (`read-files`, the grant in the body: a batch names up to 1,000 files), nothing else.
+ * node (its id as audience, READ_GRANT_SECONDS): it opens those files of that directory for
+ * reading (`read-files`, the grant in the body: a batch names up to 1,000 files), nothing else.
  */
 export const READ_FILES = 'read-files';
 /** The JWT claim of a grant; a token with it is refused by every other call. */
 export const READ_GRANT_CLAIM = 'xfer_read';
 export const READ_GRANT_SECONDS = 120;
 
-/** Which files of a node's directory a grant opens, and the digest their reader computes as it sends them. */
+/**
+ * Which files of a node's directory a grant opens, and the digest their reader computes as it sends
+ * them. The directory is named by its endpoint (the source node knows where that endpoint's
+ * storage lies): the destination, which holds the grant, learns nothing of the source's disk.
+ */
 export interface ReadGrant {
-  root: string;
+  endpoint: string;
   base: string;
   dir: string;
   names: string[];

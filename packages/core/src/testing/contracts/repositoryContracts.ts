@@ -13,6 +13,7 @@ import type { UnitOfWork } from '../../shared/UnitOfWork';
 import { SequentialIdGenerator } from '../fakes';
 import { newTask, type TaskState } from '../../task/Task';
 import type { TaskQuery } from '../../task/TaskQuery';
+import type { StorageAttachment } from '../../storage/Storage';
 
 export interface ContractSubject {
   uow: UnitOfWork;
@@ -981,6 +982,38 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect(await uow.repositories.nodes.delete(lab.id)).toBe(false);
         expect(await uow.repositories.nodes.saveSecretHash(lab.id, 'c'.repeat(64))).toBe(false);
         expect(await uow.repositories.nodes.findById(lab.id)).toBeNull();
+      });
+
+      it('lists the directories of a node that endpoints are bound to, and no other node\'s', async () => {
+        const [lab, other] = [node('lab'), node('other')];
+        await uow.repositories.nodes.add(lab);
+        await uow.repositories.nodes.add(other);
+        const alice = await identity('alice');
+        const bound = async (name: string, attachment: StorageAttachment | null) => {
+          const endpoint = serverEndpoint(alice, name);
+          if (attachment) endpoint.attachStorage(attachment, attachment.type === 'node' ? 'https://node.example.org' : undefined);
+          await uow.repositories.endpoints.insert(endpoint);
+          return endpoint.id;
+        };
+        const first = await bound('First', { type: 'node', node: lab.id, root: '/srv/first' });
+        const second = await bound('Second', { type: 'node', node: lab.id, root: `/srv/${other.id}` });
+        await bound('Elsewhere', { type: 'node', node: other.id, root: `/srv/${lab.id}` });
+        await bound('Local', { type: 'posix', root: `/srv/${lab.id}` });
+        await bound('None', null);
+        expect(await uow.repositories.nodes.servedRoots(lab.id)).toEqual([{ endpointId: first, root: '/srv/first' }, { endpointId: second, root: `/srv/${other.id}` }].sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1)));
+        expect(await uow.repositories.nodes.servedRoots(ids.uuid())).toEqual([]);
+      });
+
+      it('keeps call keys live from their last renewal, and forgets old ones', async () => {
+        const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+        await uow.repositories.nodes.publishCallKey({ kid: 'b', publicJwk: '{"kty":"OKP","x":"b"}' }, at(0));
+        await uow.repositories.nodes.publishCallKey({ kid: 'a', publicJwk: '{"kty":"OKP","x":"a"}' }, at(10));
+        expect(await uow.repositories.nodes.callKeysSince(at(5))).toEqual([{ kid: 'a', publicJwk: '{"kty":"OKP","x":"a"}' }]);
+        // renewed: live again
+        await uow.repositories.nodes.publishCallKey({ kid: 'b', publicJwk: '{"kty":"OKP","x":"b"}' }, at(20));
+        expect((await uow.repositories.nodes.callKeysSince(at(5))).map((key) => key.kid)).toEqual(['a', 'b']);
+        expect(await uow.repositories.nodes.purgeCallKeysBefore(at(15))).toBe(1);
+        expect((await uow.repositories.nodes.callKeysSince(at(0))).map((key) => key.kid)).toEqual(['b']);
       });
     });
 
