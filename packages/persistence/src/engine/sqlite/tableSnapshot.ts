@@ -8,12 +8,13 @@ export interface TableSnapshot {
 /**
  * The tables a snapshot holds: the database's own, not SQLite's, not the migrations' record, not
  * the search index (its triggers on `endpoints` rebuild it as the rows come back), and not the
- * signing keys (they outlive a reset: what was signed before it still verifies, a client's cached
- * JWKS stays right, and the stand-in makes its key after it starts).
+ * signing keys nor the node call keys (they outlive a reset: what was signed before it still
+ * verifies, a client's cached JWKS stays right, the stand-in makes its key after it starts, and
+ * its nodes keep verifying its calls).
  */
 async function ownTables(db: DataSource | EntityManager): Promise<string[]> {
   const rows = (await db.query(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('migrations', 'signing_keys') AND name NOT LIKE 'endpoint_search%' ORDER BY name",
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('migrations', 'signing_keys', 'node_call_keys') AND name NOT LIKE 'endpoint_search%' ORDER BY name",
   )) as { name: string }[];
   return rows.map((r) => r.name);
 }
