@@ -217,6 +217,8 @@ function serveCopies(): void {
         }
         checksums = { source: sourceHash.digest('hex'), destination: writtenHash.digest('hex') };
       }
+      // a copy whose digest differs never takes its name: the file there stays as it was
+      if (checksums !== null && checksums.source !== checksums.destination) return { bytes, checksums };
       if (!Number.isNaN(mtimeMs)) at('destination', () => fs.futimesSync(output, mtimeMs / 1000, mtimeMs / 1000));
       at('destination', () => fs.renameSync(part, `${directory}${name}`));
       placed = true;

@@ -13,6 +13,8 @@ const DATA = 0x44;
 const END = 0x45;
 const FAIL = 0x58;
 const FRAME_HEAD = 5;
+/** The longest control frame (a header, an end, a failure: a name and a path at most, well under it); a longer one fails the stream at once. */
+export const MAX_CONTROL_FRAME = 64 * 1024;
 /** Small files' frames go out together, in writes of about this many bytes. */
 const COALESCE_BYTES = 64 * 1024;
 
@@ -52,12 +54,12 @@ async function load(storage: Storage, path: string, name: string, checksum: Read
   try {
     const entry = await storage.stat(path);
     if (entry.type === 'dir') throw new StorageError('is_directory', path, `${path}: a directory, not a file`);
-    const header: FileHeader = { name, size: entry.size, mtime: entry.lastModified.getTime() };
-    if (entry.size > SMALL_FILE) return { kind: 'stream', header, path };
+    if (entry.size > SMALL_FILE) return { kind: 'stream', header: { name, size: entry.size, mtime: entry.lastModified.getTime() }, path };
     const pieces: Buffer[] = [];
     for await (const chunk of storage.read(path)) pieces.push(Buffer.from(chunk));
     const bytes = Buffer.concat(pieces);
-    return { kind: 'whole', header, bytes, digest: checksum ? createHash(checksum).update(bytes).digest('hex') : null };
+    // its size as read (a file that changed since its stat is sent as it was read)
+    return { kind: 'whole', header: { name, size: bytes.length, mtime: entry.lastModified.getTime() }, bytes, digest: checksum ? createHash(checksum).update(bytes).digest('hex') : null };
   } catch (error) {
     if (error instanceof StorageError) return { kind: 'fail', error };
     throw error;
@@ -109,7 +111,8 @@ export async function* fileFrames(storage: Storage, grant: ReadGrant, pool: Chun
       gather(jsonFrame(HEADER, loaded.header));
       const hash = grant.checksum ? createHash(grant.checksum) : null;
       try {
-        for await (const chunk of storage.read(loaded.path, { pool })) {
+        // no more than its header said (a file that grew since its stat): the destination holds it to that
+        for await (const chunk of storage.read(loaded.path, { pool, range: { start: 0, end: loaded.header.size - 1 } })) {
           hash?.update(chunk);
           gather(head(DATA, chunk.length));
           yield* flush();
@@ -160,8 +163,13 @@ export class FrameReader implements AsyncIterable<Frame> {
     private readonly resume: () => void,
   ) {}
 
-  /** A piece of the stream; false: pause until `resume`. */
+  /**
+   * A piece of the stream; false: pause until `resume`. A stream that breaks the protocol (a
+   * control frame over MAX_CONTROL_FRAME, a file's bytes more or fewer than its header said) fails
+   * at once: the consumer is given the failure, and every later piece is ignored.
+   */
   push(piece: Uint8Array): boolean {
+    if (this.ended !== null) return false;
     const incoming = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
     const bytes = this.pending.length > 0 ? Buffer.concat([this.pending, incoming]) : incoming;
     let at = 0;
@@ -178,22 +186,41 @@ export class FrameReader implements AsyncIterable<Frame> {
       const kind = bytes[at]!;
       const length = bytes.readUInt32BE(at + 1);
       if (kind === DATA) {
+        if (length > this.fileLeft) return this.broken(`it sent more bytes of a file than its header said (${this.fileLeft} left)`);
         at += FRAME_HEAD;
         this.dataLeft = length;
         continue;
       }
+      if (length > MAX_CONTROL_FRAME) return this.broken(`a control frame of ${length} bytes (at most ${MAX_CONTROL_FRAME})`);
       if (bytes.length - at - FRAME_HEAD < length) break;
-      const value: unknown = JSON.parse(bytes.toString('utf8', at + FRAME_HEAD, at + FRAME_HEAD + length));
+      let frame: Frame;
+      try {
+        frame = frameOf(kind, JSON.parse(bytes.toString('utf8', at + FRAME_HEAD, at + FRAME_HEAD + length)));
+      } catch (error) {
+        return this.broken(error instanceof Error ? error.message : String(error));
+      }
       at += FRAME_HEAD + length;
-      const frame = frameOf(kind, value);
+      if (frame.kind === 'end' && this.fileLeft > 0) return this.broken(`a file ended ${this.fileLeft} bytes short of what its header said`);
       this.handOn();
-      if (frame.kind === 'header') this.fileLeft = frame.header.size;
+      if (frame.kind === 'header') {
+        if (!(Number.isSafeInteger(frame.header.size) && frame.header.size >= 0)) return this.broken('a header without a size');
+        this.fileLeft = frame.header.size;
+      }
+      // a file the source could not read ends where it is
+      if (frame.kind === 'fail') this.fileLeft = 0;
       this.add(frame);
     }
     // copied: the piece's buffer may be the connection's own
     this.pending = at < bytes.length ? Buffer.from(bytes.subarray(at)) : NOTHING;
     this.paused = this.readyBytes >= this.aheadBytes;
     return !this.paused;
+  }
+
+  /** The stream broke the protocol: it fails (why), and the producer is paused for good. */
+  private broken(why: string): false {
+    this.pending = NOTHING;
+    this.fail(new Error(`the stream of files broke the protocol: ${why}`));
+    return false;
   }
 
   /** The stream ended: a frame left in part is its failure. */

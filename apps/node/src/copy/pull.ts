@@ -101,7 +101,8 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
       const path = joinStoragePath(request.to, `/${file.as}`);
       const lastModified = file.lastModified ?? (request.sourceTimes ? new Date(first.header.mtime) : undefined);
       const hash = request.checksum ? createHash(request.checksum) : null;
-      const copied = (bytes: number, sourceDigest: string | null): Told => ({ line: { copied: { bytes, checksums: hash && sourceDigest !== null ? { source: sourceDigest, destination: hash.digest('hex') } : null } }, halts: false });
+      /** The copy's line: its bytes, and both digests where the grant asked (a pair that differs: the copy was never placed). */
+      const copied = (bytes: number, digests: { source: string | null; destination: string } | null): Told => ({ line: { copied: { bytes, checksums: digests && digests.source !== null ? { source: digests.source, destination: digests.destination } : null } }, halts: false });
       const written = (error: unknown): Told => {
         if (error instanceof StorageError && !signal.aborted) return { line: { failed: failureToWire(error), side: 'destination' }, halts: true };
         throw error;
@@ -112,15 +113,17 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
         if ('error' in whole) {
           window.push(Promise.resolve(sourceFailed(whole.error)));
         } else {
-          hash?.update(whole.bytes);
-          window.push(destination.write(path, once(whole.bytes), { lastModified }).then((bytes) => copied(bytes, whole.digest), written));
+          const digests = hash && { source: whole.digest, destination: hash.update(whole.bytes).digest('hex') };
+          // a copy whose digest differs is never written: the file at its name stays as it was
+          if (digests && digests.source !== digests.destination) window.push(Promise.resolve(copied(whole.bytes.length, digests)));
+          else window.push(destination.write(path, once(whole.bytes), { lastModified }).then((bytes) => copied(bytes, digests), written));
         }
         await settle(SMALL_WRITES_AT_ONCE);
         continue;
       }
       await settle(0);
       if (halted) break;
-      let sourceDigest: string | null = null;
+      let digests: { source: string | null; destination: string } | null = null;
       let sourceFailure: StorageError | null = null;
       inHand = 0;
       // each chunk goes back to the pool once the storage asks for the next (it has written it)
@@ -137,7 +140,9 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
               lent = frame.bytes;
               yield frame.bytes;
             } else if (frame.kind === 'end') {
-              sourceDigest = frame.digest;
+              digests = hash && { source: frame.digest, destination: hash.digest('hex') };
+              // compared before the write renames the copy into place: one that differs never takes its name
+              if (digests && digests.source !== digests.destination) throw new DigestDiffers();
               return;
             } else if (frame.kind === 'fail') {
               sourceFailure = frame.error;
@@ -150,9 +155,10 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
       }
       let told: Told;
       try {
-        told = copied(await destination.write(path, data(), { lastModified }), sourceDigest);
+        const bytes = await destination.write(path, data(), { lastModified });
+        told = copied(bytes, digests);
       } catch (error) {
-        told = sourceFailure !== null ? sourceFailed(sourceFailure) : written(error);
+        told = error instanceof DigestDiffers ? copied(inHand, digests) : sourceFailure !== null ? sourceFailed(sourceFailure) : written(error);
       }
       inHand = 0;
       window.push(Promise.resolve(told));
@@ -171,6 +177,9 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
     answer.stop();
   }
 }
+
+/** A file's copy whose digest differs from its source's: dropped before it takes its name. */
+class DigestDiffers extends Error {}
 
 /** A file's line to tell, and whether the copy stops after it. */
 interface Told {

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testBackends } from '@xfer/persistence/testing';
 import express, { type Express, type Request, type Response } from 'express';
@@ -29,6 +30,27 @@ function lyingNode(listing: Record<string, string[]>, content = 'evil'): Express
   });
   app.get('/_xfer/storage/read', (_req: Request, res: Response) => {
     res.type('application/octet-stream').send(content);
+  });
+  return app;
+}
+
+/** A frame of the stream of files (a kind byte, a 32-bit length, the payload). */
+const frame = (kind: 'H' | 'D' | 'E', payload: Buffer | object) => {
+  const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
+  const head = Buffer.alloc(5);
+  head[0] = kind.charCodeAt(0);
+  head.writeUInt32BE(bytes.length, 1);
+  return Buffer.concat([head, bytes]);
+};
+
+/** A source node that lists one file, `big.bin`, in /data and answers read-files with `stream` (its answer written by the test). */
+function lyingSource(stream: (res: Response) => void): Express {
+  const app = express();
+  app.get('/_xfer/storage/stat', (_req, res) => void res.json(wireDir('data')));
+  app.get('/_xfer/storage/typed-names', (_req, res) => void res.type('application/x-ndjson').send(`${JSON.stringify([{ name: 'big.bin', type: 'file' }])}\n`));
+  app.post('/_xfer/storage/read-files', (_req, res) => {
+    res.type('application/octet-stream');
+    stream(res);
   });
   return app;
 }
@@ -104,5 +126,74 @@ describe.each(testBackends())('data nodes that lie to the API ($name)', (backend
     expect(listing.body).toMatchObject({ code: 'ExternalError.NodeNotReachable' });
     expect(listing.body.message).toContain(`its answer is longer than ${16 * 2 ** 20} bytes`);
     expect(await flooded[1]!).toBeLessThan(FLOOD / 4);
+  });
+
+  /** A transfer of the lying source's /data/ to the Archive node's /in/ (its previous big.bin there), and the task once it waits on a fault. */
+  let liars = 0;
+  const copyFromLiar = async (app: Express, options: Record<string, unknown> = {}) => {
+    liars += 1;
+    const liar = await world.hostileNode(`liar-${liars}`, app);
+    const destination = join(world.archive.root, 'in');
+    (await import('node:fs')).mkdirSync(destination, { recursive: true });
+    writeFileSync(join(destination, 'big.bin'), 'previous');
+    const submitted = await world.transfer({ source_endpoint: liar.endpointId, destination_endpoint: world.archive.id, ...options, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/', destination_path: '/in/', recursive: true }] });
+    expect(submitted.status).toBe(202);
+    const taskId = submitted.body.task_id as string;
+    const task = await world.until(taskId, (t) => t.nice_status !== null && t.nice_status !== 'Queued');
+    const events = (await world.as(world.alice.token).get(`/task/${taskId}/event_list?filter=is_error:1`)).body.DATA as { code: string; details: string }[];
+    await world.as(world.alice.token).post(`/task/${taskId}/cancel`);
+    return { task, events, previous: readFileSync(join(destination, 'big.bin'), 'utf8'), names: readdirSync(destination) };
+  };
+
+  it('F5: a frame header of megabytes fails the stream at once: the destination node reads no more of it', async () => {
+    let sent: Promise<number> = Promise.resolve(0);
+    const copy = await copyFromLiar(lyingSource((res) => {
+      const head = Buffer.alloc(5);
+      head[0] = 'H'.charCodeAt(0);
+      head.writeUInt32BE(64 * 2 ** 20, 1);
+      res.write(head);
+      sent = flood(res, 64 * 2 ** 20, ' ');
+    }));
+    expect(copy.task).toMatchObject({ status: 'ACTIVE', nice_status: 'ENDPOINT_NOT_CONNECTED', files_transferred: 0 });
+    expect(copy.events[0]!.details).toContain(`the stream of files broke the protocol: a control frame of ${64 * 2 ** 20} bytes (at most 65536)`);
+    expect(await sent).toBeLessThan(16 * 2 ** 20);
+    expect([copy.previous, copy.names]).toEqual(['previous', ['big.bin']]);
+  });
+
+  it.each([
+    ['more bytes than its header said', [frame('D', Buffer.alloc(100_000, 'a')), frame('D', Buffer.alloc(50_000, 'b')), frame('E', { digest: null })], 'it sent more bytes of a file than its header said'],
+    ['fewer bytes than its header said', [frame('D', Buffer.alloc(60_000, 'a')), frame('E', { digest: null })], 'a file ended 40000 bytes short of what its header said'],
+  ])('F6: a source that sends %s fails the copy, verified or not: nothing takes the file\'s name', async (_what, frames, said) => {
+    for (const verify of [false, true]) {
+      const copy = await copyFromLiar(lyingSource((res) => res.end(Buffer.concat([frame('H', { name: 'big.bin', size: 100_000, mtime: 0 }), ...frames]))), { verify_checksum: verify });
+      expect(copy.task).toMatchObject({ status: 'ACTIVE', nice_status: 'ENDPOINT_NOT_CONNECTED', files_transferred: 0 });
+      expect(copy.events[0]!.details).toContain(said);
+      expect([copy.previous, copy.names]).toEqual(['previous', ['big.bin']]);
+    }
+  });
+
+  it('F6: an endless file stops at the size its header said', async () => {
+    let sent: Promise<number> = Promise.resolve(0);
+    const copy = await copyFromLiar(lyingSource((res) => {
+      res.write(Buffer.concat([frame('H', { name: 'big.bin', size: 1_000_000, mtime: 0 }), frame('D', Buffer.alloc(1_000_000, 'a'))]));
+      const head = Buffer.alloc(5);
+      head[0] = 'D'.charCodeAt(0);
+      head.writeUInt32BE(2 ** 32 - 1, 1);
+      res.write(head);
+      sent = flood(res, 256 * 2 ** 20);
+    }));
+    expect(copy.events[0]!.details).toContain('it sent more bytes of a file than its header said (0 left)');
+    expect(await sent).toBeLessThan(64 * 2 ** 20);
+    expect([copy.previous, copy.names]).toEqual(['previous', ['big.bin']]);
+  });
+
+  it('F7: a digest that differs is found before the copy takes its name: the file there stays as it was', async () => {
+    for (const size of [1_000, 1_000_000]) {
+      const bytes = Buffer.alloc(size, 'x');
+      const copy = await copyFromLiar(lyingSource((res) => res.end(Buffer.concat([frame('H', { name: 'big.bin', size, mtime: 0 }), frame('D', bytes), frame('E', { digest: createHash('md5').update('other').digest('hex') })]))), { verify_checksum: true });
+      expect(copy.task).toMatchObject({ status: 'ACTIVE', nice_status: 'CHECKSUM_MISMATCH', files_transferred: 1 });
+      expect(copy.events[0]!.details).toContain(`/in/big.bin: md5 ${createHash('md5').update(bytes).digest('hex')}, expected ${createHash('md5').update('other').digest('hex')}`);
+      expect([copy.previous, copy.names]).toEqual(['previous', ['big.bin']]);
+    }
   });
 });

@@ -93,7 +93,7 @@ export interface DirectoryCopyOptions {
   progress?: (bytes: number) => void;
 }
 
-/** What became of one file of copyFilesFrom: its bytes (with both digests when asked), or why it failed and on which side. */
+/** What became of one file of copyFilesFrom: its bytes (with both digests when asked: a copy whose digests differ never took its name), or why it failed and on which side. */
 export type DirectoryFileCopy = { bytes: number; checksums: { source: string; destination: string } | null } | { error: StorageError; side: 'source' | 'destination' };
 
 export interface Storage {
@@ -175,7 +175,8 @@ export interface KernelCopy extends HostCopy {
  * Copies files of the directory `from` of `source` into the directory `to` here, in order, each as
  * KernelCopy would, off the event loop (a call or two per file): what became of each, up to and
  * with the first failure unless it is a failure of the source that `options.skipSourceFailures`
- * names, or up to `options.maxBytes`; both sides' digests when `options.checksum` asks.
+ * names, or up to `options.maxBytes`; both sides' digests when `options.checksum` asks (compared
+ * before the copy takes its name: one whose digests differ leaves the file there as it was).
  */
 export interface BatchCopy extends HostCopy {
   copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]>;

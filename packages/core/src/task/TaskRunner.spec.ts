@@ -176,10 +176,12 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(archive.nodes.get('/in/run2.csv')?.lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
     const good = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/ok.csv', external_checksum: md5('xx') }]));
     expect(good.status).toBe('SUCCEEDED');
+    // F7: a copy whose digest differs never takes its name: the file there stays as it was
+    archive.put('/in/bad.csv', 'previous');
     const bad = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/bad.csv', external_checksum: md5('yy') }]));
     expect(bad).toMatchObject({ status: 'ACTIVE', niceStatus: 'CHECKSUM_MISMATCH' });
     expect(bad.counters.faults).toBe(1);
-    expect(archive.nodes.has('/in/bad.csv')).toBe(false);
+    expect(archive.text('/in/bad.csv')).toBe('previous');
     const errors = await store.listEvents(bad.id, { errorsOnly: true, limit: 10, offset: 0 });
     expect(errors.events[0]).toMatchObject({ code: 'CHECKSUM_MISMATCH', isError: true, details: expect.stringContaining(`expected ${md5('yy')}`) });
     const sha = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/sha.csv', external_checksum: createHash('sha256').update('xx').digest('hex') }]));
@@ -422,6 +424,59 @@ describe('running transfer and delete tasks through the storage port', () => {
     expect(archive.nodes.get('/in/s.csv')?.lastModified).toEqual(new Date('2026-01-01T00:00:00Z'));
   });
 
+  it('F7: verifies a kernel copy under a name of its own before it takes the file\'s: a digest that differs leaves the file there as it was', async () => {
+    let content = 'xx';
+    lab.features = { ...NO_FEATURES, kernelCopy: kernelCopy() };
+    archive.features = {
+      ...NO_FEATURES,
+      kernelCopy: kernelCopy(async (_from, _path, to) => {
+        archive.put(to, content);
+        return content.length;
+      }),
+    };
+    archive.put('/in/v.csv', 'previous');
+    content = 'yy';
+    const bad = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/v.csv' }], { verify_checksum: true }));
+    expect(bad).toMatchObject({ status: 'ACTIVE', niceStatus: 'CHECKSUM_MISMATCH' });
+    expect(archive.text('/in/v.csv')).toBe('previous');
+    expect([...archive.nodes.keys()].filter((key) => key.startsWith('/in/'))).toEqual(['/in/v.csv']);
+    await tasks.cancel(alice, bad.id);
+    content = 'xx';
+    const good = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/v.csv' }], { verify_checksum: true }));
+    expect(good).toMatchObject({ status: 'SUCCEEDED', counters: { bytesChecksummed: 2 } });
+    expect(archive.text('/in/v.csv')).toBe('xx');
+    expect([...archive.nodes.keys()].filter((key) => key.startsWith('/in/'))).toEqual(['/in/v.csv']);
+  });
+
+  it.each([
+    ['more bytes than it said', ['xx', 'and more']],
+    ['fewer bytes than it said', ['x']],
+  ])('F6: holds a streamed source to the size it said: one that sends %s fails the file, and the file there stays as it was', async (_what, chunks) => {
+    const read = lab.read.bind(lab);
+    lab.read = (path, options) => (path === '/data/run2.csv' ? (async function* () { for (const chunk of chunks) yield Buffer.from(chunk); })() : read(path, options));
+    archive.put('/in/held.csv', 'previous');
+    for (const verify of [false, true]) {
+      const task = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/held.csv' }], { verify_checksum: verify }));
+      expect(task).toMatchObject({ status: 'ACTIVE', niceStatus: 'FILE_SIZE_CHANGED', counters: { filesTransferred: 0 } });
+      expect(archive.text('/in/held.csv')).toBe('previous');
+      await tasks.cancel(alice, task.id);
+    }
+  });
+
+  it('F6: stops reading an endless source at the size it said', async () => {
+    let sent = 0;
+    lab.read = () => (async function* () {
+      for (;;) {
+        sent += 1024;
+        yield Buffer.alloc(1024, 'a');
+      }
+    })();
+    const task = await run(await transfer([{ source_path: '/data/run2.csv', destination_path: '/in/endless.csv' }]));
+    expect(task).toMatchObject({ status: 'ACTIVE', niceStatus: 'FILE_SIZE_CHANGED' });
+    expect(sent).toBe(1024);
+    expect(archive.nodes.has('/in/endless.csv')).toBe(false);
+  });
+
   describe("storages that copy a directory's files together (a batch copy)", () => {
     type Call = { from: boolean; dirs: [string, string]; files: [string, string | null][]; options: DirectoryCopyOptions };
     let calls: Call[];
@@ -444,7 +499,8 @@ describe('running transfer and delete tasks through the storage port', () => {
           if (options.signal?.aborted) break;
           const text = lab.text(`${fromDir}/${file.name}`)!;
           const copied = outcome(file.name, text, options);
-          if (!('error' in copied)) archive.put(`${toDir}/${file.name}`, text);
+          // a copy whose digests differ never takes its name (the file there stays)
+          if (!('error' in copied) && copied.checksums?.source === copied.checksums?.destination) archive.put(`${toDir}/${file.name}`, text);
           outcomes.push(copied);
           if ('error' in copied && !(copied.side === 'source' && options.skipSourceFailures.includes(copied.error.failure))) break;
         }
@@ -538,11 +594,12 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(calls).toEqual([]);
     });
 
-    it('waits out a digest that differs, that copy removed and only the files before it recorded', async () => {
+    it('waits out a digest that differs, the file at its name kept as it was and only the files before it recorded', async () => {
       outcome = (name, text) => ({ bytes: text.length, checksums: { source: md5(text), destination: name === 'b.txt' ? md5('other') : md5(text) } });
+      archive.put('/in/many/b.txt', 'previous');
       const waiting = await run(await many({ verify_checksum: true }));
       expect(waiting).toMatchObject({ status: 'ACTIVE', niceStatus: 'CHECKSUM_MISMATCH', counters: { files: 2, filesTransferred: 2, bytesChecksummed: 8 } });
-      expect(archive.nodes.has('/in/many/b.txt')).toBe(false);
+      expect(archive.text('/in/many/b.txt')).toBe('previous');
       expect((await store.listFiles(waiting.id, 'succeeded', 0, 10)).map((f) => f.sourcePath)).toEqual(['/many/a.txt']);
       expect((await store.listEvents(waiting.id, { errorsOnly: true, limit: 10, offset: 0 })).events[0]?.details).toBe(`/in/many/b.txt: md5 ${md5('other')}, expected ${md5('three')}`);
     });

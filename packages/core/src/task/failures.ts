@@ -1,7 +1,7 @@
 import { DomainError, PermissionDeniedError } from '../shared/errors';
 import { UnsafeNameError } from '../storage/paths';
 import { StorageError } from '../storage/Storage';
-import { storageFailure, type CopyFailure, type CopyFailureReason } from '../transfer/CopyReport';
+import { CopyRefusedError, storageFailure, type CopyFailure, type CopyFailureReason } from '../transfer/CopyReport';
 
 /** A failure as a task shows it: the hosted event code (the task's niceStatus while it waits), its details, and whether a retry could mend it. */
 export interface TaskFailure {
@@ -24,6 +24,8 @@ const COPY_FAILURES: Record<CopyFailureReason, { code: string; final: boolean; d
   invalid_name: { code: 'INVALID_PATH', final: false },
   special_file: { code: 'SPECIAL_FILE', final: false },
   checksum_mismatch: { code: 'CHECKSUM_MISMATCH', final: false },
+  // a file that grew or shrank while it was read, or a source that lies about its size: tried again
+  size_mismatch: { code: 'FILE_SIZE_CHANGED', final: false },
   into_itself: { code: 'INVALID_PATH', final: true },
   too_deep: { code: 'INVALID_PATH', final: true },
   // a delete of a path that is not there fails at once, as the hosted one does (ignore_missing aside)
@@ -51,6 +53,7 @@ export function ofCopy(failure: CopyFailure): TaskFailure {
 export function ofError(error: unknown): TaskFailure | null {
   if (error instanceof StorageError) return ofCopy(storageFailure(error));
   if (error instanceof UnsafeNameError) return ofCopy({ reason: 'unsafe_name', message: error.message });
+  if (error instanceof CopyRefusedError) return ofCopy(error.failure);
   if (!(error instanceof DomainError)) return null;
   const code = error instanceof PermissionDeniedError ? 'PERMISSION_DENIED' : (ACCESS_CODES[error.code] ?? error.code);
   return { code, message: error.message, final: false };

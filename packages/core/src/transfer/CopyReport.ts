@@ -16,10 +16,10 @@ export interface CopyCounts {
 
 /**
  * Why a copy could not go on: a storage's failure, a digest that differs, a tree that cannot be
- * copied (into itself, or too deep), a path a delete names that is not there, or a name from a
- * storage that is no name (UnsafeNameError).
+ * copied (into itself, or too deep), a source whose bytes are not as many as it said, a path a
+ * delete names that is not there, or a name from a storage that is no name (UnsafeNameError).
  */
-export type CopyFailureReason = StorageFailure | 'checksum_mismatch' | 'into_itself' | 'too_deep' | 'delete_missing' | 'unsafe_name';
+export type CopyFailureReason = StorageFailure | 'checksum_mismatch' | 'size_mismatch' | 'into_itself' | 'too_deep' | 'delete_missing' | 'unsafe_name';
 
 export interface CopyFailure {
   reason: CopyFailureReason;
@@ -35,6 +35,18 @@ export const ENDED: CopyOutcome = Object.freeze({ kind: 'ended' });
 
 export function failedWith(reason: CopyFailureReason, message: string): CopyOutcome {
   return { kind: 'failed', failure: { reason, message } };
+}
+
+/**
+ * A copy's own refusal of what it was sent, thrown from within the bytes it streams (a source
+ * that sends more or fewer bytes than it said, a digest that differs): the storage writing them
+ * drops the copy, and the file at its name stays as it was.
+ */
+export class CopyRefusedError extends Error {
+  constructor(readonly failure: CopyFailure) {
+    super(failure.message);
+    this.name = 'CopyRefusedError';
+  }
 }
 
 /** A storage's refusal as the copy's failure (its path named). */
@@ -79,6 +91,7 @@ export async function outcomeOf(work: () => Promise<CopyOutcome>): Promise<CopyO
   } catch (error) {
     if (error instanceof StorageError) return { kind: 'failed', failure: storageFailure(error) };
     if (error instanceof UnsafeNameError) return failedWith('unsafe_name', error.message);
+    if (error instanceof CopyRefusedError) return { kind: 'failed', failure: error.failure };
     throw error;
   }
 }

@@ -143,7 +143,7 @@ async function recordCopies(ctx: CopyContext, { batch, copied }: Copied): Promis
     }
     counted.bytesTransferred += outcome.bytes;
     counted.filesTransferred += 1;
-    if (outcome.checksums !== null) failure = await verifyCopy(ctx.report, destination, outcome.bytes, 'md5', outcome.checksums.destination, outcome.checksums.source);
+    if (outcome.checksums !== null) failure = verifyCopy(ctx.report, destination, outcome.bytes, 'md5', outcome.checksums.destination, outcome.checksums.source);
     if (failure !== null) break;
     records.push({ source: source.shown, destination: destination.shown });
   }

@@ -1,6 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { baseName, joinStoragePath, parentOf } from '../storage/paths';
 import { StorageError, type ChecksumAlgorithm, type FileCopyOptions, type FileEntry } from '../storage/Storage';
 import { NO_DEMAND, type CopyPath, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
-import { DONE, ENDED, STOPPED, type CopiedFile, type CopyFailure, type CopyOutcome, type CopyReport } from './CopyReport';
+import { CopyRefusedError, DONE, ENDED, STOPPED, type CopiedFile, type CopyFailure, type CopyOutcome, type CopyReport } from './CopyReport';
 import type { TreeFile } from './walk';
 
 /** What a copy works with: the storages' copy path, the policy, where it reports, and the signal that stops it after the file in hand. */
@@ -60,37 +62,90 @@ export async function copyOne(ctx: CopyContext, source: Place, destination: Plac
   let bytes: number;
   const stop = new AbortController();
   try {
+    // the digest the copy must have, known before it takes its name (never after: the file there stays until a verified copy replaces it)
+    const verify = ctx.policy.verify || demand.expected !== null ? { algorithm: demand.algorithm, expected: demand.expected ?? (await source.storage.checksum(source.path, demand.algorithm)) } : null;
     const progress = (bytes: number) => ctx.report.inFlight(bytes);
-    const copied = await whileRunning(ctx, copyBytes(ctx.path, source, destination, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined, signal: stop.signal, progress }), stop).finally(() => ctx.report.inFlight(0));
+    const copying = copyBytes(ctx.path, source, destination, entry.size, verify, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined, signal: stop.signal, progress });
+    const copied = await whileRunning(ctx, copying, stop).finally(() => ctx.report.inFlight(0));
     if (copied.ended) return ENDED_FILE;
     bytes = copied.value;
+    if (verify) ctx.report.count({ bytesChecksummed: bytes });
   } catch (error) {
     if (stop.signal.aborted) return ENDED_FILE;
+    if (error instanceof CopyRefusedError) return { kind: 'failed', failure: error.failure };
     if (!(error instanceof StorageError && error.path === source.path && skipsSource(ctx.policy, error))) throw error;
     await ctx.report.skipped(source.shown, destination.shown, { reason: error.failure, message: error.message });
     return PASSED;
   }
   ctx.report.count({ bytesTransferred: bytes, filesTransferred: 1 });
-  if (ctx.policy.verify || demand.expected !== null) {
-    const expected = demand.expected ?? (await source.storage.checksum(source.path, demand.algorithm));
-    const failure = await verifyCopy(ctx.report, destination, bytes, demand.algorithm, await destination.storage.checksum(destination.path, demand.algorithm), expected);
-    if (failure !== null) return { kind: 'failed', failure };
-  }
   return { kind: 'copied', file: { source: source.shown, destination: destination.shown } };
 }
 
-/** The file's bytes copied without this process where the storages can (two directories of one host, two data nodes), else streamed through it. */
-function copyBytes(path: CopyPath, source: Place, destination: Place, options: FileCopyOptions): Promise<number> {
-  if (path.kernel !== null) return path.kernel.to.copyFile(path.kernel.from, source.path, destination.path, options);
-  return destination.storage.write(destination.path, source.storage.read(source.path), { lastModified: options.lastModified });
+/** What a verified copy's digest must be. */
+interface Verify {
+  algorithm: ChecksumAlgorithm;
+  expected: string;
 }
 
-/** Counts a copy's digested bytes; a copy whose digest differs is removed, and that is the copy's failure. */
-export async function verifyCopy(report: CopyReport, destination: Place, bytes: number, algorithm: ChecksumAlgorithm, written: string, expected: string): Promise<CopyFailure | null> {
+/**
+ * The file's bytes copied without this process where the storages can (two directories of one
+ * host, two data nodes), else streamed through it, held to the `size` its source said. Verified,
+ * the copy takes its name only once its digest is the one expected: streamed, its digest is
+ * computed as it goes and a mismatch fails the write before its rename; copied elsewhere, it is
+ * copied under a temporary name beside its own, digested there, then put in the place of the file
+ * at its name. A mismatch or a wrong size is CopyRefusedError.
+ */
+async function copyBytes(path: CopyPath, source: Place, destination: Place, size: number, verify: Verify | null, options: FileCopyOptions): Promise<number> {
+  if (path.kernel !== null) {
+    const kernel = path.kernel;
+    if (verify === null) return kernel.to.copyFile(kernel.from, source.path, destination.path, options);
+    const aside = joinStoragePath(parentOf(destination.path), `/${`${VERIFYING_PREFIX}${randomBytes(6).toString('hex')}-${baseName(destination.path)}`.slice(0, 255)}`);
+    try {
+      const bytes = await kernel.to.copyFile(kernel.from, source.path, aside, options);
+      const written = await destination.storage.checksum(aside, verify.algorithm);
+      if (written !== verify.expected) throw new CopyRefusedError(mismatch(destination, verify, written));
+      await destination.storage.remove(destination.path).catch((error: unknown) => {
+        if (!(error instanceof StorageError && error.failure === 'not_found')) throw error;
+      });
+      await destination.storage.rename(aside, destination.path);
+      return bytes;
+    } catch (error) {
+      await destination.storage.remove(aside).catch(() => undefined);
+      throw error;
+    }
+  }
+  return destination.storage.write(destination.path, heldTo(source.storage.read(source.path), size, destination, verify), { lastModified: options.lastModified });
+}
+
+/** A copy's temporary name beside its own while it is verified (a kernel copy's). */
+const VERIFYING_PREFIX = '.xfer-verifying-';
+
+const mismatch = (destination: Place, verify: Verify, written: string): CopyFailure => ({ reason: 'checksum_mismatch', message: `${destination.shown}: ${verify.algorithm} ${written}, expected ${verify.expected}` });
+
+/**
+ * A source's bytes held to the `size` it said: one byte more fails at once (an endless stream fills
+ * nothing), fewer at its end fail too; verified, their digest is compared at the end, before the
+ * storage writing them renames the copy into place.
+ */
+async function* heldTo(data: AsyncIterable<Uint8Array>, size: number, destination: Place, verify: Verify | null): AsyncIterable<Uint8Array> {
+  const hash = verify === null ? null : createHash(verify.algorithm);
+  let bytes = 0;
+  for await (const chunk of data) {
+    bytes += chunk.length;
+    if (bytes > size) throw new CopyRefusedError({ reason: 'size_mismatch', message: `${destination.shown}: its source sent more than the ${size} bytes it said the file has` });
+    hash?.update(chunk);
+    yield chunk;
+  }
+  if (bytes < size) throw new CopyRefusedError({ reason: 'size_mismatch', message: `${destination.shown}: its source sent ${bytes} of the ${size} bytes it said the file has` });
+  const written = hash?.digest('hex');
+  if (verify !== null && written !== verify.expected) throw new CopyRefusedError(mismatch(destination, verify, written!));
+}
+
+/** Counts a batch copy's digested bytes and compares its digests: a copy whose digest differs was never placed (the batch copy keeps it from its name), and is the copy's failure. */
+export function verifyCopy(report: CopyReport, destination: Place, bytes: number, algorithm: ChecksumAlgorithm, written: string, expected: string): CopyFailure | null {
   report.count({ bytesChecksummed: bytes });
   if (written === expected) return null;
-  await destination.storage.remove(destination.path).catch(() => undefined);
-  return { reason: 'checksum_mismatch', message: `${destination.shown}: ${algorithm} ${written}, expected ${expected}` };
+  return mismatch(destination, { algorithm, expected }, written);
 }
 
 /** Whether the destination already has the file, by the sync level asked (none: never). */
