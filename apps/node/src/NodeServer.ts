@@ -26,8 +26,13 @@ export interface NodeServeOptions {
   tlsKey: string;
   /** A CA the node trusts for the other nodes beside the system's and NODE_EXTRA_CA_CERTS (the stand-in's, a test's). */
   peerCa?: string;
+  /** How long an upload's body may go quiet before it is cut (default UPLOAD_IDLE_MS); its whole length is never bounded. */
+  uploadIdleMs?: number;
   logger?: Logger;
 }
+
+/** A request's head arrives within this. */
+const HEADERS_MS = 60_000;
 
 async function readSetting(path: string, what: string, option: string): Promise<string> {
   try {
@@ -92,10 +97,15 @@ export class NodeServer {
         peers,
         decide: (token, endpointId, path, access) => api.access(token, endpointId, path, access),
         authUrl: options.authUrl,
+        uploadIdleMs: options.uploadIdleMs,
         // every line the node logs names it, as the API's lines of its calls do
         logger: (options.logger ?? createLogger({ name: 'xfer-node' })).child({ node_id: identity.id }),
       });
       const server = createServer({ cert, key }, app);
+      // an upload of many GB takes hours: no bound on a request's whole time (Node's default cuts at
+      // 5 minutes); its head must come in time, and its body never goes quiet for long (the app's upload routes)
+      server.requestTimeout = 0;
+      server.headersTimeout = HEADERS_MS;
       const port = options.port ?? Number(registered.port || 443);
       await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(port, options.host)).catch((error: NodeJS.ErrnoException) => {
         throw new ConfigError(`the node cannot listen on ${options.host}:${port} (${error.code ?? error.message}): check --port and HOST`);

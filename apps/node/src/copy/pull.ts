@@ -218,7 +218,7 @@ function readFiles(peers: Peers, source: { url: string; grant: string }, signal:
     let frames: FrameReader | null = null;
     let refusal: { status: number; pieces: Buffer[]; bytes: number } | null = null;
     const stop = () => call.stop(new Error('the copy ended'));
-    const call = peers.post(url, JSON.stringify({ grant: source.grant }), SOURCE_ANSWER_MS, {
+    const call = peers.post(url, source.grant, SOURCE_ANSWER_MS, {
       status(code) {
         if (code !== 200) refusal = { status: code, pieces: [], bytes: 0 };
         else {

@@ -1,12 +1,13 @@
 import { createLogger, requestLogger, type Logger } from '@xfer/server-kit';
 import { NODE_STORAGE_PATH, READ_GRANT_CLAIM, type ReadGrant } from '@xfer/storage';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import { NodeUnregistered } from '../ApiLink';
 import type { ApiTrust } from '../ApiTrust';
 import type { Peers } from '../copy/Peers';
 import type { VerifyGrant } from './copyRoutes';
 import { httpsAccess, type DecideAccess } from './httpsAccess';
-import { BadRequest, Unauthorized, type NodeStorages } from './requests';
+import { BadRequest, Unauthorized, UPLOAD_IDLE_MS, type NodeStorages } from './requests';
 import { storageRoutes, type VerifyApiCall } from './storageRoutes';
 
 export interface NodeAppServices {
@@ -21,6 +22,8 @@ export interface NodeAppServices {
   decide: DecideAccess;
   /** Where the authorization service answers (a client without a token is sent there). */
   authUrl: string;
+  /** How long an upload's body may go quiet (default UPLOAD_IDLE_MS). */
+  uploadIdleMs?: number;
   logger?: Logger;
 }
 
@@ -43,15 +46,28 @@ export function grantVerifier(trust: ApiTrust): VerifyGrant {
   };
 }
 
+/** What body-parser says of a body it would not read (malformed, too large, compressed): a 4xx the client is told; null for any other error. */
+function bodyRefusal(error: unknown): { status: number; code: string; message: string } | null {
+  const refused = error as { type?: unknown; status?: unknown } | null;
+  if (typeof refused?.type !== 'string' || typeof refused.status !== 'number' || refused.status < 400 || refused.status >= 500) return null;
+  const code = refused.type === 'entity.too.large' ? 'PayloadTooLarge' : refused.type === 'encoding.unsupported' ? 'UnsupportedMediaType' : 'BadRequest';
+  const message = refused.type === 'entity.too.large' ? 'The request body is larger than this call takes' : refused.type === 'encoding.unsupported' ? 'The request body must not be compressed' : 'The request body is no JSON this call takes';
+  return { status: refused.status, code, message };
+}
+
 /** The data node's HTTP app, under the node's prefix: the API's storage protocol, and HTTPS access to endpoints' files. Does not listen. */
 export function createNodeApp(services: NodeAppServices): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   const logger = services.logger ?? createLogger({ name: 'xfer-node' });
+  const uploadIdleMs = services.uploadIdleMs ?? UPLOAD_IDLE_MS;
   app.use(requestLogger(logger));
-  app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall, { verifyGrant: services.verifyGrant, peers: services.peers }));
-  app.use(services.prefix || '/', httpsAccess({ storages: services.storages, decide: services.decide, authUrl: services.authUrl }));
+  // nosniff and the rest of helmet's headers on every answer (a file is never run as a page: no
+  // source of anything); other sites' pages may still fetch files (the JS SDK's HTTPS access)
+  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], sandbox: [] } }, crossOriginResourcePolicy: false }));
+  app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall, { verifyGrant: services.verifyGrant, peers: services.peers }, uploadIdleMs));
+  app.use(services.prefix || '/', httpsAccess({ storages: services.storages, decide: services.decide, authUrl: services.authUrl, uploadIdleMs }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ code: 'NotFound', message: 'Nothing here' });
   });
@@ -60,7 +76,9 @@ export function createNodeApp(services: NodeAppServices): Express {
       res.destroy();
       return;
     }
-    if (error instanceof BadRequest) res.status(400).json({ code: 'BadRequest', message: error.message });
+    const unreadable = bodyRefusal(error);
+    if (unreadable) res.status(unreadable.status).json({ code: unreadable.code, message: unreadable.message });
+    else if (error instanceof BadRequest) res.status(400).json({ code: 'BadRequest', message: error.message });
     else if (error instanceof NodeUnregistered) res.status(503).json({ code: 'NodeUnregistered', message: `This node serves nothing: ${error.message}` });
     else if (error instanceof Unauthorized) res.status(error.forbidden ? 403 : 401).json({ code: error.forbidden ? 'Forbidden' : 'Unauthorized', message: error.message });
     else {

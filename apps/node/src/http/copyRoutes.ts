@@ -4,7 +4,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Peers } from '../copy/Peers';
 import { fileFrames } from '../copy/fileFrames';
 import { pullFiles, type PullSource } from '../copy/pull';
-import { BadRequest, storagePath, type NodeStorages } from './requests';
+import { BadRequest, storagePath, Unauthorized, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
 /** How the node knows a grant of the API to read some of its files: checked (throws Unauthorized otherwise). */
@@ -77,16 +77,18 @@ function whileConnected(res: Response): AbortSignal {
 
 /**
  * Copies between nodes, the destination pulling: `read-files` (before the API's token is asked
- * for: its grant, in the body, is its credential) sends the files a grant names as a stream of
+ * for: its grant, the bearer token, is its credential) sends the files a grant names as a stream of
  * frames; `pull` (the API's call, mounted after its check) copies files here from another node or
  * from this one.
  */
 export const copyRoutes = {
   readFiles(services: CopyServices): Router {
     const router = express.Router();
-    // read before the grant is checked: no larger than a grant of MOST_FILES long names
-    router.post('/read-files', express.json({ limit: '4mb' }), async (req: Request, res: Response) => {
-      const grant = await services.verifyGrant(String((req.body as { grant?: unknown } | undefined)?.grant ?? ''));
+    // the grant is its credential, in the Authorization header: checked before anything else is read (a call has no body)
+    router.post('/read-files', async (req: Request, res: Response) => {
+      const token = /^Bearer ([^\s]+)$/i.exec(req.headers.authorization ?? '')?.[1];
+      if (!token) throw new Unauthorized("read-files carries the API's grant as its bearer token");
+      const grant = await services.verifyGrant(token);
       if (!CHECKSUMS.has(grant.checksum)) throw new BadRequest('checksum: md5, sha256 or null');
       if (typeof grant.endpoint !== 'string') throw new BadRequest('endpoint: the endpoint whose files the grant opens');
       const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'));
@@ -105,7 +107,7 @@ export const copyRoutes = {
 
   pull(services: CopyServices): Router {
     const router = express.Router();
-    router.post('/pull', express.json({ limit: '16mb' }), async (req: Request, res: Response) => {
+    router.post('/pull', express.json({ limit: '4mb', inflate: false }), async (req: Request, res: Response) => {
       const request = pullRequestOf(req.body);
       const destination = await services.storages.at(absolute(req.query.root, 'root'), storagePath(req.query.base, 'base'));
       const source: PullSource = 'url' in request.source ? request.source : { local: await services.storages.at(request.source.root, request.source.base) };

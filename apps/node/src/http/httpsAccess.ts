@@ -3,7 +3,7 @@ import { ChunkBuffers, READ_CHUNK } from '@xfer/storage';
 import type { NextFunction, Request, Response } from 'express';
 import rangeParser from 'range-parser';
 import { AccessRefused, type AccessDecision, type HttpsAccess } from '../ApiLink';
-import { BadRequest, type NodeStorages } from './requests';
+import { BadRequest, watchedUpload, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
 /** How the node asks the API whether a client may open a file (ApiLink.access). */
@@ -14,6 +14,8 @@ export interface HttpsAccessOptions {
   decide: DecideAccess;
   /** The authorization service, where a client without a token is sent. */
   authUrl: string;
+  /** How long an upload's body may go quiet before it is cut. */
+  uploadIdleMs: number;
 }
 
 const ACCESS_OF: Record<string, HttpsAccess> = { GET: 'read', HEAD: 'read', PUT: 'write', DELETE: 'delete' };
@@ -80,7 +82,7 @@ export function httpsAccess(options: HttpsAccessOptions) {
       const decision = await options.decide(token, endpointId, path, access);
       const storage = await options.storages.at(decision.root, decision.base);
       if (access === 'read') await sendFile(req, res, storage, decision.path);
-      else if (access === 'write') await receiveFile(req, res, storage, decision.path, (dir) => options.decide(token, endpointId, dir, 'write'));
+      else if (access === 'write') await receiveFile(req, res, storage, decision.path, (dir) => options.decide(token, endpointId, dir, 'write'), options.uploadIdleMs);
       else {
         await storage.remove(decision.path);
         res.status(204).end();
@@ -101,12 +103,24 @@ function signInUrl(authUrl: string, endpointId: string, fileUrl: string): string
   return `${authUrl}/v2/oauth2/authorize?${query}`;
 }
 
+/** A Range header of which a range ends before it begins (`bytes=9-2`) is invalid, and ignored: the whole file (RFC 9110 14.1.1), never 416. */
+function invalidRange(header: string): boolean {
+  if (!header.startsWith('bytes=')) return false;
+  return header
+    .slice('bytes='.length)
+    .split(',')
+    .some((spec) => {
+      const bounds = /^\s*(\d+)-(\d+)\s*$/.exec(spec);
+      return bounds !== null && Number(bounds[2]) < Number(bounds[1]);
+    });
+}
+
 async function sendFile(req: Request, res: Response, storage: Storage, path: string): Promise<void> {
   const entry = await storage.stat(path);
   if (entry.type === 'dir') throw new StorageError('is_directory', path, 'a directory: HTTPS access reads files');
   if (entry.type === 'invalid_symlink') throw new StorageError('denied', path, 'a link that leads nowhere this endpoint reaches');
   const size = entry.size;
-  const ranges = req.headers.range === undefined ? -2 : rangeParser(size, req.headers.range, { combine: true });
+  const ranges = req.headers.range === undefined || invalidRange(req.headers.range) ? -2 : rangeParser(size, req.headers.range, { combine: true });
   if (ranges === -1) {
     res.set('Content-Range', `bytes */${size}`).status(416).json({ code: 'RangeNotSatisfiable', message: `The file holds ${size} bytes` });
     return;
@@ -127,7 +141,7 @@ async function sendFile(req: Request, res: Response, storage: Storage, path: str
 }
 
 /** The file written through a temporary name; folders missing above it made where the caller may write the topmost of them. */
-async function receiveFile(req: Request, res: Response, storage: Storage, path: string, mayWrite: (dir: string) => Promise<AccessDecision>): Promise<void> {
+async function receiveFile(req: Request, res: Response, storage: Storage, path: string, mayWrite: (dir: string) => Promise<AccessDecision>, uploadIdleMs: number): Promise<void> {
   const missing: string[] = [];
   for (let dir = parentOf(path); dir !== '/'; dir = parentOf(dir)) {
     const found = await storage.stat(dir).catch((error: unknown) => {
@@ -144,6 +158,6 @@ async function receiveFile(req: Request, res: Response, storage: Storage, path: 
       if (!(error instanceof StorageError && error.failure === 'exists')) throw error;
     });
   }
-  const bytes = await storage.write(path, req);
+  const bytes = await storage.write(path, watchedUpload(req, uploadIdleMs));
   res.status(200).json({ DATA_TYPE: 'https_upload', path, bytes });
 }

@@ -1,4 +1,5 @@
 import { DomainError, resolveStoragePath, type Storage } from '@xfer/core';
+import type { Request } from 'express';
 
 /**
  * The storages of this node's directories, from `base` down (a share's): only those the API's
@@ -8,6 +9,17 @@ import { DomainError, resolveStoragePath, type Storage } from '@xfer/core';
 export interface NodeStorages {
   at(root: string, base: string): Promise<Storage>;
   ofEndpoint(endpointId: string, base: string): Promise<Storage>;
+}
+
+/** How long an upload's body may go quiet before it is cut (its whole length is not bounded). */
+export const UPLOAD_IDLE_MS = 120_000;
+
+/** The body of `req` as it arrives, cut (failing the write that reads it) once it goes quiet for `idleMs`. */
+export function watchedUpload(req: Request, idleMs: number): Request {
+  req.setTimeout(idleMs, () => req.destroy(new Error(`the upload sent nothing for ${idleMs / 1000} s`)));
+  // once whole, the connection is no upload's any more
+  req.once('end', () => req.setTimeout(0));
+  return req;
 }
 
 /** A request the node cannot take: 400 with the message. */

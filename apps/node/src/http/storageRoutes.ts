@@ -2,7 +2,7 @@ import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
 import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { copyRoutes, type CopyServices } from './copyRoutes';
-import { BadRequest, storagePath, type NodeStorages } from './requests';
+import { BadRequest, storagePath, watchedUpload, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
 /** How the node knows a call is the API's: its bearer token, checked (throws Unauthorized otherwise). */
@@ -15,7 +15,7 @@ const ALGORITHMS: ReadonlySet<string> = new Set<ChecksumAlgorithm>(['md5', 'sha2
  * member of the Storage port on the storage named by `root` (and `base`, a share's), answered as
  * the storage answers; a refusal is 409 with the StorageError.
  */
-export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, copies: Omit<CopyServices, 'storages'>): Router {
+export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, copies: Omit<CopyServices, 'storages'>, uploadIdleMs: number): Router {
   const router = express.Router();
   // a grant is the credential of this one, not the API's token
   router.use(copyRoutes.readFiles({ storages, ...copies }));
@@ -62,7 +62,7 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
       return typedNames(path);
     }),
   );
-  router.post('/entries', express.json({ limit: '64mb' }), async (req, res) => {
+  router.post('/entries', express.json({ limit: '4mb', inflate: false }), async (req, res) => {
     const { storage, path } = await storageOf(req);
     const names: unknown = (req.body as { names?: unknown } | undefined)?.names;
     if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new BadRequest('names: an array of names');
@@ -118,7 +118,7 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
     const lastModified = raw === undefined ? undefined : new Date(String(raw));
     if (lastModified && Number.isNaN(lastModified.getTime())) throw new BadRequest('lastModified: an ISO 8601 time');
     // a request cut short fails the write, which leaves no file behind
-    const bytes = await storage.write(path, req, { lastModified });
+    const bytes = await storage.write(path, watchedUpload(req, uploadIdleMs), { lastModified });
     res.json({ bytes });
   });
 

@@ -64,7 +64,7 @@ describe('the storage protocol of a data node', () => {
         const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('xfer-api').setAudience(NODE_ID).setIssuedAt().setExpirationTime('300s').sign(derived);
         const stat = await request(`${world.node.url}${NODE_STORAGE_PATH}/stat?root=${encodeURIComponent(world.root)}&path=/top.txt`, { dispatcher: agent, headers: { authorization: `Bearer ${forged}` } });
         expect([stat.statusCode, (await stat.body.json()) as unknown]).toEqual([401, expect.objectContaining({ code: 'Unauthorized' })]);
-        const read = await request(`${world.node.url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant: forged }) });
+        const read = await request(`${world.node.url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: { authorization: `Bearer ${forged}` } });
         expect([read.statusCode, (await read.body.json()) as unknown]).toEqual([401, expect.objectContaining({ code: 'Unauthorized' })]);
       }
     } finally {
@@ -89,8 +89,8 @@ describe('the storage protocol of a data node', () => {
     expect(Buffer.from(grant.split('.')[1]!, 'base64url').toString('utf8')).not.toContain(world.root);
     const agent = new Agent({ connect: { ca: readFileSync(world.certificates.ca, 'utf8') } });
     try {
-      const readFiles = (body: unknown) => request(`${url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const granted = await readFiles({ grant });
+      const readFiles = (token: string | null) => request(`${url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+      const granted = await readFiles(grant);
       expect(granted.statusCode).toBe(200);
       expect((await granted.body.arrayBuffer()).byteLength).toBeGreaterThan('in the share'.length);
       // the grant as the API's token on any other call
@@ -98,13 +98,13 @@ describe('the storage protocol of a data node', () => {
       expect([stat.statusCode, await stat.body.text()]).toEqual([401, expect.stringContaining('a grant to read files is no token of the API')]);
       // a grant of a key the API never published, and nothing
       const { grant: forged } = await world.client(false).grant('e1', { endpoint: 'e1', base: '/', dir: '/', names: ['top.txt'], checksum: null });
-      for (const body of [{ grant: forged }, {}]) {
-        const refused = await readFiles(body);
+      for (const token of [forged, null]) {
+        const refused = await readFiles(token);
         await refused.body.dump();
         expect(refused.statusCode).toBe(401);
       }
       const { grant: other } = await world.client().grant('e1', { endpoint: 'e2', base: '/', dir: '/', names: ['top.txt'], checksum: null });
-      const elsewhere = await readFiles({ grant: other });
+      const elsewhere = await readFiles(other);
       expect([elsewhere.statusCode, await elsewhere.body.text()]).toEqual([403, expect.stringContaining('no endpoint of this node')]);
     } finally {
       await agent.close();

@@ -31,6 +31,8 @@ export interface NodeWorld {
   node: NodeServer;
   /** A client of the node as the API has one (the test CA trusted), signing with the API's key; `published` false: a key the API never published. */
   client(published?: boolean): NodeClient;
+  /** A token of the API's for the node's storage protocol, as its client sends it. */
+  apiToken(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -46,7 +48,7 @@ export async function fakeApi(roots: { endpoint: string; root: string }[] = []):
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server, keys };
 }
 
-export async function startNodeWorld(): Promise<NodeWorld> {
+export async function startNodeWorld(options: { uploadIdleMs?: number } = {}): Promise<NodeWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'xfer-node-'));
   const root = join(dir, 'storage');
   mkdirSync(root);
@@ -56,7 +58,7 @@ export async function startNodeWorld(): Promise<NodeWorld> {
   const api = await fakeApi([{ endpoint: ENDPOINT_ID, root }]);
   const signer = new NodeCallSigner(async (key) => void api.keys.push(key));
   const unpublished = new NodeCallSigner(async () => undefined);
-  const node = await NodeServer.start({ apiUrl: api.url, authUrl: 'http://127.0.0.1:1', nodeId: NODE_ID, secretFile, port: 0, host: '127.0.0.1', tlsCert: certificates.cert, tlsKey: certificates.key, logger: createLogger({ level: 'silent' }) });
+  const node = await NodeServer.start({ apiUrl: api.url, authUrl: 'http://127.0.0.1:1', nodeId: NODE_ID, secretFile, port: 0, host: '127.0.0.1', tlsCert: certificates.cert, tlsKey: certificates.key, uploadIdleMs: options.uploadIdleMs, logger: createLogger({ level: 'silent' }) });
   const clients: NodeClient[] = [];
   const world: NodeWorld = {
     dir,
@@ -70,6 +72,7 @@ export async function startNodeWorld(): Promise<NodeWorld> {
       clients.push(client);
       return client;
     },
+    apiToken: () => signer.sign({}, NODE_ID, 300),
     close: async () => {
       await Promise.all(clients.map((client) => client.close()));
       // the node now running (a test may have started another)
