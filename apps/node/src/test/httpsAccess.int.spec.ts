@@ -35,6 +35,18 @@ describe.each(testBackends())('HTTPS access to the files of node-bound endpoints
     expect(scopes).toEqual(expect.arrayContaining([[httpsScopeOf(world.lab.id), world.lab.id], [httpsScopeOf(world.archive.id), world.archive.id]]));
   });
 
+  it("F12: keeps a node-bound endpoint's https_server its node's address: another is refused naming the field, the document read and sent back is accepted", async () => {
+    const alice = world.as(world.alice.token);
+    const read = (await alice.get(`/endpoint/${world.lab.id}`)).body as Record<string, unknown>;
+    const back = await alice.put(`/endpoint/${world.lab.id}`, read);
+    expect([back.status, back.body.code]).toEqual([200, 'Updated']);
+    for (const elsewhere of ['https://attacker.example.org', null]) {
+      const moved = await alice.put(`/endpoint/${world.lab.id}`, { DATA_TYPE: 'endpoint', https_server: elsewhere });
+      expect([moved.status, moved.body.message]).toEqual([400, expect.stringContaining("Invalid https_server: an endpoint served by a data node is reached at its node's address")]);
+    }
+    expect((await alice.get(`/endpoint/${world.lab.id}`)).body.https_server).toBe(lab);
+  });
+
   it('reads a file whole, a range of it (206), and its headers alone (HEAD)', async () => {
     const token = await world.httpsToken('alice', world.lab.id);
     const whole = await world.fetch(`${lab}/data/a.txt`, { token });

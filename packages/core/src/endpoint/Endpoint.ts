@@ -480,10 +480,13 @@ export class Endpoint {
    * send back what they read); any other value is refused.
    */
   update(patch: EndpointPatch, ctx: UpdateContext = {}): void {
-    const updatable = UPDATABLE_FIELDS[this.state.kind];
+    // a node-bound endpoint's address is its node's: read only (sent back unchanged, it is accepted)
+    const onNode = this.state.storage?.type === 'node';
+    const updatable = onNode ? without(UPDATABLE_FIELDS[this.state.kind], 'https_server') : UPDATABLE_FIELDS[this.state.kind];
     for (const [field, value] of Object.entries(patch)) {
       if (value === undefined || updatable.has(field)) continue;
       if (!jsonEqual(value, this.currentValue(field as keyof EndpointSettings))) {
+        if (onNode && field === 'https_server') throw new BadRequestError(`Invalid https_server: an endpoint served by a data node is reached at its node's address (${this.state.https_server}), which only its node's binding changes`);
         throw fieldCannotBeSet(field, this.state.kind, 'update');
       }
     }
