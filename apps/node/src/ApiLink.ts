@@ -30,7 +30,7 @@ export interface NodeBriefing {
 const NODE_SELF_PATH = '/_xfer/node';
 const NODE_ACCESS_PATH = '/_xfer/node/access';
 const ANSWER_MS = 10_000;
-/** How long an access the API allowed is used without asking again: a revoked token or rule stops within this. */
+/** How long an access the API decided is used without asking again: a revoked token or rule stops within this, a new one starts within it. */
 export const ACCESS_MEMORY_MS = 5_000;
 /** Decisions kept at most (the oldest go first). */
 const ACCESS_MEMORY_SIZE = 10_000;
@@ -44,6 +44,9 @@ export interface AccessDecision {
   base: string;
   path: string;
 }
+
+/** A decision of the API's as the node remembers it, until when. */
+type Decided = ({ decision: AccessDecision } | { refused: AccessRefused }) & { until: number };
 
 /** The API's refusal of a client's request, as the client is told it. */
 export class AccessRefused extends Error {
@@ -65,7 +68,7 @@ export class ApiLink {
   private readonly base: string;
   private authorization: string;
   private secret: string;
-  private readonly decisions = new Map<string, { decision: AccessDecision; until: number }>();
+  private readonly decisions = new Map<string, Decided>();
 
   constructor(
     readonly apiUrl: string,
@@ -117,14 +120,24 @@ export class ApiLink {
 
   /**
    * Whether the bearer of `token` may `access` the file at `path` of an endpoint this node serves:
-   * the API decides by its file operations' rules; an allowed access is remembered for
-   * ACCESS_MEMORY_MS, a refusal never (AccessRefused with the status the client gets).
+   * the API decides by its file operations' rules; its decision, allowed or refused, is remembered
+   * for ACCESS_MEMORY_MS (a token the API does not know: for any file), so that a stream of the
+   * same garbage costs the API one question (AccessRefused with the status the client gets).
    */
   async access(token: string, endpointId: string, path: string, access: HttpsAccess): Promise<AccessDecision> {
-    const key = `${hashToken(token)}\0${endpointId}\0${access}\0${path}`;
+    const tokenKey = hashToken(token);
+    const key = `${tokenKey}\0${endpointId}\0${access}\0${path}`;
     const now = Date.now();
-    const known = this.decisions.get(key);
-    if (known && known.until > now) return known.decision;
+    const known = this.decisions.get(key) ?? this.decisions.get(tokenKey);
+    if (known && known.until > now) {
+      if ('refused' in known) throw known.refused;
+      return known.decision;
+    }
+    const refuse = (refused: AccessRefused): never => {
+      // the node's own trouble (the API down, the node unknown) is never remembered: the next client asks again
+      if (refused.status !== 503) this.remember(refused.status === 401 ? tokenKey : key, { refused, until: now + ACCESS_MEMORY_MS }, now);
+      throw refused;
+    };
     let answer;
     try {
       answer = await this.pool.request({
@@ -143,14 +156,19 @@ export class ApiLink {
       // the node's own credentials refused: the client can do nothing about it
       if (body?.code === NodeAuthenticationFailedError.CODE) throw new AccessRefused(503, 'ApiRefusedNode', 'The API does not know this node (its secret changed?)');
       const status = [400, 401, 403, 404, 409].includes(answer.statusCode) ? (answer.statusCode === 409 ? 403 : answer.statusCode) : 502;
-      throw new AccessRefused(status, String(body?.code ?? 'Refused'), String(body?.message ?? `The API answered ${answer.statusCode}`));
+      refuse(new AccessRefused(status, String(body?.code ?? 'Refused'), String(body?.message ?? `The API answered ${answer.statusCode}`)));
     }
     const decision: AccessDecision = { identityId: String(body?.identity_id), root: String(body?.root), base: String(body?.base), path: String(body?.path) };
+    this.remember(key, { decision, until: now + ACCESS_MEMORY_MS }, now);
+    return decision;
+  }
+
+  /** Keeps a decision, the oldest going first once ACCESS_MEMORY_SIZE are kept. */
+  private remember(key: string, decided: Decided, now: number): void {
     if (this.decisions.size >= ACCESS_MEMORY_SIZE) {
       for (const [stored, { until }] of this.decisions) if (until <= now || this.decisions.size >= ACCESS_MEMORY_SIZE) this.decisions.delete(stored);
     }
-    this.decisions.set(key, { decision, until: now + ACCESS_MEMORY_MS });
-    return decision;
+    this.decisions.set(key, decided);
   }
 
   close(): Promise<void> {

@@ -92,4 +92,13 @@ describe("what a data node makes of its requests (security round 5)", () => {
     for (const deadline = Date.now() + 5_000; readdirSync(world.root).some((name) => name.startsWith('.xfer-part-')) && Date.now() < deadline; ) await sleep(50);
     expect(readdirSync(world.root).sort()).toEqual(['a.txt', 'slow.txt']);
   });
+
+  it("remembers the API's refusal of a token for a few seconds: the same garbage again and again costs the API one question", async () => {
+    const endpoint = '6f1e0c3a-5b2d-4c7e-8a91-2d3c4b5a6e7f';
+    for (let i = 0; i < 20; i += 1) {
+      const answer = await request(`${world.node.url}/${endpoint}/file-${i % 3}.txt`, { dispatcher: agent, headers: { authorization: 'Bearer garbage' } });
+      expect([answer.statusCode, ((await answer.body.json()) as { code: string }).code]).toEqual([401, 'AuthenticationFailed']);
+    }
+    expect(world.asked.access).toBe(1);
+  });
 });

@@ -33,19 +33,28 @@ export interface NodeWorld {
   client(published?: boolean): NodeClient;
   /** A token of the API's for the node's storage protocol, as its client sends it. */
   apiToken(): Promise<string>;
+  /** How often the node asked the API whether a client may reach a file. */
+  asked: { access: number };
   close(): Promise<void>;
 }
 
 /** The API's answer to a node that presents NODE_ID and SECRET (its registered URL: https://localhost:<port>): `roots` it serves, the keys published. */
-export async function fakeApi(roots: { endpoint: string; root: string }[] = []): Promise<{ url: string; server: Server; keys: NodeCallKey[] }> {
+export async function fakeApi(roots: { endpoint: string; root: string }[] = []): Promise<{ url: string; server: Server; keys: NodeCallKey[]; asked: { access: number } }> {
   const keys: NodeCallKey[] = [];
-  const app = express().get('/_xfer/node', (req, res) => {
+  const asked = { access: 0 };
+  const app = express();
+  // every client's token is one the API does not know
+  app.post('/_xfer/node/access', (_req, res) => {
+    asked.access += 1;
+    res.status(401).json({ code: 'AuthenticationFailed', message: 'Invalid token' });
+  });
+  app.get('/_xfer/node', (req, res) => {
     const credentials = basicAuth(req);
     if (credentials?.name !== NODE_ID || credentials.pass !== SECRET) res.status(401).json({ code: 'ClientError.AuthenticationFailed' });
     else res.json({ DATA_TYPE: 'node', id: NODE_ID, name: 'test-node', url: 'https://localhost:1', roots, call_keys: keys.map((key) => JSON.parse(key.publicJwk) as unknown) });
   });
   const server = await listen(app, 0, '127.0.0.1');
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server, keys };
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server, keys, asked };
 }
 
 export async function startNodeWorld(options: { uploadIdleMs?: number } = {}): Promise<NodeWorld> {
@@ -73,6 +82,7 @@ export async function startNodeWorld(options: { uploadIdleMs?: number } = {}): P
       return client;
     },
     apiToken: () => signer.sign({}, NODE_ID, 300),
+    asked: api.asked,
     close: async () => {
       await Promise.all(clients.map((client) => client.close()));
       // the node now running (a test may have started another)
