@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SlotClaim, TaskClaim, TaskDispatch } from '@xfer/core';
+import { mayStart, PER_USER, SLOT_WAIT_MS, type RunningTask, type TaskClaim, type TaskDispatch } from '@xfer/core';
 import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
 import { taskLockKey } from './taskLock';
@@ -17,10 +17,12 @@ function slotKey(owner: string, type: string): number {
   return createHash('sha256').update(`${owner}:${type}`).digest().readInt32BE(0);
 }
 
-/** A claim of this queue: the pg-boss job that brought the task, held under the task's advisory lock. */
+/** A claim of this queue: the pg-boss job that brought the task, held under the task's advisory lock and one of its owner's slots. */
 interface JobClaim extends TaskClaim {
   jobId: string;
   lock: string;
+  task: RunningTask;
+  releaseSlot: () => Promise<void>;
 }
 
 /**
@@ -42,6 +44,8 @@ interface JobClaim extends TaskClaim {
 export class PgBossTaskQueue implements QueueAdapter {
   /** The advisory locks this process holds: Postgres grants a session a lock it holds again, so the process keeps count itself. */
   private readonly held = new Set<string>();
+  /** The tasks this process holds, by id: whose, and of which type (an owner's share of the workers). */
+  private readonly claimed = new Map<string, RunningTask>();
   private sweeper: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
   private closed = false;
@@ -94,8 +98,10 @@ export class PgBossTaskQueue implements QueueAdapter {
   }
 
   /**
-   * The tasks of fetched jobs that this process can hold (their advisory lock); a job whose task
-   * another process holds is done with (its holder queues it again if it must wait).
+   * The tasks of fetched jobs that this process can hold, each with one of its owner's PER_USER
+   * slots of its type (an advisory lock: the limit holds across processes) within the owner's
+   * share of this process's workers (mayStart). A job whose task another process holds, or that
+   * is finished, is done with; one whose owner may start no more now comes back after SLOT_WAIT_MS.
    */
   async claim(count: number): Promise<TaskClaim[]> {
     if (this.closed || this.locksLost) return [];
@@ -104,19 +110,45 @@ export class PgBossTaskQueue implements QueueAdapter {
     const claims: JobClaim[] = [];
     for (const job of jobs) {
       const lock = taskLockKey(job.data.taskId).toString();
-      if (await this.tryLock(`task ${lock}`, 'pg_try_advisory_lock($1::bigint)', [lock])) claims.push({ taskId: job.data.taskId, signal: this.stopping.signal, slot: this.slot, jobId: job.id, lock });
-      else await this.complete(job.id);
+      if (!(await this.tryLock(`task ${lock}`, 'pg_try_advisory_lock($1::bigint)', [lock]))) {
+        await this.complete(job.id);
+        continue;
+      }
+      const claimed = await this.withSlot(job.data.taskId).catch(() => null);
+      if (claimed === null || claimed === 'finished') {
+        if (claimed === null) await this.later(job.data.taskId, SLOT_WAIT_MS);
+        await this.complete(job.id);
+        await this.unlock(`task ${lock}`, 'pg_advisory_unlock($1::bigint)', [lock]);
+        continue;
+      }
+      this.claimed.set(job.data.taskId, claimed.task);
+      claims.push({ taskId: job.data.taskId, signal: this.stopping.signal, jobId: job.id, lock, ...claimed });
     }
     return claims;
   }
 
+  /** The task, and one of its owner's slots, where its owner may start it here now; null where not; 'finished' for a task that is done or gone. */
+  private async withSlot(taskId: string): Promise<{ task: RunningTask; releaseSlot: () => Promise<void> } | 'finished' | null> {
+    const task = await this.dispatch.claimable(taskId);
+    if (task === null) return 'finished';
+    if (!mayStart(task, this.claimed.values(), this.options.concurrency)) return null;
+    const key = slotKey(task.owner, task.type);
+    for (let i = 0; i < PER_USER; i += 1) {
+      const name = `slot ${key} ${i}`;
+      if (await this.tryLock(name, 'pg_try_advisory_lock($1::int, $2::int)', [key, i])) return { task, releaseSlot: () => this.unlock(name, 'pg_advisory_unlock($1::int, $2::int)', [key, i]) };
+    }
+    return null;
+  }
+
   /** The task's lock let go, its job done with, and a delayed job queued where it is to be tried again. */
   async release(claim: TaskClaim, retryAfterMs: number | null): Promise<void> {
-    const { jobId, lock } = claim as JobClaim;
+    const { jobId, lock, releaseSlot } = claim as JobClaim;
     try {
       if (retryAfterMs !== null) await this.later(claim.taskId, retryAfterMs);
       await this.complete(jobId);
     } finally {
+      this.claimed.delete(claim.taskId);
+      await releaseSlot();
       await this.unlock(`task ${lock}`, 'pg_advisory_unlock($1::bigint)', [lock]);
     }
   }
@@ -134,14 +166,6 @@ export class PgBossTaskQueue implements QueueAdapter {
     await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     await this.locks.end().catch(() => undefined);
   }
-
-  /** One of an owner's per-user slots of a type, held under an advisory lock while the task runs. */
-  private readonly slot: SlotClaim = async (owner, type, i) => {
-    const key = slotKey(owner, type);
-    const name = `slot ${key} ${i}`;
-    if (!(await this.tryLock(name, 'pg_try_advisory_lock($1::int, $2::int)', [key, i]))) return null;
-    return () => this.unlock(name, 'pg_advisory_unlock($1::int, $2::int)', [key, i]);
-  };
 
   private schedule(): void {
     if (this.closed) return;

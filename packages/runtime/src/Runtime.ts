@@ -165,7 +165,7 @@ export class Runtime {
   async startTaskWorkers(options: TaskWorkerOptions): Promise<TaskWorkerPool> {
     const dispatch = new TaskDispatch(this.uow, this.services.taskRunner, { retryMs: options.retryMs });
     const shared = this.engine.name === 'postgres' && options.concurrency > 0 && this.databaseUrl;
-    const queue = shared ? await (await import('./PgBossTaskQueue')).PgBossTaskQueue.open(dispatch, this.databaseUrl!, options) : new InProcessTaskQueue(dispatch);
+    const queue = shared ? await (await import('./PgBossTaskQueue')).PgBossTaskQueue.open(dispatch, this.databaseUrl!, options) : new InProcessTaskQueue(dispatch, options.concurrency);
     const workers: TaskWorkerPool = new TaskWorkers(queue, dispatch, options).start();
     this.wake.workers = workers;
     this.onClose('task workers', () => workers.stop());

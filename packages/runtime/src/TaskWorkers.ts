@@ -113,7 +113,7 @@ export class TaskWorkers implements TaskWorkerPool {
 
   private run(claim: TaskClaim): void {
     const done = this.dispatch
-      .attempt(claim.taskId, claim.signal, claim.slot)
+      .attempt(claim.taskId, claim.signal)
       .then(async ({ retryAfterMs, error }) => {
         if (error !== null) this.options.log?.(`task ${claim.taskId}: ${error.message}`);
         await this.queue.release(claim, retryAfterMs);

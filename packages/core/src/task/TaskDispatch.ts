@@ -1,17 +1,10 @@
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { PER_USER, QUEUE_READ, retryDelay, tasksToStart, type RunningTask } from './scheduling';
+import { QUEUE_READ, retryDelay, tasksToStart, type RunningTask } from './scheduling';
 import type { TaskState } from './Task';
-import type { TaskRequest } from './TaskRequest';
 import type { TaskRunner } from './TaskRunner';
 
-/** How long a task whose owner has PER_USER of its type running elsewhere waits for a slot. */
-const SLOT_WAIT_MS = 1000;
-
-/**
- * Claims an owner's `slot`-th of PER_USER slots for a type of task where workers share the work
- * between processes (Postgres: an advisory lock): its release, or null where it is taken.
- */
-export type SlotClaim = (owner: string, type: TaskRequest['type'], slot: number) => Promise<(() => Promise<void>) | null>;
+/** How long a task whose owner may not start another now (its slots or its share taken) waits before it is offered again. */
+export const SLOT_WAIT_MS = 1000;
 
 /** What an attempt leaves to the workers: when to try the task again (null: never, it finished or is gone), and an error nobody expected. */
 export interface Dispatched {
@@ -31,9 +24,15 @@ export class TaskDispatch {
     private readonly options: { retryMs?: number } = {},
   ) {}
 
-  /** The tasks to start now, at most `free`, by the scheduling rule (tasksToStart). */
-  async toStart(running: ReadonlyMap<string, RunningTask>, free: number, notBefore: (taskId: string) => number, now: number): Promise<TaskState[]> {
-    return tasksToStart(await this.unfinished(), running, free, notBefore, now);
+  /** The tasks to start now, at most `free` of a process of `concurrency` workers, by the scheduling rule (tasksToStart). */
+  async toStart(running: ReadonlyMap<string, RunningTask>, free: number, notBefore: (taskId: string) => number, now: number, concurrency: number): Promise<TaskState[]> {
+    return tasksToStart(await this.unfinished(), running, free, notBefore, now, concurrency);
+  }
+
+  /** A task as a queue claims it: whose, and of which type; null once it is finished or gone. */
+  async claimable(taskId: string): Promise<(RunningTask & { id: string }) | null> {
+    const task = await this.uow.repositories.tasks.findById(taskId);
+    return task?.status === 'ACTIVE' ? { id: task.id, owner: task.ownerId, type: task.request.type } : null;
   }
 
   /** The unfinished tasks as a worker reads the queue (QUEUE_READ), oldest first. */
@@ -42,27 +41,15 @@ export class TaskDispatch {
   }
 
   /**
-   * One attempt at a task this process holds, until `signal` aborts (then the task is handed
-   * back, to be taken up at once). With `claimSlot`, the attempt runs only in one of its owner's
-   * PER_USER slots, held meanwhile. A task that must wait is tried again after retryDelay.
+   * One attempt at a task this process holds (its queue took the owner's slot with it), until
+   * `signal` aborts (then the task is handed back, to be taken up at once). A task that must wait
+   * is tried again after retryDelay.
    */
-  async attempt(taskId: string, signal: AbortSignal, claimSlot?: SlotClaim): Promise<Dispatched> {
+  async attempt(taskId: string, signal: AbortSignal): Promise<Dispatched> {
     try {
-      let release: (() => Promise<void>) | null = null;
-      if (claimSlot) {
-        const task = await this.uow.repositories.tasks.findById(taskId);
-        if (task?.status !== 'ACTIVE') return { retryAfterMs: null, error: null };
-        for (let slot = 0; slot < PER_USER && release === null; slot += 1) release = await claimSlot(task.ownerId, task.request.type, slot);
-        // the owner has PER_USER tasks of this type running somewhere: this one waits its turn
-        if (release === null) return { retryAfterMs: SLOT_WAIT_MS, error: null };
-      }
-      try {
-        const after = await this.runner.run(taskId, signal);
-        if (after?.status !== 'ACTIVE') return { retryAfterMs: null, error: null };
-        return { retryAfterMs: after.niceStatus === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults), error: null };
-      } finally {
-        await release?.();
-      }
+      const after = await this.runner.run(taskId, signal);
+      if (after?.status !== 'ACTIVE') return { retryAfterMs: null, error: null };
+      return { retryAfterMs: after.niceStatus === 'Queued' ? 0 : retryDelay(this.options, after.counters.faults), error: null };
     } catch (error) {
       return { retryAfterMs: retryDelay(this.options, 0), error: error instanceof Error ? error : new Error(String(error)) };
     }

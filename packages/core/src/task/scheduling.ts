@@ -4,6 +4,29 @@ import type { TaskRequest } from './TaskRequest';
 /** Of one user's tasks, at most this many of each type run at a time (the rest stay Queued). */
 export const PER_USER = 3;
 
+/** Workers of a process that one owner's tasks never fill: kept for the other owners' (a slow node holding one owner's copies holds nobody else's). */
+export const RESERVED_FOR_OTHERS = 1;
+
+/** How many of a process's `concurrency` workers one owner's tasks may hold at once, whatever their types. */
+export function ownerShare(concurrency: number): number {
+  return Math.max(1, concurrency - RESERVED_FOR_OTHERS);
+}
+
+/**
+ * Whether a task of `task.owner` may start beside those `running` in this process: fewer than
+ * PER_USER of its owner's of its type, and fewer than the owner's share of the process's workers.
+ */
+export function mayStart(task: RunningTask, running: Iterable<RunningTask>, concurrency: number): boolean {
+  let ofOwner = 0;
+  let ofType = 0;
+  for (const other of running) {
+    if (other.owner !== task.owner) continue;
+    ofOwner += 1;
+    if (other.type === task.type) ofType += 1;
+  }
+  return ofType < PER_USER && ofOwner < ownerShare(concurrency);
+}
+
 /**
  * The queue as a worker reads it: the oldest ACTIVE tasks, at most `perOwner` of each owner's of a
  * type (room beside PER_USER for the ones waiting out a failure), so that one owner's many
@@ -30,16 +53,17 @@ export interface RunningTask {
 /**
  * The tasks of `queue` (as QUEUE_READ reads it, oldest first) to start now, at most `free` of them,
  * in the order to start them: none running already or waiting out a failure (`notBefore` later
- * than `now`), at most PER_USER of an owner's tasks of a type running, and every owner in turn
- * (the one running fewest first, then the oldest request).
+ * than `now`), each allowed by mayStart beside those running and chosen (of a process of
+ * `concurrency` workers), and every owner in turn (the one running fewest first, then the oldest
+ * request).
  */
-export function tasksToStart(queue: readonly TaskState[], running: ReadonlyMap<string, RunningTask>, free: number, notBefore: (taskId: string) => number, now: number): TaskState[] {
+export function tasksToStart(queue: readonly TaskState[], running: ReadonlyMap<string, RunningTask>, free: number, notBefore: (taskId: string) => number, now: number, concurrency: number): TaskState[] {
   const started = new Map(running);
-  const runningOf = (owner: string, type?: RunningTask['type']) => [...started.values()].filter((r) => r.owner === owner && (type === undefined || r.type === type)).length;
+  const runningOf = (owner: string) => [...started.values()].filter((r) => r.owner === owner).length;
   let eligible = queue.filter((task) => !running.has(task.id) && notBefore(task.id) <= now);
   const chosen: TaskState[] = [];
   while (chosen.length < free) {
-    eligible = eligible.filter((task) => runningOf(task.ownerId, task.request.type) < PER_USER);
+    eligible = eligible.filter((task) => mayStart({ owner: task.ownerId, type: task.request.type }, started.values(), concurrency));
     if (eligible.length === 0) break;
     let next = eligible[0]!;
     for (const task of eligible) if (runningOf(task.ownerId) < runningOf(next.ownerId)) next = task;

@@ -1,3 +1,3 @@
 export { describeRepositoryContracts, type ContractSubject } from './repositoryContracts';
 export { describeStorageContract, type StorageSubject } from './storageContract';
-export { describeTaskQueueContract, type TaskQueueSubject } from './taskQueueContract';
+export { CONTRACT_CONCURRENCY, describeTaskQueueContract, type TaskQueueSubject } from './taskQueueContract';
