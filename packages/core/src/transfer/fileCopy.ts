@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { baseName, joinStoragePath, parentOf } from '../storage/paths';
 import { StorageError, type ChecksumAlgorithm, type FileCopyOptions, type FileEntry } from '../storage/Storage';
 import { NO_DEMAND, type CopyPath, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
@@ -90,55 +90,43 @@ interface Verify {
 /**
  * The file's bytes copied without this process where the storages can (two directories of one
  * host, two data nodes), else streamed through it, held to the `size` its source said. Verified,
- * the copy takes its name only once its digest is the one expected: streamed, its digest is
- * computed as it goes and a mismatch fails the write before its rename; copied elsewhere, it is
- * copied under a temporary name beside its own, digested there, then put in the place of the file
- * at its name. A mismatch or a wrong size is CopyRefusedError.
+ * the copy is made under a temporary name beside its own, digested there by its storage, and only
+ * then put in the place of the file at its name: one whose digest differs never replaces it. A
+ * mismatch or a wrong size is CopyRefusedError.
  */
 async function copyBytes(path: CopyPath, source: Place, destination: Place, size: number, verify: Verify | null, options: FileCopyOptions): Promise<number> {
-  if (path.kernel !== null) {
-    const kernel = path.kernel;
-    if (verify === null) return kernel.to.copyFile(kernel.from, source.path, destination.path, options);
-    const aside = joinStoragePath(parentOf(destination.path), `/${`${VERIFYING_PREFIX}${randomBytes(6).toString('hex')}-${baseName(destination.path)}`.slice(0, 255)}`);
-    try {
-      const bytes = await kernel.to.copyFile(kernel.from, source.path, aside, options);
-      const written = await destination.storage.checksum(aside, verify.algorithm);
-      if (written !== verify.expected) throw new CopyRefusedError(mismatch(destination, verify, written));
-      await destination.storage.remove(destination.path).catch((error: unknown) => {
-        if (!(error instanceof StorageError && error.failure === 'not_found')) throw error;
-      });
-      await destination.storage.rename(aside, destination.path);
-      return bytes;
-    } catch (error) {
-      await destination.storage.remove(aside).catch(() => undefined);
-      throw error;
-    }
+  const copyTo = (to: string) => (path.kernel !== null ? path.kernel.to.copyFile(path.kernel.from, source.path, to, options) : destination.storage.write(to, heldTo(source.storage.read(source.path), size, destination), { lastModified: options.lastModified }));
+  if (verify === null) return copyTo(destination.path);
+  const aside = joinStoragePath(parentOf(destination.path), `/${`${VERIFYING_PREFIX}${randomBytes(6).toString('hex')}-${baseName(destination.path)}`.slice(0, 255)}`);
+  try {
+    const bytes = await copyTo(aside);
+    const written = await destination.storage.checksum(aside, verify.algorithm);
+    if (written !== verify.expected) throw new CopyRefusedError(mismatch(destination, verify, written));
+    await destination.storage.remove(destination.path).catch((error: unknown) => {
+      if (!(error instanceof StorageError && error.failure === 'not_found')) throw error;
+    });
+    await destination.storage.rename(aside, destination.path);
+    return bytes;
+  } catch (error) {
+    await destination.storage.remove(aside).catch(() => undefined);
+    throw error;
   }
-  return destination.storage.write(destination.path, heldTo(source.storage.read(source.path), size, destination, verify), { lastModified: options.lastModified });
 }
 
-/** A copy's temporary name beside its own while it is verified (a kernel copy's). */
+/** A copy's temporary name beside its own while it is verified. */
 const VERIFYING_PREFIX = '.xfer-verifying-';
 
 const mismatch = (destination: Place, verify: Verify, written: string): CopyFailure => ({ reason: 'checksum_mismatch', message: `${destination.shown}: ${verify.algorithm} ${written}, expected ${verify.expected}` });
 
-/**
- * A source's bytes held to the `size` it said: one byte more fails at once (an endless stream fills
- * nothing), fewer at its end fail too; verified, their digest is compared at the end, before the
- * storage writing them renames the copy into place.
- */
-async function* heldTo(data: AsyncIterable<Uint8Array>, size: number, destination: Place, verify: Verify | null): AsyncIterable<Uint8Array> {
-  const hash = verify === null ? null : createHash(verify.algorithm);
+/** A source's bytes held to the `size` it said: one byte more fails at once (an endless stream fills nothing), fewer at its end fail too. */
+async function* heldTo(data: AsyncIterable<Uint8Array>, size: number, destination: Place): AsyncIterable<Uint8Array> {
   let bytes = 0;
   for await (const chunk of data) {
     bytes += chunk.length;
     if (bytes > size) throw new CopyRefusedError({ reason: 'size_mismatch', message: `${destination.shown}: its source sent more than the ${size} bytes it said the file has` });
-    hash?.update(chunk);
     yield chunk;
   }
   if (bytes < size) throw new CopyRefusedError({ reason: 'size_mismatch', message: `${destination.shown}: its source sent ${bytes} of the ${size} bytes it said the file has` });
-  const written = hash?.digest('hex');
-  if (verify !== null && written !== verify.expected) throw new CopyRefusedError(mismatch(destination, verify, written!));
 }
 
 /** Counts a batch copy's digested bytes and compares its digests: a copy whose digest differs was never placed (the batch copy keeps it from its name), and is the copy's failure. */
