@@ -82,6 +82,8 @@ export class NodeServer {
       const served = trust;
       const registered = new URL(identity.url);
       const prefix = registered.pathname.replace(/\/+$/, '');
+      // the registered URL, with the port it listens on once it does
+      const reached = { url: identity.url.replace(/\/+$/, '') };
       const storageAt = (root: string, base: string) => storages.storageOf(root, { type: 'posix', root }, base)!;
       const app = createNodeApp({
         prefix,
@@ -97,6 +99,7 @@ export class NodeServer {
         peers,
         decide: (token, endpointId, path, access) => api.access(token, endpointId, path, access),
         authUrl: options.authUrl,
+        publicUrl: () => reached.url,
         uploadIdleMs: options.uploadIdleMs,
         // every line the node logs names it, as the API's lines of its calls do
         logger: (options.logger ?? createLogger({ name: 'xfer-node' })).child({ node_id: identity.id }),
@@ -112,7 +115,8 @@ export class NodeServer {
       });
       const url = new URL(identity.url);
       url.port = String((server.address() as AddressInfo).port);
-      return new NodeServer(identity, url.href.replace(/\/+$/, ''), server, peers, storages, trust.start(), api);
+      reached.url = url.href.replace(/\/+$/, '');
+      return new NodeServer(identity, reached.url, server, peers, storages, trust.start(), api);
     } catch (error) {
       trust?.close();
       await peers.close();

@@ -6,6 +6,7 @@ import { NodeUnregistered } from '../ApiLink';
 import type { ApiTrust } from '../ApiTrust';
 import type { Peers } from '../copy/Peers';
 import type { VerifyGrant } from './copyRoutes';
+import { BrowserSignIn } from './browserSignIn';
 import { httpsAccess, type DecideAccess } from './httpsAccess';
 import { BadRequest, Unauthorized, UPLOAD_IDLE_MS, type NodeStorages } from './requests';
 import { storageRoutes, type VerifyApiCall } from './storageRoutes';
@@ -22,6 +23,8 @@ export interface NodeAppServices {
   decide: DecideAccess;
   /** Where the authorization service answers (a client without a token is sent there). */
   authUrl: string;
+  /** The node's URL as registered (with the port it listens on): where a browser's sign-in comes back. */
+  publicUrl: () => string;
   /** How long an upload's body may go quiet (default UPLOAD_IDLE_MS). */
   uploadIdleMs?: number;
   logger?: Logger;
@@ -67,7 +70,9 @@ export function createNodeApp(services: NodeAppServices): Express {
   // source of anything); other sites' pages may still fetch files (the JS SDK's HTTPS access)
   app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], sandbox: [] } }, crossOriginResourcePolicy: false }));
   app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall, { verifyGrant: services.verifyGrant, peers: services.peers }, uploadIdleMs));
-  app.use(services.prefix || '/', httpsAccess({ storages: services.storages, decide: services.decide, authUrl: services.authUrl, uploadIdleMs }));
+  const signIn = new BrowserSignIn({ authUrl: services.authUrl, publicUrl: services.publicUrl, prefix: services.prefix });
+  app.use(services.prefix || '/', signIn.routes());
+  app.use(services.prefix || '/', httpsAccess({ storages: services.storages, decide: services.decide, signIn, uploadIdleMs }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ code: 'NotFound', message: 'Nothing here' });
   });

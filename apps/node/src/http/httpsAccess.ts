@@ -3,6 +3,7 @@ import { ChunkBuffers, READ_CHUNK } from '@xfer/storage';
 import type { NextFunction, Request, Response } from 'express';
 import rangeParser from 'range-parser';
 import { AccessRefused, type AccessDecision, type HttpsAccess } from '../ApiLink';
+import type { BrowserSignIn } from './browserSignIn';
 import { BadRequest, watchedUpload, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
@@ -12,8 +13,8 @@ export type DecideAccess = (token: string, endpointId: string, path: string, acc
 export interface HttpsAccessOptions {
   storages: NodeStorages;
   decide: DecideAccess;
-  /** The authorization service, where a client without a token is sent. */
-  authUrl: string;
+  /** Where a browser without a token is sent to sign in, and how its token comes back. */
+  signIn: BrowserSignIn;
   /** How long an upload's body may go quiet before it is cut. */
   uploadIdleMs: number;
 }
@@ -69,12 +70,11 @@ export function httpsAccess(options: HttpsAccessOptions) {
       res.set('Allow', 'GET, HEAD, PUT, DELETE').status(405).json({ code: 'MethodNotAllowed', message: `${req.method} is not one of GET, HEAD, PUT, DELETE` });
       return;
     }
-    const token = bearer(req);
+    // a browser's token is its cookie (reads only: a cross-site page cannot make it write or delete)
+    const fromCookie = bearer(req) === null && req.headers.authorization === undefined && access === 'read' ? options.signIn.tokenOf(req) : null;
+    const token = bearer(req) ?? fromCookie;
     if (token === null) {
-      if (req.headers.authorization === undefined && access === 'read') {
-        res.redirect(302, signInUrl(options.authUrl, endpointId.toLowerCase(), `${req.protocol}://${req.headers.host ?? ''}${req.originalUrl}`));
-        return;
-      }
+      if (req.headers.authorization === undefined && access === 'read') return options.signIn.redirect(res, endpointId.toLowerCase(), path);
       res.set('WWW-Authenticate', `Bearer realm="xfer", scope="${httpsScopeOf(endpointId.toLowerCase())}"`).status(401).json({ code: 'AuthenticationFailed', message: `A bearer token for the scope ${httpsScopeOf(endpointId.toLowerCase())}` });
       return;
     }
@@ -89,6 +89,11 @@ export function httpsAccess(options: HttpsAccessOptions) {
       }
     } catch (error) {
       if (error instanceof AccessRefused) {
+        // a browser whose token ran out signs in again
+        if (error.status === 401 && fromCookie !== null) {
+          options.signIn.forget(res, endpointId.toLowerCase());
+          return options.signIn.redirect(res, endpointId.toLowerCase(), path);
+        }
         if (error.status === 401) res.set('WWW-Authenticate', 'Bearer realm="xfer", error="invalid_token"');
         res.status(error.status).json({ code: error.code, message: error.message });
       } else if (error instanceof StorageError && !res.headersSent) {
@@ -96,11 +101,6 @@ export function httpsAccess(options: HttpsAccessOptions) {
       } else throw error;
     }
   };
-}
-
-function signInUrl(authUrl: string, endpointId: string, fileUrl: string): string {
-  const query = new URLSearchParams({ client_id: endpointId, scope: httpsScopeOf(endpointId), response_type: 'code', redirect_uri: fileUrl });
-  return `${authUrl}/v2/oauth2/authorize?${query}`;
 }
 
 /** A Range header of which a range ends before it begins (`bytes=9-2`) is invalid, and ignored: the whole file (RFC 9110 14.1.1), never 416. */

@@ -7,18 +7,21 @@ import { startApiAndNodes, type ApiAndNodes } from './apiAndNodes';
 
 const TREE = { '/data/a.txt': 'hello, node', '/data/sub/deep.txt': 'deep' };
 
-/** A request line sent as written (no client normalises its path), over TLS; the status line of the answer. */
-function rawStatus(port: number, ca: string, target: string, token: string): Promise<string> {
+/** A request sent as written (no client normalises its path or its Host), over TLS; the whole answer. */
+function rawAnswer(port: number, ca: string, target: string, token: string | null, host = `localhost:${port}`): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ca }, () => {
-      socket.write(`GET ${target} HTTP/1.1\r\nHost: localhost:${port}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\n${token === null ? '' : `Authorization: Bearer ${token}\r\n`}Connection: close\r\n\r\n`);
     });
     let answer = '';
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+    socket.on('end', () => resolve(answer));
     socket.on('error', reject);
   });
 }
+
+/** The status line of a request sent as written. */
+const rawStatus = async (port: number, ca: string, target: string, token: string) => (await rawAnswer(port, ca, target, token)).split('\r\n')[0] ?? '';
 
 describe.each(testBackends())('HTTPS access to the files of node-bound endpoints ($name)', (backend) => {
   let world: ApiAndNodes;
@@ -92,7 +95,14 @@ describe.each(testBackends())('HTTPS access to the files of node-bound endpoints
     const location = new URL(String(sniff.headers.location));
     expect(location.searchParams.getAll('client_id')).toEqual([world.lab.id]);
     expect(location.searchParams.get('scope')).toBe(httpsScopeOf(world.lab.id));
+    // it comes back to the node's registered address, whatever Host the request named; the endpoint's own client knows that address
+    expect(location.searchParams.get('redirect_uri')).toBe(`https://localhost:${world.nodes[0]!.port}/_xfer/sign-in/${world.lab.id}`);
+    expect([location.searchParams.get('code_challenge_method'), location.searchParams.get('state')?.length]).toEqual(['S256', 22]);
     await sniff.body.dump();
+    const spoofed = await rawAnswer(world.nodes[0]!.port, readFileSync(join(world.nodes[0]!.root, '..', 'ca.pem'), 'utf8'), `/${world.lab.id}/data/a.txt`, null, 'attacker.example.org');
+    const spoofedLocation = /^location: (.+)$/im.exec(spoofed)?.[1]?.trim();
+    expect(new URL(spoofedLocation!).searchParams.get('redirect_uri')).toBe(location.searchParams.get('redirect_uri'));
+    expect((await world.runtime.uow.repositories.clients.findById(world.lab.id))?.redirect_uris).toEqual([location.searchParams.get('redirect_uri')]);
     const put = await world.fetch(`${lab}/data/new.txt`, { method: 'PUT', body: 'x' });
     expect(put.statusCode).toBe(401);
     await put.body.dump();

@@ -5,14 +5,14 @@ import type { Clock, IdGenerator } from '../shared/ports';
 import type { StorageAttachment } from '../storage/Storage';
 import type { Endpoint } from '../endpoint/Endpoint';
 import type { ShareCursor } from '../endpoint/EndpointRepository';
-import { NodeNotFoundError, registerHttpsScope } from '../node/Node';
+import { NodeNotFoundError, registerHttpsAccess } from '../node/Node';
 import { isUuid } from '../shared/text';
 
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { endpointWithId, identityNamed, principalNamed } from './lookups';
 
 /** The repositories EndpointAdministration uses. */
-export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles' | 'scopes'>;
+export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles' | 'scopes' | 'clients'>;
 
 /** What an operator does to endpoints beside their owners' API: roles, pause rules, access rules read. */
 export class EndpointAdministration {
@@ -112,7 +112,7 @@ export class EndpointAdministration {
         const node = isUuid(attachment.node) ? await repos.nodes.findById(attachment.node.toLowerCase()) : await repos.nodes.findByName(attachment.node);
         if (!node) throw new NodeNotFoundError(attachment.node);
         endpoint.attachStorage({ ...attachment, node: node.id }, node.url);
-        await registerHttpsScope(repos.scopes, { id: endpoint.id, displayName: endpoint.snapshot.display_name ?? endpoint.id }, this.clock, this.ids);
+        await registerHttpsAccess(repos, { id: endpoint.id, displayName: endpoint.snapshot.display_name ?? endpoint.id, httpsServer: endpoint.snapshot.https_server! }, this.clock, this.ids);
       }
       await repos.endpoints.update(endpoint);
       await this.sharesFollow(repos, endpoint);
@@ -127,7 +127,7 @@ export class EndpointAdministration {
       for (const { endpoint: share } of shares) {
         if (!share.serveFrom(host)) continue;
         await repos.endpoints.update(share);
-        if (share.snapshot.https_server !== null) await registerHttpsScope(repos.scopes, { id: share.id, displayName: share.snapshot.display_name ?? share.id }, this.clock, this.ids);
+        if (share.snapshot.https_server !== null) await registerHttpsAccess(repos, { id: share.id, displayName: share.snapshot.display_name ?? share.id, httpsServer: share.snapshot.https_server! }, this.clock, this.ids);
       }
       const last = shares.at(-1);
       if (!last || shares.length < PAGE) return;

@@ -11,7 +11,7 @@ import {
 import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { registerHttpsScope } from '../node/Node';
+import { registerHttpsAccess } from '../node/Node';
 import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
 import type { ShareCursor } from './EndpointRepository';
@@ -21,7 +21,7 @@ import type { EndpointView } from './EndpointView';
 import type { EndpointServer, ServerInput, ServerPatch, ServerState } from './Server';
 
 /** The repositories the endpoint operations use. */
-export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'accessRules' | 'pauseRules' | 'subscriptions' | 'identities' | 'groups' | 'scopes'>;
+export type EndpointRepositories = RepositoriesOf<'endpoints' | 'roles' | 'accessRules' | 'pauseRules' | 'subscriptions' | 'identities' | 'groups' | 'scopes' | 'clients'>;
 type Repos = EndpointRepositories['repositories'];
 
 export interface CreatedEndpoint {
@@ -93,7 +93,7 @@ export class EndpointService {
       });
       await repos.endpoints.insert(share);
       await this.grantOwnerAdministrator(repos, share);
-      if (share.snapshot.https_server !== null) await registerHttpsScope(repos.scopes, { id: share.id, displayName: share.snapshot.display_name ?? share.id }, this.clock, this.ids);
+      if (share.snapshot.https_server !== null) await registerHttpsAccess(repos, { id: share.id, displayName: share.snapshot.display_name ?? share.id, httpsServer: share.snapshot.https_server! }, this.clock, this.ids);
       return this.created(share);
     });
   }

@@ -1,3 +1,4 @@
+import type { ClientRepository } from '../auth/Client';
 import type { ScopeRepository } from '../auth/Scope';
 import { InvalidFieldError, NotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
@@ -68,14 +69,32 @@ export function httpsScopeOf(endpointId: string): string {
   return `https://auth.globus.org/scopes/${endpointId}/https`;
 }
 
+/** Where a node signs a browser in for an endpoint's files: the redirect URI of the endpoint's own OAuth client, under the node's URL. */
+export const NODE_SIGN_IN_PATH = '/_xfer/sign-in';
+
+/** The redirect URI a node's sign-in of a browser for `endpointId` comes back to, from the endpoint's https_server (`<node URL>/<endpoint id>`). */
+export function nodeSignInUri(endpointId: string, httpsServer: string): string {
+  const nodeUrl = httpsServer.endsWith(`/${endpointId}`) ? httpsServer.slice(0, -endpointId.length - 1) : httpsServer;
+  return `${nodeUrl}${NODE_SIGN_IN_PATH}/${endpointId}`;
+}
+
 /**
- * Registers the `https` scope of an endpoint a node serves, once (the authorization service then
- * grants it as any scope: client credentials, consent, `xfer token issue --scope`).
+ * Registers what HTTPS access to an endpoint a node serves needs of the authorization service:
+ * the endpoint's `https` scope (the authorization service then grants it as any scope: client
+ * credentials, consent, `xfer token issue --scope`), and the endpoint's own public OAuth client
+ * (its id the endpoint's, PKCE), through which its node signs a browser in, as a Globus Connect
+ * Server collection does: its one redirect URI under the node's URL (kept as the node's is).
  */
-export async function registerHttpsScope(scopes: Pick<ScopeRepository, 'findByName' | 'add'>, endpoint: { id: string; displayName: string }, clock: Clock, ids: IdGenerator): Promise<void> {
+export async function registerHttpsAccess(repos: { scopes: Pick<ScopeRepository, 'findByName' | 'add'>; clients: Pick<ClientRepository, 'findById' | 'add' | 'update'> }, endpoint: { id: string; displayName: string; httpsServer: string }, clock: Clock, ids: IdGenerator): Promise<void> {
   const name = httpsScopeOf(endpoint.id);
-  if (await scopes.findByName(name)) return;
-  await scopes.add({ id: ids.uuid(), name, description: `Read and write the files of '${endpoint.displayName}' over HTTPS`, resource_server: endpoint.id, dependent_scope_ids: [], created_at: clock.now() });
+  if (!(await repos.scopes.findByName(name))) {
+    await repos.scopes.add({ id: ids.uuid(), name, description: `Read and write the files of '${endpoint.displayName}' over HTTPS`, resource_server: endpoint.id, dependent_scope_ids: [], created_at: clock.now() });
+  }
+  const redirect = nodeSignInUri(endpoint.id, endpoint.httpsServer);
+  const client = await repos.clients.findById(endpoint.id);
+  if (client === null) {
+    await repos.clients.add({ id: endpoint.id, display_name: `${endpoint.displayName} (files over HTTPS)`.slice(0, 128), branding: { logo_url: null, primary_color: null, background_color: null }, redirect_uris: [redirect], public_client: true, secret_hash: null, resource_server: null, template_id: null, created_at: clock.now() });
+  } else if (!client.redirect_uris.includes(redirect)) await repos.clients.update({ ...client, redirect_uris: [redirect] });
 }
 
 export class NodeNotFoundError extends NotFoundError {
