@@ -12,6 +12,7 @@
  *   npm run bench -- --backends none --scenarios "data nodes"               a node's HTTPS GET beside a bare https server
  *   npm run bench -- --backends none --scenarios "node copies"              node to node: 1 GiB beside curl, 10,000 small files
  *   npm run bench -- --backends none --scenarios "stack floor" --compare ../main   GET by id beside the stack's floor, this checkout and another
+ *   npm run bench -- --backends none --scenarios stand-in --compare ../release       the stand-in's start beside another checkout's (its last release, built)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,7 +59,7 @@ const { values: flags } = parseArgs({
     scenarios: { type: 'string' },
     'report-only': { type: 'boolean', default: false },
     'write-report': { type: 'boolean', default: false },
-    /** Another built checkout of xfer, measured beside this one in the stack-floor rounds (today's main beside a branch). */
+    /** Another built checkout of xfer, measured beside this one in the stack-floor rounds and the stand-in's starts (today's main beside a branch; its last release). */
     compare: { type: 'string' },
   },
 });
@@ -307,7 +308,7 @@ async function worstScopedSearch(backend: string, size: number, apiUrl: string, 
  * start to the first answer (its URL line, then GET /_xfer/health), and the reset back to the seed
  * as the stand-in times it, over rounds after some writes.
  */
-async function measureStandIn(work: string): Promise<Row[]> {
+async function measureStandIn(work: string, roots: { name: string; dir: string }[]): Promise<Row[]> {
   const seed = {
     identities: Array.from({ length: 20 }, (_, i) => ({ username: `user${i}@example.org`, password: `password-${i}` })),
     tokens: Array.from({ length: 20 }, (_, i) => ({ identity: `user${i}@example.org`, value: `token-of-user-${i}` })),
@@ -337,6 +338,19 @@ async function measureStandIn(work: string): Promise<Row[]> {
     }
     child.kill('SIGTERM');
   }
+  // to its URL line without a seed, as a test suite's stand-in starts, each checkout in turn in
+  // every round (this machine's speed drifts over minutes: turns keep the comparison fair)
+  const bareStarts = new Map(roots.map((root) => [root.name, [] as number[]]));
+  for (let round = 0; round < 15; round++) {
+    for (const root of round % 2 === 0 ? roots : [...roots].reverse()) {
+      const started = performance.now();
+      const child = spawn(process.execPath, [join(root.dir, 'apps/cli/bin/xfer.js'), 'serve', '--ephemeral', '--port', '0'], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'ignore'] });
+      await standInUrl(child);
+      bareStarts.get(root.name)!.push(performance.now() - started);
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  }
   const row = (scenario: string, values: number[]): Row => {
     const sorted = [...values].sort((a, b) => a - b);
     const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] * 10) / 10;
@@ -345,6 +359,7 @@ async function measureStandIn(work: string): Promise<Row[]> {
   return [
     row(`stand-in: node -e 0, the floor of a process start (${rounds} starts)`, bare),
     row(`stand-in: cold start to first answer (seed of 100 objects, ${rounds} starts)`, starts),
+    ...roots.map((root) => row(`stand-in: start to its URL line, no seed (${root.name}, 15 starts in turns)`, bareStarts.get(root.name)!)),
     row(`stand-in: POST /_xfer/reset (seed of 100 objects, ${resets.length} resets)`, resets),
   ];
 }
@@ -776,7 +791,8 @@ async function main(): Promise<void> {
   if (!ONLY || ONLY.some((o) => 'stand-in'.includes(o))) {
     const work2 = mkdtempSync(join(tmpdir(), 'xfer-bench-stand-in-'));
     try {
-      for (const row of await measureStandIn(work2)) {
+      const roots = [...(flags.compare ? [{ name: 'compared', dir: flags.compare }] : []), { name: 'this checkout', dir: ROOT }];
+      for (const row of await measureStandIn(work2, roots)) {
         console.error(`${row.scenario}: p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms`);
         rows.push(row);
       }

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { rootCertificates } from 'node:tls';
 import { NodeNotReachableError } from '@xfer/core';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { NodeCallSigner } from './NodeCallSigner';
 import { boundedJson, failureFromWire, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
 
@@ -154,6 +153,8 @@ export class NodeClient {
       if (previous && previous.url.href === url.href) return { ...previous, until };
       if (previous) this.retired.push(previous.pool);
       const ca = trustedCas(this.reach.extraCa);
+      // loaded once a node is reached: a process that reaches none (the stand-in without nodes) starts without it
+      const { Pool } = await import('undici');
       return { url, until, pool: new Pool(url.origin, { connections: 16, connectTimeout: 5_000, keepAliveTimeout: 30_000, connect: ca && { ca } }) };
     })();
     this.connection = next;
@@ -179,6 +180,9 @@ export class NodeClient {
  */
 export function trustedCas(extraCa: string | undefined): string[] | undefined {
   if (extraCa === undefined) return undefined;
+  // node:tls is loaded here, once a node is reached, not at every process's start
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { rootCertificates } = require('node:tls') as typeof import('node:tls');
   return [...rootCertificates, ...extraCertificates(), extraCa];
 }
 
