@@ -2,8 +2,10 @@
  * Transfers between data nodes (issue 61), each beside its limit in the same run: one 1 GiB file
  * node to node beside curl fetching the same file from the source node over HTTPS into the
  * destination's storage (rounds in turns, the ratio the median of the rounds' ratios); 10,000
- * files of 4 KiB node to node (files/s); the nodes' peak RSS while they copy. The API (task
- * workers, SQLite file) only orchestrates: both nodes are processes of their own.
+ * files of 4 KiB node to node (files/s), in one folder and as a tree of 100 folders of 100 (as
+ * users' data are), in turns; the nodes' peak RSS while they copy. The API (task workers, SQLite
+ * file) only orchestrates: both nodes are processes of their own. XFER_BENCH_SMALL_ONLY=1 leaves
+ * out the 1 GiB copies (a quicker look at the small files).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +21,9 @@ import type { TaskRow } from './tasks';
 
 const GIB = 2 ** 30;
 const SMALL_FILES = 10_000;
+/** The tree of small files: this many folders of SMALL_FILES / TREE_FOLDERS files each. */
+const TREE_FOLDERS = 100;
+const SMALL_ONLY = process.env.XFER_BENCH_SMALL_ONLY === '1';
 const ROUNDS = 5;
 const BIN = join(__dirname, '..', 'apps/cli/bin/xfer.js');
 
@@ -50,7 +55,10 @@ async function timedTask(api: Api, body: Record<string, unknown>): Promise<{ ms:
   for (;;) {
     const task = (await (await fetch(`${api.url}/task/${taskId}`, { headers: api.headers })).json()) as { status: string; files_transferred: number; faults: number };
     if (task.status === 'SUCCEEDED') return { ms: performance.now() - started, files: task.files_transferred };
-    if (task.status !== 'ACTIVE' || task.faults > 0) throw new Error(`task ${taskId}: ${JSON.stringify(task)}`);
+    if (task.status !== 'ACTIVE' || task.faults > 0) {
+      const events = (await (await fetch(`${api.url}/task/${taskId}/event_list`, { headers: api.headers })).json()) as { DATA: { code: string; details: string }[] };
+      throw new Error(`task ${taskId}: ${task.status}, ${task.faults} fault(s): ${events.DATA.map((event) => `${event.code} ${event.details}`).join('; ')}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -64,9 +72,14 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
   mkdirSync(destination);
   const chunk = randomBytes(2 ** 20);
   const fd = openSync(join(source, 'big.bin'), 'w');
-  for (let i = 0; i < GIB / chunk.length; i += 1) writeSync(fd, chunk);
+  for (let i = 0; i < (SMALL_ONLY ? 0 : GIB / chunk.length); i += 1) writeSync(fd, chunk);
   closeSync(fd);
   for (let i = 0; i < SMALL_FILES; i += 1) writeFileSync(join(source, 'small', `f${i}.bin`), chunk.subarray(i % 256, (i % 256) + 4096));
+  const perFolder = SMALL_FILES / TREE_FOLDERS;
+  for (let d = 0; d < TREE_FOLDERS; d += 1) {
+    mkdirSync(join(source, 'tree', `d${d}`), { recursive: true });
+    for (let i = 0; i < perFolder; i += 1) writeFileSync(join(source, 'tree', `d${d}`, `f${i}.bin`), chunk.subarray((d + i) % 256, ((d + i) % 256) + 4096));
+  }
 
   const databaseUrl = `sqlite:${join(work, 'copies.sqlite')}`;
   const ports = [await freePort(), await freePort()];
@@ -107,15 +120,12 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     const client: Api = { url: `http://127.0.0.1:${api.port}/v0.10`, headers: { authorization: `Bearer ${token}` } };
     const [from, to] = endpoints as [string, string];
     const bigUrl = `${urls[0]}/${from}/big.bin`;
-    // once each, to have the file in the page cache for either
-    await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'));
-    await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
     const times = { curl: [] as number[], xfer: [] as number[] };
     // each process's CPU during each copy (user and system seconds): what limits a copy on two cores
     const cpu = new Map<string, { user: number[]; system: number[] }>();
-    const measured = async (processes: Record<string, ChildProcess>, copy: () => Promise<void>) => {
+    const measured = async <T>(processes: Record<string, ChildProcess>, copy: () => Promise<T>): Promise<T> => {
       const before = Object.entries(processes).map(([name, child]) => ({ name, child, then: cpuSeconds(child) }));
-      await copy();
+      const result = await copy();
       for (const { name, child, then } of before) {
         const now = cpuSeconds(child);
         const spent = cpu.get(name) ?? { user: [], system: [] };
@@ -123,50 +133,67 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
         spent.system.push(now.system - then.system);
         cpu.set(name, spent);
       }
+      return result;
     };
-    const copyByCurl = () => measured({ 'curl: the source node': children[0]! }, async () => void times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'))));
-    const copyByXfer = () =>
-      measured({ 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child }, async () => void times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms));
-    for (let round = 0; round < ROUNDS; round += 1) {
-      // in turns, each first every other round; each right after its own file's removal
-      for (const copy of round % 2 === 0 ? [copyByCurl, copyByXfer] : [copyByXfer, copyByCurl]) {
-        await writtenBack();
-        rmSync(join(destination, copy === copyByCurl ? 'curl.bin' : 'xfer.bin'), { force: true });
-        await copy();
+    if (!SMALL_ONLY) {
+      // once each, to have the file in the page cache for either
+      await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'));
+      await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
+      const copyByCurl = () => measured({ 'curl: the source node': children[0]! }, async () => void times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'))));
+      const copyByXfer = () =>
+        measured({ 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child }, async () => void times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms));
+      for (let round = 0; round < ROUNDS; round += 1) {
+        // in turns, each first every other round; each right after its own file's removal
+        for (const copy of round % 2 === 0 ? [copyByCurl, copyByXfer] : [copyByXfer, copyByCurl]) {
+          await writtenBack();
+          rmSync(join(destination, copy === copyByCurl ? 'curl.bin' : 'xfer.bin'), { force: true });
+          await copy();
+        }
       }
     }
-    const ratio = median(times.curl.map((curlMs, i) => curlMs / times.xfer[i]!));
+    const ratio = SMALL_ONLY ? 0 : median(times.curl.map((curlMs, i) => curlMs / times.xfer[i]!));
     const rate = (ms: number) => Math.round(GIB / 2 ** 20 / (ms / 1000));
-    const small = [] as number[];
+    const small = { flat: [] as number[], tree: [] as number[] };
     // each round's files stay to the end: making a file, ext4 steps over the inodes removed in the
     // last seconds (minutes, while their table is unwritten: `recently_deleted`), and a round right
-    // after the removal of the round before's 10,000 spent 4-5 times the CPU in the kernel (perf)
+    // after the removal of the round before's 10,000 spent 4-5 times the CPU in the kernel (perf);
+    // the flat folder and the tree in turns, each first every other round
     for (let round = 0; round < 3; round += 1) {
-      await writtenBack();
-      const { ms, files } = await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/small/', destination_path: `/small-${round}/`, recursive: true }] });
-      if (files !== SMALL_FILES) throw new Error(`the small files' task moved ${files} files`);
-      small.push(files / (ms / 1000));
+      for (const shape of round % 2 === 0 ? (['flat', 'tree'] as const) : (['tree', 'flat'] as const)) {
+        await writtenBack();
+        const folder = shape === 'flat' ? 'small' : 'tree';
+        const processes = { [`${shape}: the source node`]: children[0]!, [`${shape}: the destination node`]: children[1]!, [`${shape}: the API`]: api.child };
+        const { ms, files } = await measured(processes, () => timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: `/${folder}/`, destination_path: `/${folder}-${round}/`, recursive: true }] }));
+        if (files !== SMALL_FILES) throw new Error(`the small files' task (${shape}) moved ${files} files`);
+        small[shape].push(files / (ms / 1000));
+      }
     }
     const rss = Math.max(...children.map((child) => peakRssMb(child) ?? 0));
+    const smallRow = (shape: 'flat' | 'tree', what: string): TaskRow => ({
+      scenario: `nodes: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB node to node, ${what}, files/s (median of 3 in turns: files_transferred over submit to SUCCEEDED)`,
+      p50_ms: Math.round(SMALL_FILES / (median(small[shape]) / 1000)),
+      p99_ms: Math.round(SMALL_FILES / (Math.min(...small[shape]) / 1000)),
+      requests_per_second: Math.round(median(small[shape])),
+      ratio_to_cp: null,
+      peak_rss_mb: rss,
+    });
     const rows: TaskRow[] = [
-      {
-        scenario: `nodes: one 1 GiB file node to node (submit to SUCCEEDED), beside curl fetching it from the source node over HTTPS into the destination's storage (medians of ${ROUNDS}, the ratio the rounds' median; curl ${rate(median(times.curl))} MB/s, xfer ${rate(median(times.xfer))} MB/s); the nodes' peak RSS`,
-        p50_ms: Math.round(median(times.xfer)),
-        p99_ms: Math.round(Math.max(...times.xfer)),
-        requests_per_second: 0,
-        ratio_to_cp: Math.round(ratio * 100) / 100,
-        peak_rss_mb: rss,
-      },
-      {
-        scenario: `nodes: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB node to node, files/s (median of 3: files_transferred over submit to SUCCEEDED)`,
-        p50_ms: Math.round(SMALL_FILES / (median(small) / 1000)),
-        p99_ms: Math.round(SMALL_FILES / (Math.min(...small) / 1000)),
-        requests_per_second: Math.round(median(small)),
-        ratio_to_cp: null,
-        peak_rss_mb: rss,
-      },
+      ...(SMALL_ONLY
+        ? []
+        : [
+            {
+              scenario: `nodes: one 1 GiB file node to node (submit to SUCCEEDED), beside curl fetching it from the source node over HTTPS into the destination's storage (medians of ${ROUNDS}, the ratio the rounds' median; curl ${rate(median(times.curl))} MB/s, xfer ${rate(median(times.xfer))} MB/s); the nodes' peak RSS`,
+              p50_ms: Math.round(median(times.xfer)),
+              p99_ms: Math.round(Math.max(...times.xfer)),
+              requests_per_second: 0,
+              ratio_to_cp: Math.round(ratio * 100) / 100,
+              peak_rss_mb: rss,
+            },
+          ]),
+      smallRow('flat', 'in one folder'),
+      smallRow('tree', `as ${TREE_FOLDERS} folders of ${SMALL_FILES / TREE_FOLDERS}`),
     ];
-    for (const [name, { user, system }] of cpu) log(`CPU of a 1 GiB copy, ${name}: ${median(user).toFixed(2)} s user + ${median(system).toFixed(2)} s system (medians of ${ROUNDS})`);
+    for (const [name, { user, system }] of cpu) log(`CPU of a copy, ${name}: ${median(user).toFixed(2)} s user + ${median(system).toFixed(2)} s system (medians)`);
     for (const row of rows) log(`${row.scenario}: ${row.p50_ms} ms, ratio ${row.ratio_to_cp}, ${row.requests_per_second} files/s, peak RSS ${rss} MB`);
     return rows;
   } finally {

@@ -43,11 +43,11 @@ export class Peers {
   }
 
   /**
-   * POSTs to `url` with `bearer` as its credential (and no body); the answer goes to `answer` as
+   * POSTs `body` (JSON) to `url` with `bearer` as its credential; the answer goes to `answer` as
    * it arrives. Fails when the node cannot be reached within CONNECT_MS, or when it sends nothing
    * for `idleMs` while not paused.
    */
-  post(url: URL, bearer: string, idleMs: number, answer: PeerAnswer): PeerCall {
+  post(url: URL, bearer: string, body: string, idleMs: number, answer: PeerAnswer): PeerCall {
     const parser = new HTTPParser('RESPONSE');
     let connected = false;
     let done = false;
@@ -92,7 +92,7 @@ export class Peers {
       connected = true;
       socket.setTimeout(idleMs);
       const path = `${url.pathname}${url.search}`;
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${bearer}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     });
     socket.on('timeout', () => settle(new Error(connected ? `it sent nothing for ${idleMs / 1000} s` : `no connection within ${CONNECT_MS / 1000} s`)));
     socket.on('error', (error) => settle(error));

@@ -59,7 +59,7 @@ export async function pullFiles(request: PullRequest, destination: Storage, sour
   const pool = new ChunkBuffers(WRITE_CHUNK, WRITES_AHEAD + 2);
   let answer: ReadFilesAnswer;
   try {
-    answer = await readFiles(peers, source, signal, pool);
+    answer = await readFiles(peers, source, request.files.map((file) => file.name), signal, pool);
   } catch (error) {
     if (signal.aborted) return;
     tell({ unreachable: `the destination's node could not reach it (${describeError(error)})` });
@@ -207,18 +207,18 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
 type ReadFilesAnswer = { frames: FrameReader; stop: () => void } | { refused: { status: number; message: string | null } };
 
 /**
- * Asks the source's node for the files of `source.grant` (`read-files`): each piece of the answer
+ * Asks the source's node for the files `names` of `source.grant` (`read-files`): each piece of the answer
  * goes to a FrameReader as it is read, the connection paused while WRITES_AHEAD chunks wait for
  * the disk. Rejects when the node cannot be reached or answers nothing within SOURCE_ANSWER_MS;
  * an abort of `signal` cuts the stream.
  */
-function readFiles(peers: Peers, source: { url: string; grant: string }, signal: AbortSignal, pool: ChunkBuffers): Promise<ReadFilesAnswer> {
+function readFiles(peers: Peers, source: { url: string; grant: string }, names: readonly string[], signal: AbortSignal, pool: ChunkBuffers): Promise<ReadFilesAnswer> {
   const url = new URL(`${source.url.replace(/\/+$/, '')}${NODE_STORAGE_PATH}/${READ_FILES}`);
   return new Promise<ReadFilesAnswer>((resolve, reject) => {
     let frames: FrameReader | null = null;
     let refusal: { status: number; pieces: Buffer[]; bytes: number } | null = null;
     const stop = () => call.stop(new Error('the copy ended'));
-    const call = peers.post(url, source.grant, SOURCE_ANSWER_MS, {
+    const call = peers.post(url, source.grant, JSON.stringify({ names }), SOURCE_ANSWER_MS, {
       status(code) {
         if (code !== 200) refusal = { status: code, pieces: [], bytes: 0 };
         else {

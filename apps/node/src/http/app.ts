@@ -1,5 +1,5 @@
 import { createLogger, requestLogger, type Logger } from '@xfer/server-kit';
-import { NODE_STORAGE_PATH, READ_GRANT_CLAIM, type ReadGrant } from '@xfer/storage';
+import { NODE_STORAGE_PATH, READ_GRANT_CLAIM, type ReadGrantClaim } from '@xfer/storage';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { NodeUnregistered } from '../ApiLink';
@@ -43,7 +43,7 @@ export function apiCallVerifier(trust: ApiTrust): VerifyApiCall {
 /** How the node knows a grant of the API (to another node) to read some of its files: signed as the API's calls are, with READ_GRANT_CLAIM. */
 export function grantVerifier(trust: ApiTrust): VerifyGrant {
   return async (token) => {
-    const grant = (await trust.verify(token))[READ_GRANT_CLAIM] as ReadGrant | undefined;
+    const grant = (await trust.verify(token))[READ_GRANT_CLAIM] as ReadGrantClaim | undefined;
     if (typeof grant !== 'object' || grant === null) throw new Unauthorized('a grant of the API to read files of this node');
     return grant;
   };

@@ -1,14 +1,17 @@
 import { StorageError, type ChecksumAlgorithm, type StorageFailure } from '@xfer/core';
-import { ChunkBuffers, READ_CHUNK, type PullLine, type PullRequest, type ReadGrant } from '@xfer/storage';
-import express, { type Request, type Response, type Router } from 'express';
+import { ChunkBuffers, namesDigest, READ_CHUNK, type PullLine, type PullRequest, type ReadGrant, type ReadGrantClaim } from '@xfer/storage';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Peers } from '../copy/Peers';
 import { fileFrames } from '../copy/fileFrames';
 import { pullFiles, type PullSource } from '../copy/pull';
 import { BadRequest, storagePath, Unauthorized, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
+/** A read-files request whose grant was verified. */
+type GrantedRequest = Request & { grant: ReadGrantClaim };
+
 /** How the node knows a grant of the API to read some of its files: checked (throws Unauthorized otherwise). */
-export type VerifyGrant = (token: string) => Promise<ReadGrant>;
+export type VerifyGrant = (token: string) => Promise<ReadGrantClaim>;
 
 export interface CopyServices {
   storages: NodeStorages;
@@ -84,24 +87,35 @@ function whileConnected(res: Response): AbortSignal {
 export const copyRoutes = {
   readFiles(services: CopyServices): Router {
     const router = express.Router();
-    // the grant is its credential, in the Authorization header: checked before anything else is read (a call has no body)
-    router.post('/read-files', async (req: Request, res: Response) => {
-      const token = /^Bearer ([^\s]+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (!token) throw new Unauthorized("read-files carries the API's grant as its bearer token");
-      const grant = await services.verifyGrant(token);
-      if (!CHECKSUMS.has(grant.checksum)) throw new BadRequest('checksum: md5, sha256 or null');
-      if (typeof grant.endpoint !== 'string') throw new BadRequest('endpoint: the endpoint whose files the grant opens');
-      const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'));
-      const checked: ReadGrant = { ...grant, dir: storagePath(grant.dir, 'dir'), names: names(grant.names, 'names') };
-      const pool = new ChunkBuffers(READ_CHUNK);
-      res.type('application/octet-stream');
-      try {
-        await sendChunks(res, fileFrames(storage, checked, pool), pool);
-      } catch {
-        // the destination sees a stream cut short, never a short file taken for whole
-        res.destroy();
-      }
-    });
+    // the grant is its credential, in the Authorization header: checked before the body (its names) is read
+    const body = express.json({ limit: '4mb', inflate: false });
+    router.post(
+      '/read-files',
+      async (req: Request, _res: Response, next: NextFunction) => {
+        const token = /^Bearer ([^\s]+)$/i.exec(req.headers.authorization ?? '')?.[1];
+        if (!token) throw new Unauthorized("read-files carries the API's grant as its bearer token");
+        (req as GrantedRequest).grant = await services.verifyGrant(token);
+        next();
+      },
+      body,
+      async (req: Request, res: Response) => {
+        const grant = (req as GrantedRequest).grant;
+        if (!CHECKSUMS.has(grant.checksum)) throw new BadRequest('checksum: md5, sha256 or null');
+        if (typeof grant.endpoint !== 'string') throw new BadRequest('endpoint: the endpoint whose files the grant opens');
+        const named = names((req.body as { names?: unknown } | undefined)?.names, 'names');
+        if (namesDigest(named) !== grant.names_sha256) throw new Unauthorized('names: not the names the grant opens', true);
+        const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'));
+        const checked: ReadGrant = { endpoint: grant.endpoint, base: grant.base, dir: storagePath(grant.dir, 'dir'), names: named, checksum: grant.checksum };
+        const pool = new ChunkBuffers(READ_CHUNK);
+        res.type('application/octet-stream');
+        try {
+          await sendChunks(res, fileFrames(storage, checked, pool), pool);
+        } catch {
+          // the destination sees a stream cut short, never a short file taken for whole
+          res.destroy();
+        }
+      },
+    );
     return router;
   },
 

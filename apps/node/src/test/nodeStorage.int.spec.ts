@@ -89,7 +89,7 @@ describe('the storage protocol of a data node', () => {
     expect(Buffer.from(grant.split('.')[1]!, 'base64url').toString('utf8')).not.toContain(world.root);
     const agent = new Agent({ connect: { ca: readFileSync(world.certificates.ca, 'utf8') } });
     try {
-      const readFiles = (token: string | null) => request(`${url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+      const readFiles = (token: string | null, names = ['a.txt']) => request(`${url}${NODE_STORAGE_PATH}/read-files`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) }, body: JSON.stringify({ names }) });
       const granted = await readFiles(grant);
       expect(granted.statusCode).toBe(200);
       expect((await granted.body.arrayBuffer()).byteLength).toBeGreaterThan('in the share'.length);
@@ -98,13 +98,19 @@ describe('the storage protocol of a data node', () => {
       expect([stat.statusCode, await stat.body.text()]).toEqual([401, expect.stringContaining('a grant to read files is no token of the API')]);
       // a grant of a key the API never published, and nothing
       const { grant: forged } = await world.client(false).grant('e1', { endpoint: 'e1', base: '/', dir: '/', names: ['top.txt'], checksum: null });
+      // the names the grant opens, and no other
+      const others = await readFiles(grant, ['../top.txt']);
+      expect(others.statusCode).toBe(400);
+      await others.body.dump();
+      const more = await readFiles(grant, ['a.txt', 'b.txt']);
+      expect([more.statusCode, await more.body.text()]).toEqual([403, expect.stringContaining('not the names the grant opens')]);
       for (const token of [forged, null]) {
         const refused = await readFiles(token);
         await refused.body.dump();
         expect(refused.statusCode).toBe(401);
       }
       const { grant: other } = await world.client().grant('e1', { endpoint: 'e2', base: '/', dir: '/', names: ['top.txt'], checksum: null });
-      const elsewhere = await readFiles(other);
+      const elsewhere = await readFiles(other, ['top.txt']);
       expect([elsewhere.statusCode, await elsewhere.body.text()]).toEqual([403, expect.stringContaining('no endpoint of this node')]);
     } finally {
       await agent.close();

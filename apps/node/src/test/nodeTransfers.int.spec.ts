@@ -126,6 +126,16 @@ describe.each(testBackends())('transfers between data nodes ($name)', (backend) 
     for (const name of copied) expect(readFileSync(join(world.archive.root, 'many', name), 'utf8')).toBe(readFileSync(join(dir, name), 'utf8'));
   });
 
+  it('copies a folder of many long names node to node (a grant names them by their digest: a thousand long names would not fit a header)', async () => {
+    const dir = join(world.lab.root, 'long');
+    mkdirSync(dir);
+    const names = Array.from({ length: 300 }, (_, i) => `${String(i).padStart(3, '0')}-${'n'.repeat(200)}.txt`);
+    for (const name of names) writeFileSync(join(dir, name), name.slice(0, 3));
+    const submitted = await world.transfer({ source_endpoint: world.lab.id, destination_endpoint: world.archive.id, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/long/', destination_path: '/long/', recursive: true }] });
+    expect(await world.until(submitted.body.task_id as string, (t) => t.status !== 'ACTIVE')).toMatchObject({ status: 'SUCCEEDED', files_transferred: 300, faults: 0 });
+    expect(readdirSync(join(world.archive.root, 'long')).sort()).toEqual(names);
+  });
+
   it("syncs by size and time with delete_destination_extra: the destination node's extra files go, what is in sync stays", async () => {
     const document = { source_endpoint: world.lab.id, destination_endpoint: world.archive.id, sync_level: 2, preserve_timestamp: true, delete_destination_extra: true, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/data/sub/', destination_path: '/sub/', recursive: true }] };
     const first = await world.transfer(document);

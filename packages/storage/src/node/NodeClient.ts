@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { NodeNotReachableError } from '@xfer/core';
 import type { Dispatcher, Pool } from 'undici';
 import type { NodeCallSigner } from './NodeCallSigner';
-import { boundedJson, failureFromWire, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
+import { boundedJson, failureFromWire, grantClaim, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
 
 /** A node's address, as the API keeps it. */
 export interface NodeAddress {
@@ -112,7 +112,7 @@ export class NodeClient {
     const connection = await this.connect().catch((error: unknown) => {
       throw new NodeNotReachableError(endpointId, this.nodeId, error instanceof Error ? error.message : String(error));
     });
-    const token = await this.reach.signer.sign({ [READ_GRANT_CLAIM]: grant }, this.nodeId, READ_GRANT_SECONDS);
+    const token = await this.reach.signer.sign({ [READ_GRANT_CLAIM]: grantClaim(grant) }, this.nodeId, READ_GRANT_SECONDS);
     return { url: connection.url.href.replace(/\/+$/, ''), grant: token };
   }
 

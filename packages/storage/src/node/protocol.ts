@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { StorageError, type ChecksumAlgorithm, type FileEntry, type StorageFailure } from '@xfer/core';
 
@@ -27,6 +28,29 @@ export type StorageOperation = 'stat' | 'names' | 'typed-names' | 'entries' | 'm
 export const READ_FILES = 'read-files';
 /** The JWT claim of a grant; a token with it is refused by every other call. */
 export const READ_GRANT_CLAIM = 'xfer_read';
+
+/**
+ * A grant as it is signed: the names it opens stand in it as their digest (a batch's thousand long
+ * names would not fit an HTTP header), and come in the body of `read-files`, read only once the
+ * grant is verified and held to the digest.
+ */
+export interface ReadGrantClaim {
+  endpoint: string;
+  base: string;
+  dir: string;
+  names_sha256: string;
+  checksum: ChecksumAlgorithm | null;
+}
+
+/** The digest of a grant's names, in their order. */
+export function namesDigest(names: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify(names)).digest('hex');
+}
+
+/** A grant's claim, its names as their digest. */
+export function grantClaim({ names, ...grant }: ReadGrant): ReadGrantClaim {
+  return { ...grant, names_sha256: namesDigest(names) };
+}
 export const READ_GRANT_SECONDS = 120;
 
 /**
