@@ -695,6 +695,34 @@ describe('running transfer and delete tasks through the storage port', () => {
       expect(await store.listFiles(waiting.id, 'succeeded', 990, 20)).toHaveLength(10);
     });
 
+    it("copies up to four of a tree's folders at once, and begins none once one of them fails", async () => {
+      for (let d = 0; d < 8; d += 1) lab.put(`/tree/d${d}/f.txt`, `file ${d}`);
+      let running = 0;
+      let most = 0;
+      copyingWith(async (from, fromDir, toDir, files, options) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const copied = await copyFiles(from, fromDir, toDir, files, options);
+        running -= 1;
+        return copied;
+      });
+      const done = await run(await transfer([{ source_path: '/tree/', destination_path: '/in/tree/', recursive: true }]));
+      expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { filesTransferred: 8, directories: 9 } });
+      expect(most).toBe(4);
+      expect(archive.text('/in/tree/d7/f.txt')).toBe('file 7');
+      const begun: string[] = [];
+      copyingWith(async (from, fromDir, toDir, files, options) => {
+        begun.push(fromDir);
+        if (fromDir === '/tree/d1') return [{ error: new StorageError('denied', `${toDir}/f.txt`, 'no room'), side: 'destination' }];
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return copyFiles(from, fromDir, toDir, files, options);
+      });
+      const failed = await run(await transfer([{ source_path: '/tree/', destination_path: '/in/other/', recursive: true }]));
+      expect(failed).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED' });
+      expect(begun.sort()).toEqual(['/tree/d0', '/tree/d1', '/tree/d2', '/tree/d3']);
+    });
+
     it('sends a file of 256 MiB or more alone, so that a stopping process waits for one file at most', async () => {
       const entries = lab.entries.bind(lab);
       const sizes: Record<string, number> = { 'a.txt': 200 * 2 ** 20, 'b.txt': 56 * 2 ** 20, 'c.txt': 1 };

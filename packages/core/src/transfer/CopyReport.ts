@@ -73,7 +73,8 @@ export interface CopyReport {
   /**
    * Bytes copied of files not counted yet (a large file between nodes, as its node tells them):
    * shown with the bytes transferred when progress is written back, until they are counted. One
-   * value: the copies that tell it (a file item, a directory's batch) run one at a time.
+   * value, the last told: where copies run side by side (a folder's files, a tree's folders) it is
+   * one of theirs, a glimpse of progress, never counted twice.
    */
   inFlight(bytes: number): void;
   /** Progress written back now: false when someone ended the work meanwhile (the copy ends). */
