@@ -67,6 +67,9 @@ for (const file of ['packages', 'apps'].flatMap((top) => allFiles(join(ROOT, top
   });
 }
 
+const production = ['packages', 'apps'].flatMap((top) => (existsSync(join(ROOT, top)) ? readdirSync(join(ROOT, top)).flatMap((name) => sourcesUnder(join(ROOT, top, name, 'src'))) : []));
+const outsideWing = production.filter((f) => !wing.includes(f));
+const outsideCore = production.filter((f) => !f.startsWith(join(ROOT, 'packages/core/')));
 const largest = wing.map((file) => ({ file, lines: linesOf(file) })).sort((a, b) => b.lines - a.lines)[0];
 const runner = join(ROOT, 'packages/core/src/task/TaskRunner.ts');
 const figures = [
@@ -83,6 +86,11 @@ const figures = [
   ['files naming describeStorageContract', ['packages', 'apps'].flatMap((top) => allFiles(join(ROOT, top))).filter((f) => readFileSync(f, 'utf8').includes('describeStorageContract')).length, '>= 3'],
   ['`stopping` in core/task', count(sourcesUnder(join(ROOT, 'packages/core/src/task')), /\bstopping\b/g), '0'],
   ["hosted wire words in core (orderby, 'DATA', TaskRequestNames)", count(core, /\borderby\b|'DATA'|\bTaskRequestNames\b/g), '0'],
+  // issue 69: storages copy, core decides
+  ['production files outside core/transfer + core/task naming the skip list', outsideWing.filter((f) => /skippedSourceFailures|skipSourceFailures|SKIPPABLE_SOURCE_FAILURES|ALWAYS_SKIPPED|skipSourceCodes/.test(readFileSync(f, 'utf8'))).length, '<= 1'],
+  ['places outside core applying the stop rule (halts, stoppedAt, skip codes)', count(outsideCore, /\bhalts\b|\bstoppedAt\b|skipSourceCodes\.includes/g), '0'],
+  ['codesOf / failureOfCode', count(outsideCore, /\bcodesOf\b|\bfailureOfCode\b/g), '0'],
+  ['apps/node/src/copy/pull.ts lines', existsSync(join(ROOT, 'apps/node/src/copy/pull.ts')) ? linesOf(join(ROOT, 'apps/node/src/copy/pull.ts')) : 0, '<= 150'],
 ];
 const width = Math.max(...figures.map(([name]) => name.length));
 for (const [name, value, target] of figures) console.log(`${name.padEnd(width)}  ${String(value).padStart(4)}  (target ${target})`);

@@ -56,6 +56,7 @@ export { compareEntries, KEEP_EVERY_ENTRY, LISTING_FIELDS, listedValue, octal, t
 export * from './endpoint/EndpointSearch';
 export * from './task/TaskRequest';
 export * from './task/Task';
+export * from './task/TaskRefusals';
 export * from './task/TaskQuery';
 export * from './task/TaskRepository';
 export * from './task/TaskService';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mayStart, PER_USER, SLOT_WAIT_MS, type RunningTask, type TaskClaim, type TaskDispatch } from '@xfer/core';
+import { SLOT_WAIT_MS, takeOwnerSlot, type RunningTask, type TaskClaim, type TaskDispatch } from '@xfer/core';
 import { Client, type QueryResult, type QueryResultRow } from 'pg';
 import PgBoss from 'pg-boss';
 import { taskLockKey } from './taskLock';
@@ -98,7 +98,7 @@ export class PgBossTaskQueue implements QueueAdapter {
   }
 
   /**
-   * The tasks of fetched jobs that this process can hold, each with one of its owner's PER_USER
+   * The tasks of fetched jobs that this process can hold, each with one of its owner's per-user
    * slots of its type (an advisory lock: the limit holds across processes) within the owner's
    * share of this process's workers (mayStart). A job whose task another process holds, or that
    * is finished, is done with; one whose owner may start no more now comes back after SLOT_WAIT_MS.
@@ -131,13 +131,12 @@ export class PgBossTaskQueue implements QueueAdapter {
   private async withSlot(taskId: string): Promise<{ task: RunningTask; releaseSlot: () => Promise<void> } | 'finished' | null> {
     const task = await this.dispatch.claimable(taskId);
     if (task === null) return 'finished';
-    if (!mayStart(task, this.claimed.values(), this.options.concurrency)) return null;
     const key = slotKey(task.owner, task.type);
-    for (let i = 0; i < PER_USER; i += 1) {
+    const releaseSlot = await takeOwnerSlot(task, this.claimed.values(), this.options.concurrency, async (i) => {
       const name = `slot ${key} ${i}`;
-      if (await this.tryLock(name, 'pg_try_advisory_lock($1::int, $2::int)', [key, i])) return { task, releaseSlot: () => this.unlock(name, 'pg_advisory_unlock($1::int, $2::int)', [key, i]) };
-    }
-    return null;
+      return (await this.tryLock(name, 'pg_try_advisory_lock($1::int, $2::int)', [key, i])) ? () => this.unlock(name, 'pg_advisory_unlock($1::int, $2::int)', [key, i]) : null;
+    });
+    return releaseSlot === null ? null : { task, releaseSlot };
   }
 
   /** The task's lock let go, its job done with, and a delayed job queued where it is to be tried again. */

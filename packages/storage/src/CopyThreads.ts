@@ -14,16 +14,17 @@ export interface CopyJob {
   sourceTimes: boolean;
   /** The job's bytes: no file is begun past them (the first always is); the answer stops before it. */
   maxBytes: number;
-  /** Failures (by errno code) of a source file the copy goes on after. */
-  skipSourceCodes: string[];
+  /** The storage failure each errno code means (the thread tells failures as the storage's). */
+  failures: Record<string, StorageFailure>;
   /** The temporary name's prefix (a write lands under it, then is renamed) and the new files' mode. */
   partPrefix: string;
   mode: number;
 }
 
-/** A failure as the thread reports it: the errno code (or the storage failure it already decided) and where. */
+/** A failure as the thread reports it: the storage failure (null: an errno code no failure means), the errno code behind it (null: the thread's own finding), and where. */
 export interface CopyFailure {
-  code: string;
+  failure: StorageFailure | null;
+  code: string | null;
   message: string;
   side: 'source' | 'destination';
 }
@@ -31,9 +32,9 @@ export interface CopyFailure {
 export type FileCopied = { bytes: number; checksums: { source: string; destination: string } | null } | { failed: CopyFailure };
 
 /**
- * The threads' answer: each file's outcome in order, up to and with the first failure the copy
- * stops at (`stopped`: fewer than asked, after a failure other than a source failure the job goes
- * on after, an abort, or at the job's bytes), or a failure of a directory.
+ * The threads' answer: each file's outcome in order, every file's whatever became of the ones
+ * before (what a failure means is the copy's caller's to decide), up to where an abort or the
+ * job's bytes stopped it (`stopped`: fewer than asked); or a failure of a directory.
  */
 export type CopyAnswer = { files: FileCopied[]; stopped: boolean } | { failed: CopyFailure };
 
@@ -93,19 +94,6 @@ const STAT_FIELDS = 5;
 type Request = { id: number; job: CopyJobWire } | { id: number; lstat: LstatJob };
 type Reply = { id: number; answer: unknown } | { id: number; error: string };
 
-/** A storage failure the thread decides itself (not an errno code). */
-const DECIDED: Record<string, StorageFailure> = { XFER_DENIED: 'denied', XFER_IS_DIRECTORY: 'is_directory', XFER_SPECIAL: 'special_file' };
-
-/** The storage failure of a code the thread reported (FAILURES: errno codes), or null when unknown. */
-export function failureOfCode(code: string, failures: Record<string, StorageFailure>): StorageFailure | null {
-  return DECIDED[code] ?? failures[code] ?? null;
-}
-
-/** Every code the thread may report that means one of `wanted` (FAILURES: errno codes). */
-export function codesOf(wanted: readonly StorageFailure[], failures: Record<string, StorageFailure>): string[] {
-  return [...Object.keys(failures), ...Object.keys(DECIDED)].filter((code) => wanted.includes(failureOfCode(code, failures)!));
-}
-
 /**
  * The thread's side, whole in one function (its source is what the thread runs, so it imports
  * nothing and declares no class): each job's files copied with synchronous calls, through the two
@@ -123,13 +111,17 @@ function serveCopies(): void {
   const CHUNK = 1 << 20;
   const buffer = Buffer.allocUnsafe(CHUNK);
   const within = (real: string, root: string) => root === '/' || real === root || real.startsWith(`${root}/`);
-  const isFailure = (error: unknown): error is CopyFailure => typeof error === 'object' && error !== null && 'side' in error && 'code' in error;
+  /** The storage failures of errno codes, as the job in hand gives them. */
+  let failures: Record<string, StorageFailure> = {};
+  const isFailure = (error: unknown): error is CopyFailure => typeof error === 'object' && error !== null && 'side' in error && 'failure' in error;
   const failure = (error: unknown, side: CopyFailure['side']): CopyFailure => {
     if (isFailure(error)) return error;
     const code = (error as NodeJS.ErrnoException).code;
     if (!code) throw error;
-    return { code, message: (error as Error).message, side };
+    return { failure: failures[code] ?? null, code, message: (error as Error).message, side };
   };
+  /** A failure the thread finds itself (no errno code behind it). */
+  const found = (failure: StorageFailure, message: string, side: CopyFailure['side']): CopyFailure => ({ failure, code: null, message, side });
   const at = <T>(side: CopyFailure['side'], call: () => T): T => {
     try {
       return call();
@@ -146,18 +138,18 @@ function serveCopies(): void {
       // resolved a moment ago: a link stands there now (Linux says ELOOP, or ENOTDIR with O_DIRECTORY)
       const code = (error as NodeJS.ErrnoException).code;
       const swapped = code === 'ELOOP' || (code === 'ENOTDIR' && fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() !== false);
-      throw swapped ? ({ code: 'XFER_DENIED', message: 'it changed into a link while in use', side } satisfies CopyFailure) : failure(error, side);
+      throw swapped ? found('denied', 'it changed into a link while in use', side) : failure(error, side);
     }
     if (!within(fs.readlinkSync(`/proc/self/fd/${fd}`), root)) {
       fs.closeSync(fd);
-      throw { code: 'XFER_DENIED', message: 'it leads outside the storage root', side } satisfies CopyFailure;
+      throw found('denied', 'it leads outside the storage root', side);
     }
     return fd;
   };
   /** The file's copy, or null when it would take the job past its bytes (then nothing of it is made). */
   const copyOne = (source: number, destination: number, job: CopyJobWire, index: number, partName: string): { bytes: number; checksums: { source: string; destination: string } | null } | null => {
     const name = job.names[index]!;
-    if (name === '' || name === '.' || name === '..' || name.includes('/')) throw { code: 'XFER_DENIED', message: `'${name}' is not a name`, side: 'source' } satisfies CopyFailure;
+    if (name === '' || name === '.' || name === '..' || name.includes('/')) throw found('denied', `'${name}' is not a name`, 'source');
     const directory = `/proc/self/fd/${destination}/`;
     // never waiting at the open of a FIFO (a writer may never come; the thread would be lost)
     const input = at('source', () => fs.openSync(`/proc/self/fd/${source}/${name}`, K.O_RDONLY | K.O_NOFOLLOW | K.O_NONBLOCK));
@@ -168,8 +160,8 @@ function serveCopies(): void {
     let placed = false;
     try {
       const stats = at('source', () => fs.fstatSync(input));
-      if (stats.isDirectory()) throw { code: 'XFER_IS_DIRECTORY', message: `'${name}' is a directory`, side: 'source' } satisfies CopyFailure;
-      if (!stats.isFile()) throw { code: 'XFER_SPECIAL', message: 'not a regular file (a FIFO, a socket or a device)', side: 'source' } satisfies CopyFailure;
+      if (stats.isDirectory()) throw found('is_directory', `'${name}' is a directory`, 'source');
+      if (!stats.isFile()) throw found('special_file', 'not a regular file (a FIFO, a socket or a device)', 'source');
       // the job's first file is always copied: a job makes progress
       const before = Number(Atomics.add(job.taken, 0, BigInt(stats.size)));
       if (index > 0 && before + stats.size > job.maxBytes) return null;
@@ -238,13 +230,14 @@ function serveCopies(): void {
   const copy = (job: CopyJobWire): CopyAnswerWire => {
     let source = -1;
     let destination = -1;
+    failures = job.failures;
     try {
       source = openDirectory('source', job.source);
       destination = openDirectory('destination', job.destination);
       const indices: number[] = [];
       const bytes: number[] = [];
       const checksums: string[] | null = job.checksum === null ? null : [];
-      const failures: [number, CopyFailure][] = [];
+      const failed: [number, CopyFailure][] = [];
       // temporary names unique to this thread's part of the job: a random part once, then the file's index
       const unique = `${job.partPrefix}${randomBytes(6).toString('hex')}`;
       while (Atomics.load(job.control, 0) !== 1) {
@@ -260,18 +253,14 @@ function serveCopies(): void {
           bytes.push(copied.bytes);
           if (checksums !== null) checksums.push(copied.checksums!.source, copied.checksums!.destination);
         } catch (error) {
-          const failed = failure(error, 'source');
+          // told, and the next file taken: what a failure means is the caller's to decide
           indices.push(i);
           bytes.push(-1);
           if (checksums !== null) checksums.push('', '');
-          failures.push([i, failed]);
-          if (failed.side !== 'source' || !job.skipSourceCodes.includes(failed.code)) {
-            takeNoneFrom(job.control, i + 1);
-            break;
-          }
+          failed.push([i, failure(error, 'source')]);
         }
       }
-      return { indices: Int32Array.from(indices), bytes: Float64Array.from(bytes), checksums, failures };
+      return { indices: Int32Array.from(indices), bytes: Float64Array.from(bytes), checksums, failures: failed };
     } catch (error) {
       return { failed: failure(error, 'source') };
     } finally {
@@ -391,10 +380,10 @@ export class CopyThreads {
 
   /**
    * The job's files, taken one at a time by the threads in order (a thread takes the next file
-   * once it has copied one), answered as one thread would: the outcomes in order up to and with
-   * the first failure the copy stops at, or up to the file that would take the job past its bytes,
-   * or to where an abort of `signal` stopped it. Files after that which another thread copied
-   * meanwhile are not answered for: complete at their names, copied again later.
+   * once it has copied one), answered as one thread would: every file's outcome in order, up to the
+   * file that would take the job past its bytes, or to where an abort of `signal` stopped it.
+   * Files after that which another thread copied meanwhile are not answered for: complete at their
+   * names, copied again later.
    */
   async copy({ files, ...job }: CopyJob, signal?: AbortSignal): Promise<CopyAnswer> {
     const timed = files.some((file) => file.mtimeMs !== null);
@@ -426,7 +415,7 @@ export class CopyThreads {
         outcomes[index] = failed ? { failed } : { bytes: answer.bytes[i]!, checksums: checksums === null ? null : { source: checksums[2 * i]!, destination: checksums[2 * i + 1]! } };
       });
     }
-    // the threads lowered the limit to just after a failure they stopped at, or to a file past the bytes
+    // the threads lowered the limit to a file past the bytes
     const answered: FileCopied[] = [];
     for (const outcome of outcomes.slice(0, Atomics.load(control, LIMIT))) {
       if (outcome === undefined) break;

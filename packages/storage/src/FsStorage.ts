@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { baseName, joinStoragePath, parentOf, StorageError, type BatchCopy, type ChecksumAlgorithm, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileCopyOptions, type FileEntry, type KernelCopy, type ListedName, type FileReadOptions, type Storage, type StorageFailure, type StorageFeatures, type StorageGuard } from '@xfer/core';
-import { codesOf, failureOfCode, type CopyFailure, type CopyThreads } from './CopyThreads';
+import type { CopyFailure, CopyThreads } from './CopyThreads';
 import type { FsApi, FsHandle, FsStats } from './fsApi';
 import { chained, guardedBatch } from './guardedBatch';
 
@@ -306,15 +306,14 @@ export class FsStorage implements Storage {
       checksum: options.checksum,
       sourceTimes: options.sourceTimes ?? false,
       maxBytes: options.maxBytes ?? Infinity,
-      skipSourceCodes: codesOf(options.skipSourceFailures, FAILURES),
+      failures: FAILURES,
       partPrefix: PART_PREFIX,
       mode: this.options.modes?.file ?? 0o666,
     }, options.signal);
     const errorOf = (failed: CopyFailure, path: string): StorageError => {
-      const failure = failureOfCode(failed.code, FAILURES);
-      if (failure === null) throw new Error(`${path}: ${failed.message}`);
-      // the thread's own failures say nothing of paths; the system's name them
-      return new StorageError(failure, path, failed.code.startsWith('XFER_') ? failed.message : describeCode(failed.code));
+      if (failed.failure === null) throw new Error(`${path}: ${failed.message}`);
+      // the thread's own findings say nothing of paths; the system's name them
+      return new StorageError(failed.failure, path, failed.code === null ? failed.message : describeCode(failed.code));
     };
     if ('failed' in answer) throw errorOf(answer.failed, answer.failed.side === 'source' ? from : to);
     return answer.files.map((copied, i) => {
@@ -529,13 +528,16 @@ class FsBatchCopy implements BatchCopy {
     private readonly guard: StorageGuard | null,
   ) {}
 
-  async copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+  async *copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): AsyncIterable<readonly DirectoryFileCopy[]> {
     if (!(source instanceof FsBatchCopy) || source.host !== this.host) throw new Error("a batch copy takes a source on its own host's threads");
     source.guard?.check(from);
     this.guard?.check(to);
-    const copy = (some: readonly DirectoryFile[]) => this.storage.batchCopyFrom(source.storage, from, to, some, options);
-    if (source.guard === null && this.guard === null) return copy(files);
-    return guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
+    // the threads answer a job whole: its outcomes are one batch
+    const copy = async function* (this: FsBatchCopy, some: readonly DirectoryFile[]): AsyncIterable<readonly DirectoryFileCopy[]> {
+      yield await this.storage.batchCopyFrom(source.storage, from, to, some, options);
+    }.bind(this);
+    if (source.guard === null && this.guard === null) yield* copy(files);
+    else yield* guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
   }
 
   guarded(guard: StorageGuard): BatchCopy {

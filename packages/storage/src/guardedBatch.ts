@@ -7,14 +7,14 @@ export function chained(first: StorageGuard | null, next: StorageGuard): Storage
 }
 
 /** A batch copy's own call on some files of the directories (what BatchCopy.copyFiles does without guards). */
-export type CopyBatch = (files: readonly DirectoryFile[]) => Promise<DirectoryFileCopy[]>;
+export type CopyBatch = (files: readonly DirectoryFile[]) => AsyncIterable<readonly DirectoryFileCopy[]>;
 
 /**
- * A batch copy with guards (injected faults) on either side: the files up to the first one a
- * guard fails, copied by `copy`; that file's failure as its outcome, then the rest when the
- * failure is one the copy goes on after; digests as the guards report them.
+ * A batch copy with guards (injected faults) on either side: the files up to each one a guard
+ * fails copied by `copy`, then that file's failure as its outcome, and on; digests as the guards
+ * report them. It stops where `copy` stopped short (its bytes, an abort), never at a failure.
  */
-export async function guardedBatch(copy: CopyBatch, guards: { source: StorageGuard | null; destination: StorageGuard | null }, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+export async function* guardedBatch(copy: CopyBatch, guards: { source: StorageGuard | null; destination: StorageGuard | null }, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): AsyncIterable<readonly DirectoryFileCopy[]> {
   const sourcePath = (file: DirectoryFile) => joinStoragePath(from, `/${file.name}`);
   const destinationPath = (file: DirectoryFile) => joinStoragePath(to, `/${file.name}`);
   const failureOf = (file: DirectoryFile): Extract<DirectoryFileCopy, { error: StorageError }> | null => {
@@ -28,22 +28,22 @@ export async function guardedBatch(copy: CopyBatch, guards: { source: StorageGua
     }
     return null;
   };
-  const outcomes: DirectoryFileCopy[] = [];
+  const digested = (file: DirectoryFile, outcome: DirectoryFileCopy): DirectoryFileCopy =>
+    'error' in outcome || outcome.checksums === null ? outcome : { ...outcome, checksums: { source: guards.source?.digest(sourcePath(file), outcome.checksums.source) ?? outcome.checksums.source, destination: guards.destination?.digest(destinationPath(file), outcome.checksums.destination) ?? outcome.checksums.destination } };
   for (let at = 0; at < files.length; ) {
     let end = at;
     let failure: ReturnType<typeof failureOf> = null;
     while (end < files.length && (failure = failureOf(files[end]!)) === null) end += 1;
-    const copied = end > at ? await copy(files.slice(at, end)) : [];
-    for (const [i, outcome] of copied.entries()) {
-      const file = files[at + i]!;
-      outcomes.push('error' in outcome || outcome.checksums === null ? outcome : { ...outcome, checksums: { source: guards.source?.digest(sourcePath(file), outcome.checksums.source) ?? outcome.checksums.source, destination: guards.destination?.digest(destinationPath(file), outcome.checksums.destination) ?? outcome.checksums.destination } });
+    let told = 0;
+    if (end > at) {
+      for await (const outcomes of copy(files.slice(at, end))) {
+        yield outcomes.map((outcome, i) => digested(files[at + told + i]!, outcome));
+        told += outcomes.length;
+      }
     }
-    const stoppedAt = (outcome: DirectoryFileCopy) => 'error' in outcome && !(outcome.side === 'source' && options.skipSourceFailures.includes(outcome.error.failure));
-    // the call stopped short (a failure, its bytes, a stop): the caller goes on from there
-    if (copied.length < end - at || copied.some(stoppedAt) || failure === null || options.signal?.aborted) return outcomes;
-    outcomes.push(failure);
-    if (stoppedAt(failure)) return outcomes;
+    // the call stopped short (its bytes, an abort): the caller goes on from there
+    if (told < end - at || failure === null || options.signal?.aborted) return;
+    yield [failure];
     at = end + 1;
   }
-  return outcomes;
 }

@@ -1,4 +1,4 @@
-import { StorageError, type ChecksumAlgorithm, type StorageFailure } from '@xfer/core';
+import { StorageError, type ChecksumAlgorithm } from '@xfer/core';
 import { ChunkBuffers, namesDigest, READ_CHUNK, type PullLine, type PullRequest, type ReadGrant, type ReadGrantClaim } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Peers } from '../copy/Peers';
@@ -19,7 +19,6 @@ export interface CopyServices {
   peers: Peers;
 }
 
-const FAILURES: ReadonlySet<string> = new Set<StorageFailure>(['not_found', 'not_directory', 'is_directory', 'exists', 'denied', 'quota', 'invalid_name', 'special_file']);
 const CHECKSUMS: ReadonlySet<unknown> = new Set<ChecksumAlgorithm | null>(['md5', 'sha256', null]);
 /** The most files one call names (a batch of the API's copy is 1,000). */
 const MOST_FILES = 2_000;
@@ -50,8 +49,6 @@ function pullRequestOf(body: unknown): PullRequest {
   const files = raw.files;
   if (!Array.isArray(files) || files.length > MOST_FILES) throw new BadRequest(`files: at most ${MOST_FILES} files`);
   if (!CHECKSUMS.has(raw.checksum)) throw new BadRequest('checksum: md5, sha256 or null');
-  const skip = raw.skipSourceFailures;
-  if (!Array.isArray(skip) || !skip.every((failure) => FAILURES.has(failure as string))) throw new BadRequest('skipSourceFailures: failures of a storage');
   if (raw.maxBytes !== null && !(Number.isSafeInteger(raw.maxBytes) && (raw.maxBytes as number) > 0)) throw new BadRequest('maxBytes: a number of bytes or null');
   return {
     source: typeof source.url === 'string' ? { url: httpsUrl(source.url), grant: String(source.grant) } : { root: absolute(source.root, 'source.root'), base: storagePath(source.base, 'source.base') },
@@ -63,7 +60,6 @@ function pullRequestOf(body: unknown): PullRequest {
       return { name: fileName(file?.name, `files[${i}].name`), ...(file?.as !== undefined && { as: fileName(file.as, `files[${i}].as`) }), ...(lastModified !== undefined && { lastModified }) };
     }),
     checksum: raw.checksum as PullRequest['checksum'],
-    skipSourceFailures: skip as StorageFailure[],
     sourceTimes: raw.sourceTimes === true,
     maxBytes: raw.maxBytes as number | null,
   };

@@ -78,8 +78,6 @@ export interface DirectoryFile {
 export interface DirectoryCopyOptions {
   /** Digest both sides of each file (the copy as written) with this algorithm. */
   checksum: ChecksumAlgorithm | null;
-  /** Failures of a source file that the copy goes on after (the file skipped). */
-  skipSourceFailures: readonly StorageFailure[];
   /** Once aborted, the copy stops after the file in hand: it answers for the files before. */
   signal?: AbortSignal;
   /** A file that names no time gets its source's own (in whole seconds, as entries() gives it). */
@@ -173,13 +171,15 @@ export interface KernelCopy extends HostCopy {
 
 /**
  * Copies files of the directory `from` of `source` into the directory `to` here, in order, each as
- * KernelCopy would, off the event loop (a call or two per file): what became of each, up to and
- * with the first failure unless it is a failure of the source that `options.skipSourceFailures`
- * names, or up to `options.maxBytes`; both sides' digests when `options.checksum` asks (compared
- * before the copy takes its name: one whose digests differ leaves the file there as it was).
+ * KernelCopy would, off the event loop (a call or two per file), and tells what became of each as
+ * it is known, a batch of outcomes a yield, in order. It copies every file it is handed whatever
+ * became of the ones before (what a failure means is its caller's to decide), and stops only when
+ * `options.signal` aborts (after the file in hand) or before a file past `options.maxBytes`; both
+ * sides' digests when `options.checksum` asks (compared before the copy takes its name: one whose
+ * digests differ leaves the file there as it was).
  */
 export interface BatchCopy extends HostCopy {
-  copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]>;
+  copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): AsyncIterable<readonly DirectoryFileCopy[]>;
   /** The same ability with every path it touches passed to the guard first (a file it fails is that file's failure). */
   guarded(guard: StorageGuard): BatchCopy;
 }

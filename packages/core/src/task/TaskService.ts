@@ -6,8 +6,9 @@ import { endpointWithFiles } from '../storage/FileService';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { BadRequestError, LimitExceededError, PermissionDeniedError } from '../shared/errors';
-import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, MAX_UNFINISHED_TASKS, newTask, sameTransfer, TaskInProgressError, IdenticalTransferError, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState } from './Task';
+import { alreadyFinished, canceled, endpointsOf, isFinished, labelAndDeadlineKept, MAX_UNFINISHED_TASKS, newTask, TaskNotFoundError, updated, type TaskEventState, type TaskFileState, type TaskState } from './Task';
 import type { TaskFilter, TaskOrder } from './TaskQuery';
+import { IdenticalTransferError, sameTransfer, TaskInProgressError } from './TaskRefusals';
 import { checkTaskRequest, type TaskRequest } from './TaskRequest';
 
 /** A submission's answer: the task made, or the one an earlier submission with the same id made. */

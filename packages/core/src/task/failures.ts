@@ -1,7 +1,7 @@
 import { DomainError, PermissionDeniedError } from '../shared/errors';
 import { UnsafeNameError } from '../storage/paths';
 import { StorageError } from '../storage/Storage';
-import { CopyRefusedError, storageFailure, type CopyFailure, type CopyFailureReason } from '../transfer/CopyReport';
+import { storageFailure, type CopyFailure, type CopyFailureReason } from '../transfer/CopyReport';
 
 /** A failure as a task shows it: the hosted event code (the task's niceStatus while it waits), its details, and whether a retry could mend it. */
 export interface TaskFailure {
@@ -53,7 +53,6 @@ export function ofCopy(failure: CopyFailure): TaskFailure {
 export function ofError(error: unknown): TaskFailure | null {
   if (error instanceof StorageError) return ofCopy(storageFailure(error));
   if (error instanceof UnsafeNameError) return ofCopy({ reason: 'unsafe_name', message: error.message });
-  if (error instanceof CopyRefusedError) return ofCopy(error.failure);
   if (!(error instanceof DomainError)) return null;
   const code = error instanceof PermissionDeniedError ? 'PERMISSION_DENIED' : (ACCESS_CODES[error.code] ?? error.code);
   return { code, message: error.message, final: false };

@@ -51,6 +51,20 @@ export interface RunningTask {
 }
 
 /**
+ * Where tasks are shared between processes (Postgres), one of an owner's PER_USER slots of a
+ * type taken for `task` (each slot a lock `trySlot` takes: its release, or null where another
+ * holds it), once mayStart allows it beside those `running` here; null where none is free.
+ */
+export async function takeOwnerSlot<R>(task: RunningTask, running: Iterable<RunningTask>, concurrency: number, trySlot: (slot: number) => Promise<R | null>): Promise<R | null> {
+  if (!mayStart(task, running, concurrency)) return null;
+  for (let slot = 0; slot < PER_USER; slot += 1) {
+    const taken = await trySlot(slot);
+    if (taken !== null) return taken;
+  }
+  return null;
+}
+
+/**
  * The tasks of `queue` (as QUEUE_READ reads it, oldest first) to start now, at most `free` of them,
  * in the order to start them: none running already or waiting out a failure (`notBefore` later
  * than `now`), each allowed by mayStart beside those running and chosen (of a process of

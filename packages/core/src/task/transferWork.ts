@@ -2,10 +2,9 @@ import type { Principal } from '../auth/Principal';
 import type { FileService, TaskPlace, TaskSide } from '../storage/FileService';
 import { isWithin } from '../storage/paths';
 import { StorageError, type FileEntry } from '../storage/Storage';
-import { ALWAYS_SKIPPED, SKIPPABLE_SOURCE_FAILURES, type CopyPolicy, type FileDemand } from '../transfer/CopyPolicy';
+import { ALWAYS_SKIPPED, SKIPPABLE_SOURCE_FAILURES, skipsFailure, type CopyPolicy, type FileDemand } from '../transfer/CopyPolicy';
 import { DONE, ENDED, failedWith, STOPPED, type CopyOutcome } from '../transfer/CopyReport';
 import { copyFile, copyTree } from '../transfer/copyTree';
-import { skipsSource } from '../transfer/fileCopy';
 import type { Attempt } from './Attempt';
 import { filterRulesKeeper, type TransferItem, type TransferOptions } from './TaskRequest';
 
@@ -92,7 +91,7 @@ export class TransferWork {
     try {
       return await source.storage.stat(source.path);
     } catch (error) {
-      if (!(error instanceof StorageError) || !skipsSource(this.policy, error)) throw error;
+      if (!(error instanceof StorageError) || !skipsFailure(this.policy, { error, side: 'source' })) throw error;
       await attempt.skipped(source.shown, null, { reason: error.failure, message: error.message });
       return null;
     }

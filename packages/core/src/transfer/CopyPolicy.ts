@@ -39,6 +39,11 @@ export interface CopyPolicy {
   keeps(name: string, type: 'file' | 'dir'): boolean;
 }
 
+/** Whether a copy goes on after this file's failure (a failure of its source the policy skips: it is listed as skipped) or stops at it. */
+export function skipsFailure(policy: CopyPolicy, failure: { error: { failure: StorageFailure }; side: 'source' | 'destination' }): boolean {
+  return failure.side === 'source' && policy.skippedSourceFailures.includes(failure.error.failure);
+}
+
 /** The source's failures a copy that skips source errors lists and goes on after. */
 export const SKIPPABLE_SOURCE_FAILURES: readonly StorageFailure[] = ['not_found', 'denied'];
 

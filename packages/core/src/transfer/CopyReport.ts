@@ -37,18 +37,6 @@ export function failedWith(reason: CopyFailureReason, message: string): CopyOutc
   return { kind: 'failed', failure: { reason, message } };
 }
 
-/**
- * A copy's own refusal of what it was sent, thrown from within the bytes it streams (a source
- * that sends more or fewer bytes than it said, a digest that differs): the storage writing them
- * drops the copy, and the file at its name stays as it was.
- */
-export class CopyRefusedError extends Error {
-  constructor(readonly failure: CopyFailure) {
-    super(failure.message);
-    this.name = 'CopyRefusedError';
-  }
-}
-
 /** A storage's refusal as the copy's failure (its path named). */
 export function storageFailure(error: StorageError): CopyFailure {
   return { reason: error.failure, message: `${error.path}: ${error.message}` };
@@ -92,7 +80,6 @@ export async function outcomeOf(work: () => Promise<CopyOutcome>): Promise<CopyO
   } catch (error) {
     if (error instanceof StorageError) return { kind: 'failed', failure: storageFailure(error) };
     if (error instanceof UnsafeNameError) return failedWith('unsafe_name', error.message);
-    if (error instanceof CopyRefusedError) return { kind: 'failed', failure: error.failure };
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import type { BatchCopy, DirectoryCopyOptions, DirectoryFileCopy } from '../storage/Storage';
-import type { Place } from './CopyPolicy';
+import { skipsFailure, type Place } from './CopyPolicy';
 import { DONE, ENDED, STOPPED, storageFailure, type CopiedFile, type CopyFailure, type CopyOutcome } from './CopyReport';
-import { inSync, skipsSource, verifyCopy, whileRunning, type CopyContext } from './fileCopy';
+import { inSync, verifyCopy, whileRunning, type CopyContext } from './fileCopy';
 import type { TreeFile } from './walk';
 
 /**
@@ -50,7 +50,7 @@ export async function copyBatches(ctx: CopyContext, copy: { from: BatchCopy; to:
     const watched = await whileRunning(ctx, copying, stop).finally(() => ctx.report.inFlight(0));
     const copied = watched.value;
     ended ||= watched.ended;
-    const failed = copied.some((outcome) => 'error' in outcome);
+    const failed = copied.some((outcome) => 'error' in outcome && !skipsFailure(ctx.policy, outcome));
     // stopped at the bytes of a call: the rest go with the next batch
     if (!failed && !signal.aborted && copied.length < batch.length) {
       if (copied.length === 0) throw new Error(`${destination.shown}: a directory copy answered for no file`);
@@ -75,13 +75,32 @@ export async function copyBatches(ctx: CopyContext, copy: { from: BatchCopy; to:
   return recorded.kind === 'done' && ctx.signal.aborted ? STOPPED : recorded;
 }
 
-/** A batch handed to the storages' copy, with its own stop; the process's stop reaches it too where it is not the directory's first. */
+/**
+ * A batch handed to the storages' copy, with its own stop (the process's stop reaches it too where
+ * it is not the directory's first): its outcomes gathered as they are told, up to and with the
+ * first failure the policy does not skip, where the copy is stopped (after the file in hand).
+ */
 function startBatch(ctx: CopyContext, copy: { from: BatchCopy; to: BatchCopy }, source: Place, destination: Place, batch: readonly TreeFile[], stoppable: boolean) {
   const stop = new AbortController();
   const signal = stoppable ? AbortSignal.any([stop.signal, ctx.signal]) : stop.signal;
   const files = batch.map((file) => ({ name: file.name, ...(ctx.policy.preserveTimes && file.entry !== null && { lastModified: file.entry.lastModified }) }));
-  const options: DirectoryCopyOptions = { checksum: ctx.policy.verify ? 'md5' : null, skipSourceFailures: ctx.policy.skippedSourceFailures, sourceTimes: ctx.policy.preserveTimes, maxBytes: COPY_BATCH.bytes, signal, progress: (bytes) => ctx.report.inFlight(bytes) };
-  const copying = copy.to.copyFiles(copy.from, source.path, destination.path, files, options);
+  const options: DirectoryCopyOptions = { checksum: ctx.policy.verify ? 'md5' : null, sourceTimes: ctx.policy.preserveTimes, maxBytes: COPY_BATCH.bytes, signal, progress: (bytes) => ctx.report.inFlight(bytes) };
+  const copying = (async () => {
+    const copied: DirectoryFileCopy[] = [];
+    let stopped = false;
+    for await (const told of copy.to.copyFiles(copy.from, source.path, destination.path, files, options)) {
+      for (const outcome of stopped ? [] : told) {
+        copied.push(outcome);
+        if ('error' in outcome && !skipsFailure(ctx.policy, outcome)) {
+          // what the copy stops at is decided here: the storages stop after the file in hand
+          stopped = true;
+          stop.abort();
+          break;
+        }
+      }
+    }
+    return copied;
+  })();
   // it may fail while the batch before is recorded (on Postgres, over round trips): handled
   // here, so that it is no unhandled rejection meanwhile; awaited later, it still throws
   copying.catch(() => undefined);
@@ -134,7 +153,7 @@ async function recordCopies(ctx: CopyContext, { batch, copied }: Copied): Promis
     const { source, destination } = batch[i]!;
     counted.files += 1;
     if ('error' in outcome) {
-      if (outcome.side !== 'source' || !skipsSource(ctx.policy, outcome.error)) {
+      if (!skipsFailure(ctx.policy, outcome)) {
         failure = storageFailure(outcome.error);
         break;
       }

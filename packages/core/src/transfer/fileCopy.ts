@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { baseName, joinStoragePath, parentOf } from '../storage/paths';
 import { StorageError, type ChecksumAlgorithm, type FileCopyOptions, type FileEntry } from '../storage/Storage';
-import { NO_DEMAND, type CopyPath, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
-import { CopyRefusedError, DONE, ENDED, STOPPED, type CopiedFile, type CopyFailure, type CopyOutcome, type CopyReport } from './CopyReport';
+import { NO_DEMAND, skipsFailure, type CopyPath, type CopyPolicy, type FileDemand, type Place } from './CopyPolicy';
+import { DONE, ENDED, STOPPED, type CopiedFile, type CopyFailure, type CopyOutcome, type CopyReport } from './CopyReport';
 import type { TreeFile } from './walk';
 
 /** What a copy works with: the storages' copy path, the policy, where it reports, and the signal that stops it after the file in hand. */
@@ -47,11 +47,6 @@ const WATCHING = Symbol('still copying');
  */
 const FILES_AT_ONCE = 8;
 
-/** Whether the copy lists this failure of a source and goes on. */
-export function skipsSource(policy: CopyPolicy, error: StorageError): boolean {
-  return policy.skippedSourceFailures.includes(error.failure);
-}
-
 /** Copies one file unless the destination has it by the sync level; a failure of its source the policy skips is listed. */
 export async function copyOne(ctx: CopyContext, source: Place, destination: Place, entry: FileEntry, demand: FileDemand): Promise<FileCopy> {
   ctx.report.count({ files: 1 });
@@ -68,12 +63,12 @@ export async function copyOne(ctx: CopyContext, source: Place, destination: Plac
     const copying = copyBytes(ctx.path, source, destination, entry.size, verify, { lastModified: ctx.policy.preserveTimes ? entry.lastModified : undefined, signal: stop.signal, progress });
     const copied = await whileRunning(ctx, copying, stop).finally(() => ctx.report.inFlight(0));
     if (copied.ended) return ENDED_FILE;
+    if (typeof copied.value !== 'number') return { kind: 'failed', failure: copied.value.refused };
     bytes = copied.value;
     if (verify) ctx.report.count({ bytesChecksummed: bytes });
   } catch (error) {
     if (stop.signal.aborted) return ENDED_FILE;
-    if (error instanceof CopyRefusedError) return { kind: 'failed', failure: error.failure };
-    if (!(error instanceof StorageError && error.path === source.path && skipsSource(ctx.policy, error))) throw error;
+    if (!(error instanceof StorageError && error.path === source.path && skipsFailure(ctx.policy, { error, side: 'source' }))) throw error;
     await ctx.report.skipped(source.shown, destination.shown, { reason: error.failure, message: error.message });
     return PASSED;
   }
@@ -91,24 +86,30 @@ interface Verify {
  * The file's bytes copied without this process where the storages can (two directories of one
  * host, two data nodes), else streamed through it, held to the `size` its source said. Verified,
  * the copy is made under a temporary name beside its own, digested there by its storage, and only
- * then put in the place of the file at its name: one whose digest differs never replaces it. A
- * mismatch or a wrong size is CopyRefusedError.
+ * then put in the place of the file at its name: one whose digest differs never replaces it. The
+ * bytes copied, or what refused the copy (a digest that differs, a wrong size).
  */
-async function copyBytes(path: CopyPath, source: Place, destination: Place, size: number, verify: Verify | null, options: FileCopyOptions): Promise<number> {
-  const copyTo = (to: string) => (path.kernel !== null ? path.kernel.to.copyFile(path.kernel.from, source.path, to, options) : destination.storage.write(to, heldTo(source.storage.read(source.path), size, destination), { lastModified: options.lastModified }));
-  if (verify === null) return copyTo(destination.path);
-  const aside = joinStoragePath(parentOf(destination.path), `/${`${VERIFYING_PREFIX}${randomBytes(6).toString('hex')}-${baseName(destination.path)}`.slice(0, 255)}`);
+async function copyBytes(path: CopyPath, source: Place, destination: Place, size: number, verify: Verify | null, options: FileCopyOptions): Promise<number | { refused: CopyFailure }> {
+  // a source that lies about its size fails the write (its bytes' iterator throws): what it did is kept here
+  const held: { refused: CopyFailure | null } = { refused: null };
+  const copyTo = (to: string) => (path.kernel !== null ? path.kernel.to.copyFile(path.kernel.from, source.path, to, options) : destination.storage.write(to, heldTo(source.storage.read(source.path), size, destination, held), { lastModified: options.lastModified }));
+  const aside = verify && joinStoragePath(parentOf(destination.path), `/${`${VERIFYING_PREFIX}${randomBytes(6).toString('hex')}-${baseName(destination.path)}`.slice(0, 255)}`);
   try {
+    if (verify === null || aside === null) return await copyTo(destination.path);
     const bytes = await copyTo(aside);
     const written = await destination.storage.checksum(aside, verify.algorithm);
-    if (written !== verify.expected) throw new CopyRefusedError(mismatch(destination, verify, written));
+    if (written !== verify.expected) {
+      await destination.storage.remove(aside).catch(() => undefined);
+      return { refused: mismatch(destination, verify, written) };
+    }
     await destination.storage.remove(destination.path).catch((error: unknown) => {
       if (!(error instanceof StorageError && error.failure === 'not_found')) throw error;
     });
     await destination.storage.rename(aside, destination.path);
     return bytes;
   } catch (error) {
-    await destination.storage.remove(aside).catch(() => undefined);
+    if (aside !== null) await destination.storage.remove(aside).catch(() => undefined);
+    if (held.refused !== null) return { refused: held.refused };
     throw error;
   }
 }
@@ -118,15 +119,22 @@ const VERIFYING_PREFIX = '.xfer-verifying-';
 
 const mismatch = (destination: Place, verify: Verify, written: string): CopyFailure => ({ reason: 'checksum_mismatch', message: `${destination.shown}: ${verify.algorithm} ${written}, expected ${verify.expected}` });
 
-/** A source's bytes held to the `size` it said: one byte more fails at once (an endless stream fills nothing), fewer at its end fail too. */
-async function* heldTo(data: AsyncIterable<Uint8Array>, size: number, destination: Place): AsyncIterable<Uint8Array> {
+/**
+ * A source's bytes held to the `size` it said: one byte more fails at once (an endless stream fills
+ * nothing), fewer at its end fail too; why is kept in `held` (the writer of the bytes fails).
+ */
+async function* heldTo(data: AsyncIterable<Uint8Array>, size: number, destination: Place, held: { refused: CopyFailure | null }): AsyncIterable<Uint8Array> {
   let bytes = 0;
+  const refuse = (message: string) => {
+    held.refused = { reason: 'size_mismatch', message: `${destination.shown}: ${message}` };
+    return new Error(held.refused.message);
+  };
   for await (const chunk of data) {
     bytes += chunk.length;
-    if (bytes > size) throw new CopyRefusedError({ reason: 'size_mismatch', message: `${destination.shown}: its source sent more than the ${size} bytes it said the file has` });
+    if (bytes > size) throw refuse(`its source sent more than the ${size} bytes it said the file has`);
     yield chunk;
   }
-  if (bytes < size) throw new CopyRefusedError({ reason: 'size_mismatch', message: `${destination.shown}: its source sent ${bytes} of the ${size} bytes it said the file has` });
+  if (bytes < size) throw refuse(`its source sent ${bytes} of the ${size} bytes it said the file has`);
 }
 
 /** Counts a batch copy's digested bytes and compares its digests: a copy whose digest differs was never placed (the batch copy keeps it from its name), and is the copy's failure. */

@@ -32,7 +32,7 @@ export class NodeBatchCopy implements BatchCopy {
     private readonly guard: StorageGuard | null = null,
   ) {}
 
-  async copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): Promise<DirectoryFileCopy[]> {
+  async *copyFiles(source: BatchCopy, from: string, to: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions): AsyncIterable<readonly DirectoryFileCopy[]> {
     if (!(source instanceof NodeBatchCopy)) throw new Error('a node batch copy takes a node-bound source');
     source.guard?.check(from);
     this.guard?.check(to);
@@ -42,12 +42,11 @@ export class NodeBatchCopy implements BatchCopy {
         to,
         files: some.map((file) => ({ name: file.name, ...(file.lastModified && { lastModified: file.lastModified.toISOString() }) })),
         checksum: options.checksum,
-        skipSourceFailures: [...options.skipSourceFailures],
         sourceTimes: options.sourceTimes ?? false,
         maxBytes: options.maxBytes ?? null,
       }, options.signal, options.progress);
-    if (source.guard === null && this.guard === null) return copy(files);
-    return guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
+    if (source.guard === null && this.guard === null) yield* copy(files);
+    else yield* guardedBatch(copy, { source: source.guard, destination: this.guard }, from, to, files, options);
   }
 
   guarded(guard: StorageGuard): BatchCopy {
@@ -72,10 +71,12 @@ export class NodeKernelCopy implements KernelCopy {
     source.guard?.check(from);
     this.guard?.check(path);
     const file = { name: baseName(from), as: baseName(path), ...(options.lastModified && { lastModified: options.lastModified.toISOString() }) };
-    const [outcome] = await pull(this.place, source.place, { from: parentOf(from), to: parentOf(path), files: [file], checksum: null, skipSourceFailures: [], sourceTimes: false, maxBytes: null }, options.signal, options.progress);
-    if (outcome === undefined) throw new Error('the copy was stopped');
-    if ('error' in outcome) throw outcome.error;
-    return outcome.bytes;
+    for await (const [outcome] of pull(this.place, source.place, { from: parentOf(from), to: parentOf(path), files: [file], checksum: null, sourceTimes: false, maxBytes: null }, options.signal, options.progress)) {
+      if (outcome === undefined) continue;
+      if ('error' in outcome) throw outcome.error;
+      return outcome.bytes;
+    }
+    throw new Error('the copy was stopped');
   }
 
   guarded(guard: StorageGuard): KernelCopy {
@@ -85,17 +86,16 @@ export class NodeKernelCopy implements KernelCopy {
 
 /**
  * Asks the destination's node to copy files from the source's (from its own disk when both are one
- * node; else under a grant the API signs for the source node), reading each outcome as it comes.
- * Aborted, the call is closed and the outcomes so far are the answer.
+ * node; else under a grant the API signs for the source node), telling each outcome as its line
+ * comes. Aborted, the call is closed and the outcomes told so far are the answer.
  */
-async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullRequest, 'source'>, signal: AbortSignal | undefined, progress?: (bytes: number) => void): Promise<DirectoryFileCopy[]> {
+async function* pull(destination: NodePlace, source: NodePlace, files: Omit<PullRequest, 'source'>, signal: AbortSignal | undefined, progress?: (bytes: number) => void): AsyncIterable<readonly DirectoryFileCopy[]> {
   const { client, endpointId, root, base } = destination;
   const sameNode = source.client.nodeId === client.nodeId;
   const request: PullRequest = {
     source: sameNode ? { root: source.root, base: source.base } : await source.client.grant(source.endpointId, { endpoint: source.endpointId, base: source.base, dir: files.from, names: files.files.map((file) => file.name), checksum: files.checksum }),
     ...files,
   };
-  const outcomes: DirectoryFileCopy[] = [];
   // the bytes of the files answered for, and the node's word on the file in hand
   let done = 0;
   const stopped = () => signal?.aborted === true;
@@ -103,18 +103,18 @@ async function pull(destination: NodePlace, source: NodePlace, files: Omit<PullR
     const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal });
     for await (const answer of jsonLines<PullLine>(body)) {
       if ('copied' in answer) {
-        outcomes.push({ bytes: answer.copied.bytes, checksums: answer.copied.checksums });
         done += answer.copied.bytes;
         progress?.(done);
+        yield [{ bytes: answer.copied.bytes, checksums: answer.copied.checksums }];
       } else if ('progress' in answer) progress?.(done + answer.progress);
-      else if ('failed' in answer) outcomes.push({ error: failureFromWire(answer.failed) ?? new StorageError('denied', files.to, 'the node refused the file'), side: answer.side });
+      else if ('failed' in answer) yield [{ error: failureFromWire(answer.failed) ?? new StorageError('denied', files.to, 'the node refused the file'), side: answer.side }];
       else if ('unreachable' in answer) throw new NodeNotReachableError(source.endpointId, source.client.nodeId, answer.unreachable);
-      else return outcomes;
+      else return;
     }
     throw new Error("the copy's answer ended before the copy did");
   } catch (error) {
     // stopped as asked (the call closed): the files answered for so far
-    if (stopped()) return outcomes;
+    if (stopped()) return;
     if (error instanceof NodeNotReachableError) throw error;
     throw new NodeNotReachableError(endpointId, client.nodeId, `the copy's answer was cut: ${error instanceof Error ? error.message : String(error)}`);
   }

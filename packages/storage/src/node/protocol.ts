@@ -66,7 +66,11 @@ export interface ReadGrant {
   checksum: ChecksumAlgorithm | null;
 }
 
-/** What the API asks of the destination node: the files of `from` (on this node, or on another under a grant) copied into `to`, in order. */
+/**
+ * What the API asks of the destination node: the files of `from` (on this node, or on another
+ * under a grant) copied into `to`, in order, each whatever became of the ones before (what a
+ * failure means is the API's to decide: it closes the call where it stops).
+ */
 export interface PullRequest {
   source: { root: string; base: string } | { url: string; grant: string };
   from: string;
@@ -74,7 +78,6 @@ export interface PullRequest {
   /** Each file by its name in `from`, and its name in `to` where that is another (`as`). */
   files: { name: string; as?: string; lastModified?: string }[];
   checksum: ChecksumAlgorithm | null;
-  skipSourceFailures: StorageFailure[];
   sourceTimes: boolean;
   maxBytes: number | null;
 }

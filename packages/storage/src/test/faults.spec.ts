@@ -3,7 +3,12 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { EndpointStorages } from '..';
 
-const outcomesOf = (copied: DirectoryFileCopy[]) => copied.map((outcome) => ('error' in outcome ? [outcome.side, outcome.error.failure, outcome.error.path, outcome.error.message] : outcome));
+/** Every outcome a batch copy told, as the test reads it. */
+const outcomesOf = async (told: AsyncIterable<readonly DirectoryFileCopy[]>) => {
+  const copied: DirectoryFileCopy[] = [];
+  for await (const batch of told) copied.push(...batch);
+  return copied.map((outcome) => ('error' in outcome ? [outcome.side, outcome.error.failure, outcome.error.path, outcome.error.message] : outcome));
+};
 
 describe('storages with a fault pending (the stand-in)', () => {
   let dir: string;
@@ -32,24 +37,21 @@ describe('storages with a fault pending (the stand-in)', () => {
     expect(onOneHost(one.features.batchCopy, two.features.batchCopy)).toBe(true);
     expect(onOneHost(one.features.batchCopy, plainOne.features.batchCopy)).toBe(true);
     expect(onOneHost(one.features.kernelCopy, two.features.kernelCopy)).toBe(true);
-    const copied = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'a.txt' }, { name: 'b.txt' }], { checksum: null, skipSourceFailures: [] });
-    expect(outcomesOf(copied)).toEqual([{ bytes: 5, checksums: null }, { bytes: 5, checksums: null }]);
+    const copied = two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'a.txt' }, { name: 'b.txt' }], { checksum: null });
+    expect(await outcomesOf(copied)).toEqual([{ bytes: 5, checksums: null }, { bytes: 5, checksums: null }]);
     expect(await two.features.kernelCopy!.copyFile(one.features.kernelCopy!, '/c.txt', '/c.txt')).toBe(5);
     expect((await readdir(`${dir}/two`)).sort()).toEqual(['a.txt', 'b.txt', 'c.txt']);
   });
 
-  it("fail a batch copy's file where a fault hits it, the files around it copied as a failure there allows", async () => {
-    storages.faults.add({ id: 'f1', endpoint: 'e1', path: '/b.txt', error: 'PERMISSION_DENIED', count: 2 });
+  it("fail a batch copy's file where a fault hits it, and tell the files around it", async () => {
+    storages.faults.add({ id: 'f1', endpoint: 'e1', path: '/b.txt', error: 'PERMISSION_DENIED', count: 1 });
     const [one, two] = pair();
     const files = [{ name: 'a.txt' }, { name: 'b.txt' }, { name: 'c.txt' }];
-    const skipping = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', files, { checksum: null, skipSourceFailures: ['denied'] });
-    expect(outcomesOf(skipping)).toEqual([{ bytes: 5, checksums: null }, ['source', 'denied', '/b.txt', 'an injected fault (PERMISSION_DENIED)'], { bytes: 5, checksums: null }]);
-    await rm(`${dir}/two/c.txt`);
-    const strict = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', files, { checksum: null, skipSourceFailures: [] });
-    expect(outcomesOf(strict)).toEqual([{ bytes: 5, checksums: null }, ['source', 'denied', '/b.txt', 'an injected fault (PERMISSION_DENIED)']]);
-    expect((await readdir(`${dir}/two`)).sort()).toEqual(['a.txt']);
-    // the fault's two calls are taken: the third copies
-    expect(outcomesOf(await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [] }))).toEqual([{ bytes: 5, checksums: null }]);
+    const told = await outcomesOf(two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', files, { checksum: null }));
+    expect(told).toEqual([{ bytes: 5, checksums: null }, ['source', 'denied', '/b.txt', 'an injected fault (PERMISSION_DENIED)'], { bytes: 5, checksums: null }]);
+    expect((await readdir(`${dir}/two`)).sort()).toEqual(['a.txt', 'c.txt']);
+    // the fault's one call is taken: the next copies
+    expect(await outcomesOf(two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'b.txt' }], { checksum: null }))).toEqual([{ bytes: 5, checksums: null }]);
   });
 
   it('report a digest that differs, fail a kernel copy and a typed listing where a fault hits', async () => {
@@ -64,7 +66,8 @@ describe('storages with a fault pending (the stand-in)', () => {
     };
     await expect(listing()).rejects.toMatchObject({ failure: 'not_found' });
     expect(await listing()).toBe(3);
-    const [copied] = await two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'a.txt' }], { checksum: 'md5', skipSourceFailures: [] });
+    let copied: DirectoryFileCopy | undefined;
+    for await (const [outcome] of two.features.batchCopy!.copyFiles(one.features.batchCopy!, '/', '/', [{ name: 'a.txt' }], { checksum: 'md5' })) copied ??= outcome;
     expect(copied).toEqual({ bytes: 5, checksums: { source: expect.stringMatching(/^[0-9a-f]{32}$/), destination: '0'.repeat(32) } });
     expect('checksums' in copied! && copied.checksums!.source).not.toBe('0'.repeat(32));
     await expect(two.features.kernelCopy!.copyFile(one.features.kernelCopy!, '/c.txt', '/k.txt')).rejects.toMatchObject({ failure: 'quota' });

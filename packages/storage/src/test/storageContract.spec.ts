@@ -74,7 +74,12 @@ const adapters: [string, () => Promise<World>, boolean][] = [
 const kernelCopy = (to: Storage, from: Storage, path: string, target: string, options?: { lastModified?: Date }) => to.features.kernelCopy!.copyFile(from.features.kernelCopy!, path, target, options);
 
 /** The batch copy of `to` from `from` (both have one). */
-const batchCopy = (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options);
+/** Every outcome a batch copy tells, gathered in order. */
+const batchCopy = async (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => {
+  const outcomes: DirectoryFileCopy[] = [];
+  for await (const told of to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options)) outcomes.push(...told);
+  return outcomes;
+};
 
 /** The size of a file that holds a copy thread a while when digested (sparse: it costs no disk to make). */
 const HOLDING_BYTES = 256 * 2 ** 20;
@@ -270,7 +275,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     });
 
     it("copies a directory's files on a copy thread, in order, each as the kernel copy would; has no batch copy from other threads", async () => {
-      const options = { checksum: null, skipSourceFailures: [] } as const;
+      const options = { checksum: null } as const;
       if (!swappable) {
         // a memory tree has no thread to copy on: the caller copies one file at a time
         expect(storage.features.batchCopy).toBeNull();
@@ -281,13 +286,14 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         await world.fs.mkdir(`${world.root}/copy`);
         await world.fs.writeFile(`${world.root}/data/large.bin`, Buffer.alloc(3 * 2 ** 20, 9));
         const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-        const outcomes = await batchCopy(threaded, threaded, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'missing' }, { name: 'large.bin' }, { name: 'sub' }, { name: 'never' }], { checksum: 'sha256', skipSourceFailures: ['not_found'] });
+        const outcomes = await batchCopy(threaded, threaded, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'missing' }, { name: 'large.bin' }, { name: 'sub' }, { name: 'never' }], { checksum: 'sha256' });
         expect(outcomes!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([
           { bytes: 5, checksums: { source: sha256('hello'), destination: sha256('hello') } },
           ['source', 'not_found', '/data/missing'],
           { bytes: 3 * 2 ** 20, checksums: { source: sha256(Buffer.alloc(3 * 2 ** 20, 9)), destination: sha256(Buffer.alloc(3 * 2 ** 20, 9)) } },
-          // a directory is no file to copy, and no failure to go on after: the copy stops there
+          // a directory is no file to copy; the copy goes on (what a failure means is its caller's to decide)
           ['source', 'is_directory', '/data/sub'],
+          ['source', 'not_found', '/data/never'],
         ]);
         expect((await world.fs.readFile(`${world.root}/copy/a.txt`)).toString()).toBe('hello');
         expect((await threaded.stat('/copy/a.txt')).lastModified).toEqual(when);
@@ -320,7 +326,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     it("copies a directory's files on two threads side by side, answered in order as one thread answers", async () => {
       if (!swappable) return;
       await withCopyThreads(2, async (threaded) => {
-        const options = { checksum: null, skipSourceFailures: [] } as const;
+        const options = { checksum: null } as const;
         await world.fs.mkdir(`${world.root}/many`);
         await world.fs.mkdir(`${world.root}/copies`);
         const names = Array.from({ length: 21 }, (_, i) => `f${String(i).padStart(2, '0')}`);
@@ -328,17 +334,17 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         const outcomes = await batchCopy(threaded, threaded, '/many', '/copies', names.map((name) => ({ name })), options);
         expect(outcomes).toEqual(names.map((_, i) => ({ bytes: i + 1, checksums: null })));
         for (const [i, name] of names.entries()) expect((await world.fs.readFile(`${world.root}/copies/${name}`)).toString()).toBe('x'.repeat(i + 1));
-        // a thread stops at a directory: the answer ends there, whatever the other copied meanwhile
+        // a directory among them is told in its turn, and the files after it copied
         await world.fs.mkdir(`${world.root}/many/dir`);
-        const stopped = await batchCopy(threaded, threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
-        expect(stopped!.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([{ bytes: 1, checksums: null }, ['source', 'is_directory', '/many/dir']]);
+        const told = await batchCopy(threaded, threaded, '/many', '/copies', [{ name: 'f00' }, { name: 'dir' }, { name: 'f01' }, { name: 'f02' }], options);
+        expect(told.map((o) => ('error' in o ? [o.side, o.error.failure, o.error.path] : o))).toEqual([{ bytes: 1, checksums: null }, ['source', 'is_directory', '/many/dir'], { bytes: 2, checksums: null }, { bytes: 3, checksums: null }]);
         expect((await world.fs.readdir(`${world.root}/copies`)).map(String).filter((name) => name.startsWith(PART_PREFIX))).toEqual([]);
       });
     });
 
     it("stops a copy before a file that would take it past its bytes, never before the first; a file with no time gets its source's", async () => {
       if (!swappable) return;
-      const options = { checksum: null, skipSourceFailures: [], sourceTimes: true } as const;
+      const options = { checksum: null, sourceTimes: true } as const;
       await world.fs.mkdir(`${world.root}/sized`);
       await world.fs.mkdir(`${world.root}/bounded`);
       const sizes = [3, 5, 7, 1];
@@ -374,14 +380,14 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
         // a large file digested as it is copied holds the thread for a while (at least 0.4 s): the abort arrives meanwhile
         await holdingFile(`${world.root}/data/large`);
         const stop = new AbortController();
-        const copying = batchCopy(threaded, threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'large' }, { name: 'b.txt' }], { checksum: 'md5', skipSourceFailures: [], signal: stop.signal });
+        const copying = batchCopy(threaded, threaded, '/data', '/held', [{ name: 'a.txt' }, { name: 'large' }, { name: 'b.txt' }], { checksum: 'md5', signal: stop.signal });
         // once the large file is in hand (its temporary file made), however long the thread took to start
         while (!(await world.fs.readdir(`${world.root}/held`)).map(String).some((name) => name.startsWith(PART_PREFIX) && name.endsWith('large'))) await new Promise((resolve) => setTimeout(resolve, 5));
         stop.abort();
         expect((await copying)!.map((outcome) => ('bytes' in outcome ? outcome.bytes : outcome))).toEqual([(await nodeFs.stat(`${world.root}/data/a.txt`)).size, HOLDING_BYTES]);
         expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'large']);
         // aborted before it began: nothing
-        expect(await batchCopy(threaded, threaded, '/data', '/held', [{ name: 'b.txt' }], { checksum: null, skipSourceFailures: [], signal: stop.signal })).toEqual([]);
+        expect(await batchCopy(threaded, threaded, '/data', '/held', [{ name: 'b.txt' }], { checksum: null, signal: stop.signal })).toEqual([]);
         expect((await world.fs.readdir(`${world.root}/held`)).map(String).sort()).toEqual(['a.txt', 'large']);
       });
     });
@@ -391,7 +397,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       await withCopyThreads(1, async (threaded) => {
         await world.fs.mkdir(`${world.root}/held`);
         await holdingFile(`${world.root}/data/large`);
-        const copying = batchCopy(threaded, threaded, '/data', '/held', [{ name: 'large' }], { checksum: 'md5', skipSourceFailures: [] });
+        const copying = batchCopy(threaded, threaded, '/data', '/held', [{ name: 'large' }], { checksum: 'md5' });
         const listing = threaded.entries('/data', ['a.txt', 'sub']);
         expect(await Promise.race([listing.then(() => 'listed'), copying.then(() => 'copied')])).toBe('listed');
         expect((await listing).map((entry) => entry?.name)).toEqual(['a.txt', 'sub']);
@@ -405,7 +411,7 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       expect(await failureOf(storage.checksum('/data/pipe', 'md5'))).toBe('special_file');
       expect(await failureOf(kernelCopy(storage, storage, '/data/pipe', '/data/copy') as Promise<unknown>)).toBe('special_file');
       await withCopyThreads(1, async (threaded) => {
-        const copied = await batchCopy(threaded, threaded, '/data', '/data/sub', [{ name: 'pipe' }, { name: 'a.txt' }], { checksum: null, skipSourceFailures: ['special_file'] });
+        const copied = await batchCopy(threaded, threaded, '/data', '/data/sub', [{ name: 'pipe' }, { name: 'a.txt' }], { checksum: null });
         expect(copied!.map((outcome) => ('error' in outcome ? outcome.error.failure : 'copied'))).toEqual(['special_file', 'copied']);
       });
     });
@@ -487,11 +493,11 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
     it("copies no link's target, and no name that is a path, on a copy thread", async () => {
       if (!swappable) return;
       await withCopyThreads(undefined, async (threaded) => {
-        const outcomes = await batchCopy(threaded, threaded, '/data', '/data/sub', [{ name: 'secret-link' }, { name: 'inside-link' }, { name: '../../outside/secret.txt' }, { name: '..' }], { checksum: null, skipSourceFailures: ['denied'] });
+        const outcomes = await batchCopy(threaded, threaded, '/data', '/data/sub', [{ name: 'secret-link' }, { name: 'inside-link' }, { name: '../../outside/secret.txt' }, { name: '..' }], { checksum: null });
         expect(outcomes!.map((o) => ('error' in o ? [o.side, o.error.failure] : o))).toEqual([['source', 'denied'], ['source', 'denied'], ['source', 'denied'], ['source', 'denied']]);
         expect(await namesOf(storage, '/data/sub')).toEqual(['deep.bin']);
-        expect(await failureOf(batchCopy(threaded, threaded, '/data/abs-out', '/data/sub', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
-        expect(await failureOf(batchCopy(threaded, threaded, '/data', '/data/rel-out', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/data/abs-out', '/data/sub', [{ name: 'secret.txt' }], { checksum: null }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/data', '/data/rel-out', [{ name: 'a.txt' }], { checksum: null }))).toBe('denied');
         expect((await world.fs.readdir(world.outside)).map(String)).toEqual(['secret.txt']);
       });
     });
@@ -545,9 +551,9 @@ describe.each(adapters)('the storage port: %s', (_name, open, swappable) => {
       try {
         const threaded = new FsStorage(swapAfterCheck((posixStorage(root) as unknown as { fs: FsApi }).fs), root, { ...(storage as unknown as { options: object }).options, copyThreads: thread });
         await reset();
-        expect(await failureOf(batchCopy(threaded, threaded, '/victim', '/data', [{ name: 'secret.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/victim', '/data', [{ name: 'secret.txt' }], { checksum: null }))).toBe('denied');
         await reset();
-        expect(await failureOf(batchCopy(threaded, threaded, '/data', '/victim', [{ name: 'a.txt' }], { checksum: null, skipSourceFailures: [] }))).toBe('denied');
+        expect(await failureOf(batchCopy(threaded, threaded, '/data', '/victim', [{ name: 'a.txt' }], { checksum: null }))).toBe('denied');
       } finally {
         await thread.close();
       }

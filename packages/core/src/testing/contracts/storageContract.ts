@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { onOneHost, StorageError, type ListedName, type Storage } from '../../storage/Storage';
+import { onOneHost, StorageError, type DirectoryFileCopy, type ListedName, type Storage } from '../../storage/Storage';
 
 export interface StorageSubject {
   /** An empty storage (its root, `/`, exists). */
@@ -129,20 +129,27 @@ export function describeStorageContract(implementation: string, open: () => Prom
       expect(await namesOf(storage, '/data/sub')).toEqual(['copy.txt', 'deep.txt']);
     });
 
-    it("copies a directory's files in order where it has a batch copy, a source's failure skipped when named", async () => {
+    it("copies a directory's files in order where it has a batch copy, telling each one's outcome whatever became of the ones before; none once aborted", async () => {
       const copy = storage.features.batchCopy;
       if (copy === null) return;
       await storage.mkdir('/copy');
-      const outcomes = await copy.copyFiles(copy, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'gone' }, { name: 'a.txt' }], { checksum: 'md5', skipSourceFailures: ['not_found'] });
+      const outcomes = await gathered(copy.copyFiles(copy, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'gone' }, { name: 'a.txt' }], { checksum: 'md5' }));
       expect(outcomes.map((outcome) => ('error' in outcome ? [outcome.side, outcome.error.failure, outcome.error.path] : outcome))).toEqual([
         { bytes: 5, checksums: { source: digest('md5', 'hello'), destination: digest('md5', 'hello') } },
         ['source', 'not_found', '/data/gone'],
         { bytes: 5, checksums: { source: digest('md5', 'hello'), destination: digest('md5', 'hello') } },
       ]);
       expect(await text(storage.read('/copy/a.txt'))).toBe('hello');
-      const stopped = await copy.copyFiles(copy, '/data', '/copy', [{ name: 'gone' }, { name: 'a.txt' }], { checksum: null, skipSourceFailures: [] });
-      expect(stopped.map((outcome) => 'error' in outcome && outcome.error.failure)).toEqual(['not_found']);
-      expect(await namesOf(storage, '/copy')).toEqual(['a.txt']);
+      await storage.mkdir('/stopped');
+      expect(await gathered(copy.copyFiles(copy, '/data', '/stopped', [{ name: 'a.txt' }], { checksum: null, signal: AbortSignal.abort() }))).toEqual([]);
+      expect(await namesOf(storage, '/stopped')).toEqual([]);
     });
   });
+}
+
+/** Every outcome a batch copy told, in order. */
+async function gathered(told: AsyncIterable<readonly DirectoryFileCopy[]>): Promise<DirectoryFileCopy[]> {
+  const outcomes: DirectoryFileCopy[] = [];
+  for await (const batch of told) outcomes.push(...batch);
+  return outcomes;
 }
