@@ -13,6 +13,7 @@ import { StorageError } from '../storage/Storage';
 import { TaskService } from './TaskService';
 import type { DeleteOptions, TransferOptions } from './TaskRequest';
 import { deleteRequest, transferRequest } from '../testing/taskRequests';
+import { gatheredCopies } from '../testing/gathered';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
@@ -30,12 +31,7 @@ function batchCopy(copyFiles: BatchCopy['copyFiles'] = () => (async function* ()
 /** A batch copy's call that answers its outcomes whole, once (as the copy threads do). */
 type WholeAnswer = (...args: Parameters<BatchCopy['copyFiles']>) => Promise<readonly DirectoryFileCopy[]>;
 const answeringWhole = (answer: WholeAnswer): BatchCopy['copyFiles'] => (...args) => (async function* () { yield await answer(...args); })();
-/** Every outcome a batch copy told, in order. */
-async function gathered(told: AsyncIterable<readonly DirectoryFileCopy[]>): Promise<DirectoryFileCopy[]> {
-  const outcomes: DirectoryFileCopy[] = [];
-  for await (const batch of told) outcomes.push(...batch);
-  return outcomes;
-}
+
 
 describe('running transfer and delete tasks through the storage port', () => {
   let world: TestWorld;
@@ -567,7 +563,7 @@ describe('running transfer and delete tasks through the storage port', () => {
         const asked: string[][] = [];
         copyingWith((from, fromDir, toDir, files, options) => {
           asked.push(files.map((file) => file.name));
-          return gathered(copyFiles(from, fromDir, toDir, files.slice(0, 2), options));
+          return gatheredCopies(copyFiles(from, fromDir, toDir, files.slice(0, 2), options));
         });
         const done = await run(await many());
         expect(done).toMatchObject({ status: 'SUCCEEDED', counters: { files: 5, filesTransferred: 5 } });
@@ -634,7 +630,7 @@ describe('running transfer and delete tasks through the storage port', () => {
       const steps: string[] = [];
       copyingWith((from, fromDir, toDir, files, options) => {
         steps.push(`copy ${files.length}`);
-        return gathered(copyFiles(from, fromDir, toDir, files, options));
+        return gatheredCopies(copyFiles(from, fromDir, toDir, files, options));
       });
       const saveProgress = store.saveProgress.bind(store);
       store.saveProgress = async (task) => {
@@ -687,7 +683,7 @@ describe('running transfer and delete tasks through the storage port', () => {
     it('waits out a failure of the batch in flight that comes while the one before is saved, the one before recorded', async () => {
       for (let i = 0; i < 1001; i += 1) lab.put(`/big/f${String(i).padStart(4, '0')}`, 'x');
       copyingWith(async (from, fromDir, toDir, files, options) => {
-        if (files.length === 1000) return gathered(copyFiles(from, fromDir, toDir, files, options));
+        if (files.length === 1000) return gatheredCopies(copyFiles(from, fromDir, toDir, files, options));
         await new Promise((resolve) => setImmediate(resolve));
         throw new StorageError('denied', toDir, 'its directory became unwritable');
       });
@@ -710,7 +706,7 @@ describe('running transfer and delete tasks through the storage port', () => {
         running += 1;
         most = Math.max(most, running);
         await new Promise((resolve) => setTimeout(resolve, 5));
-        const copied = await gathered(copyFiles(from, fromDir, toDir, files, options));
+        const copied = await gatheredCopies(copyFiles(from, fromDir, toDir, files, options));
         running -= 1;
         return copied;
       });
@@ -723,7 +719,7 @@ describe('running transfer and delete tasks through the storage port', () => {
         begun.push(fromDir);
         if (fromDir === '/tree/d1') return [{ error: new StorageError('denied', `${toDir}/f.txt`, 'no room'), side: 'destination' }];
         await new Promise((resolve) => setTimeout(resolve, 20));
-        return gathered(copyFiles(from, fromDir, toDir, files, options));
+        return gatheredCopies(copyFiles(from, fromDir, toDir, files, options));
       });
       const failed = await run(await transfer([{ source_path: '/tree/', destination_path: '/in/other/', recursive: true }]));
       expect(failed).toMatchObject({ status: 'ACTIVE', niceStatus: 'PERMISSION_DENIED' });

@@ -6,3 +6,4 @@ export { MemoryStorage } from './MemoryStorage';
 export { deleteRequest, transferRequest } from './taskRequests';
 export { recordClientRevocations } from './revocations';
 export { directoryOf, rootedAt } from './rootedAt';
+export { gatheredCopies } from './gathered';

@@ -1,15 +1,12 @@
-import { BadRequestError, InvalidPathError, onOneHost, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type Storage } from '@xfer/core';
+import { BadRequestError, InvalidPathError, onOneHost, type DirectoryCopyOptions, type DirectoryFile, type Storage } from '@xfer/core';
+import { gatheredCopies } from '@xfer/core/testing';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { checkMemoryFiles, EndpointStorages, MAX_SEED_FILES, MemoryTree } from '..';
 
 /** The batch copy of `to` from `from` (both have one). */
 /** Every outcome a batch copy tells, gathered in order. */
-const batchCopy = async (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => {
-  const outcomes: DirectoryFileCopy[] = [];
-  for await (const told of to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options)) outcomes.push(...told);
-  return outcomes;
-};
+const batchCopy = (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => gatheredCopies(to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options));
 
 async function names(tree: MemoryTree, path: string): Promise<string[]> {
   const found: string[] = [];

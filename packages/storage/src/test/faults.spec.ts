@@ -1,14 +1,12 @@
 import { onOneHost, type DirectoryFileCopy, type ListedName } from '@xfer/core';
+import { gatheredCopies } from '@xfer/core/testing';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { EndpointStorages } from '..';
 
 /** Every outcome a batch copy told, as the test reads it. */
-const outcomesOf = async (told: AsyncIterable<readonly DirectoryFileCopy[]>) => {
-  const copied: DirectoryFileCopy[] = [];
-  for await (const batch of told) copied.push(...batch);
-  return copied.map((outcome) => ('error' in outcome ? [outcome.side, outcome.error.failure, outcome.error.path, outcome.error.message] : outcome));
-};
+const outcomesOf = async (told: AsyncIterable<readonly DirectoryFileCopy[]>) =>
+  (await gatheredCopies(told)).map((outcome) => ('error' in outcome ? [outcome.side, outcome.error.failure, outcome.error.path, outcome.error.message] : outcome));
 
 describe('storages with a fault pending (the stand-in)', () => {
   let dir: string;

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import * as nodeFs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { onOneHost, StorageError, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type ListedName, type Storage } from '@xfer/core';
+import { gatheredCopies } from '@xfer/core/testing';
 import { Volume } from 'memfs';
 import { describeStorageContract } from '@xfer/core/contracts';
 import { CopyThreads, FaultyStorage, FsStorage, PART_PREFIX, memoryFsApi, MEMORY_MODES, posixStorage, StorageFaults, type FsApi } from '..';
@@ -75,11 +76,7 @@ const kernelCopy = (to: Storage, from: Storage, path: string, target: string, op
 
 /** The batch copy of `to` from `from` (both have one). */
 /** Every outcome a batch copy tells, gathered in order. */
-const batchCopy = async (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => {
-  const outcomes: DirectoryFileCopy[] = [];
-  for await (const told of to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options)) outcomes.push(...told);
-  return outcomes;
-};
+const batchCopy = (to: Storage, from: Storage, dir: string, target: string, files: readonly DirectoryFile[], options: DirectoryCopyOptions) => gatheredCopies(to.features.batchCopy!.copyFiles(from.features.batchCopy!, dir, target, files, options));
 
 /** The size of a file that holds a copy thread a while when digested (sparse: it costs no disk to make). */
 const HOLDING_BYTES = 256 * 2 ** 20;

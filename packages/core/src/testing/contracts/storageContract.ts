@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { onOneHost, StorageError, type DirectoryFileCopy, type ListedName, type Storage } from '../../storage/Storage';
+import { onOneHost, StorageError, type ListedName, type Storage } from '../../storage/Storage';
+import { gatheredCopies } from '../gathered';
 
 export interface StorageSubject {
   /** An empty storage (its root, `/`, exists). */
@@ -133,7 +134,7 @@ export function describeStorageContract(implementation: string, open: () => Prom
       const copy = storage.features.batchCopy;
       if (copy === null) return;
       await storage.mkdir('/copy');
-      const outcomes = await gathered(copy.copyFiles(copy, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'gone' }, { name: 'a.txt' }], { checksum: 'md5' }));
+      const outcomes = await gatheredCopies(copy.copyFiles(copy, '/data', '/copy', [{ name: 'a.txt', lastModified: when }, { name: 'gone' }, { name: 'a.txt' }], { checksum: 'md5' }));
       expect(outcomes.map((outcome) => ('error' in outcome ? [outcome.side, outcome.error.failure, outcome.error.path] : outcome))).toEqual([
         { bytes: 5, checksums: { source: digest('md5', 'hello'), destination: digest('md5', 'hello') } },
         ['source', 'not_found', '/data/gone'],
@@ -141,15 +142,8 @@ export function describeStorageContract(implementation: string, open: () => Prom
       ]);
       expect(await text(storage.read('/copy/a.txt'))).toBe('hello');
       await storage.mkdir('/stopped');
-      expect(await gathered(copy.copyFiles(copy, '/data', '/stopped', [{ name: 'a.txt' }], { checksum: null, signal: AbortSignal.abort() }))).toEqual([]);
+      expect(await gatheredCopies(copy.copyFiles(copy, '/data', '/stopped', [{ name: 'a.txt' }], { checksum: null, signal: AbortSignal.abort() }))).toEqual([]);
       expect(await namesOf(storage, '/stopped')).toEqual([]);
     });
   });
-}
-
-/** Every outcome a batch copy told, in order. */
-async function gathered(told: AsyncIterable<readonly DirectoryFileCopy[]>): Promise<DirectoryFileCopy[]> {
-  const outcomes: DirectoryFileCopy[] = [];
-  for await (const batch of told) outcomes.push(...batch);
-  return outcomes;
 }
