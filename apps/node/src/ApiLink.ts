@@ -1,6 +1,7 @@
 import { ConfigError } from '@xfer/config';
 import { hashToken, NodeAuthenticationFailedError } from '@xfer/core';
-import { Pool } from 'undici';
+import type { Readable } from 'node:stream';
+import { Pool, type Dispatcher } from 'undici';
 import { describeError } from './describeError';
 
 /** The node is no longer registered with the API (removed, or its secret replaced): it serves nothing until it is. */
@@ -169,6 +170,15 @@ export class ApiLink {
       for (const [stored, { until }] of this.decisions) if (until <= now || this.decisions.size >= ACCESS_MEMORY_SIZE) this.decisions.delete(stored);
     }
     this.decisions.set(key, decided);
+  }
+
+  /**
+   * A request to the node's GCS Manager API (`/api/...`), forwarded as it came to the API, which
+   * decides it (GCS_MANAGER_PATH): the client's own credentials, the answer streamed back as it is.
+   */
+  async forwardManager(request: { method: string; path: string; headers: Record<string, string | undefined>; body: Readable | null }): Promise<Dispatcher.ResponseData> {
+    const headers = Object.fromEntries(Object.entries(request.headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    return this.pool.request({ path: `${this.base}/_xfer/gcs/${this.nodeId}/api${request.path}`, method: request.method as Dispatcher.HttpMethod, headers, body: request.body, headersTimeout: ANSWER_MS, bodyTimeout: ANSWER_MS });
   }
 
   close(): Promise<void> {

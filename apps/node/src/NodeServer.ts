@@ -100,6 +100,7 @@ export class NodeServer {
         decide: (token, endpointId, path, access) => api.access(token, endpointId, path, access),
         authUrl: options.authUrl,
         publicUrl: () => reached.url,
+        forwardManager: (request) => api.forwardManager(request),
         uploadIdleMs: options.uploadIdleMs,
         // every line the node logs names it, as the API's lines of its calls do
         logger: (options.logger ?? createLogger({ name: 'xfer-node' })).child({ node_id: identity.id }),

@@ -65,4 +65,5 @@ export * from './task/TaskDispatch';
 export * from './task/TaskQueue';
 export * from './node/Node';
 export * from './node/NodeAccess';
+export * from './gcs/GcsManager';
 export * from './admin/NodeAdministration';

@@ -18,6 +18,7 @@ import { TaskRunner } from './task/TaskRunner';
 import { TaskService } from './task/TaskService';
 import { NO_STORAGE, type StorageDirectory } from './storage/Storage';
 import type { Clock, IdGenerator } from './shared/ports';
+import { GcsManager } from './gcs/GcsManager';
 import type { UnitOfWork } from './shared/UnitOfWork';
 
 /** The use cases of the core over one set of adapters. */
@@ -37,6 +38,8 @@ export interface CoreServices {
   files: FileService;
   /** What a data node may serve a client over HTTPS (decided here, for the node that asks). */
   nodeAccess: NodeAccess;
+  /** A data node's GCS Manager API, decided here for the node that forwards it. */
+  gcsManager: GcsManager;
   tasks: TaskService;
   taskRunner: TaskRunner;
 }
@@ -94,6 +97,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
   files: ({ uow, clock, options }) => new FileService(uow, clock, options.storages ?? NO_STORAGE),
   nodeAccess: (d) => new NodeAccess(CORE_SERVICE_FACTORIES.authentication(d), CORE_SERVICE_FACTORIES.files(d)),
+  gcsManager: (d) => new GcsManager(d.uow, CORE_SERVICE_FACTORIES.authentication(d)),
   tasks: ({ uow, clock, ids, options }) => new TaskService(uow, clock, ids, options.taskSubmitted),
   taskRunner: (d) => {
     const authentication = CORE_SERVICE_FACTORIES.authentication(d);
@@ -119,6 +123,7 @@ export function createCoreServices(uow: UnitOfWork, clock: Clock, ids: IdGenerat
     accessRules: CORE_SERVICE_FACTORIES.accessRules(dependencies),
     files: CORE_SERVICE_FACTORIES.files(dependencies),
     nodeAccess: CORE_SERVICE_FACTORIES.nodeAccess(dependencies),
+    gcsManager: CORE_SERVICE_FACTORIES.gcsManager(dependencies),
     tasks: CORE_SERVICE_FACTORIES.tasks(dependencies),
     taskRunner: CORE_SERVICE_FACTORIES.taskRunner(dependencies),
   };

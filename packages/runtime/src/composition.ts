@@ -40,6 +40,7 @@ const SERVICES: ServiceTokens = {
   accessRules: Symbol.for('xfer.AccessRuleService'),
   files: Symbol.for('xfer.FileService'),
   nodeAccess: Symbol.for('xfer.NodeAccess'),
+  gcsManager: Symbol.for('xfer.GcsManager'),
   tasks: Symbol.for('xfer.TaskService'),
   taskRunner: Symbol.for('xfer.TaskRunner'),
 };

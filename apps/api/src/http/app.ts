@@ -8,6 +8,7 @@ import { endpointRoutes } from './endpointRoutes';
 import { fileRoutes } from './fileRoutes';
 import { taskRoutes } from './taskRoutes';
 import { nodeRoutes } from './nodeRoutes';
+import { gcsRoutes } from './gcsRoutes';
 import { errorHandler, notFoundHandler } from './errors';
 import { openApiDocument } from './openapi';
 import { requestContext, VERSION_PREFIX } from './requestContext';
@@ -20,7 +21,7 @@ export interface ApiOptions {
 }
 
 /** What the API uses of the process: its core services, the read memo, and the database for the health checks. */
-export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files' | 'nodeAccess' | 'tasks'> & {
+export type ApiServices = Pick<CoreServices, 'authentication' | 'endpoints' | 'accessRules' | 'endpointManager' | 'maintenance' | 'files' | 'nodeAccess' | 'gcsManager' | 'tasks'> & {
   /** What a running data node asks about itself. */
   admin: { nodes: Pick<NodeAdministration, 'authenticate' | 'briefing'> };
   readMemo: ReadMemo;
@@ -90,6 +91,7 @@ export function createApp(services: ApiServices, options: ApiOptions = {}): Expr
   fileRoutes(api, services.files);
   taskRoutes(api, services.tasks);
   nodeRoutes(app, { nodes: services.admin.nodes, nodeAccess: services.nodeAccess });
+  gcsRoutes(app, services.gcsManager);
   // after the API's routes: the health checks are not what most requests ask for
   addHealthRoutes(app, services.database);
   // what someone who types the API's address sees: where things are

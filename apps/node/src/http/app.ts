@@ -7,6 +7,7 @@ import type { ApiTrust } from '../ApiTrust';
 import type { Peers } from '../copy/Peers';
 import type { VerifyGrant } from './copyRoutes';
 import { BrowserSignIn } from './browserSignIn';
+import { managerApi, type ForwardManager } from './managerApi';
 import { httpsAccess, type DecideAccess } from './httpsAccess';
 import { BadRequest, Unauthorized, UPLOAD_IDLE_MS, type NodeStorages } from './requests';
 import { storageRoutes, type VerifyApiCall } from './storageRoutes';
@@ -27,6 +28,8 @@ export interface NodeAppServices {
   publicUrl: () => string;
   /** How long an upload's body may go quiet (default UPLOAD_IDLE_MS). */
   uploadIdleMs?: number;
+  /** Where the node's GCS Manager API is decided (the API). */
+  forwardManager: ForwardManager;
   logger?: Logger;
 }
 
@@ -70,6 +73,7 @@ export function createNodeApp(services: NodeAppServices): Express {
   // source of anything); other sites' pages may still fetch files (the JS SDK's HTTPS access)
   app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], sandbox: [] } }, crossOriginResourcePolicy: false }));
   app.use(`${services.prefix}${NODE_STORAGE_PATH}`, storageRoutes(services.storages, services.verifyApiCall, { verifyGrant: services.verifyGrant, peers: services.peers }, uploadIdleMs));
+  app.use(`${services.prefix}/api`, managerApi(services.forwardManager));
   const signIn = new BrowserSignIn({ authUrl: services.authUrl, publicUrl: services.publicUrl, prefix: services.prefix });
   app.use(services.prefix || '/', signIn.routes());
   app.use(services.prefix || '/', httpsAccess({ storages: services.storages, decide: services.decide, signIn, uploadIdleMs }));

@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashToken, newTokenSecret } from '../auth/AccessToken';
-import { CALL_KEY_LIVE_MS, checkNodeName, checkNodeUrl, NodeNotFoundError, type NodeCallKey, type NodeRoot, type NodeState } from '../node/Node';
+import { Endpoint } from '../endpoint/Endpoint';
+import { CALL_KEY_LIVE_MS, checkNodeName, checkNodeUrl, manageCollectionsScopeOf, NodeNotFoundError, type NodeCallKey, type NodeRoot, type NodeState } from '../node/Node';
 import { ConflictError } from '../shared/errors';
+import { principalNamed } from './lookups';
 import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
@@ -25,16 +27,28 @@ const viewOf = ({ secretHash: _secret, ...node }: NodeState): NodeView => node;
 /** Data nodes, registered by an operator (`xfer node`): each with a secret shown once, kept as a hash. */
 export class NodeAdministration {
   constructor(
-    private readonly uow: RepositoriesOf<'nodes'>,
+    private readonly uow: RepositoriesOf<'nodes' | 'endpoints' | 'roles' | 'identities' | 'groups' | 'scopes' | 'accessRules' | 'pauseRules'>,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
 
-  /** Registers a node (it need not be running): its id and its secret, shown once. */
-  async addNode(input: { name: string; url: string }): Promise<{ node: NodeView; secret: string }> {
+  /**
+   * Registers a node (it need not be running): its id and its secret, shown once. The node is a
+   * Globus Connect Server endpoint: its Transfer document is made with it, `owner` (a username or
+   * group) administers it, and the authorization service knows its `manage_collections` scope.
+   */
+  async addNode(input: { name: string; url: string; owner?: string }): Promise<{ node: NodeView; secret: string }> {
     const secret = newTokenSecret();
-    const node: NodeState = { id: this.ids.uuid(), name: checkNodeName(input.name), url: checkNodeUrl(input.url), secretHash: hashToken(secret), createdAt: this.clock.now(), lastContact: null };
-    if (!(await this.uow.repositories.nodes.add(node))) throw new ConflictError(`Invalid name: a node is named '${node.name}' already`);
+    const now = this.clock.now();
+    const node: NodeState = { id: this.ids.uuid(), name: checkNodeName(input.name), url: checkNodeUrl(input.url), secretHash: hashToken(secret), createdAt: now, lastContact: null };
+    await this.uow.transaction(async (repos) => {
+      const owner = input.owner === undefined ? null : await principalNamed(repos, input.owner);
+      if (!(await repos.nodes.add(node))) throw new ConflictError(`Invalid name: a node is named '${node.name}' already`);
+      await repos.endpoints.insert(Endpoint.forNode(node, now));
+      if (owner !== null) await repos.roles.add({ id: this.ids.uuid(), endpoint_id: node.id, role: 'administrator', principal_type: owner.type, principal_id: owner.id, created_at: now });
+      const scope = manageCollectionsScopeOf(node.id);
+      if (!(await repos.scopes.findByName(scope))) await repos.scopes.add({ id: this.ids.uuid(), name: scope, description: `Manage the storage gateways and collections of data node '${node.name}'`, resource_server: node.id, dependent_scope_ids: [], created_at: now });
+    });
     return { node: viewOf(node), secret };
   }
 
@@ -50,9 +64,19 @@ export class NodeAdministration {
     return { node: viewOf(node), secret };
   }
 
+  /** Removes a node; its Transfer document goes with it (a deleted endpoint, as any other). */
   async removeNode(idOrName: string): Promise<NodeView> {
     const node = await this.find(idOrName);
-    if (!(await this.uow.repositories.nodes.delete(node.id))) throw new NodeNotFoundError(idOrName);
+    await this.uow.transaction(async (repos) => {
+      if (!(await repos.nodes.delete(node.id))) throw new NodeNotFoundError(idOrName);
+      const endpoint = await repos.endpoints.findById(node.id);
+      if (endpoint?.kind === 'gcs_endpoint') {
+        await repos.roles.deleteForEndpoint(endpoint.id);
+        await repos.accessRules.deleteForEndpoint(endpoint.id);
+        await repos.pauseRules.deleteForEndpoint(endpoint.id);
+        await repos.endpoints.delete(endpoint, endpoint.tombstone(this.clock.now()));
+      }
+    });
     return viewOf(node);
   }
 

@@ -24,7 +24,12 @@ import {
   type ServerState,
 } from './Server';
 
-export type EndpointKind = 'server' | 'personal' | 'shared' | 'object_store';
+/**
+ * The kinds of endpoint: the spec's four, and a data node as a Globus Connect Server endpoint
+ * (`gcs_endpoint`: its Transfer document, administered through its GCS Manager API, no files of
+ * its own; its collections are the endpoints bound to its directories).
+ */
+export type EndpointKind = 'server' | 'personal' | 'shared' | 'object_store' | 'gcs_endpoint';
 
 /** The stored state of an endpoint; field names are the spec's. */
 export interface EndpointState {
@@ -67,6 +72,8 @@ export interface EndpointState {
   /** An administrator of the endpoint's subscription verified it (the hosted subscription_admin_verified); cleared with the subscription. */
   subscription_admin_verified: boolean;
   https_server: string | null;
+  /** A Globus Connect Server endpoint's Manager (its node's URL); null for every other kind. */
+  gcs_manager_url: string | null;
   servers: ServerState[];
   next_server_id: number;
   /** The storage behind a server or personal endpoint (its shares see it from their host_path); null: none. */
@@ -236,6 +243,8 @@ export const UPDATABLE_FIELDS: Record<EndpointKind, ReadonlySet<string>> = {
   personal: new Set([...COMMON_UPDATABLE, 'public', 'subscription_id', ...NETWORK_FIELDS, 'location']),
   object_store: new Set([...COMMON_UPDATABLE, 'public', 'subscription_id']),
   shared: new Set(COMMON_UPDATABLE),
+  // what the GCS Manager's PATCH /endpoint changes (its owner is its node)
+  gcs_endpoint: new Set(['display_name', 'organization', 'department', 'keywords', 'description', 'contact_email', 'contact_info', 'info_link', 'public', 'network_use']),
 };
 
 /** What a create may set: what an update may change, but the owner, who is the caller. */
@@ -244,6 +253,8 @@ const CREATABLE_FIELDS: Record<EndpointKind, ReadonlySet<string>> = {
   personal: without(UPDATABLE_FIELDS.personal, 'owner_string'),
   object_store: without(UPDATABLE_FIELDS.object_store, 'owner_string'),
   shared: new Set([...without(UPDATABLE_FIELDS.shared, 'owner_string'), 'public']),
+  // made with its node (Endpoint.forNode), never through the Transfer API
+  gcs_endpoint: new Set(),
 };
 
 /** Settings a shared endpoint always has null: asking for null on create is harmless. */
@@ -272,6 +283,7 @@ const KIND_WORDS: Record<EndpointKind, string> = {
   personal: 'a personal-client endpoint',
   shared: 'a shared endpoint',
   object_store: 'an object-store endpoint',
+  gcs_endpoint: 'a Globus Connect Server endpoint',
 };
 
 /** The one wording of "this kind of endpoint does not take that field". */
@@ -374,9 +386,26 @@ export class Endpoint {
     this.state.subscription_admin_verified = verified;
   }
 
-  /** A server endpoint without servers cannot function (catalogue features 1); every other endpoint can. */
+  /** A server endpoint without servers cannot function (catalogue features 1), nor a GCS endpoint (its collections move files); every other endpoint can. */
   get functional(): boolean {
+    if (this.state.kind === 'gcs_endpoint') return false;
     return this.state.kind !== 'server' || this.state.servers.length > 0;
+  }
+
+  /**
+   * A data node as a Globus Connect Server endpoint: its id and owner the node's (GCS's endpoint
+   * owns itself, as its client), its Manager the node's URL, public; no servers, no files.
+   */
+  static forNode(node: { id: string; name: string; url: string }, now: Date): Endpoint {
+    const self = `${node.id}@clients.auth.globus.org`;
+    return new Endpoint({
+      ...emptyState(node.id, 'gcs_endpoint', now, { id: node.id, username: self } as IdentityState),
+      display_name: node.name,
+      canonical_name: `${node.id}#${node.id}`,
+      public: true,
+      network_use: 'normal',
+      gcs_manager_url: node.url,
+    });
   }
 
   /** Creates a server or personal-client endpoint; the owner is the caller's primary identity. */
@@ -739,6 +768,7 @@ function emptyState(id: string, kind: EndpointKind, now: Date, owner: IdentitySt
     local_user_info_available: null,
     subscription_admin_verified: false,
     https_server: null,
+    gcs_manager_url: null,
     servers: [],
     next_server_id: 1,
     storage: null,

@@ -64,6 +64,11 @@ export interface NodeRepository {
   purgeCallKeysBefore(before: Date): Promise<number>;
 }
 
+/** The scope of a node's GCS Manager API (resource server: the node's id), as the hosted service names a GCS endpoint's. */
+export function manageCollectionsScopeOf(nodeId: string): string {
+  return `urn:globus:auth:scope:${nodeId}:manage_collections`;
+}
+
 /** The scope of a node-bound endpoint's HTTPS access (resource server: the endpoint's id), as the hosted service names a collection's. */
 export function httpsScopeOf(endpointId: string): string {
   return `https://auth.globus.org/scopes/${endpointId}/https`;

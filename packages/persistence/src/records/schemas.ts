@@ -167,6 +167,7 @@ export const EndpointSchema = new EntitySchema<EndpointRecord>({
     local_user_info_available: bool(true),
     subscription_admin_verified: bool(),
     https_server: text(),
+    gcs_manager_url: text(),
     servers: text(false),
     next_server_id: int(),
     storage: text(),

@@ -32,6 +32,8 @@ export function endpointFromRecord(r: EndpointRecord): Endpoint {
     custom_network: r.custom_network === null ? null : customNetworkFromJson(r.custom_network),
     // rows written before storage existed have no such column value
     storage: r.storage == null ? null : (JSON.parse(r.storage) as EndpointState['storage']),
+    // rows written before GCS endpoints existed have no such column value
+    gcs_manager_url: r.gcs_manager_url ?? null,
     servers: (JSON.parse(r.servers) as EndpointState['servers']).map((s) => ({ ...s, scheme: s.scheme as ServerScheme })),
     next_server_id: Number(r.next_server_id),
   });

@@ -44,7 +44,11 @@ const ENTITY_TYPES: Record<EndpointKind, string> = {
   object_store: 'GCSv4_host',
   shared: 'GCSv4_share',
   personal: 'GCP_mapped_collection',
+  gcs_endpoint: 'GCSv5_endpoint',
 };
+
+/** The version of Globus Connect Server a GCSv5 endpoint reports (the CLI's fixtures show 5.4.10). */
+const GCS_VERSION = '5.4.10';
 
 export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'DATA_TYPE', value: () => 'endpoint', schema: { const: 'endpoint' }, input: 'string' },
@@ -98,7 +102,7 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'max_parallelism', value: ({ numbers }) => numbers?.max_parallelism ?? null, schema: { ...nullable('integer'), description: 'Ceiling of parallel streams: preferred_parallelism is at most this' }, input: 'integer' },
   { name: 'local_user_info_available', value: ({ s, host, shared }) => shared ? (host?.snapshot.local_user_info_available ?? null) : s.local_user_info_available, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'https_server', value: ({ s }) => s.https_server, schema: nullable('string'), input: 'string' },
-  { name: 'entity_type', value: ({ s }) => ENTITY_TYPES[s.kind], schema: { enum: ['GCSv4_host', 'GCSv4_share', 'GCP_mapped_collection'] }, input: 'readOnly' },
+  { name: 'entity_type', value: ({ s }) => ENTITY_TYPES[s.kind], schema: { enum: ['GCSv4_host', 'GCSv4_share', 'GCP_mapped_collection', 'GCSv5_endpoint'] }, input: 'readOnly' },
   { name: 'is_globus_connect', value: ({ personal }) => personal, schema: { type: 'boolean' }, input: 'nullableBoolean' },
   { name: 'gcp_connected', value: ({ s }) => s.vcp_connected, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'gcp_paused', value: ({ s }) => s.vcp_paused, schema: nullable('boolean'), input: 'readOnly' },
@@ -107,8 +111,8 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'subscription_admin_verified', value: ({ s }) => s.subscription_admin_verified, schema: { type: 'boolean', description: 'An administrator of its subscription verified it; cleared when the subscription changes' }, input: 'readOnly' },
   { name: 'non_functional', value: ({ endpoint }) => !endpoint.functional, schema: { type: 'boolean', description: 'A server endpoint without servers' }, input: 'readOnly' },
   { name: 'high_assurance', value: () => false, schema: { const: false }, input: 'readOnly' },
-  { name: 'gcs_version', value: () => null, schema: { type: 'null' }, input: 'readOnly' },
-  { name: 'gcs_manager_url', value: () => null, schema: { type: 'null' }, input: 'readOnly' },
+  { name: 'gcs_version', value: ({ s }) => (s.kind === 'gcs_endpoint' ? GCS_VERSION : null), schema: nullable('string'), input: 'readOnly' },
+  { name: 'gcs_manager_url', value: ({ s }) => s.gcs_manager_url, schema: nullable('string'), input: 'readOnly' },
   { name: 'tlsftp_server', value: () => null, schema: { type: 'null' }, input: 'readOnly' },
 ];
 
