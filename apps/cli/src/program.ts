@@ -231,11 +231,12 @@ export function buildProgram(io: Io): Command {
   const node = program.command('node').description("data nodes: storage on other machines, reached through the node that runs beside it");
   node
     .command('add <name>')
-    .description('register a node (it need not be running yet); prints its id and its secret, once (only a hash is kept)')
-    .requiredOption('--url <https-url>', "the node's HTTPS address (a path prefix allowed), where clients reach its endpoints' files")
-    .action(async (name: string, o: { url: string }) =>
+    .description('register a node (it need not be running yet), a Globus Connect Server endpoint; prints its id and its secret, once (only a hash is kept)')
+    .requiredOption('--url <https-url>', "the node's HTTPS address (a path prefix allowed), where clients reach its collections' files and its GCS Manager API (/api/)")
+    .option('--owner <username>', "who administers the node's GCS endpoint (a username or a group's name)")
+    .action(async (name: string, o: { url: string; owner?: string }) =>
       run(async (s) => {
-        const { node: added, secret } = await s.admin.nodes.addNode({ name, url: o.url });
+        const { node: added, secret } = await s.admin.nodes.addNode({ name, url: o.url, owner: o.owner });
         return { text: [added.id, `secret (shown once): ${secret}`], json: { id: added.id, secret } };
       })(),
     );

@@ -139,6 +139,14 @@ describe('xfer admin command', () => {
     }
     expect(await json('node', 'remove', lab.id)).toEqual({ removed: lab.id });
     expect((await json('node', 'list')).map((n: { name: string }) => n.name)).toEqual(['archive']);
+    // a node is a GCS endpoint its owner administers; an owner who does not exist makes no node
+    await xfer('identity', 'add', 'dana');
+    const owned = await json('node', 'add', 'dtn', '--url', 'https://dtn.example.org', '--owner', 'dana');
+    expect(await inspect(async (uow) => (await uow.repositories.endpoints.findById(owned.id))?.snapshot)).toMatchObject({ kind: 'gcs_endpoint', owner_id: owned.id, gcs_manager_url: 'https://dtn.example.org' });
+    expect(await inspect(async (uow) => (await uow.repositories.roles.listForEndpoint(owned.id)).map((role) => role.role))).toEqual(['administrator']);
+    const unowned = await xfer('node', 'add', 'dtn-2', '--url', 'https://dtn-2.example.org', '--owner', 'nobody');
+    expect([unowned.code, unowned.err]).toEqual([USAGE_ERROR, expect.stringContaining("No identity or group named 'nobody'")]);
+    expect((await json('node', 'list')).map((n: { name: string }) => n.name)).toEqual(['archive', 'dtn']);
   });
 
   it('manages clients, scopes and consents', async () => {
