@@ -65,5 +65,7 @@ export * from './task/TaskDispatch';
 export * from './task/TaskQueue';
 export * from './node/Node';
 export * from './node/NodeAccess';
+export * from './gcs/StorageGateway';
+export * from './gcs/UserCredential';
 export * from './gcs/GcsManager';
 export * from './admin/NodeAdministration';

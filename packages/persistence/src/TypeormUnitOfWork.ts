@@ -15,6 +15,7 @@ import {
 import { TypeormAccessRuleRepository } from './repositories/TypeormAccessRuleRepository';
 import { TypeormEndpointRepository } from './repositories/TypeormEndpointRepository';
 import { TypeormNodeRepository } from './repositories/TypeormNodeRepository';
+import { TypeormStorageGatewayRepository, TypeormUserCredentialRepository } from './repositories/TypeormGcsRepositories';
 import { TypeormPauseRuleRepository } from './repositories/TypeormPauseRuleRepository';
 import { TypeormTaskRepository } from './repositories/TypeormTaskRepository';
 import { TypeormRoleRepository } from './repositories/TypeormRoleRepository';
@@ -43,6 +44,8 @@ export function typeormRepositories(engine: Engine, manager: EntityManager): Rep
     refreshTokens: new TypeormRefreshTokenRepository(manager),
     settings: new TypeormServiceSettingsRepository(manager),
     nodes: new TypeormNodeRepository(manager),
+    storageGateways: new TypeormStorageGatewayRepository(manager),
+    userCredentials: new TypeormUserCredentialRepository(manager),
   };
 }
 

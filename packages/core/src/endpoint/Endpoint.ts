@@ -1,6 +1,7 @@
 import type { IdentityState } from '../auth/Identity';
 import { shortUsername } from '../auth/Identity';
-import { BadRequestError, InvalidFieldError, LimitExceededError, PermissionDeniedError, ServerNotFoundError } from '../shared/errors';
+import { BadRequestError, ConflictError, InvalidFieldError, LimitExceededError, PermissionDeniedError, ServerNotFoundError } from '../shared/errors';
+import { checkNodeDirectory, directoryWithin } from '../gcs/StorageGateway';
 import { checkEmail, checkHttpUrl, checkText, hasAnyControlCharacter, jsonEqual, parseHttpUrl, type TextRule } from '../shared/text';
 import { checkLocation } from './location';
 import type { StorageAttachment } from '../storage/Storage';
@@ -72,13 +73,39 @@ export interface EndpointState {
   /** An administrator of the endpoint's subscription verified it (the hosted subscription_admin_verified); cleared with the subscription. */
   subscription_admin_verified: boolean;
   https_server: string | null;
-  /** A Globus Connect Server endpoint's Manager (its node's URL); null for every other kind. */
+  /** The Manager of a Globus Connect Server endpoint or of a collection's (its node's URL); null for every other endpoint. */
   gcs_manager_url: string | null;
+  /** The GCS endpoint (its node) a mapped or guest collection belongs to; null for every other endpoint. */
+  gcs_endpoint_id: string | null;
+  /** What makes the endpoint a GCS collection of its node: mapped (bound to a node's directory) or guest (a share of one). */
+  collection: CollectionSettings | null;
   servers: ServerState[];
   next_server_id: number;
   /** The storage behind a server or personal endpoint (its shares see it from their host_path); null: none. */
   storage: StorageAttachment | null;
 }
+
+/** A GCS collection's own settings (its Transfer document is the rest of the endpoint). */
+export interface CollectionSettings {
+  storage_gateway_id: string;
+  /** A mapped collection's directory within its gateway's root (`/`: the root); a guest's path is its host_path. */
+  base_path: string;
+  /** Whether guest collections may be made on it (a mapped collection's; GCS's default false). */
+  allow_guest_collections: boolean;
+  /** Whether deleting it is refused until this is cleared (GCS's default true on creation). */
+  delete_protected: boolean;
+  /** The user credential a guest collection acts with; null for a mapped collection. */
+  user_credential_id: string | null;
+}
+
+/** What a GCS collection's creation or update sets beside its Transfer settings. */
+export interface CollectionInput extends Pick<EndpointSettings, 'display_name' | 'organization' | 'department' | 'keywords' | 'description' | 'contact_email' | 'contact_info' | 'info_link' | 'public' | 'force_encryption' | 'default_directory'> {
+  allow_guest_collections?: boolean;
+  delete_protected?: boolean;
+}
+
+/** The Transfer settings a GCS collection's document carries (the rest are GCS's own). */
+export const COLLECTION_SETTINGS: readonly (keyof EndpointSettings)[] = ['display_name', 'organization', 'department', 'keywords', 'description', 'contact_email', 'contact_info', 'info_link', 'public', 'force_encryption', 'default_directory'];
 
 /**
  * What a client may set on an endpoint, typed. Which of these a kind takes, and what each value
@@ -247,6 +274,9 @@ export const UPDATABLE_FIELDS: Record<EndpointKind, ReadonlySet<string>> = {
   gcs_endpoint: new Set(['display_name', 'organization', 'department', 'keywords', 'description', 'contact_email', 'contact_info', 'info_link', 'public', 'network_use']),
 };
 
+/** What a GCS collection's Manager changes of its Transfer settings. */
+const COLLECTION_UPDATABLE: ReadonlySet<string> = new Set(COLLECTION_SETTINGS);
+
 /** What a create may set: what an update may change, but the owner, who is the caller. */
 const CREATABLE_FIELDS: Record<EndpointKind, ReadonlySet<string>> = {
   server: without(UPDATABLE_FIELDS.server, 'owner_string'),
@@ -308,6 +338,8 @@ export interface CreateSharedContext {
   now: Date;
   host: Endpoint;
   callerIsHostAdministrator: boolean;
+  /** A guest collection made through its node's Manager: its user credential and its delete protection. */
+  guest?: Pick<CollectionSettings, 'user_credential_id' | 'delete_protected'>;
 }
 
 export interface UpdateContext {
@@ -365,8 +397,9 @@ export class Endpoint {
   get canHostShares(): boolean {
     return this.state.kind === 'server' || this.state.kind === 'personal';
   }
-  /** Whether a share of it could be made now (the hosted `shareable`): it can host shares, and is managed or a personal client. */
+  /** Whether a share of it could be made now (the hosted `shareable`): it can host shares, and is managed or a personal client (a mapped collection: it allows guest collections). */
   get shareable(): boolean {
+    if (this.state.collection !== null) return this.collectionType === 'mapped' && this.state.collection.allow_guest_collections;
     return this.canHostShares && (this.state.subscription_id !== null || this.state.kind === 'personal');
   }
   /**
@@ -386,10 +419,67 @@ export class Endpoint {
     this.state.subscription_admin_verified = verified;
   }
 
-  /** A server endpoint without servers cannot function (catalogue features 1), nor a GCS endpoint (its collections move files); every other endpoint can. */
+  /**
+   * A server endpoint without servers cannot function (catalogue features 1), nor a GCS endpoint
+   * (its collections move files); every other endpoint can, a GCS collection (its node moves its files) too.
+   */
   get functional(): boolean {
     if (this.state.kind === 'gcs_endpoint') return false;
-    return this.state.kind !== 'server' || this.state.servers.length > 0;
+    return this.state.kind !== 'server' || this.state.servers.length > 0 || this.state.collection !== null;
+  }
+
+  /** A GCS collection's type: a mapped collection (bound to a node's directory) or a guest collection (a share of one); null for any other endpoint. */
+  get collectionType(): 'mapped' | 'guest' | null {
+    if (this.state.collection === null) return null;
+    return this.state.kind === 'shared' ? 'guest' : 'mapped';
+  }
+
+  /** A GCS collection's own settings; null for any other endpoint. */
+  get collection(): Readonly<CollectionSettings> | null {
+    return this.state.collection;
+  }
+
+  /**
+   * A mapped collection made through a node's Manager: a server endpoint bound to `basePath`
+   * within the gateway's root, public unless asked otherwise, delete protected unless asked
+   * otherwise, allowing no guest collections unless asked (GCS's defaults); the caller owns it.
+   */
+  static createMappedCollection(input: CollectionInput, ctx: { id: string; owner: IdentityState; now: Date; node: { id: string; url: string }; gateway: { id: string; root: string }; basePath: string }): Endpoint {
+    if (input.display_name == null) throw new InvalidFieldError('display_name', 'is required');
+    const endpoint = new Endpoint({ ...emptyState(ctx.id, 'server', ctx.now, ctx.owner), canonical_name: `${ctx.node.id}#${ctx.id}`, public: true, network_use: 'normal', location: 'Automatic' });
+    endpoint.applySimpleFields(input, COLLECTION_UPDATABLE);
+    endpoint.bindToGateway(ctx.node, ctx.gateway, ctx.basePath, { allow_guest_collections: input.allow_guest_collections ?? false, delete_protected: input.delete_protected ?? true });
+    return endpoint;
+  }
+
+  /**
+   * Binds a server or personal endpoint's storage to `basePath` within a storage gateway of a node
+   * (`/`: the gateway's root): it is a mapped collection of the node's GCS endpoint from then on.
+   */
+  bindToGateway(node: { id: string; url: string }, gateway: { id: string; root: string }, basePath: string, flags: Pick<CollectionSettings, 'allow_guest_collections' | 'delete_protected'>): void {
+    const base = checkNodeDirectory('collection_base_path', basePath);
+    this.attachStorage({ type: 'node', node: node.id, root: directoryWithin(gateway.root, base) }, node.url);
+    this.state.gcs_endpoint_id = node.id;
+    this.state.gcs_manager_url = node.url;
+    this.state.collection = { storage_gateway_id: gateway.id, base_path: base, ...flags, user_credential_id: null };
+  }
+
+  /** A GCS collection's settings through its Manager: its Transfer settings and its own. */
+  updateCollection(input: CollectionInput): void {
+    const collection = this.state.collection;
+    if (collection === null) throw new Error('only a GCS collection is updated as one');
+    if (input.allow_guest_collections !== undefined && input.allow_guest_collections !== collection.allow_guest_collections && this.collectionType === 'guest') {
+      throw new InvalidFieldError('allow_guest_collections', 'applies to mapped collections only');
+    }
+    if (input.display_name === null) throw new InvalidFieldError('display_name', 'is required');
+    this.applySimpleFields(input, COLLECTION_UPDATABLE);
+    if (input.allow_guest_collections !== undefined && this.collectionType === 'mapped') collection.allow_guest_collections = input.allow_guest_collections;
+    if (input.delete_protected !== undefined) collection.delete_protected = input.delete_protected;
+  }
+
+  /** Refuses to delete a delete-protected collection, by any route (GCS's delete_protected). */
+  assertDeletable(): void {
+    if (this.state.collection?.delete_protected) throw new ConflictError(`Collection '${this.state.id}' is delete protected: set delete_protected to false first`);
   }
 
   /**
@@ -453,7 +543,12 @@ export class Endpoint {
     if (!ctx.callerIsHostAdministrator) {
       throw new PermissionDeniedError(`You need the 'administrator' role on endpoint '${host.id}' to share it`);
     }
-    const managed = host.subscriptionId !== null;
+    const mapped = host.collection;
+    if (mapped !== null && !mapped.allow_guest_collections) {
+      throw new InvalidFieldError('allow_guest_collections', `mapped collection '${host.id}' allows no guest collections (its allow_guest_collections is false)`, 'BadRequest', () => `Mapped collection '${host.id}' allows no guest collections: its administrators set allow_guest_collections to allow them`);
+    }
+    // a mapped collection's gate is allow_guest_collections, its administrators' own decision
+    const managed = host.subscriptionId !== null || mapped !== null;
     if (!managed && host.kind !== 'personal') {
       throw new BadRequestError(
         `Endpoint '${host.id}' is not managed: sharing requires a host endpoint with a subscription`,
@@ -470,16 +565,26 @@ export class Endpoint {
     });
     endpoint.applySimpleFields(settings, UPDATABLE_FIELDS.shared);
     // a share of a host a data node serves is served by the node too, at its own address
-    endpoint.state.https_server = host.nodeAddressOf(endpoint.id);
+    endpoint.serveFrom(host, ctx.guest);
     return endpoint;
   }
 
-  /** A share's address follows its host's node (bound, moved or detached); whether it changed. */
-  serveFrom(host: Endpoint): boolean {
-    const address = host.nodeAddressOf(this.state.id);
-    if (this.state.kind !== 'shared' || this.state.https_server === address) return false;
-    this.state.https_server = address;
-    return true;
+  /**
+   * A share's address follows its host's node (bound, moved or detached), and it is a guest
+   * collection exactly while its host is a mapped collection; whether anything changed. `guest`:
+   * what a guest collection made through its Manager is made with.
+   */
+  serveFrom(host: Endpoint, guest: Pick<CollectionSettings, 'user_credential_id' | 'delete_protected'> = { user_credential_id: null, delete_protected: false }): boolean {
+    if (this.state.kind !== 'shared') return false;
+    const before = JSON.stringify([this.state.https_server, this.state.gcs_endpoint_id, this.state.gcs_manager_url, this.state.collection]);
+    this.state.https_server = host.nodeAddressOf(this.state.id);
+    const mapped = host.collectionType === 'mapped' ? host.collection! : null;
+    this.state.gcs_endpoint_id = mapped === null ? null : host.snapshot.gcs_endpoint_id;
+    this.state.gcs_manager_url = mapped === null ? null : host.snapshot.gcs_manager_url;
+    if (mapped === null) this.state.collection = null;
+    else if (this.state.collection === null) this.state.collection = { storage_gateway_id: mapped.storage_gateway_id, base_path: '/', allow_guest_collections: false, delete_protected: guest.delete_protected, user_credential_id: guest.user_credential_id };
+    else this.state.collection.storage_gateway_id = mapped.storage_gateway_id;
+    return JSON.stringify([this.state.https_server, this.state.gcs_endpoint_id, this.state.gcs_manager_url, this.state.collection]) !== before;
   }
 
   /**
@@ -702,9 +807,14 @@ export class Endpoint {
     } else this.state.storage = attachment.type === 'posix' ? { type: 'posix', root: attachment.root } : { type: 'memory' };
   }
 
-  /** Detaches storage; a node's address goes with a node-bound storage. */
+  /** Detaches storage; a node's address, and with it being a GCS collection, go with a node-bound storage. */
   detachStorage(): void {
-    if (this.state.storage?.type === 'node') this.state.https_server = null;
+    if (this.state.storage?.type === 'node') {
+      this.state.https_server = null;
+      this.state.gcs_endpoint_id = null;
+      this.state.gcs_manager_url = null;
+      this.state.collection = null;
+    }
     this.state.storage = null;
   }
 
@@ -769,6 +879,8 @@ function emptyState(id: string, kind: EndpointKind, now: Date, owner: IdentitySt
     subscription_admin_verified: false,
     https_server: null,
     gcs_manager_url: null,
+    gcs_endpoint_id: null,
+    collection: null,
     servers: [],
     next_server_id: 1,
     storage: null,

@@ -74,6 +74,11 @@ export interface EndpointRepository {
    */
   listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }): Promise<EndpointWithRoles[]>;
   /**
+   * One page of the GCS collections of a node (mapped and guest) in (created_at, id) order, after
+   * `after`, at most `limit`, each with the assignments these principals hold on it.
+   */
+  listCollectionsOfNode(nodeId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }): Promise<EndpointWithRoles[]>;
+  /**
    * Endpoint search: the endpoints meeting every criterion, best match first (then by id), from
    * `offset`, at most `limit`, each with the assignments the visibility principals hold on it.
    * Full text is the database's own engine, kept in step with every write.

@@ -10,8 +10,6 @@ import type { RepositoriesOf } from '../shared/UnitOfWork';
 
 export type GcsManagerRepositories = RepositoriesOf<'nodes' | 'endpoints' | 'roles'>;
 
-/** The one connector of xfer's storage gateways: GCS's POSIX connector. */
-export const POSIX_CONNECTOR_ID = '145812c8-decc-41f1-83cf-bb2a85a2a70b';
 
 /** A GCS endpoint as its Manager shows it: the endpoint, and the caller's roles on it. */
 export interface ManagedEndpoint {

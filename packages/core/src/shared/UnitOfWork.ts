@@ -11,6 +11,8 @@ import type { GroupRepository } from '../auth/Group';
 import type { IdentityRepository } from '../auth/Identity';
 import type { EndpointRepository } from '../endpoint/EndpointRepository';
 import type { NodeRepository } from '../node/Node';
+import type { StorageGatewayRepository } from '../gcs/StorageGateway';
+import type { UserCredentialRepository } from '../gcs/UserCredential';
 import type { PauseRuleRepository } from '../pause-rule/PauseRule';
 import type { RoleRepository } from '../role/Role';
 import type { SubscriptionRepository } from '../subscription/Subscription';
@@ -37,6 +39,8 @@ export interface Repositories {
   settings: ServiceSettingsRepository;
   tasks: TaskRepository;
   nodes: NodeRepository;
+  storageGateways: StorageGatewayRepository;
+  userCredentials: UserCredentialRepository;
 }
 
 /**

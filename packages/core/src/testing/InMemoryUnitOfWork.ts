@@ -21,6 +21,8 @@ import type { Repositories, UnitOfWork } from '../shared/UnitOfWork';
 import { emptyTaskMaps, InMemoryTaskRepository, type TaskMaps } from './InMemoryTaskRepository';
 import type { SubscriptionRepository, SubscriptionState } from '../subscription/Subscription';
 import type { NodeCallKey, NodeRepository, NodeState } from '../node/Node';
+import type { StorageGatewayRepository, StorageGatewayState } from '../gcs/StorageGateway';
+import type { UserCredentialRepository, UserCredentialState } from '../gcs/UserCredential';
 
 /** Everything the in-memory adapters hold; cloned whole to roll a transaction back. */
 interface Store {
@@ -47,6 +49,8 @@ interface Store {
   tasks: TaskMaps['tasks'];
   nodes: Map<string, NodeState>;
   nodeCallKeys: Map<string, { publicJwk: string; renewedAt: Date }>;
+  storageGateways: Map<string, StorageGatewayState>;
+  userCredentials: Map<string, UserCredentialState>;
   taskEvents: TaskMaps['taskEvents'];
   taskFiles: TaskMaps['taskFiles'];
 }
@@ -191,6 +195,14 @@ class InMemoryEndpointRepository implements EndpointRepository {
       .filter(isAfter)
       .slice(0, page.limit)
       .map((endpoint) => ({ endpoint, assignments: this.heldOn(endpoint.id, principalIds) }));
+  }
+  async listCollectionsOfNode(nodeId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
+    const after = page.after;
+    return [...this.store().endpoints.values()]
+      .filter((e) => e.gcs_endpoint_id === nodeId && (after === null || e.created_at.getTime() > after.createdAt.getTime() || (e.created_at.getTime() === after.createdAt.getTime() && e.id > after.id)))
+      .sort(byCreation)
+      .slice(0, page.limit)
+      .map((state) => ({ endpoint: Endpoint.fromPrimitives(state), assignments: this.heldOn(state.id, principalIds) }));
   }
   async listSharesHeldBy(hostId: string, holder: { identityIds: readonly string[]; principalIds: readonly string[]; roles: readonly string[] }) {
     const owners = new Set(holder.identityIds);
@@ -660,6 +672,58 @@ class InMemoryNodeRepository implements NodeRepository {
   }
 }
 
+/** Oldest first, then by id: the order the adapters list a node's gateways and credentials in. */
+const byCreation = (a: { created_at: Date; id: string }, b: { created_at: Date; id: string }) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+class InMemoryStorageGatewayRepository implements StorageGatewayRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(gateway: StorageGatewayState) {
+    this.store().storageGateways.set(gateway.id, clone(gateway));
+  }
+  async findById(id: string) {
+    const gateway = this.store().storageGateways.get(id);
+    return gateway ? clone(gateway) : null;
+  }
+  async listForNode(nodeId: string) {
+    return [...this.store().storageGateways.values()].filter((g) => g.node_id === nodeId).sort(byCreation).map(clone);
+  }
+  async update(gateway: StorageGatewayState) {
+    if (this.store().storageGateways.has(gateway.id)) this.store().storageGateways.set(gateway.id, clone(gateway));
+  }
+  async delete(id: string) {
+    this.store().storageGateways.delete(id);
+  }
+  async deleteForNode(nodeId: string) {
+    purgeWhere(this.store().storageGateways, (g) => g.node_id === nodeId, Number.MAX_SAFE_INTEGER);
+  }
+}
+
+class InMemoryUserCredentialRepository implements UserCredentialRepository {
+  constructor(private readonly store: () => Store) {}
+  async add(credential: UserCredentialState) {
+    const all = this.store().userCredentials;
+    if ([...all.values()].some((c) => c.storage_gateway_id === credential.storage_gateway_id && c.identity_id === credential.identity_id)) return false;
+    all.set(credential.id, clone(credential));
+    return true;
+  }
+  async findById(id: string) {
+    const credential = this.store().userCredentials.get(id);
+    return credential ? clone(credential) : null;
+  }
+  async listForNode(nodeId: string, storageGatewayId?: string) {
+    return [...this.store().userCredentials.values()].filter((c) => c.node_id === nodeId && (storageGatewayId === undefined || c.storage_gateway_id === storageGatewayId)).sort(byCreation).map(clone);
+  }
+  async update(credential: UserCredentialState) {
+    if (this.store().userCredentials.has(credential.id)) this.store().userCredentials.set(credential.id, clone(credential));
+  }
+  async delete(id: string) {
+    this.store().userCredentials.delete(id);
+  }
+  async deleteForNode(nodeId: string) {
+    purgeWhere(this.store().userCredentials, (c) => c.node_id === nodeId, Number.MAX_SAFE_INTEGER);
+  }
+}
+
 class InMemoryServiceSettingsRepository implements ServiceSettingsRepository {
   constructor(private readonly store: () => Store) {}
   async maintenance() {
@@ -701,6 +765,8 @@ export class InMemoryUnitOfWork implements UnitOfWork {
     catalogueVersion: 0,
     nodes: new Map(),
     nodeCallKeys: new Map(),
+    storageGateways: new Map(),
+    userCredentials: new Map(),
     ...emptyTaskMaps(),
   };
   private queue: Promise<unknown> = Promise.resolve();
@@ -728,6 +794,8 @@ export class InMemoryUnitOfWork implements UnitOfWork {
       settings: new InMemoryServiceSettingsRepository(store),
       tasks: new InMemoryTaskRepository(store),
       nodes: new InMemoryNodeRepository(store),
+      storageGateways: new InMemoryStorageGatewayRepository(store),
+      userCredentials: new InMemoryUserCredentialRepository(store),
     };
   }
 

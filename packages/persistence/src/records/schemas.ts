@@ -14,7 +14,9 @@ import type {
   ScopeState,
   SessionState,
   SigningKeyState,
+  StorageGatewayState,
   SubscriptionState,
+  UserCredentialState,
 } from '@xfer/core';
 import { EntitySchema, type EntitySchemaColumnOptions } from 'typeorm';
 import { ENDPOINT_NAME_MAX } from '@xfer/core';
@@ -127,7 +129,7 @@ export const SubscriptionAdministratorSchema = new EntitySchema<SubscriptionAdmi
   columns: { subscription_id: id(), principal_id: id() },
 });
 
-export type EndpointRecord = RowOf<EndpointState, 'custom_network' | 'servers' | 'storage'>;
+export type EndpointRecord = RowOf<EndpointState, 'custom_network' | 'servers' | 'storage' | 'collection'>;
 export const EndpointSchema = new EntitySchema<EndpointRecord>({
   name: 'endpoints',
   columns: {
@@ -168,10 +170,24 @@ export const EndpointSchema = new EntitySchema<EndpointRecord>({
     subscription_admin_verified: bool(),
     https_server: text(),
     gcs_manager_url: text(),
+    gcs_endpoint_id: varchar(36, true),
+    collection: text(),
     servers: text(false),
     next_server_id: int(),
     storage: text(),
   },
+});
+
+export type StorageGatewayRecord = RowOf<StorageGatewayState, 'settings'>;
+export const StorageGatewaySchema = new EntitySchema<StorageGatewayRecord>({
+  name: 'storage_gateways',
+  columns: { id: id(), node_id: varchar(36), display_name: varchar(128), root: text(false), settings: text(false), created_at: time() },
+});
+
+export type UserCredentialRecord = RowOf<UserCredentialState, 'policies'>;
+export const UserCredentialSchema = new EntitySchema<UserCredentialRecord>({
+  name: 'user_credentials',
+  columns: { id: id(), node_id: varchar(36), storage_gateway_id: varchar(36), identity_id: varchar(36), username: varchar(32), display_name: varchar(128, true), policies: text(false), created_at: time() },
 });
 
 export interface TombstoneRecord {
@@ -510,3 +526,4 @@ export const NodeCallKeySchema = new EntitySchema<NodeCallKeyRecord>({
   },
 });
 ALL_SCHEMAS.push(NodeCallKeySchema);
+ALL_SCHEMAS.push(StorageGatewaySchema, UserCredentialSchema);

@@ -82,6 +82,21 @@ export class TypeormEndpointRepository implements EndpointRepository {
     return groupWithRoles(rows);
   }
 
+  async listCollectionsOfNode(nodeId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
+    const after = page.after === null ? '' : 'AND (c.created_at > ? OR (c.created_at = ? AND c.id > ?))';
+    const cursor = page.after === null ? [] : [toTime(page.after.createdAt), toTime(page.after.createdAt), page.after.id];
+    const rows = await this.sql.rows<EndpointRow>(
+      `${SELECT_WITH_ROLES}
+       FROM (SELECT c.id FROM endpoints c WHERE c.gcs_endpoint_id = ? ${after} ORDER BY c.created_at, c.id LIMIT ?) h
+       CROSS JOIN endpoints e
+       LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)})
+       WHERE e.id = h.id
+       ORDER BY e.created_at, e.id`,
+      [nodeId, ...cursor, page.limit, ...principalIds],
+    );
+    return groupWithRoles(rows);
+  }
+
   async findById(id: string) {
     const record = await this.manager.findOneBy(EndpointSchema, { id });
     return record ? endpointFromRecord(record) : null;

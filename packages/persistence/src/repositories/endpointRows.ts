@@ -11,6 +11,7 @@ export function endpointToRecord(s: EndpointState): EndpointRecord {
     created_at: toTime(s.created_at),
     custom_network: s.custom_network === null ? null : JSON.stringify(s.custom_network),
     storage: s.storage === null ? null : JSON.stringify(s.storage),
+    collection: s.collection === null ? null : JSON.stringify(s.collection),
     servers: JSON.stringify(s.servers),
   };
 }
@@ -34,6 +35,8 @@ export function endpointFromRecord(r: EndpointRecord): Endpoint {
     storage: r.storage == null ? null : (JSON.parse(r.storage) as EndpointState['storage']),
     // rows written before GCS endpoints existed have no such column value
     gcs_manager_url: r.gcs_manager_url ?? null,
+    gcs_endpoint_id: r.gcs_endpoint_id ?? null,
+    collection: r.collection == null ? null : (JSON.parse(r.collection) as EndpointState['collection']),
     servers: (JSON.parse(r.servers) as EndpointState['servers']).map((s) => ({ ...s, scheme: s.scheme as ServerScheme })),
     next_server_id: Number(r.next_server_id),
   });

@@ -10,6 +10,7 @@ const EXPECTED_INDEXES = [
   'IX_pause_rules_endpoint', 'IX_access_rules_endpoint', 'IX_access_rules_principal', 'IX_sign_in_failures_key_at', 'IX_sign_in_failures_at', 'IX_sessions_expires', 'IX_authorization_codes_expires', 'IX_access_tokens_expires', 'IX_sessions_identity', 'IX_subscription_members_member', 'IX_subscription_administrators_principal', 'IX_tombstones_canonical_name', 'IX_tasks_owner_time', 'IX_tasks_status', 'IX_tasks_source', 'IX_tasks_destination', 'UQ_tasks_owner_submission', 'UQ_nodes_name_key',
   'UQ_endpoints_canonical_name', 'UQ_endpoints_owner_display_name', 'UQ_groups_name', 'UQ_identities_username', 'UQ_identities_username_lower',
   'UQ_role_assignments', 'UQ_scopes_name', 'UQ_subscriptions_name',
+  'IX_endpoints_gcs_endpoint', 'IX_storage_gateways_node', 'IX_user_credentials_node', 'UQ_user_credentials_gateway_identity',
 ];
 
 describe.each(testBackends())('migrations on $name', (backend) => {
@@ -128,6 +129,49 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       expect(await repositories.identities.findById(app)).toBeNull();
       expect(await repositories.identities.findById(made)).toBeNull();
       expect((await repositories.identities.findById(used))?.name).toBe('kept');
+    } finally {
+      await engine.close();
+      await database.drop();
+    }
+  });
+
+  it("makes each node a GCS endpoint, each of its bound directories a storage gateway, its endpoints mapped collections and their shares guest collections", async () => {
+    const database = await backend.create();
+    const engine = await openEngine(database.url);
+    try {
+      const repositories = typeormRepositories(engine, engine.dataSource.manager);
+      const now = new Date('2026-11-20T00:00:00Z');
+      const alice = newIdentity({ id: randomUUID(), username: 'alice@example.org', now });
+      await repositories.identities.add(alice);
+      const node = { id: randomUUID(), name: 'lab', url: 'https://lab.example.org:8443', secretHash: 'a'.repeat(64), createdAt: now, lastContact: null };
+      await repositories.nodes.add(node);
+      const bound = (name: string, root: string) => {
+        const endpoint = Endpoint.create({ personal: true, display_name: name }, { id: randomUUID(), owner: alice, now, subscriptionId: null, setupKey: randomUUID() });
+        endpoint.attachStorage({ type: 'node', node: node.id, root }, node.url);
+        return endpoint;
+      };
+      const [one, two, three] = [bound('One', '/srv/lab'), bound('Two', '/srv/lab'), bound('Three', '/srv/other')];
+      for (const endpoint of [one, two, three]) await repositories.endpoints.insert(endpoint);
+      const share = Endpoint.createShared({ host_endpoint_id: one.id, host_path: '/projects/', display_name: 'Share' }, { id: randomUUID(), owner: alice, now, host: one, callerIsHostAdministrator: true });
+      await repositories.endpoints.insert(share);
+      await engine.dataSource.undoLastMigration();
+      await engine.dataSource.runMigrations();
+
+      expect((await repositories.endpoints.findById(node.id))?.snapshot).toMatchObject({ kind: 'gcs_endpoint', display_name: 'lab', owner_id: node.id, gcs_manager_url: node.url, public: true });
+      expect(await repositories.scopes.findByName(`urn:globus:auth:scope:${node.id}:manage_collections`)).toMatchObject({ resource_server: node.id });
+      const gateways = await repositories.storageGateways.listForNode(node.id);
+      expect(gateways.map((g) => g.root).sort()).toEqual(['/srv/lab', '/srv/other']);
+      const gatewayOf = (root: string) => gateways.find((g) => g.root === root)!.id;
+      for (const [endpoint, root] of [[one, '/srv/lab'], [two, '/srv/lab'], [three, '/srv/other']] as const) {
+        const migrated = (await repositories.endpoints.findById(endpoint.id))!;
+        expect(migrated.collectionType).toBe('mapped');
+        expect(migrated.snapshot).toMatchObject({ gcs_endpoint_id: node.id, gcs_manager_url: node.url, storage: { type: 'node', node: node.id, root } });
+        expect(migrated.collection).toEqual({ storage_gateway_id: gatewayOf(root), base_path: '/', allow_guest_collections: true, delete_protected: false, user_credential_id: null });
+      }
+      const guest = (await repositories.endpoints.findById(share.id))!;
+      expect(guest.collectionType).toBe('guest');
+      expect(guest.snapshot).toMatchObject({ gcs_endpoint_id: node.id, host_endpoint_id: one.id, host_path: '/projects/' });
+      expect(guest.collection?.storage_gateway_id).toBe(gatewayOf('/srv/lab'));
     } finally {
       await engine.close();
       await database.drop();

@@ -14,6 +14,8 @@ import { SequentialIdGenerator } from '../fakes';
 import { newTask, type TaskState } from '../../task/Task';
 import type { TaskQuery } from '../../task/TaskQuery';
 import type { StorageAttachment } from '../../storage/Storage';
+import { newStorageGateway, updatedStorageGateway } from '../../gcs/StorageGateway';
+import type { UserCredentialState } from '../../gcs/UserCredential';
 
 export interface ContractSubject {
   uow: UnitOfWork;
@@ -1014,6 +1016,68 @@ export function describeRepositoryContracts(adapter: string, open: () => Promise
         expect((await uow.repositories.nodes.callKeysSince(at(5))).map((key) => key.kid)).toEqual(['a', 'b']);
         expect(await uow.repositories.nodes.purgeCallKeysBefore(at(15))).toBe(1);
         expect((await uow.repositories.nodes.callKeysSince(at(0))).map((key) => key.kid)).toEqual(['b']);
+      });
+    });
+
+    describe("a node's storage gateways, user credentials and collections", () => {
+      const gateway = (nodeId: string, name: string, at = now) => newStorageGateway({ display_name: name, root: `/srv/${name}`, allowed_domains: ['example.org'] }, { id: ids.uuid(), nodeId, now: at });
+      const credential = (nodeId: string, gatewayId: string, identityId: string, at = now): UserCredentialState => ({ id: ids.uuid(), node_id: nodeId, storage_gateway_id: gatewayId, identity_id: identityId, username: 'lab', display_name: null, policies: { DATA_TYPE: 'posix_user_credential_policies#1.0.0' }, created_at: at });
+
+      it('keeps gateways by node, oldest first, and forgets one or all of a node\'s', async () => {
+        const [lab, other] = [ids.uuid(), ids.uuid()];
+        const later = gateway(lab, 'later', new Date(now.getTime() + 1000));
+        const first = gateway(lab, 'first');
+        const elsewhere = gateway(other, 'elsewhere');
+        for (const g of [later, first, elsewhere]) await uow.repositories.storageGateways.add(g);
+        expect(await uow.repositories.storageGateways.findById(first.id)).toEqual(first);
+        expect(await uow.repositories.storageGateways.listForNode(lab)).toEqual([first, later]);
+        const renamed = updatedStorageGateway(first, { display_name: 'renamed', policies: { groups_allow: ['lab'], groups_deny: [] } }, false);
+        await uow.repositories.storageGateways.update(renamed);
+        expect(await uow.repositories.storageGateways.findById(first.id)).toEqual(renamed);
+        await uow.repositories.storageGateways.delete(later.id);
+        expect(await uow.repositories.storageGateways.listForNode(lab)).toEqual([renamed]);
+        await uow.repositories.storageGateways.deleteForNode(lab);
+        expect(await uow.repositories.storageGateways.listForNode(lab)).toEqual([]);
+        expect(await uow.repositories.storageGateways.findById(elsewhere.id)).toEqual(elsewhere);
+      });
+
+      it('keeps one user credential per identity and gateway, listed by node or gateway', async () => {
+        const [lab, gw, gw2, alice, bob] = [ids.uuid(), ids.uuid(), ids.uuid(), ids.uuid(), ids.uuid()];
+        const a = credential(lab, gw, alice);
+        const b = credential(lab, gw2, alice, new Date(now.getTime() + 1000));
+        expect(await uow.repositories.userCredentials.add(a)).toBe(true);
+        expect(await uow.repositories.userCredentials.add(b)).toBe(true);
+        expect(await uow.repositories.userCredentials.add(credential(lab, gw, alice))).toBe(false);
+        const c = credential(lab, gw, bob, new Date(now.getTime() + 2000));
+        expect(await uow.repositories.userCredentials.add(c)).toBe(true);
+        expect(await uow.repositories.userCredentials.listForNode(lab)).toEqual([a, b, c]);
+        expect(await uow.repositories.userCredentials.listForNode(lab, gw)).toEqual([a, c]);
+        await uow.repositories.userCredentials.update({ ...a, username: 'other', display_name: 'mine' });
+        expect(await uow.repositories.userCredentials.findById(a.id)).toEqual({ ...a, username: 'other', display_name: 'mine' });
+        await uow.repositories.userCredentials.delete(b.id);
+        expect(await uow.repositories.userCredentials.findById(b.id)).toBeNull();
+        await uow.repositories.userCredentials.deleteForNode(lab);
+        expect(await uow.repositories.userCredentials.listForNode(lab)).toEqual([]);
+      });
+
+      it("pages a node's collections, mapped and guest, in creation order, with the caller's roles", async () => {
+        const alice = await identity('alice');
+        const lab = { id: ids.uuid(), url: 'https://lab.example.org' };
+        const g = gateway(lab.id, 'data');
+        const mapped = (name: string, seconds: number) => Endpoint.createMappedCollection({ display_name: name, allow_guest_collections: true }, { id: ids.uuid(), owner: alice, now: new Date(now.getTime() + seconds * 1000), node: lab, gateway: g, basePath: '/' });
+        const [one, two] = [mapped('One', 0), mapped('Two', 1)];
+        await uow.repositories.endpoints.insert(two);
+        await uow.repositories.endpoints.insert(one);
+        const guest = Endpoint.createShared({ host_endpoint_id: one.id, host_path: '/projects/', display_name: 'Guest' }, { id: ids.uuid(), owner: alice, now: new Date(now.getTime() + 2000), host: one, callerIsHostAdministrator: true });
+        await uow.repositories.endpoints.insert(guest);
+        await uow.repositories.endpoints.insert(serverEndpoint(alice, 'Not a collection'));
+        await uow.repositories.roles.add({ id: ids.uuid(), endpoint_id: two.id, role: 'activity_monitor', principal_type: 'identity', principal_id: alice.id, created_at: now });
+        const page1 = await uow.repositories.endpoints.listCollectionsOfNode(lab.id, [alice.id], { after: null, limit: 2 });
+        expect(page1.map((c) => [c.endpoint.id, c.endpoint.collectionType, c.assignments.map((a) => a.role)])).toEqual([[one.id, 'mapped', []], [two.id, 'mapped', ['activity_monitor']]]);
+        const last = page1[1].endpoint;
+        const page2 = await uow.repositories.endpoints.listCollectionsOfNode(lab.id, [], { after: { createdAt: last.snapshot.created_at, id: last.id }, limit: 2 });
+        expect(page2.map((c) => [c.endpoint.id, c.endpoint.collectionType, c.endpoint.snapshot.gcs_endpoint_id, c.endpoint.collection?.storage_gateway_id])).toEqual([[guest.id, 'guest', lab.id, g.id]]);
+        expect(await uow.repositories.endpoints.listCollectionsOfNode(ids.uuid(), [], { after: null, limit: 10 })).toEqual([]);
       });
     });
 
