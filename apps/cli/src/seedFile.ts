@@ -17,7 +17,7 @@ const KEYS = {
   clients: ['id', 'name', 'secret', 'secret_hash', 'redirect_uris', 'confidential', 'resource_server'],
   tokens: ['identity', 'client', 'value', 'value_hash', 'scopes', 'expires_in', 'expires_at'],
   pause_rules: ['endpoint', 'message', 'identity'],
-  nodes: ['id', 'name', 'port'],
+  nodes: ['id', 'name', 'port', 'owner'],
 } as const;
 const ENDPOINT_KEYS = ['id', 'owner', 'servers', 'roles', 'shares', 'storage'];
 const SECTIONS = ['identities', 'groups', 'subscriptions', 'clients', 'tokens', 'nodes', 'endpoints', 'pause_rules'] as const;
@@ -230,7 +230,8 @@ export class SeedFile {
       if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) throw new SeedError(`${at('port')}: a port from 0 (a free one) to 65535`);
       const id = text(entry, 'id', at, false);
       if (id !== undefined) nextId(id.toLowerCase());
-      const { node, secret } = await admin.nodes.addNode({ name: text(entry, 'name', at)!, url: await nodes.urlFor(port) });
+      const owner = text(entry, 'owner', at, false);
+      const { node, secret } = await admin.nodes.addNode({ name: text(entry, 'name', at)!, url: await nodes.urlFor(port), ...(owner !== undefined && { owner }) });
       nodes.added(node, secret);
     });
     // looked up once per owner: what follows creates endpoints, not identities or memberships

@@ -114,8 +114,8 @@ export class StandIn {
       const logger = createLogger({ destination: process.stderr, level: options.env.LOG_LEVEL ?? 'warn' });
       const api = createApiApp(runtime.appServices, { bodyLimit: config.bodyLimit, logger });
       app.use(standIn.journalRequests());
-      // what a data node asks the API (under /_xfer/ too, beside the control routes)
-      app.use((req, res, next) => (req.path === '/_xfer/node' || req.path === '/_xfer/node/access' ? api(req, res, next) : next()));
+      // what a data node asks the API (under /_xfer/ too, beside the control routes), and its GCS Manager API it forwards
+      app.use((req, res, next) => (req.path === '/_xfer/node' || req.path === '/_xfer/node/access' || req.path.startsWith('/_xfer/gcs/') ? api(req, res, next) : next()));
       app.use('/_xfer', standIn.controlRoutes());
       app.use(standIn.injectFaults());
       app.use(standIn.runSubmittedTasks());

@@ -97,7 +97,7 @@ export const CORE_SERVICE_FACTORIES: { [K in keyof CoreServices]: (d: CoreDepend
   maintenance: ({ uow, clock }) => new MaintenanceGate(uow, clock),
   files: ({ uow, clock, options }) => new FileService(uow, clock, options.storages ?? NO_STORAGE),
   nodeAccess: (d) => new NodeAccess(CORE_SERVICE_FACTORIES.authentication(d), CORE_SERVICE_FACTORIES.files(d)),
-  gcsManager: (d) => new GcsManager(d.uow, CORE_SERVICE_FACTORIES.authentication(d)),
+  gcsManager: (d) => new GcsManager(d.uow, CORE_SERVICE_FACTORIES.authentication(d), d.clock, d.ids),
   tasks: ({ uow, clock, ids, options }) => new TaskService(uow, clock, ids, options.taskSubmitted),
   taskRunner: (d) => {
     const authentication = CORE_SERVICE_FACTORIES.authentication(d);

@@ -26,7 +26,8 @@ describe("the stand-in's data nodes", () => {
       identities: [{ username: 'alice' }],
       clients: [{ id: READER.id, name: 'Reader', confidential: true, secret: READER.secret }],
       tokens: [{ identity: 'alice', value: 'alice-token' }],
-      nodes: [{ name: 'lab-node', port: 0 }],
+      // the reader client administers the node's GCS endpoint (its Manager API) and the Lab collection
+      nodes: [{ name: 'lab-node', port: 0, owner: `${READER.id}@clients.auth.globus.org` }],
       endpoints: [{ id: LAB, display_name: 'Lab', owner: 'alice', storage: { type: 'node', node: 'lab-node', root: join(dir, 'lab') }, roles: [{ principal: `${READER.id}@clients.auth.globus.org`, role: 'administrator' }] }],
     };
     writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
@@ -67,19 +68,27 @@ describe("the stand-in's data nodes", () => {
       };
       const transferToken = await token('urn:globus:auth:scope:transfer.api.globus.org:all');
       const endpoint = (await (await fetch(`${url}/v0.10/endpoint/${LAB}`, { headers: { Authorization: `Bearer ${transferToken.access_token}` } })).json()) as { https_server: string; entity_type: string };
-      expect(endpoint.entity_type).toBe('GCSv4_host');
+      expect(endpoint.entity_type).toBe('GCSv5_mapped_collection');
       const file = `${endpoint.https_server}/a.txt`;
       // the sniff: no credentials, a redirect naming the endpoint as client_id
       const sniff = await request(file, { dispatcher: agent });
       await sniff.body.dump();
       expect(sniff.statusCode).toBe(302);
       expect(new URL(String(sniff.headers.location)).searchParams.getAll('client_id')).toEqual([LAB]);
-      // the https scope, asked twice as the SDK may: one token, for the endpoint as resource server
+      // the https scope, asked twice as the SDK may, and data_access beside it as GCSDownloader asks: one token, for the collection as resource server
       const scope = `https://auth.globus.org/scopes/${LAB}/https`;
-      const https = await token(`${scope} ${scope}`);
-      expect([https.resource_server, https.scope.split(' '), https.other_tokens]).toEqual([LAB, [scope], []]);
+      const dataAccess = `https://auth.globus.org/scopes/${LAB}/data_access`;
+      const https = await token(`${scope} ${scope} ${dataAccess}`);
+      expect([https.resource_server, https.scope.split(' ').sort(), https.other_tokens]).toEqual([LAB, [dataAccess, scope], []]);
       const read = await request(file, { dispatcher: agent, headers: { authorization: `Bearer ${https.access_token}` } });
       expect([read.statusCode, await read.body.text()]).toEqual([200, 'from the node']);
+      // the node is a GCS endpoint: its Manager API lists the seeded collection to its owner
+      const [, nodeId, nodeUrl] = /^data node lab-node \(([0-9a-f-]{36})\) at (https:\/\/localhost:\d+)$/m.exec(stderr)!;
+      const manage = await token(`urn:globus:auth:scope:${nodeId}:manage_collections`);
+      expect(manage.resource_server).toBe(nodeId);
+      const collections = await request(`${nodeUrl}/api/collections`, { dispatcher: agent, headers: { authorization: `Bearer ${manage.access_token}` } });
+      const listed = (await collections.body.json()) as { data: { id: string; collection_type: string }[] };
+      expect([collections.statusCode, listed.data.map((c) => [c.id, c.collection_type])]).toEqual([200, [[LAB, 'mapped']]]);
     } finally {
       await agent.close();
     }

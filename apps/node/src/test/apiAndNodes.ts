@@ -13,7 +13,7 @@ import { createLogger, freePort, listen } from '@xfer/server-kit';
 import { makeTestCertificates, type TestCertificates } from '@xfer/server-kit/testing';
 import type { Express } from 'express';
 import supertest from 'supertest';
-import { Agent, request } from 'undici';
+import { Agent, fetch as undiciFetch, request } from 'undici';
 import { NodeServer } from '../NodeServer';
 
 export const V = '/v0.10';
@@ -130,6 +130,11 @@ export async function startApiAndNodes(backend: TestBackend, tree: Record<string
     /** A request to a node, as a client of HTTPS access sends it (redirects not followed). */
     fetch: (url: string, init: { method?: string; token?: string; headers?: Record<string, string>; body?: string | Buffer } = {}) =>
       request(url, { dispatcher: agent, method: (init.method ?? 'GET') as 'GET', headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...init.headers }, body: init.body }),
+    /** @globus/sdk's options for calls to the nodes (their TLS from the test CA); with `token` as bearer. */
+    sdk: (token?: string) => ({
+      options: token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
+      sdkOptions: { fetch: { options: { __callable: ((input: string, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch } } },
+    }),
     /** The https_server of an endpoint, as its document shows it. */
     httpsServer: async (endpointId: string) => (await as(alice.token).get(`/endpoint/${endpointId}`)).body.https_server as string,
     /** Stops a node (it starts again with `restart`). */

@@ -7,12 +7,13 @@ import type { Endpoint } from '../endpoint/Endpoint';
 import type { ShareCursor } from '../endpoint/EndpointRepository';
 import { NodeNotFoundError, registerHttpsAccess } from '../node/Node';
 import { isUuid } from '../shared/text';
+import { checkNodeDirectory, newStorageGateway } from '../gcs/StorageGateway';
 
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { endpointWithId, identityNamed, principalNamed } from './lookups';
 
 /** The repositories EndpointAdministration uses. */
-export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles' | 'scopes' | 'clients'>;
+export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles' | 'scopes' | 'clients' | 'storageGateways'>;
 
 /** What an operator does to endpoints beside their owners' API: roles, pause rules, access rules read. */
 export class EndpointAdministration {
@@ -101,7 +102,8 @@ export class EndpointAdministration {
 
   /**
    * Attaches storage to a server or personal endpoint (replacing what was attached), or with null
-   * detaches it. A node-bound storage names its node by id or name: it is kept by id.
+   * detaches it. A node-bound storage names its node by id or name: it is kept by id, and makes
+   * the endpoint a mapped collection of the node.
    */
   async setStorage(endpointId: string, attachment: StorageAttachment | null): Promise<StorageAttachment | null> {
     return this.uow.transaction(async (repos) => {
@@ -111,8 +113,16 @@ export class EndpointAdministration {
       else {
         const node = isUuid(attachment.node) ? await repos.nodes.findById(attachment.node.toLowerCase()) : await repos.nodes.findByName(attachment.node);
         if (!node) throw new NodeNotFoundError(attachment.node);
-        endpoint.attachStorage({ ...attachment, node: node.id }, node.url);
-        await registerHttpsAccess(repos, { id: endpoint.id, displayName: endpoint.snapshot.display_name ?? endpoint.id, httpsServer: endpoint.snapshot.https_server! }, this.clock, this.ids);
+        // the directory is a POSIX storage gateway of the node (its own, or one made for it), the
+        // endpoint a mapped collection of its root that allows guests, as node-bound endpoints did
+        const root = checkNodeDirectory('root', attachment.root);
+        let gateway = (await repos.storageGateways.listForNode(node.id)).find((g) => g.root === root);
+        if (gateway === undefined) {
+          gateway = newStorageGateway({ display_name: `POSIX ${root}`.slice(0, 128), root }, { id: this.ids.uuid(), nodeId: node.id, now: this.clock.now() });
+          await repos.storageGateways.add(gateway);
+        }
+        endpoint.bindToGateway(node, gateway, '/', { allow_guest_collections: true, delete_protected: false });
+        await registerHttpsAccess(repos, endpoint, this.clock, this.ids);
       }
       await repos.endpoints.update(endpoint);
       await this.sharesFollow(repos, endpoint);
@@ -127,7 +137,7 @@ export class EndpointAdministration {
       for (const { endpoint: share } of shares) {
         if (!share.serveFrom(host)) continue;
         await repos.endpoints.update(share);
-        if (share.snapshot.https_server !== null) await registerHttpsAccess(repos, { id: share.id, displayName: share.snapshot.display_name ?? share.id, httpsServer: share.snapshot.https_server! }, this.clock, this.ids);
+        await registerHttpsAccess(repos, share, this.clock, this.ids);
       }
       const last = shares.at(-1);
       if (!last || shares.length < PAGE) return;

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashToken, newTokenSecret } from '../auth/AccessToken';
 import { Endpoint } from '../endpoint/Endpoint';
+import { removeEndpoint } from '../endpoint/removeEndpoint';
 import { CALL_KEY_LIVE_MS, checkNodeName, checkNodeUrl, manageCollectionsScopeOf, NodeNotFoundError, type NodeCallKey, type NodeRoot, type NodeState } from '../node/Node';
 import { ConflictError } from '../shared/errors';
 import { principalNamed } from './lookups';
@@ -27,7 +28,7 @@ const viewOf = ({ secretHash: _secret, ...node }: NodeState): NodeView => node;
 /** Data nodes, registered by an operator (`xfer node`): each with a secret shown once, kept as a hash. */
 export class NodeAdministration {
   constructor(
-    private readonly uow: RepositoriesOf<'nodes' | 'endpoints' | 'roles' | 'identities' | 'groups' | 'scopes' | 'accessRules' | 'pauseRules'>,
+    private readonly uow: RepositoriesOf<'nodes' | 'endpoints' | 'roles' | 'identities' | 'groups' | 'scopes' | 'accessRules' | 'pauseRules' | 'storageGateways' | 'userCredentials'>,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -64,18 +65,25 @@ export class NodeAdministration {
     return { node: viewOf(node), secret };
   }
 
-  /** Removes a node; its Transfer document goes with it (a deleted endpoint, as any other). */
+  /**
+   * Removes a node; its documents go with it (deleted endpoints, as any other): its GCS endpoint
+   * and its collections, guest and mapped, whose files it served; its gateways and credentials too.
+   */
   async removeNode(idOrName: string): Promise<NodeView> {
     const node = await this.find(idOrName);
+    const now = this.clock.now();
     await this.uow.transaction(async (repos) => {
       if (!(await repos.nodes.delete(node.id))) throw new NodeNotFoundError(idOrName);
-      const endpoint = await repos.endpoints.findById(node.id);
-      if (endpoint?.kind === 'gcs_endpoint') {
-        await repos.roles.deleteForEndpoint(endpoint.id);
-        await repos.accessRules.deleteForEndpoint(endpoint.id);
-        await repos.pauseRules.deleteForEndpoint(endpoint.id);
-        await repos.endpoints.delete(endpoint, endpoint.tombstone(this.clock.now()));
+      const PAGE = 500;
+      for (;;) {
+        const collections = await repos.endpoints.listCollectionsOfNode(node.id, [], { after: null, limit: PAGE });
+        for (const { endpoint } of collections) await removeEndpoint(repos, endpoint, now);
+        if (collections.length < PAGE) break;
       }
+      await repos.userCredentials.deleteForNode(node.id);
+      await repos.storageGateways.deleteForNode(node.id);
+      const endpoint = await repos.endpoints.findById(node.id);
+      if (endpoint?.kind === 'gcs_endpoint') await removeEndpoint(repos, endpoint, now);
     });
     return viewOf(node);
   }

@@ -434,6 +434,28 @@ export class Endpoint {
     return this.state.kind === 'shared' ? 'guest' : 'mapped';
   }
 
+  /**
+   * Who its documents name as owner, and its canonical name: a GCS collection's owner is its GCS
+   * endpoint (its node, a client of its own: `<node id>@clients.auth.globus.org`), as the hosted
+   * service shows them; its creator, who administers it, is its Manager's `identity_id`.
+   */
+  get shown(): { ownerId: string; ownerString: string; canonicalName: string } {
+    const gcs = this.state.gcs_endpoint_id;
+    if (gcs === null) return { ownerId: this.state.owner_id, ownerString: this.state.owner_string, canonicalName: this.state.canonical_name };
+    return { ownerId: gcs, ownerString: `${gcs}@clients.auth.globus.org`, canonicalName: `${gcs}#${this.state.id}` };
+  }
+
+  /**
+   * The patch without the owner a client read and sent back: a GCS collection's owner, as shown,
+   * is accepted unchanged and changes only through its Manager (any other is refused).
+   */
+  withoutShownOwner(patch: EndpointPatch): EndpointPatch {
+    if (this.state.collection === null || patch.owner_string === undefined) return patch;
+    const { owner_string: owner, ...rest } = patch;
+    if (owner !== this.shown.ownerString) throw fieldCannotBeSet('owner_string', this.state.kind, 'update');
+    return rest;
+  }
+
   /** A GCS collection's own settings; null for any other endpoint. */
   get collection(): Readonly<CollectionSettings> | null {
     return this.state.collection;
@@ -477,8 +499,9 @@ export class Endpoint {
     if (input.delete_protected !== undefined) collection.delete_protected = input.delete_protected;
   }
 
-  /** Refuses to delete a delete-protected collection, by any route (GCS's delete_protected). */
+  /** Refuses to delete a delete-protected collection, by any route (GCS's delete_protected), and a node's GCS endpoint, which goes with its node. */
   assertDeletable(): void {
+    if (this.state.kind === 'gcs_endpoint') throw new ConflictError(`Endpoint '${this.state.id}' is a data node's Globus Connect Server endpoint: it goes when its node is removed (xfer node remove)`);
     if (this.state.collection?.delete_protected) throw new ConflictError(`Collection '${this.state.id}' is delete protected: set delete_protected to false first`);
   }
 

@@ -15,6 +15,7 @@ import { registerHttpsAccess } from '../node/Node';
 import { resolveSubscriptionId } from '../subscription/Subscription';
 import { Endpoint, type CreateEndpoint, type CreateSharedEndpoint, type EndpointPatch } from './Endpoint';
 import type { ShareCursor } from './EndpointRepository';
+import { removeEndpoint } from './removeEndpoint';
 import { MAX_SEARCH_WINDOW, searchCriteria, visibleHits, type EndpointSearchRequest } from './EndpointSearch';
 import { hostRolesOf, loadEndpoint, type LoadedEndpoint as Loaded, type LoadOptions } from './loadEndpoint';
 import type { EndpointView } from './EndpointView';
@@ -93,7 +94,7 @@ export class EndpointService {
       });
       await repos.endpoints.insert(share);
       await this.grantOwnerAdministrator(repos, share);
-      if (share.snapshot.https_server !== null) await registerHttpsAccess(repos, { id: share.id, displayName: share.snapshot.display_name ?? share.id, httpsServer: share.snapshot.https_server! }, this.clock, this.ids);
+      await registerHttpsAccess(repos, share, this.clock, this.ids);
       return this.created(share);
     });
   }
@@ -102,9 +103,10 @@ export class EndpointService {
    * 4. Update endpoint: administrators only. `ifUnchanged` sees the endpoint as the caller may see
    * it before the change, and may refuse it (the edge checks read-only keys sent back with it).
    */
-  async updateEndpoint(caller: Principal, xid: string, patch: EndpointPatch, ifUnchanged?: (current: EndpointView) => void): Promise<void> {
+  async updateEndpoint(caller: Principal, xid: string, asked: EndpointPatch, ifUnchanged?: (current: EndpointView) => void): Promise<void> {
     await this.write(caller, xid, async (repos, endpoint, roles) => {
       if (ifUnchanged) ifUnchanged(await this.view(repos, caller, endpoint, roles));
+      const patch = endpoint.withoutShownOwner(asked);
       let subscriptionId: string | null | undefined;
       if (patch.subscription_id !== undefined && patch.subscription_id !== endpoint.subscriptionId) {
         subscriptionId = await this.resolveSubscription(repos, caller, patch.subscription_id);
@@ -138,10 +140,8 @@ export class EndpointService {
       // a share may also be deleted by its host's administrators
       // Stryker disable next-line StringLiteral: an administrator passes assertAdministrator below as well; the test spares reading the host
       if (!roles.includes('administrator') && !oversees((await hostRolesOf(repos, caller, endpoint.hostEndpointId)).hostRoles)) this.assertAdministrator(endpoint, roles);
-      await repos.roles.deleteForEndpoint(endpoint.id);
-      await repos.accessRules.deleteForEndpoint(endpoint.id);
-      await repos.pauseRules.deleteForEndpoint(endpoint.id);
-      await repos.endpoints.delete(endpoint, endpoint.tombstone(this.clock.now()));
+      endpoint.assertDeletable();
+      await removeEndpoint(repos, endpoint, this.clock.now());
     });
   }
 

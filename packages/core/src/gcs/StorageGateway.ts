@@ -52,7 +52,7 @@ const MAX_LIST = 100;
  * trailing slashes; `..` anywhere is refused (a root or a base path names its directory plainly).
  */
 export function checkNodeDirectory(field: string, value: string): string {
-  if (!value.startsWith('/') || hasAnyControlCharacter(value) || value.length > MAX_PATH_LENGTH) throw new InvalidFieldError(field, 'an absolute path (/...) of at most 4096 characters, without control characters');
+  if (!value.startsWith('/') || hasAnyControlCharacter(value) || value.length > MAX_PATH_LENGTH) throw new InvalidFieldError(field, 'an absolute directory of the node (/...), at most 4096 characters, without control characters');
   const segments = value.split('/').filter((segment) => segment !== '' && segment !== '.');
   if (segments.includes('..')) throw new InvalidFieldError(field, `'${value.slice(0, 200)}' climbs with '..': name the directory plainly`);
   return `/${segments.join('/')}`;

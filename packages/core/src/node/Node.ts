@@ -74,6 +74,11 @@ export function httpsScopeOf(endpointId: string): string {
   return `https://auth.globus.org/scopes/${endpointId}/https`;
 }
 
+/** The scope a mapped collection's files are used with through Transfer (resource server: the collection's id), as the hosted service names it. */
+export function dataAccessScopeOf(collectionId: string): string {
+  return `https://auth.globus.org/scopes/${collectionId}/data_access`;
+}
+
 /** Where a node signs a browser in for an endpoint's files: the redirect URI of the endpoint's own OAuth client, under the node's URL. */
 export const NODE_SIGN_IN_PATH = '/_xfer/sign-in';
 
@@ -85,20 +90,27 @@ export function nodeSignInUri(endpointId: string, httpsServer: string): string {
 
 /**
  * Registers what HTTPS access to an endpoint a node serves needs of the authorization service:
- * the endpoint's `https` scope (the authorization service then grants it as any scope: client
+ * the endpoint's `https` scope (a mapped collection's `data_access` too: both with the collection
+ * as resource server, grantable together; the authorization service grants them as any scope: client
  * credentials, consent, `xfer token issue --scope`), and the endpoint's own public OAuth client
  * (its id the endpoint's, PKCE), through which its node signs a browser in, as a Globus Connect
  * Server collection does: its one redirect URI under the node's URL (kept as the node's is).
+ * Nothing for an endpoint no node serves.
  */
-export async function registerHttpsAccess(repos: { scopes: Pick<ScopeRepository, 'findByName' | 'add'>; clients: Pick<ClientRepository, 'findById' | 'add' | 'update'> }, endpoint: { id: string; displayName: string; httpsServer: string }, clock: Clock, ids: IdGenerator): Promise<void> {
-  const name = httpsScopeOf(endpoint.id);
-  if (!(await repos.scopes.findByName(name))) {
-    await repos.scopes.add({ id: ids.uuid(), name, description: `Read and write the files of '${endpoint.displayName}' over HTTPS`, resource_server: endpoint.id, dependent_scope_ids: [], created_at: clock.now() });
+export async function registerHttpsAccess(repos: { scopes: Pick<ScopeRepository, 'findByName' | 'add'>; clients: Pick<ClientRepository, 'findById' | 'add' | 'update'> }, endpoint: { id: string; snapshot: { display_name: string | null; https_server: string | null }; collectionType: string | null }, clock: Clock, ids: IdGenerator): Promise<void> {
+  const httpsServer = endpoint.snapshot.https_server;
+  if (httpsServer === null) return;
+  const displayName = endpoint.snapshot.display_name ?? endpoint.id;
+  const scopes: [string, string][] = [[httpsScopeOf(endpoint.id), `Read and write the files of '${displayName}' over HTTPS`]];
+  // a mapped collection's data_access: what a Transfer client asks for beneath the transfer scope
+  if (endpoint.collectionType === 'mapped') scopes.push([dataAccessScopeOf(endpoint.id), `Use the files of '${displayName}' through transfers`]);
+  for (const [name, description] of scopes) {
+    if (!(await repos.scopes.findByName(name))) await repos.scopes.add({ id: ids.uuid(), name, description, resource_server: endpoint.id, dependent_scope_ids: [], created_at: clock.now() });
   }
-  const redirect = nodeSignInUri(endpoint.id, endpoint.httpsServer);
+  const redirect = nodeSignInUri(endpoint.id, httpsServer);
   const client = await repos.clients.findById(endpoint.id);
   if (client === null) {
-    await repos.clients.add({ id: endpoint.id, display_name: `${endpoint.displayName} (files over HTTPS)`.slice(0, 128), branding: { logo_url: null, primary_color: null, background_color: null }, redirect_uris: [redirect], public_client: true, secret_hash: null, resource_server: null, template_id: null, created_at: clock.now() });
+    await repos.clients.add({ id: endpoint.id, display_name: `${displayName} (files over HTTPS)`.slice(0, 128), branding: { logo_url: null, primary_color: null, background_color: null }, redirect_uris: [redirect], public_client: true, secret_hash: null, resource_server: null, template_id: null, created_at: clock.now() });
   } else if (!client.redirect_uris.includes(redirect)) await repos.clients.update({ ...client, redirect_uris: [redirect] });
 }
 

@@ -47,8 +47,15 @@ const ENTITY_TYPES: Record<EndpointKind, string> = {
   gcs_endpoint: 'GCSv5_endpoint',
 };
 
-/** The version of Globus Connect Server a GCSv5 endpoint reports (the CLI's fixtures show 5.4.10). */
+/** The version of Globus Connect Server a GCSv5 endpoint or collection reports (the CLI's fixtures show 5.4.10). */
 const GCS_VERSION = '5.4.10';
+
+/** A GCS collection's type by its kind; every other endpoint's by its kind. */
+function entityType(endpoint: Endpoint): string {
+  if (endpoint.collectionType === 'mapped') return 'GCSv5_mapped_collection';
+  if (endpoint.collectionType === 'guest') return 'GCSv5_guest_collection';
+  return ENTITY_TYPES[endpoint.kind];
+}
 
 export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'DATA_TYPE', value: () => 'endpoint', schema: { const: 'endpoint' }, input: 'string' },
@@ -58,10 +65,10 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'department', value: ({ s }) => s.department, schema: nullable('string', { maxLength: 1024 }), input: 'string' },
   { name: 'keywords', value: ({ s }) => s.keywords, schema: nullable('string', { maxLength: 1024 }), input: 'string' },
   { name: 'name', value: ({ s }) => s.name, schema: { type: 'string', maxLength: ENDPOINT_NAME_MAX }, input: 'string' },
-  { name: 'canonical_name', value: ({ s }) => s.canonical_name, schema: { type: 'string' }, input: 'string' },
-  { name: 'username', value: ({ s }) => shortUsername(s.owner_string), schema: { type: 'string' }, input: 'readOnly' },
-  { name: 'owner_id', value: ({ s }) => s.owner_id, schema: { type: 'string' }, input: 'readOnly' },
-  { name: 'owner_string', value: ({ s }) => s.owner_string, schema: { type: 'string' }, input: 'string' },
+  { name: 'canonical_name', value: ({ endpoint }) => endpoint.shown.canonicalName, schema: { type: 'string' }, input: 'string' },
+  { name: 'username', value: ({ endpoint }) => shortUsername(endpoint.shown.ownerString), schema: { type: 'string' }, input: 'readOnly' },
+  { name: 'owner_id', value: ({ endpoint }) => endpoint.shown.ownerId, schema: { type: 'string' }, input: 'readOnly' },
+  { name: 'owner_string', value: ({ endpoint }) => endpoint.shown.ownerString, schema: { type: 'string' }, input: 'string' },
   { name: 'description', value: ({ s }) => s.description, schema: nullable('string', { maxLength: 4096 }), input: 'string' },
   { name: 'contact_email', value: ({ s }) => s.contact_email, schema: nullable('string'), input: 'string' },
   { name: 'contact_info', value: ({ s }) => s.contact_info, schema: nullable('string', { maxLength: 4096 }), input: 'string' },
@@ -102,7 +109,7 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'max_parallelism', value: ({ numbers }) => numbers?.max_parallelism ?? null, schema: { ...nullable('integer'), description: 'Ceiling of parallel streams: preferred_parallelism is at most this' }, input: 'integer' },
   { name: 'local_user_info_available', value: ({ s, host, shared }) => shared ? (host?.snapshot.local_user_info_available ?? null) : s.local_user_info_available, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'https_server', value: ({ s }) => s.https_server, schema: nullable('string'), input: 'string' },
-  { name: 'entity_type', value: ({ s }) => ENTITY_TYPES[s.kind], schema: { enum: ['GCSv4_host', 'GCSv4_share', 'GCP_mapped_collection', 'GCSv5_endpoint'] }, input: 'readOnly' },
+  { name: 'entity_type', value: ({ endpoint }) => entityType(endpoint), schema: { enum: ['GCSv4_host', 'GCSv4_share', 'GCP_mapped_collection', 'GCSv5_endpoint', 'GCSv5_mapped_collection', 'GCSv5_guest_collection'] }, input: 'readOnly' },
   { name: 'is_globus_connect', value: ({ personal }) => personal, schema: { type: 'boolean' }, input: 'nullableBoolean' },
   { name: 'gcp_connected', value: ({ s }) => s.vcp_connected, schema: nullable('boolean'), input: 'readOnly' },
   { name: 'gcp_paused', value: ({ s }) => s.vcp_paused, schema: nullable('boolean'), input: 'readOnly' },
@@ -111,7 +118,7 @@ export const ENDPOINT_FIELDS: readonly EndpointField[] = [
   { name: 'subscription_admin_verified', value: ({ s }) => s.subscription_admin_verified, schema: { type: 'boolean', description: 'An administrator of its subscription verified it; cleared when the subscription changes' }, input: 'readOnly' },
   { name: 'non_functional', value: ({ endpoint }) => !endpoint.functional, schema: { type: 'boolean', description: 'A server endpoint without servers' }, input: 'readOnly' },
   { name: 'high_assurance', value: () => false, schema: { const: false }, input: 'readOnly' },
-  { name: 'gcs_version', value: ({ s }) => (s.kind === 'gcs_endpoint' ? GCS_VERSION : null), schema: nullable('string'), input: 'readOnly' },
+  { name: 'gcs_version', value: ({ s }) => (s.kind === 'gcs_endpoint' || s.collection !== null ? GCS_VERSION : null), schema: nullable('string'), input: 'readOnly' },
   { name: 'gcs_manager_url', value: ({ s }) => s.gcs_manager_url, schema: nullable('string'), input: 'readOnly' },
   { name: 'tlsftp_server', value: () => null, schema: { type: 'null' }, input: 'readOnly' },
 ];
