@@ -26,7 +26,7 @@ describe("the README's two nodes on one machine, as printed", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('registers and starts two nodes, binds an endpoint to each, writes and reads a file over HTTPS, lists it through the API and moves it node to node', async () => {
+  it('registers and starts two nodes, makes a mapped collection through a node\'s Manager API, binds an endpoint to each, writes and reads a file over HTTPS, lists it through the API and moves it node to node', async () => {
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile('unshare', ['-n', '--', 'bash', '-c', `ip link set lo up && exec bash -e -c "$0"`, script()], { cwd: dir, env: { ...process.env, HOST: '127.0.0.1' }, timeout: 120_000 }, (error, out, err) =>
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
@@ -34,6 +34,11 @@ describe("the README's two nodes on one machine, as printed", () => {
     });
     expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
     const lines = stdout.split('\n');
+    // the lab node's administrator made a gateway and a mapped collection through its Manager API; Transfer shows it, owned by the node
+    const labNode = (JSON.parse(readFileSync(join(dir, 'lab.json'), 'utf8')) as { id: string }).id;
+    expect(lines).toContain('mapped Lab data');
+    expect(lines).toContain(`GCSv5_mapped_collection owned by ${labNode}`);
+    expect(lines).toContain('run0.csv');
     expect(lines).toContain('{"DATA_TYPE":"https_upload","path":"/results/run1.csv","bytes":4}');
     expect(lines).toContain('t,v');
     const listing = JSON.parse(lines.find((line) => line.startsWith('{"DATA_TYPE":"file_list"'))!) as { DATA: { name: string; size: number }[] };

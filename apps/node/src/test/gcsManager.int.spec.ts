@@ -207,8 +207,12 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     const again = await call('/user_credentials', { method: 'POST', token: alice, body: { storage_gateway_id: gateway, username: 'lab' } });
     expect([again.status, again.body.code]).toEqual([409, 'conflict']);
     expect((await call('/user_credentials', { method: 'POST', token: bob, body: { storage_gateway_id: gateway, username: 'lab', identity_id: world.alice.id } })).status).toBe(403);
-    expect((await call(`/user_credentials?storage_gateway=${gateway}`, { token: bob })).body.data).toEqual([]);
-    expect((await call(`/user_credentials?storage_gateway=${gateway}`, { token: alice })).body.data.map((c) => c.id)).toEqual([credentialBody.data[0]!.id]);
+    // no username named: the identity's without its domain, as GCS's default mapping
+    const bobs = await call('/user_credentials', { method: 'POST', token: bob, body: { DATA_TYPE: 'user_credential#1.0.0', storage_gateway_id: gateway } });
+    expect([bobs.status, bobs.body.data[0]]).toEqual([201, expect.objectContaining({ username: 'bob', identity_id: world.bob.id })]);
+    expect((await call(`/user_credentials?storage_gateway=${gateway}`, { token: bob })).body.data.map((c) => c.identity_id)).toEqual([world.bob.id]);
+    // the endpoint's administrator sees everyone's
+    expect((await call(`/user_credentials?storage_gateway=${gateway}`, { token: alice })).body.data.map((c) => c.identity_id)).toEqual([world.alice.id, world.bob.id]);
 
     // guest collections: on a mapped collection that allows them, with the creator's credential
     const guestBody = { DATA_TYPE: 'collection#1.0.0', collection_type: 'guest', mapped_collection_id: mapped, collection_base_path: '/projects', display_name: 'Project X', public: true };
@@ -218,7 +222,7 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     expect(guest).toMatchObject({ collection_type: 'guest', mapped_collection_id: mapped, user_credential_id: credentialBody.data[0]!.id, collection_base_path: '/projects', identity_id: world.alice.id, storage_gateway_id: gateway });
     const guestId = guest.id as string;
     expect(await transferDoc(guestId)).toMatchObject({ entity_type: 'GCSv5_guest_collection', host_endpoint_id: mapped, owner_id: node.id, gcs_manager_url: `https://localhost:${node.port}`, https_server: `https://localhost:${node.port}/${guestId}` });
-    // bob has no credential: no guest collection of his
+    // bob has a credential but no role on the mapped collection: no guest collection of his
     expect((await call('/collections', { method: 'POST', token: bob, body: guestBody })).status).toBe(403);
     // its creator shares it with bob through Transfer; bob lists it, and nothing above its base
     const rule = await world.as(world.alice.token).post(`/endpoint/${guestId}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: world.bob.id, path: '/', permissions: 'r' });

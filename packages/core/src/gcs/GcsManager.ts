@@ -11,7 +11,7 @@ import type { Clock, IdGenerator } from '../shared/ports';
 import { isUuid } from '../shared/text';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { checkNodeDirectory, gatewayAllows, newStorageGateway, updatedStorageGateway, type StorageGatewayInput, type StorageGatewayState } from './StorageGateway';
-import { applyUserCredentialInput, checkLocalUsername, type UserCredentialInput, type UserCredentialState } from './UserCredential';
+import { applyUserCredentialInput, checkLocalUsername, defaultLocalUsername, type UserCredentialInput, type UserCredentialState } from './UserCredential';
 
 export type GcsManagerRepositories = RepositoriesOf<'nodes' | 'endpoints' | 'roles' | 'accessRules' | 'pauseRules' | 'identities' | 'groups' | 'scopes' | 'clients' | 'storageGateways' | 'userCredentials'>;
 type Repos = GcsManagerRepositories['repositories'];
@@ -309,8 +309,10 @@ export class GcsManager {
       const identity = isUuid(identityId) ? await repos.identities.findById(identityId) : null;
       if (!identity) throw new InvalidFieldError('identity_id', `no identity '${identityId.slice(0, 100)}' here`);
       if (!gatewayAllows(gateway, identity.username)) throw new PermissionDeniedError(`Storage gateway '${gateway.id}' allows identities of ${gateway.settings.allowed_domains.join(', ')} only, not '${identity.username}'`);
-      if (input.username === undefined) throw new InvalidFieldError('username', 'is required: the local account the identity uses');
-      const credential = applyUserCredentialInput({ id: this.ids.uuid(), node_id: nodeId, storage_gateway_id: gateway.id, identity_id: identity.id, username: checkLocalUsername('username', input.username), display_name: null, policies: { DATA_TYPE: 'posix_user_credential_policies#1.0.0' }, created_at: this.clock.now() }, input);
+      // none named: the identity's username without its domain, as GCS's default mapping
+      const username = input.username ?? defaultLocalUsername(identity.username);
+      if (username === null) throw new InvalidFieldError('username', `is required: '${identity.username}' names no local account without its domain`);
+      const credential = applyUserCredentialInput({ id: this.ids.uuid(), node_id: nodeId, storage_gateway_id: gateway.id, identity_id: identity.id, username: checkLocalUsername('username', username), display_name: null, policies: { DATA_TYPE: 'posix_user_credential_policies#1.0.0' }, created_at: this.clock.now() }, input);
       if (!(await repos.userCredentials.add(credential))) throw new ConflictError(`Identity '${identity.id}' has a user credential on storage gateway '${gateway.id}' already`);
       return credential;
     });

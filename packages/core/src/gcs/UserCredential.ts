@@ -20,12 +20,18 @@ export interface UserCredentialState {
 
 export type UserCredentialInput = Partial<Pick<UserCredentialState, 'username' | 'display_name' | 'policies' | 'identity_id' | 'storage_gateway_id'>>;
 
-/** A POSIX account name as `useradd` takes it (32 characters, letters, digits, `._-`, not a dash first). */
-const POSIX_USERNAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}$/;
+/** A local account name: letters, digits, `._-`, not a dash first; 64 at most (a client's id, 36, fits). */
+const LOCAL_USERNAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkLocalUsername(field: string, value: string): string {
-  if (!POSIX_USERNAME.test(value)) throw new InvalidFieldError(field, 'a local account name: 1 to 32 letters, digits, ., _ or -, not a dash first');
+  if (!LOCAL_USERNAME.test(value)) throw new InvalidFieldError(field, 'a local account name: 1 to 64 letters, digits, ., _ or -, not a dash first');
   return value;
+}
+
+/** The local account an identity maps to when none is named: its username without its domain (GCS's `username_without_domain`), when that is an account name. */
+export function defaultLocalUsername(identityUsername: string): string | null {
+  const name = identityUsername.includes('@') ? identityUsername.slice(0, identityUsername.lastIndexOf('@')) : identityUsername;
+  return LOCAL_USERNAME.test(name) ? name : null;
 }
 
 /** The credential with the fields `input` sends applied (the gateway and the identity are fixed at creation). */

@@ -27,7 +27,7 @@ export class StorageGateways1766361600000 implements MigrationInterface {
     const v = (name: string, length: number, isNullable = false) => ({ name, type: 'varchar', length: String(length), isNullable });
     await q.createTable(new Table({ name: 'storage_gateways', columns: [{ ...v('id', 36), isPrimary: true }, v('node_id', 36), v('display_name', 128), { name: 'root', type: 'text' }, { name: 'settings', type: 'text' }, v('created_at', 32)] }));
     await q.createIndex('storage_gateways', new TableIndex({ name: 'IX_storage_gateways_node', columnNames: ['node_id'] }));
-    await q.createTable(new Table({ name: 'user_credentials', columns: [{ ...v('id', 36), isPrimary: true }, v('node_id', 36), v('storage_gateway_id', 36), v('identity_id', 36), v('username', 32), v('display_name', 128, true), { name: 'policies', type: 'text' }, v('created_at', 32)] }));
+    await q.createTable(new Table({ name: 'user_credentials', columns: [{ ...v('id', 36), isPrimary: true }, v('node_id', 36), v('storage_gateway_id', 36), v('identity_id', 36), v('username', 64), v('display_name', 128, true), { name: 'policies', type: 'text' }, v('created_at', 32)] }));
     await q.createIndex('user_credentials', new TableIndex({ name: 'UQ_user_credentials_gateway_identity', columnNames: ['storage_gateway_id', 'identity_id'], isUnique: true }));
     await q.createIndex('user_credentials', new TableIndex({ name: 'IX_user_credentials_node', columnNames: ['node_id'] }));
 

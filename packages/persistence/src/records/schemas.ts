@@ -187,7 +187,7 @@ export const StorageGatewaySchema = new EntitySchema<StorageGatewayRecord>({
 export type UserCredentialRecord = RowOf<UserCredentialState, 'policies'>;
 export const UserCredentialSchema = new EntitySchema<UserCredentialRecord>({
   name: 'user_credentials',
-  columns: { id: id(), node_id: varchar(36), storage_gateway_id: varchar(36), identity_id: varchar(36), username: varchar(32), display_name: varchar(128, true), policies: text(false), created_at: time() },
+  columns: { id: id(), node_id: varchar(36), storage_gateway_id: varchar(36), identity_id: varchar(36), username: varchar(64), display_name: varchar(128, true), policies: text(false), created_at: time() },
 });
 
 export interface TombstoneRecord {
