@@ -50,6 +50,9 @@ describe('Administration: operator commands', () => {
       await expect(admin().tokens.issueToken('alice', null, 'openid urn:globus:auth:scope:transfer.api.globus.org:all')).rejects.toThrow(
         new BadRequestError('The scopes of one token must be of one resource server, not auth.globus.org and transfer.api.globus.org'),
       );
+      // a root's dependencies, in the hosted grammar, are the resource server's: the token is of the root
+      const manager = await admin().tokens.issueToken('alice', null, 'urn:globus:auth:scope:node-1:manage_collections[*https://auth.globus.org/scopes/c1/data_access]');
+      expect(await repos().accessTokens.findByHash(hashToken(manager.token))).toMatchObject({ scopes: ['urn:globus:auth:scope:node-1:manage_collections'], resource_server: 'node-1' });
       const signIn = await admin().tokens.issueToken('alice', null, 'openid  email openid');
       expect((await repos().accessTokens.findByHash(hashToken(signIn.token)))).toMatchObject({ scopes: ['openid', 'email'], resource_server: 'auth.globus.org' });
       await expect(admin().tokens.issueToken('nobody')).rejects.toThrow(ResourceNotFoundError);

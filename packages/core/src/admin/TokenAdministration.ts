@@ -1,6 +1,6 @@
 import { hashToken, newTokenSecret, tokenId, type AccessTokenRepository, type AccessTokenState } from '../auth/AccessToken';
 import { TRANSFER_SCOPE } from '../auth/AuthenticationService';
-import { checkScopeName, resourceServerOf } from '../auth/Scope';
+import { checkScopeName, parseScopeString, resourceServerOf } from '../auth/Scope';
 import { ConsentSet, type ConsentState } from '../auth/Consent';
 import { BadRequestError, ConflictError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock } from '../shared/ports';
@@ -41,8 +41,9 @@ export class TokenAdministration {
   async issueToken(username: string, lifetimeSeconds: number | null = null, scope: string = TRANSFER_SCOPE, value?: string): Promise<IssuedToken> {
     return this.uow.transaction(async (repos) => {
       const identity = await identityNamed(repos, username);
-      // several scopes, space-separated as in OAuth 2.0
-      const scopes = scope.split(' ').filter(Boolean);
+      // several scopes, space-separated as in OAuth 2.0, in the hosted grammar: a root's dependencies
+      // in brackets (`manage_collections[*<collection>/data_access]`) are the resource server's to use, the token is of the roots
+      const scopes = [...new Set(parseScopeString(scope).map((root) => root.name))];
       if (value !== undefined && !/^[\x21-\x7e]{8,512}$/.test(value)) throw new BadRequestError('Invalid token value: 8 to 512 printable ASCII characters without spaces');
       if (lifetimeSeconds !== null && (!Number.isInteger(lifetimeSeconds) || lifetimeSeconds < 1 || lifetimeSeconds > MAX_OPERATOR_TOKEN_LIFETIME)) {
         throw new BadRequestError(`Invalid expires_in: a whole number of seconds from 1 to ${MAX_OPERATOR_TOKEN_LIFETIME} (ten years)`);
