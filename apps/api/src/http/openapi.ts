@@ -401,8 +401,11 @@ export const openApiDocument = {
           url: { type: 'string' },
           last_contact: { type: ['string', 'null'] },
           endpoints: { type: 'array', items: documented({ id: { type: 'string' }, display_name: { type: ['string', 'null'] } }, ['id', 'display_name']) },
+          gcs_administrator: { type: 'boolean', description: "Whether the caller administers the node's GCS endpoint (then its storage gateways and collections are listed)" },
+          storage_gateways: { type: 'array', items: documented({ id: { type: 'string' }, display_name: { type: 'string' }, root: { type: 'string' } }, ['id', 'display_name', 'root']) },
+          collections: { type: 'array', items: documented({ id: { type: 'string' }, display_name: { type: ['string', 'null'] }, collection_type: { enum: ['mapped', 'guest'] }, storage_gateway_id: { type: 'string' } }, ['id', 'display_name', 'collection_type', 'storage_gateway_id']) },
         },
-        ['DATA_TYPE', 'id', 'name', 'url', 'last_contact', 'endpoints'],
+        ['DATA_TYPE', 'id', 'name', 'url', 'last_contact', 'endpoints', 'gcs_administrator', 'storage_gateways', 'collections'],
       ),
       PauseRuleFullList: documented({ DATA_TYPE: { const: 'pause_rule_list' }, offset: { type: 'integer' }, limit: { type: 'integer' }, has_next_page: { type: 'boolean' }, DATA: { type: 'array', items: ref('PauseRule') } }, ['DATA_TYPE', 'offset', 'limit', 'has_next_page', 'DATA']),
       PauseRuleInput: {

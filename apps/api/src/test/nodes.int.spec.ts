@@ -63,7 +63,8 @@ describe.each(BACKENDS)('the data nodes an endpoint administrator sees ($name)',
 
     const listed = await api.as(alice).get('/data_node_list');
     expect(listed.status).toBe(200);
-    expect(listed.body.DATA).toEqual([{ DATA_TYPE: 'data_node', id: lab.id, name: 'lab-node', url: 'https://lab-node.example.org:8443', last_contact: null, endpoints: expect.arrayContaining([{ id: raw, display_name: 'Raw' }, { id: cooked, display_name: 'Cooked' }]) }]);
+    // alice does not administer the node's GCS endpoint: none of its gateways or collections
+    expect(listed.body.DATA).toEqual([{ DATA_TYPE: 'data_node', id: lab.id, name: 'lab-node', url: 'https://lab-node.example.org:8443', last_contact: null, endpoints: expect.arrayContaining([{ id: raw, display_name: 'Raw' }, { id: cooked, display_name: 'Cooked' }]), gcs_administrator: false, storage_gateways: [], collections: [] }]);
     expect(listed.body.DATA[0].endpoints).toHaveLength(2);
     // the node's contact shows once it has asked the API about itself
     await api.http.get('/_xfer/node').auth(lab.id, secret);
@@ -74,5 +75,10 @@ describe.each(BACKENDS)('the data nodes an endpoint administrator sees ($name)',
     expect((await api.as(alice).post(`/endpoint/${raw}/role`, { DATA_TYPE: 'role', principal_type: 'identity', principal: bob.id, role: 'administrator' })).status).toBe(201);
     expect((await api.as(bob.token).get('/data_node_list')).body.DATA).toEqual([expect.objectContaining({ name: 'lab-node', endpoints: [{ id: raw, display_name: 'Raw' }] })]);
     expect((await api.http.get('/v0.10/data_node_list')).status).toBe(401);
+    // made an administrator of its GCS endpoint, bob sees its gateway (both endpoints share one directory) and its collections
+    await api.world.services.admin.endpoints.grantRole(lab.id, 'administrator', 'bob');
+    const administered = (await api.as(bob.token).get('/data_node_list')).body.DATA[0];
+    expect(administered).toMatchObject({ gcs_administrator: true, storage_gateways: [{ id: expect.any(String), display_name: 'POSIX /srv/data', root: '/srv/data' }] });
+    expect(administered.collections.map((c: { id: string; collection_type: string }) => [c.id, c.collection_type]).sort()).toEqual([[raw, 'mapped'], [cooked, 'mapped']].sort());
   });
 });

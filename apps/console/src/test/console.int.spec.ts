@@ -114,6 +114,24 @@ describe('the web console over HTTP', () => {
     expect(none.text).toContain('No endpoint you administer is served by a data node.');
   });
 
+  it("shows the administrator of a node's GCS endpoint its storage gateways and their collections, and nobody else", async () => {
+    const { node } = await world.services.admin.nodes.addNode({ name: 'gcs-node', url: 'https://gcs.example.org', owner: 'alice' });
+    const { agent } = await signedIn('alice');
+    expect((await agent.get('/console/nodes')).text).toContain('No storage gateway yet: its administrators make them through its GCS Manager API (<code>https://gcs.example.org/api/</code>).');
+    const { token } = await world.services.admin.tokens.issueToken('alice');
+    const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Microscope <raw>' }) });
+    const { id } = (await created.json()) as { id: string };
+    // bound by the operator: a mapped collection of a gateway for its directory
+    await world.services.admin.endpoints.setStorage(id, { type: 'node', node: node.id, root: '/srv/microscope' });
+    const page = await agent.get('/console/nodes');
+    expect(page.text).toContain('<h2>gcs-node</h2>');
+    expect(page.text).toContain('<td>POSIX /srv/microscope</td>');
+    expect(page.text).toContain('<td><code>/srv/microscope</code></td>');
+    expect(page.text).toContain(`<a href="/console/endpoints/${id}">Microscope &lt;raw&gt;</a> (Mapped)`);
+    const bob = await signedIn('bob');
+    expect((await bob.agent.get('/console/nodes')).text).not.toContain('gcs-node');
+  });
+
   it('asks for a username before it looks anyone up, and says when nobody has it', async () => {
     const { token } = await world.services.admin.tokens.issueToken('alice');
     const created = await fetch(`${world.url}/v0.10/endpoint`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Roles DTN' }) });

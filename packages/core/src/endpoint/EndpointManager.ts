@@ -10,7 +10,7 @@ import { viewOf } from './EndpointService';
 import type { EndpointView } from './EndpointView';
 import { hostRolesOf, loadEndpoint } from './loadEndpoint';
 
-export type EndpointManagerRepositories = RepositoriesOf<'endpoints' | 'identities' | 'pauseRules' | 'nodes'>;
+export type EndpointManagerRepositories = RepositoriesOf<'endpoints' | 'identities' | 'pauseRules' | 'nodes' | 'storageGateways'>;
 type Repos = EndpointManagerRepositories['repositories'];
 
 /** At most this many endpoints in one answer of the endpoint manager (monitored endpoints, pause rules). */
@@ -43,7 +43,14 @@ export interface AdministeredNode {
   url: string;
   lastContact: Date | null;
   endpoints: { id: string; displayName: string | null }[];
+  /** Whether the caller administers the node's GCS endpoint (then its gateways and collections are listed). */
+  administered: boolean;
+  gateways: { id: string; displayName: string; root: string }[];
+  collections: { id: string; displayName: string | null; type: 'mapped' | 'guest'; storageGatewayId: string }[];
 }
+
+/** The most collections of one node the Data nodes page lists. */
+export const MAX_LISTED_COLLECTIONS = 500;
 
 const holds = (roles: readonly EndpointRole[], wanted: readonly EndpointRole[]) => roles.some((r) => wanted.includes(r));
 
@@ -73,22 +80,37 @@ export class EndpointManagerService {
   }
 
   /**
-   * The data nodes serving the storage of endpoints the caller administers, by name, each with
-   * those endpoints (an operator's `xfer node list` shows every node; a caller sees only these).
+   * The data nodes serving the storage of endpoints the caller administers, and those whose GCS
+   * endpoint it administers (with their storage gateways and collections), by name, each with the
+   * caller's endpoints it serves (an operator's `xfer node list` shows every node; a caller sees only these).
    */
   async dataNodes(caller: Principal): Promise<AdministeredNode[]> {
     const repos = this.uow.repositories;
     const served = new Map<string, AdministeredNode['endpoints']>();
+    const administered = new Set<string>();
     for (const { endpoint } of await this.held(caller, ['administrator'])) {
+      // a node's own GCS endpoint: its administrators see its gateways and collections
+      if (endpoint.kind === 'gcs_endpoint') administered.add(endpoint.id);
       const storage = endpoint.snapshot.storage;
-      if (storage?.type !== 'node') continue;
-      served.set(storage.node, [...(served.get(storage.node) ?? []), { id: endpoint.id, displayName: endpoint.displayName }]);
+      if (storage?.type === 'node') served.set(storage.node, [...(served.get(storage.node) ?? []), { id: endpoint.id, displayName: endpoint.displayName }]);
     }
-    const nodes = await Promise.all([...served.keys()].map((id) => repos.nodes.findById(id)));
-    return nodes
-      .filter((node) => node !== null)
-      .map(({ id, name, url, lastContact }) => ({ id, name, url, lastContact, endpoints: served.get(id)! }))
-      .sort((a, b) => a.name.localeCompare(b.name));
+    const ids = [...new Set([...served.keys(), ...administered])];
+    const nodes = (await Promise.all(ids.map((id) => repos.nodes.findById(id)))).filter((node) => node !== null);
+    const listed = await Promise.all(
+      nodes.map(async ({ id, name, url, lastContact }): Promise<AdministeredNode> => {
+        if (!administered.has(id)) return { id, name, url, lastContact, endpoints: served.get(id) ?? [], administered: false, gateways: [], collections: [] };
+        const gateways = await repos.storageGateways.listForNode(id);
+        const collections = await repos.endpoints.listCollectionsOfNode(id, [], { after: null, limit: MAX_LISTED_COLLECTIONS });
+        return {
+          id, name, url, lastContact,
+          endpoints: served.get(id) ?? [],
+          administered: true,
+          gateways: gateways.map((g) => ({ id: g.id, displayName: g.display_name, root: g.root })),
+          collections: collections.map(({ endpoint }) => ({ id: endpoint.id, displayName: endpoint.displayName, type: endpoint.collectionType!, storageGatewayId: endpoint.collection!.storage_gateway_id })),
+        };
+      }),
+    );
+    return listed.sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** One endpoint, to those holding a monitoring role on it. */

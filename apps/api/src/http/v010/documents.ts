@@ -136,6 +136,10 @@ export function dataNodeDocument(node: AdministeredNode) {
     url: node.url,
     last_contact: node.lastContact ? formatTransferTime(node.lastContact) : null,
     endpoints: node.endpoints.map((endpoint) => ({ id: endpoint.id, display_name: endpoint.displayName })),
+    // to the administrators of its GCS endpoint: its storage gateways and collections (its Manager's)
+    gcs_administrator: node.administered,
+    storage_gateways: node.gateways.map((g) => ({ id: g.id, display_name: g.displayName, root: g.root })),
+    collections: node.collections.map((c) => ({ id: c.id, display_name: c.displayName, collection_type: c.type, storage_gateway_id: c.storageGatewayId })),
   };
 }
 
