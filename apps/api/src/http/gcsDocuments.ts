@@ -83,12 +83,10 @@ export function endpointPatchOf(raw: unknown): EndpointPatch {
   return defined({ ...fields, keywords: keywords === undefined ? undefined : body.keywords === null ? null : keywords.join(',') }) as EndpointPatch;
 }
 
-export function endpointDocument(endpoint: Endpoint): object {
+/** What GCS's endpoint and collection documents both say of the Transfer document: who runs it and how to reach them. */
+function describedBy(endpoint: Endpoint): object {
   const s = endpoint.snapshot;
   return {
-    DATA_TYPE: 'endpoint#1.2.0',
-    id: s.id,
-    display_name: s.display_name,
     organization: s.organization,
     department: s.department,
     keywords: keywordList(s.keywords),
@@ -96,6 +94,16 @@ export function endpointDocument(endpoint: Endpoint): object {
     contact_email: s.contact_email,
     contact_info: s.contact_info,
     info_link: s.info_link,
+  };
+}
+
+export function endpointDocument(endpoint: Endpoint): object {
+  const s = endpoint.snapshot;
+  return {
+    DATA_TYPE: 'endpoint#1.2.0',
+    id: s.id,
+    display_name: s.display_name,
+    ...describedBy(endpoint),
     public: s.public,
     subscription_id: s.subscription_id,
     network_use: s.network_use,
@@ -194,13 +202,7 @@ export function collectionDocument(endpoint: Endpoint): object {
     disable_anonymous_writes: false,
     force_encryption: s.force_encryption,
     enable_https: true,
-    organization: s.organization,
-    department: s.department,
-    keywords: keywordList(s.keywords),
-    description: s.description,
-    contact_email: s.contact_email,
-    contact_info: s.contact_info,
-    info_link: s.info_link,
+    ...describedBy(endpoint),
     default_directory: s.default_directory,
     manager_url: s.gcs_manager_url,
     https_url: s.https_server,

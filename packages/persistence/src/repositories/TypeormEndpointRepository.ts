@@ -67,32 +67,25 @@ export class TypeormEndpointRepository implements EndpointRepository {
   }
 
   async listSharesOfHost(hostId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
-    const after = page.after === null ? '' : 'AND (s.created_at > ? OR (s.created_at = ? AND s.id > ?))';
-    const cursor = page.after === null ? [] : [toTime(page.after.createdAt), toTime(page.after.createdAt), page.after.id];
-    // the page's ids first (by the host index, in order), then the shares with the caller's roles
-    const rows = await this.sql.rows<EndpointRow>(
-      `${SELECT_WITH_ROLES}
-       FROM (SELECT s.id FROM endpoints s WHERE s.host_endpoint_id = ? ${after} ORDER BY s.created_at, s.id LIMIT ?) h
-       CROSS JOIN endpoints e
-       LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)})
-       WHERE e.id = h.id
-       ORDER BY e.created_at, e.id`,
-      [hostId, ...cursor, page.limit, ...principalIds],
-    );
-    return groupWithRoles(rows);
+    return this.pageWithRoles('host_endpoint_id', hostId, principalIds, page);
   }
 
   async listCollectionsOfNode(nodeId: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
-    const after = page.after === null ? '' : 'AND (c.created_at > ? OR (c.created_at = ? AND c.id > ?))';
+    return this.pageWithRoles('gcs_endpoint_id', nodeId, principalIds, page);
+  }
+
+  /** A page of the endpoints whose `column` is `value`, in (created_at, id) order: their ids first (by the column's index), then each with the caller's roles. */
+  private async pageWithRoles(column: 'host_endpoint_id' | 'gcs_endpoint_id', value: string, principalIds: readonly string[], page: { after: ShareCursor | null; limit: number }) {
+    const after = page.after === null ? '' : 'AND (s.created_at > ? OR (s.created_at = ? AND s.id > ?))';
     const cursor = page.after === null ? [] : [toTime(page.after.createdAt), toTime(page.after.createdAt), page.after.id];
     const rows = await this.sql.rows<EndpointRow>(
       `${SELECT_WITH_ROLES}
-       FROM (SELECT c.id FROM endpoints c WHERE c.gcs_endpoint_id = ? ${after} ORDER BY c.created_at, c.id LIMIT ?) h
+       FROM (SELECT s.id FROM endpoints s WHERE s.${column} = ? ${after} ORDER BY s.created_at, s.id LIMIT ?) h
        CROSS JOIN endpoints e
        LEFT JOIN role_assignments r ON r.endpoint_id = e.id AND r.principal_id IN (${this.sql.list(principalIds)})
        WHERE e.id = h.id
        ORDER BY e.created_at, e.id`,
-      [nodeId, ...cursor, page.limit, ...principalIds],
+      [value, ...cursor, page.limit, ...principalIds],
     );
     return groupWithRoles(rows);
   }
