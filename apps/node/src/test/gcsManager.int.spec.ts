@@ -111,6 +111,19 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     // node-one's Lab, bound by an operator, is alice's mapped collection too
     expect(mine).toEqual([world.lab.id, id]);
 
+    // a gateway's settings change; its root stays while a collection lies in it
+    const patched = await call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { DATA_TYPE: 'storage_gateway#1.0.0', display_name: 'Lab storage (POSIX)', allowed_domains: ['Example.org'] } });
+    expect([patched.status, patched.body.data[0]]).toEqual([200, expect.objectContaining({ display_name: 'Lab storage (POSIX)', allowed_domains: ['example.org'], root })]);
+    const moved = await call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { root: '/' } });
+    expect([moved.status, moved.body.message]).toEqual([422, expect.stringContaining('root')]);
+    expect((await call(`/storage_gateways/${gateway}`, { token: alice })).body.data[0]).toMatchObject({ display_name: 'Lab storage (POSIX)', root });
+    // pages of collections, by marker
+    const firstPage = await call('/collections?page_size=1', { token: alice });
+    expect([firstPage.body.data.length, firstPage.body.has_next_page, typeof firstPage.body.marker]).toEqual([1, true, 'string']);
+    const secondPage = await call(`/collections?page_size=1&marker=${firstPage.body.marker as string}`, { token: alice });
+    expect(secondPage.body.data[0]!.id).not.toBe(firstPage.body.data[0]!.id);
+    expect((await call('/collections?marker=not-a-marker', { token: alice })).body.message).toContain('marker');
+
     // a bearer without the endpoint's administrator role changes nothing
     const bob = await tokenOf('bob');
     for (const [path, method, body] of [
@@ -211,6 +224,12 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     const bobs = await call('/user_credentials', { method: 'POST', token: bob, body: { DATA_TYPE: 'user_credential#1.0.0', storage_gateway_id: gateway } });
     expect([bobs.status, bobs.body.data[0]]).toEqual([201, expect.objectContaining({ username: 'bob', identity_id: world.bob.id })]);
     expect((await call(`/user_credentials?storage_gateway=${gateway}`, { token: bob })).body.data.map((c) => c.identity_id)).toEqual([world.bob.id]);
+    const credentialId = credentialBody.data[0]!.id as string;
+    const renamedCredential = await call(`/user_credentials/${credentialId}`, { method: 'PATCH', token: alice, body: { DATA_TYPE: 'user_credential#1.0.0', display_name: 'Lab account', username: 'lab2' } });
+    expect([renamedCredential.status, renamedCredential.body.data[0]]).toEqual([200, expect.objectContaining({ display_name: 'Lab account', username: 'lab2' })]);
+    expect((await call(`/user_credentials/${credentialId}`, { method: 'PATCH', token: alice, body: { identity_id: world.bob.id } })).body.message).toContain('identity_id');
+    expect((await call(`/user_credentials/${credentialId}`, { token: alice })).body.data[0]).toMatchObject({ id: credentialId, username: 'lab2', identity_id: world.alice.id });
+    expect((await call(`/user_credentials/${credentialId}`, { token: bob })).status).toBe(403);
     // the endpoint's administrator sees everyone's
     expect((await call(`/user_credentials?storage_gateway=${gateway}`, { token: alice })).body.data.map((c) => c.identity_id)).toEqual([world.alice.id, world.bob.id]);
 
