@@ -3,6 +3,7 @@ import { API_ISSUER, NODE_CALL_ALGORITHM } from '@xfer/storage';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload, type KeyLike } from 'jose';
 import { NodeUnregistered, type ApiLink, type NodeBriefing } from './ApiLink';
 import { Unauthorized } from './http/requests';
+import { OwnFiles } from './OwnFiles';
 
 /** How often a running node asks the API about itself: a removal, a new secret, a new endpoint's directory or a new key reach it within this. */
 export const BRIEFING_MS = 5_000;
@@ -28,6 +29,7 @@ export class ApiTrust {
     private readonly api: ApiLink,
     private readonly secretFile: string,
     briefing: NodeBriefing,
+    private readonly ownFiles: OwnFiles = new OwnFiles([secretFile]),
   ) {
     this.learn(briefing);
   }
@@ -64,11 +66,12 @@ export class ApiTrust {
     }
   }
 
-  /** Refuses (403) a directory that no endpoint of the API is bound to on this node. */
+  /** Refuses (403) a directory that no endpoint of the API is bound to on this node, or that holds the node's own credentials. */
   async assertServes(root: string): Promise<void> {
     this.assertRegistered();
     if (![...this.roots.values()].includes(root)) await this.askAgain();
     if (![...this.roots.values()].includes(root)) throw new Unauthorized('root: no endpoint of the API is bound to this directory of the node', true);
+    this.assertNotOwn(root);
   }
 
   /** The directory an endpoint's storage is bound to on this node (a grant names the endpoint); 403 for another. */
@@ -77,7 +80,12 @@ export class ApiTrust {
     if (!this.roots.has(endpointId)) await this.askAgain();
     const root = this.roots.get(endpointId);
     if (root === undefined) throw new Unauthorized('endpoint: no endpoint of this node', true);
+    this.assertNotOwn(root);
     return root;
+  }
+
+  private assertNotOwn(root: string): void {
+    if (this.ownFiles.heldBy(root)) throw new Unauthorized("root: this directory of the node holds the node's own secret or TLS key, which it never serves", true);
   }
 
   /** Asks the API now, unless it was asked within ASK_AGAIN_MS (then once that has passed); one question at a time. */
@@ -105,6 +113,7 @@ export class ApiTrust {
 
   private learn(briefing: NodeBriefing): void {
     this.unregistered = null;
+    this.ownFiles.forget();
     this.roots = new Map(briefing.roots.map((served) => [served.endpoint, served.root]));
     const keys = new Map<string, Promise<KeyLike | Uint8Array>>();
     for (const jwk of briefing.callKeys) {

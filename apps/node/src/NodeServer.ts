@@ -6,6 +6,7 @@ import { ConfigError } from '@xfer/config';
 import { createLogger, type Logger } from '@xfer/server-kit';
 import { EndpointStorages } from '@xfer/storage';
 import { ApiLink, type NodeIdentity } from './ApiLink';
+import { OwnFiles } from './OwnFiles';
 import { ApiTrust } from './ApiTrust';
 import { Peers } from './copy/Peers';
 import { apiCallVerifier, createNodeApp, grantVerifier } from './http/app';
@@ -78,7 +79,7 @@ export class NodeServer {
     try {
       const briefing = await api.whoAmI();
       const identity = briefing.identity;
-      trust = new ApiTrust(api, options.secretFile, briefing);
+      trust = new ApiTrust(api, options.secretFile, briefing, new OwnFiles([options.secretFile, options.tlsCert, options.tlsKey]));
       const served = trust;
       const registered = new URL(identity.url);
       const prefix = registered.pathname.replace(/\/+$/, '');

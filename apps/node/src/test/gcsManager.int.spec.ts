@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { gcs } from '@globus/sdk';
 import { manageCollectionsScopeOf, POSIX_CONNECTOR_ID } from '@xfer/core';
 import { testBackends } from '@xfer/persistence/testing';
@@ -150,6 +150,24 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     expect((await call(`/collections/${id}`, { token: alice })).status).toBe(404);
     expect((await call(`/storage_gateways/${gateway}`, { method: 'DELETE', token: alice })).status).toBe(200);
     expect((await call(`/storage_gateways/${gateway}`, { token: alice })).status).toBe(404);
+  });
+
+  it("never serves a directory holding the node's own secret or TLS key, whatever root an administrator gives a gateway", async () => {
+    const alice = await tokenOf('alice');
+    // the test's nodes keep their secrets and certificates in the folder above their storage
+    const above = dirname(node.secretFile);
+    for (const root of [above, '/']) {
+      const gateway = (await call('/storage_gateways', { method: 'POST', token: alice, body: { display_name: `All of ${root}`, root } })).body.data[0]!.id as string;
+      const id = (await call('/collections', { method: 'POST', token: alice, body: { collection_type: 'mapped', storage_gateway_id: gateway, collection_base_path: '/', display_name: `All of ${root}` } })).body.data[0]!.id as string;
+      const ls = await world.as(world.alice.token).get(`/operation/endpoint/${id}/ls?path=${encodeURIComponent(above)}`);
+      // the node refuses the API: an external error naming why, never the files
+      expect([root, ls.status, ls.body.message]).toEqual([root, 409, expect.stringContaining("holds the node's own secret or TLS key")]);
+      const secretPath = root === '/' ? node.secretFile : `/${basename(node.secretFile)}`;
+      const read = await world.fetch(`https://localhost:${node.port}/${id}${secretPath}`, { token: await world.httpsToken('alice', id) });
+      expect([root, read.statusCode, (await read.body.text()).includes(readFileSync(node.secretFile, 'utf8').trim())]).toEqual([root, 403, false]);
+    }
+    // a directory beside them is served
+    expect((await world.as(world.alice.token).get(`/operation/endpoint/${world.lab.id}/ls?path=/`)).status).toBe(200);
   });
 
   it('answers bad documents 422 naming the field, and makes nothing', async () => {
