@@ -67,5 +67,7 @@ export * from './node/Node';
 export * from './node/NodeAccess';
 export * from './gcs/StorageGateway';
 export * from './gcs/UserCredential';
+export * from './gcs/IdentityMapping';
+export * from './gcs/DataAccessPolicy';
 export * from './gcs/GcsManager';
 export * from './admin/NodeAdministration';

@@ -220,8 +220,6 @@ export function gatewayInputOf(raw: unknown): StorageGatewayInput {
   if (body.high_assurance === true || body.require_high_assurance === true) throw new InvalidFieldError('high_assurance', 'high assurance storage gateways are not served here');
   const policies = object(body, 'policies');
   if (policies) checkDataType(policies, ['posix_storage_policies', 'posix_storage_gateway'], 'policies.DATA_TYPE');
-  const mappings = body.identity_mappings;
-  if (mappings !== undefined && mappings !== null && !(Array.isArray(mappings) && mappings.every((m) => m !== null && typeof m === 'object' && !Array.isArray(m)))) throw new InvalidFieldError('identity_mappings', 'must be a list of objects');
   const timeout = body.authentication_timeout_mins;
   if (timeout !== undefined && typeof timeout !== 'number') throw new InvalidFieldError('authentication_timeout_mins', 'must be an integer');
   return defined({
@@ -230,8 +228,9 @@ export function gatewayInputOf(raw: unknown): StorageGatewayInput {
     allowed_domains: strings(body, 'allowed_domains'),
     users_allow: strings(body, 'users_allow'),
     users_deny: strings(body, 'users_deny'),
-    identity_mappings: mappings === null ? [] : (mappings as Record<string, unknown>[] | undefined),
-    restrict_paths: object(body, 'restrict_paths'),
+    // the mapping and restriction documents: core checks them whole, naming the field
+    identity_mappings: body.identity_mappings,
+    restrict_paths: body.restrict_paths,
     authentication_timeout_mins: timeout as number | undefined,
     require_mfa: boolean(body, 'require_mfa'),
     policies: policies ? { groups_allow: strings(policies, 'groups_allow', 'policies.') ?? [], groups_deny: strings(policies, 'groups_deny', 'policies.') ?? [] } : undefined,

@@ -112,8 +112,10 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     expect(mine).toEqual([world.lab.id, id]);
 
     // a gateway's settings change; its root stays while a collection lies in it
-    const patched = await call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { DATA_TYPE: 'storage_gateway#1.0.0', display_name: 'Lab storage (POSIX)', allowed_domains: ['Example.org'] } });
-    expect([patched.status, patched.body.data[0]]).toEqual([200, expect.objectContaining({ display_name: 'Lab storage (POSIX)', allowed_domains: ['example.org'], root })]);
+    const mapping = [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: '(.*)@example\\.org', output: '{0}', ignore_case: false, literal: false }] }];
+    const restrictions = { DATA_TYPE: 'path_restrictions#1.0.0', read_write: ['/'], read: [], none: ['/private'] };
+    const patched = await call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { DATA_TYPE: 'storage_gateway#1.0.0', display_name: 'Lab storage (POSIX)', allowed_domains: ['Example.org'], identity_mappings: mapping, restrict_paths: restrictions } });
+    expect([patched.status, patched.body.data[0]]).toEqual([200, expect.objectContaining({ display_name: 'Lab storage (POSIX)', allowed_domains: ['example.org'], root, identity_mappings: mapping, restrict_paths: restrictions })]);
     const moved = await call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { root: '/' } });
     expect([moved.status, moved.body.message]).toEqual([422, expect.stringContaining('root')]);
     expect((await call(`/storage_gateways/${gateway}`, { token: alice })).body.data[0]).toMatchObject({ display_name: 'Lab storage (POSIX)', root });
@@ -194,6 +196,9 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
       [{ display_name: 'HA', high_assurance: true }, 'high_assurance'],
       [{ display_name: 'P', policies: { DATA_TYPE: 'blackpearl_storage_policies#1.0.0' } }, 'policies.DATA_TYPE'],
       [{ root: '/' }, 'display_name'],
+      [{ display_name: 'M', identity_mappings: [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: '\\d+', output: '{0}' }] }] }, 'identity_mappings[0].mappings[0].match'],
+      [{ display_name: 'M', identity_mappings: [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: '(.*)', output: '{0}', read_only: true }] }] }, 'identity_mappings[0].mappings[0].read_only'],
+      [{ display_name: 'R', restrict_paths: { DATA_TYPE: 'path_restrictions#1.0.0', read_only: ['/'] } }, 'restrict_paths.read_only'],
     ] as const) {
       const refused = await call('/storage_gateways', { method: 'POST', token: alice, body });
       expect([field, refused.status, refused.body.message]).toEqual([field, 422, expect.stringContaining(field)]);

@@ -1,6 +1,8 @@
 import { InvalidFieldError } from '../shared/errors';
 import { checkInteger, checkText, hasAnyControlCharacter } from '../shared/text';
 import { MAX_PATH_LENGTH } from '../storage/paths';
+import { checkPathRestrictions, type PathRestrictions } from './DataAccessPolicy';
+import { checkIdentityMappings, type ExpressionIdentityMapping } from './IdentityMapping';
 
 /** The one connector of xfer's storage gateways: GCS's POSIX connector. */
 export const POSIX_CONNECTOR_ID = '145812c8-decc-41f1-83cf-bb2a85a2a70b';
@@ -17,10 +19,10 @@ export interface StorageGatewaySettings {
   allowed_domains: string[];
   users_allow: string[];
   users_deny: string[];
-  /** GCS's identity mapping expressions, kept as sent: the node runs as one account, which every identity maps to. */
-  identity_mappings: Record<string, unknown>[];
-  /** GCS's path_restrictions#1.0.0, kept as sent. */
-  restrict_paths: Record<string, unknown> | null;
+  /** Which local account each identity uses (expression mappings, the first that maps wins). */
+  identity_mappings: ExpressionIdentityMapping[];
+  /** Which paths accounts may read, write or not see; null: the operating system decides. */
+  restrict_paths: PathRestrictions | null;
   authentication_timeout_mins: number;
   require_mfa: boolean;
   policies: PosixPolicies;
@@ -40,8 +42,8 @@ export interface StorageGatewayState {
   created_at: Date;
 }
 
-/** What a create or an update sends, typed (the edge reads GCS's document into it). */
-export type StorageGatewayInput = Partial<Pick<StorageGatewayState, 'display_name' | 'root'> & StorageGatewaySettings>;
+/** What a create or an update sends, typed (the edge reads GCS's document into it); the mapping and restriction documents are checked here, whole. */
+export type StorageGatewayInput = Partial<Pick<StorageGatewayState, 'display_name' | 'root'> & Omit<StorageGatewaySettings, 'identity_mappings' | 'restrict_paths'>> & { identity_mappings?: unknown; restrict_paths?: unknown };
 
 /** GCS's default authentication timeout: 11 days, in minutes. */
 export const DEFAULT_AUTHENTICATION_TIMEOUT_MINS = 15840;
@@ -77,11 +79,8 @@ function applyInput(gateway: StorageGatewayState, input: StorageGatewayInput): v
   if (input.allowed_domains !== undefined) s.allowed_domains = checkWords('allowed_domains', input.allowed_domains).map((domain) => domain.toLowerCase());
   if (input.users_allow !== undefined) s.users_allow = checkWords('users_allow', input.users_allow);
   if (input.users_deny !== undefined) s.users_deny = checkWords('users_deny', input.users_deny);
-  if (input.identity_mappings !== undefined) {
-    if (input.identity_mappings.length > MAX_LIST) throw new InvalidFieldError('identity_mappings', `at most ${MAX_LIST} entries`);
-    s.identity_mappings = input.identity_mappings;
-  }
-  if (input.restrict_paths !== undefined) s.restrict_paths = input.restrict_paths;
+  if (input.identity_mappings !== undefined) s.identity_mappings = input.identity_mappings === null ? [] : checkIdentityMappings(input.identity_mappings);
+  if (input.restrict_paths !== undefined) s.restrict_paths = input.restrict_paths === null ? null : checkPathRestrictions(input.restrict_paths);
   if (input.authentication_timeout_mins !== undefined) s.authentication_timeout_mins = checkInteger('authentication_timeout_mins', input.authentication_timeout_mins, 1, 5_256_000);
   if (input.require_mfa !== undefined) s.require_mfa = input.require_mfa;
   if (input.policies !== undefined) s.policies = { groups_allow: checkWords('policies.groups_allow', input.policies.groups_allow), groups_deny: checkWords('policies.groups_deny', input.policies.groups_deny) };
