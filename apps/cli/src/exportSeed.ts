@@ -20,10 +20,26 @@ const compact = (entry: Entry): Entry => Object.fromEntries(Object.entries(entry
  * this process holds them (the stand-in; its endpoints without storage have a tree too, written
  * when it holds something). `xfer export` holds no server's trees: memory without files.
  */
-function storageEntry(endpoint: Endpoint, storages: EndpointStorages | undefined): Entry | null {
+async function storageEntry(endpoint: Endpoint, storages: EndpointStorages | undefined, gateways: Repositories['storageGateways']): Promise<Entry | null> {
   const attached = endpoint.snapshot.storage;
   if (attached?.type === 'posix') return { type: 'posix', root: attached.root };
-  if (attached?.type === 'node') return { type: 'node', node: attached.node, root: attached.root };
+  if (attached?.type === 'node') {
+    // the gateway's mapping and policies, where set: a seed loads them back through `storage set`
+    const gateway = endpoint.collection === null ? null : await gateways.findById(endpoint.collection.storage_gateway_id);
+    const g = gateway?.settings;
+    const some = (values: readonly string[] | undefined) => (values && values.length > 0 ? values : undefined);
+    return compact({
+      type: 'node',
+      node: attached.node,
+      root: attached.root,
+      identity_mappings: g && g.identity_mappings.length > 0 ? g.identity_mappings : undefined,
+      restrict_paths: g?.restrict_paths,
+      users_allow: some(g?.users_allow),
+      users_deny: some(g?.users_deny),
+      groups_allow: some(g?.policies.groups_allow),
+      groups_deny: some(g?.policies.groups_deny),
+    });
+  }
   const files = storages?.hasTree(endpoint.id) ? storages.treeOf(endpoint.id).files() : null;
   if (attached?.type === 'memory') return files ? { type: 'memory', files } : { type: 'memory' };
   return files && Object.keys(files).length > 0 ? { type: 'memory', files } : null;
@@ -99,7 +115,7 @@ export async function exportSeed(services: CoreServices, repositories: Repositor
       if (s.custom_network) Object.assign(entry, s.custom_network);
     }
     if (endpoint.kind === 'server') entry.servers = s.servers.map((server) => compact(Object.fromEntries(SERVER_FIELDS.map((f) => [f, server[f]]))));
-    const storage = storageEntry(endpoint, storages);
+    const storage = await storageEntry(endpoint, storages, repositories.storageGateways);
     if (storage) entry.storage = storage;
     const granted = await roles(endpoint);
     if (granted.length > 0) entry.roles = granted;

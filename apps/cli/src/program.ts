@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import {
   BadRequestError,
@@ -60,9 +60,28 @@ function existingDirectory(path: string): string {
   return absolute;
 }
 
-function describeStorage(attachment: StorageAttachment | null): string {
+/** A JSON file an option names, parsed; a missing or broken file refused naming the option. */
+function jsonFile(path: string, option: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(resolvePath(path), 'utf8');
+  } catch (error) {
+    throw new BadRequestError(`${option}: cannot read '${path}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new BadRequestError(`${option}: '${path}' is not JSON (${(error as Error).message})`);
+  }
+}
+
+function describeStorage(attachment: Awaited<ReturnType<CoreServices['admin']['endpoints']['storageOf']>>): string {
   if (attachment === null) return 'no storage';
-  if (attachment.type === 'node') return `directory ${attachment.root} of node ${attachment.node}`;
+  if (attachment.type === 'node') {
+    const gateway = attachment.storage_gateway;
+    const mapped = gateway === undefined ? '' : `, storage gateway ${gateway.id}${gateway.identity_mappings.length > 0 ? ` mapping identities by ${gateway.identity_mappings.length} document(s)` : ''}`;
+    return `directory ${attachment.root} of node ${attachment.node}${mapped}`;
+  }
   return attachment.type === 'posix' ? `posix directory ${attachment.root}` : 'a memory tree (held by the server process; empty when it starts)';
 }
 
@@ -427,12 +446,28 @@ export function buildProgram(io: Io): Command {
     .option('--posix <directory>', 'an existing directory on this host (with --node: an absolute directory on the node)')
     .option('--node <node>', 'a data node, by id or name: the endpoint is served there, and its https_server names the node')
     .option('--memory', 'a tree held in the server process')
-    .action(async (endpointId: string, o: { posix?: string; node?: string; memory?: boolean }) =>
+    .option('--identity-mapping <file.json>', "with --node: the storage gateway's identity mappings, a JSON list of expression_identity_mapping#1.0.0 documents ([] clears them)")
+    .option('--restrict-paths <file.json>', 'with --node: a path_restrictions#1.0.0 document (read, read_write, none)')
+    .option('--users-allow <account>', 'with --node: a local account allowed (repeatable)', collect, [])
+    .option('--users-deny <account>', 'with --node: a local account denied (repeatable)', collect, [])
+    .option('--groups-allow <group>', 'with --node: a local group allowed (repeatable)', collect, [])
+    .option('--groups-deny <group>', 'with --node: a local group denied (repeatable)', collect, [])
+    .action(async (endpointId: string, o: { posix?: string; node?: string; memory?: boolean; identityMapping?: string; restrictPaths?: string; usersAllow: string[]; usersDeny: string[]; groupsAllow: string[]; groupsDeny: string[] }) =>
       run(async (s) => {
         if ((o.posix === undefined) === !o.memory) throw new BadRequestError('give one of --posix <directory> or --memory');
         if (o.node !== undefined && o.posix === undefined) throw new BadRequestError('give --posix <directory on the node> with --node');
         const asked: StorageAttachment = o.node !== undefined ? { type: 'node', node: o.node, root: o.posix! } : o.posix !== undefined ? { type: 'posix', root: existingDirectory(o.posix) } : { type: 'memory' };
-        const attachment = (await s.admin.endpoints.setStorage(endpointId, asked))!;
+        const listed = (values: string[]) => (values.length > 0 ? values : undefined);
+        const policies = {
+          identity_mappings: o.identityMapping === undefined ? undefined : jsonFile(o.identityMapping, '--identity-mapping'),
+          restrict_paths: o.restrictPaths === undefined ? undefined : jsonFile(o.restrictPaths, '--restrict-paths'),
+          users_allow: listed(o.usersAllow),
+          users_deny: listed(o.usersDeny),
+          groups_allow: listed(o.groupsAllow),
+          groups_deny: listed(o.groupsDeny),
+        };
+        await s.admin.endpoints.setStorage(endpointId, asked, policies);
+        const attachment = await s.admin.endpoints.storageOf(endpointId);
         return { text: `${endpointId}: ${describeStorage(attachment)}`, json: attachment };
       })(),
     );

@@ -299,14 +299,17 @@ export class SeedFile {
   }
 }
 
+/** What a node storage's entry may say of its storage gateway, as `xfer endpoint storage set` does. */
+const GATEWAY_POLICY_KEYS = ['identity_mappings', 'restrict_paths', 'users_allow', 'users_deny', 'groups_allow', 'groups_deny'] as const;
+
 /**
- * An endpoint's `storage` key: {"type": "posix", "root": "<absolute directory>"}, {"type": "node", "node": "<id or name>", "root": "<directory on the node>"}, or {"type":
+ * An endpoint's `storage` key: {"type": "posix", "root": "<absolute directory>"}, {"type": "node", "node": "<id or name>", "root": "<directory on the node>"} (with its gateway's GATEWAY_POLICY_KEYS), or {"type":
  * "memory", "files": {"/path/file.txt": "utf-8 content", "/path/empty-dir/": null}} (files optional).
  */
 async function attachStorage(services: CoreServices, storages: EndpointStorages, endpointId: string, storage: unknown, at: string): Promise<void> {
   const value = storage as Entry | null;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SeedError(`${at}: {"type": "posix", "root": ...} or {"type": "memory", "files": {...}}`);
-  const unknown = Object.keys(value).filter((key) => !(value.type === 'posix' ? ['type', 'root'] : value.type === 'node' ? ['type', 'node', 'root'] : ['type', 'files']).includes(key));
+  const unknown = Object.keys(value).filter((key) => !(value.type === 'posix' ? ['type', 'root'] : value.type === 'node' ? ['type', 'node', 'root', ...GATEWAY_POLICY_KEYS] : ['type', 'files']).includes(key));
   if (unknown.length > 0) throw new SeedError(`${at}: unknown field '${unknown[0]}' for type '${String(value.type)}'`);
   if (value.type === 'posix') {
     if (typeof value.root !== 'string' || !value.root.startsWith('/')) throw new SeedError(`${at}.root: the absolute directory of this host to serve`);
@@ -314,7 +317,16 @@ async function attachStorage(services: CoreServices, storages: EndpointStorages,
     await services.admin.endpoints.setStorage(endpointId, { type: 'posix', root: value.root });
   } else if (value.type === 'node') {
     if (typeof value.node !== 'string' || typeof value.root !== 'string' || !value.root.startsWith('/')) throw new SeedError(`${at}: {"type": "node", "node": "<node id or name>", "root": "<absolute directory on the node>"}`);
-    await services.admin.endpoints.setStorage(endpointId, { type: 'node', node: value.node, root: value.root });
+    // the storage gateway's mapping and policies, as `storage set` takes them (checked whole by core)
+    const policies = Object.fromEntries(GATEWAY_POLICY_KEYS.filter((key) => value[key] !== undefined).map((key) => [key, value[key]]));
+    for (const key of ['users_allow', 'users_deny', 'groups_allow', 'groups_deny'] as const) {
+      if (policies[key] !== undefined && !(Array.isArray(policies[key]) && (policies[key] as unknown[]).every((name) => typeof name === 'string'))) throw new SeedError(`${at}.${key}: a list of names`);
+    }
+    try {
+      await services.admin.endpoints.setStorage(endpointId, { type: 'node', node: value.node, root: value.root }, policies);
+    } catch (error) {
+      throw error instanceof DomainError ? new SeedError(`${at}: ${error.message}`) : error;
+    }
   } else if (value.type === 'memory') {
     let files: MemoryFiles;
     try {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCoreServices, randomIdGenerator, systemClock } from '@xfer/core';
@@ -250,8 +250,10 @@ describe('xfer admin command', () => {
     expect((await xfer('endpoint', 'storage', 'set', shareId, '--memory')).err).toContain('not to a shared endpoint');
     // a directory of a data node (named by name, kept by id; not looked for on this host): the endpoint's https_server names the node
     const node = await json('node', 'add', 'lab-node', '--url', 'https://node.example.org:8443/');
-    expect(await json('endpoint', 'storage', 'set', hostId, '--node', 'lab-node', '--posix', '/srv/on-the-node')).toEqual({ type: 'node', node: node.id, root: '/srv/on-the-node' });
-    expect((await xfer('endpoint', 'storage', 'show', hostId)).out).toBe(`${hostId}: directory /srv/on-the-node of node ${node.id}`);
+    // a mapped collection of the node, on a storage gateway for that directory
+    const onNode = await json('endpoint', 'storage', 'set', hostId, '--node', 'lab-node', '--posix', '/srv/on-the-node');
+    expect(onNode).toEqual({ type: 'node', node: node.id, root: '/srv/on-the-node', storage_gateway: { id: expect.any(String), root: '/srv/on-the-node', identity_mappings: [], restrict_paths: null, users_allow: [], users_deny: [], groups_allow: [], groups_deny: [] } });
+    expect((await xfer('endpoint', 'storage', 'show', hostId)).out).toBe(`${hostId}: directory /srv/on-the-node of node ${node.id}, storage gateway ${onNode.storage_gateway.id}`);
     expect((await inspect((u) => u.repositories.endpoints.findById(hostId)))?.snapshot.https_server).toBe(`https://node.example.org:8443/${hostId}`);
     expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'nowhere', '--posix', '/srv')).toMatchObject({ code: USAGE_ERROR, err: "xfer: No such node 'nowhere'" });
     expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'lab-node', '--posix', 'relative')).toMatchObject({ code: USAGE_ERROR, err: expect.stringContaining('an absolute directory of the node') });
@@ -259,6 +261,41 @@ describe('xfer admin command', () => {
     // detached, the node's address goes with it
     await xfer('endpoint', 'storage', 'remove', hostId);
     expect((await inspect((u) => u.repositories.endpoints.findById(hostId)))?.snapshot.https_server).toBeNull();
+  });
+
+  it("sets a node storage's identity mapping, allow and deny lists and path restrictions on its storage gateway; refuses a bad document naming the field, the storage unchanged", async () => {
+    await xfer('identity', 'add', 'carol');
+    const hostId = await inspect(async (u, s) => (await s.endpoints.createEndpoint(await s.authentication.principalOf((await u.repositories.identities.findByUsername('carol'))!.id), { display_name: 'Homes' })).id);
+    await json('node', 'add', 'homes-node', '--url', 'https://homes.example.org');
+    const mapping = [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: '(.*)@example\\.org', output: '{0}' }] }];
+    const restrictions = { DATA_TYPE: 'path_restrictions#1.0.0', read_write: ['/'], none: ['/private'] };
+    const write = (name: string, value: unknown) => {
+      writeFileSync(join(dir, name), JSON.stringify(value));
+      return join(dir, name);
+    };
+    const set = await json('endpoint', 'storage', 'set', hostId, '--node', 'homes-node', '--posix', '/home', '--identity-mapping', write('map.json', mapping), '--restrict-paths', write('paths.json', restrictions), '--users-deny', 'root', '--users-deny', 'nobody', '--groups-allow', 'lab');
+    const stored = { identity_mappings: [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: '(.*)@example\\.org', output: '{0}', ignore_case: false, literal: false }] }], restrict_paths: { DATA_TYPE: 'path_restrictions#1.0.0', read_write: ['/'], read: [], none: ['/private'] }, users_allow: [], users_deny: ['root', 'nobody'], groups_allow: ['lab'], groups_deny: [] };
+    expect(set.storage_gateway).toEqual({ id: expect.any(String), root: '/home', ...stored });
+    expect((await json('endpoint', 'storage', 'show', hostId)).storage_gateway).toEqual(set.storage_gateway);
+    expect((await xfer('endpoint', 'storage', 'show', hostId)).out).toContain('mapping identities by 1 document(s)');
+    // bad documents: exit 2 naming the field, nothing changed
+    for (const [file, field] of [
+      [write('bad-match.json', [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: '\\w+', output: '{0}' }] }]), 'identity_mappings[0].mappings[0].match'],
+      [write('bad-type.json', [{ DATA_TYPE: 'identity_mapping#1.0.0', mappings: [] }]), 'identity_mappings[0].DATA_TYPE'],
+      [write('bad-key.json', [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: 'x', output: 'y', read_only: true }] }]), 'identity_mappings[0].mappings[0].read_only'],
+      [write('bad-output.json', [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: 'x' }] }]), 'identity_mappings[0].mappings[0].output'],
+    ] as const) {
+      expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'homes-node', '--posix', '/home', '--identity-mapping', file)).toMatchObject({ code: USAGE_ERROR, err: expect.stringContaining(`Invalid ${field}`) });
+    }
+    expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'homes-node', '--posix', '/home', '--restrict-paths', write('bad-paths.json', { read_only: ['/'] }))).toMatchObject({ code: USAGE_ERROR, err: expect.stringContaining('Invalid restrict_paths.read_only') });
+    expect(await xfer('endpoint', 'storage', 'set', hostId, '--node', 'homes-node', '--posix', '/home', '--identity-mapping', join(dir, 'missing.json'))).toMatchObject({ code: USAGE_ERROR, err: expect.stringContaining('--identity-mapping: cannot read') });
+    expect(await xfer('endpoint', 'storage', 'set', hostId, '--memory', '--users-deny', 'root')).toMatchObject({ code: USAGE_ERROR, err: expect.stringContaining("Invalid users_deny: applies to a data node's storage") });
+    expect((await json('endpoint', 'storage', 'show', hostId)).storage_gateway).toEqual(set.storage_gateway);
+    // an export carries them, as a seed's storage entry loads them
+    expect((await xfer('export', join(dir, 'state.json'))).code).toBe(0);
+    const exported = (JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { endpoints: { id: string; storage?: Record<string, unknown> }[] }).endpoints.find((e) => e.id === hostId);
+    const { id: _id, root: _root, ...policies } = set.storage_gateway;
+    expect(exported?.storage).toEqual({ type: 'node', node: expect.any(String), root: '/home', ...policies, users_allow: undefined, groups_deny: undefined });
   });
 
   it('lists the access rules the API made on a share', async () => {

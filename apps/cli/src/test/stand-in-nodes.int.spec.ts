@@ -28,7 +28,7 @@ describe("the stand-in's data nodes", () => {
       tokens: [{ identity: 'alice', value: 'alice-token' }],
       // the reader client administers the node's GCS endpoint (its Manager API) and the Lab collection
       nodes: [{ name: 'lab-node', port: 0, owner: `${READER.id}@clients.auth.globus.org` }],
-      endpoints: [{ id: LAB, display_name: 'Lab', owner: 'alice', storage: { type: 'node', node: 'lab-node', root: join(dir, 'lab') }, roles: [{ principal: `${READER.id}@clients.auth.globus.org`, role: 'administrator' }] }],
+      endpoints: [{ id: LAB, display_name: 'Lab', owner: 'alice', storage: { type: 'node', node: 'lab-node', root: join(dir, 'lab'), users_deny: ['nobody'] }, roles: [{ principal: `${READER.id}@clients.auth.globus.org`, role: 'administrator' }] }],
     };
     writeFileSync(join(dir, 'seed.json'), JSON.stringify(seed));
   });
@@ -89,6 +89,9 @@ describe("the stand-in's data nodes", () => {
       const collections = await request(`${nodeUrl}/api/collections`, { dispatcher: agent, headers: { authorization: `Bearer ${manage.access_token}` } });
       const listed = (await collections.body.json()) as { data: { id: string; collection_type: string }[] };
       expect([collections.statusCode, listed.data.map((c) => [c.id, c.collection_type])]).toEqual([200, [[LAB, 'mapped']]]);
+      // the seed's storage entry set its gateway's policies
+      const gateways = await request(`${nodeUrl}/api/storage_gateways`, { dispatcher: agent, headers: { authorization: `Bearer ${manage.access_token}` } });
+      expect(((await gateways.body.json()) as { data: { root: string; users_deny: string[] }[] }).data.map((g) => [g.root, g.users_deny])).toEqual([[join(dir, 'lab'), ['nobody']]]);
     } finally {
       await agent.close();
     }

@@ -1,19 +1,32 @@
 import { ALL_PAUSED, checkPauseMessage, type PauseRuleState } from '../pause-rule/PauseRule';
 import { ENDPOINT_ROLES, type EndpointRole } from '../role/Role';
-import { BadRequestError, ResourceNotFoundError } from '../shared/errors';
+import { BadRequestError, InvalidFieldError, ResourceNotFoundError } from '../shared/errors';
 import type { Clock, IdGenerator } from '../shared/ports';
 import type { StorageAttachment } from '../storage/Storage';
 import type { Endpoint } from '../endpoint/Endpoint';
 import type { ShareCursor } from '../endpoint/EndpointRepository';
 import { NodeNotFoundError, registerHttpsAccess } from '../node/Node';
 import { isUuid } from '../shared/text';
-import { checkNodeDirectory, newStorageGateway } from '../gcs/StorageGateway';
+import { checkNodeDirectory, newStorageGateway, updatedStorageGateway, type StorageGatewaySettings } from '../gcs/StorageGateway';
 
 import type { RepositoriesOf } from '../shared/UnitOfWork';
 import { endpointWithId, identityNamed, principalNamed } from './lookups';
 
 /** The repositories EndpointAdministration uses. */
 export type EndpointAdminRepositories = RepositoriesOf<'accessRules' | 'endpoints' | 'groups' | 'identities' | 'nodes' | 'pauseRules' | 'roles' | 'scopes' | 'clients' | 'storageGateways'>;
+
+/** What an operator sets on a node's storage gateway with `storage set`: GCS's mapping documents (checked whole) and allow and deny lists. */
+export interface GatewayPolicies {
+  identity_mappings?: unknown;
+  restrict_paths?: unknown;
+  users_allow?: string[];
+  users_deny?: string[];
+  groups_allow?: string[];
+  groups_deny?: string[];
+}
+
+/** A node storage's gateway as `storage show` tells it. */
+export type GatewayView = { id: string; root: string } & Pick<StorageGatewaySettings, 'identity_mappings' | 'restrict_paths' | 'users_allow' | 'users_deny'> & { groups_allow: string[]; groups_deny: string[] };
 
 /** What an operator does to endpoints beside their owners' API: roles, pause rules, access rules read. */
 export class EndpointAdministration {
@@ -105,7 +118,9 @@ export class EndpointAdministration {
    * detaches it. A node-bound storage names its node by id or name: it is kept by id, and makes
    * the endpoint a mapped collection of the node.
    */
-  async setStorage(endpointId: string, attachment: StorageAttachment | null): Promise<StorageAttachment | null> {
+  async setStorage(endpointId: string, attachment: StorageAttachment | null, policies: GatewayPolicies = {}): Promise<StorageAttachment | null> {
+    const asked = Object.entries(policies).filter(([, value]) => value !== undefined).map(([field]) => field);
+    if (asked.length > 0 && attachment?.type !== 'node') throw new InvalidFieldError(asked[0]!, "applies to a data node's storage (--node): its storage gateway maps identities to the node's accounts");
     return this.uow.transaction(async (repos) => {
       const endpoint = await endpointWithId(repos, endpointId);
       if (attachment === null) endpoint.detachStorage();
@@ -120,6 +135,13 @@ export class EndpointAdministration {
         if (gateway === undefined) {
           gateway = newStorageGateway({ display_name: `POSIX ${root}`.slice(0, 128), root }, { id: this.ids.uuid(), nodeId: node.id, now: this.clock.now() });
           await repos.storageGateways.add(gateway);
+        }
+        if (asked.length > 0) {
+          // one stored document either way: the gateway's, as its Manager API's PATCH writes it
+          const { groups_allow, groups_deny, ...rest } = policies;
+          const policy = groups_allow !== undefined || groups_deny !== undefined ? { policies: { groups_allow: groups_allow ?? gateway.settings.policies.groups_allow, groups_deny: groups_deny ?? gateway.settings.policies.groups_deny } } : {};
+          gateway = updatedStorageGateway(gateway, { ...rest, ...policy }, false);
+          await repos.storageGateways.update(gateway);
         }
         endpoint.bindToGateway(node, gateway, '/', { allow_guest_collections: true, delete_protected: false });
         await registerHttpsAccess(repos, endpoint, this.clock, this.ids);
@@ -145,8 +167,15 @@ export class EndpointAdministration {
     }
   }
 
-  /** The storage attached to an endpoint, or null. */
-  async storageOf(endpointId: string): Promise<StorageAttachment | null> {
-    return (await endpointWithId(this.uow.repositories, endpointId)).snapshot.storage;
+  /** The storage attached to an endpoint, or null; a node's storage with its gateway's mapping and policies. */
+  async storageOf(endpointId: string): Promise<(StorageAttachment & { storage_gateway?: GatewayView }) | null> {
+    const endpoint = await endpointWithId(this.uow.repositories, endpointId);
+    const storage = endpoint.snapshot.storage;
+    const gatewayId = endpoint.collection?.storage_gateway_id;
+    if (storage?.type !== 'node' || gatewayId === undefined) return storage;
+    const gateway = await this.uow.repositories.storageGateways.findById(gatewayId);
+    if (!gateway) return storage;
+    const { identity_mappings, restrict_paths, users_allow, users_deny, policies } = gateway.settings;
+    return { ...storage, storage_gateway: { id: gateway.id, root: gateway.root, identity_mappings, restrict_paths, users_allow, users_deny, groups_allow: policies.groups_allow, groups_deny: policies.groups_deny } };
   }
 }
