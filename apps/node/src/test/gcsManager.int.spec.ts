@@ -172,6 +172,35 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     expect((await world.as(world.alice.token).get(`/operation/endpoint/${world.lab.id}/ls?path=/`)).status).toBe(200);
   });
 
+  it("refuses an identity its mapping maps to no account, in the hosted words, before the node is reached; a guest collection maps its creator", async () => {
+    const alice = await tokenOf('alice');
+    // node-one's Lab: a mapped collection on a gateway of its own directory
+    const gateway = (await call(`/collections/${world.lab.id}`, { token: alice })).body.data[0]!.storage_gateway_id as string;
+    const mapOnly = (match: string, source = '{username}') => call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { identity_mappings: [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source, match, output: 'labuser' }] }] } });
+    expect((await mapOnly('(.*)@example\\.org')).status).toBe(200);
+    const ls = await world.as(world.alice.token).get(`/operation/endpoint/${world.lab.id}/ls?path=/`);
+    expect([ls.status, ls.body.code]).toEqual([409, 'ExternalError.DirListingFailed.LoginFailed']);
+    expect(ls.body.message).toContain('Message: Login Failed');
+    expect(ls.body.message).toContain('does not map to a valid username for this connector');
+    const mkdir = await world.as(world.alice.token).post(`/operation/endpoint/${world.lab.id}/mkdir`, { DATA_TYPE: 'mkdir', path: '/new/' });
+    expect([mkdir.status, mkdir.body.code]).toEqual([409, 'ExternalError.MkdirFailed.LoginFailed']);
+    // a mapping that needs what the identity lacks fails, saying so
+    await mapOnly('(.*)', '{organization}');
+    expect((await world.as(world.alice.token).get(`/operation/endpoint/${world.lab.id}/ls?path=/`)).body.message).toContain('Missing identity property organization');
+    // one that maps: the operation goes on
+    await mapOnly('alice');
+    expect((await world.as(world.alice.token).get(`/operation/endpoint/${world.lab.id}/ls?path=/`)).status).toBe(200);
+    // a guest collection acts as its creator's account, whoever reads: bob maps to nothing, yet lists it
+    await call(`/collections/${world.lab.id}`, { method: 'PATCH', token: alice, body: { allow_guest_collections: true } });
+    await call('/user_credentials', { method: 'POST', token: alice, body: { storage_gateway_id: gateway, username: 'labuser' } });
+    const guest = (await call('/collections', { method: 'POST', token: alice, body: { collection_type: 'guest', mapped_collection_id: world.lab.id, collection_base_path: '/', display_name: 'Lab, shared' } })).body.data[0]!.id as string;
+    await world.as(world.alice.token).post(`/endpoint/${guest}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: world.bob.id, path: '/', permissions: 'r' });
+    expect((await world.as(world.bob.token).get(`/operation/endpoint/${guest}/ls?path=/`)).status).toBe(200);
+    // once its creator no longer maps, nobody reads it
+    await mapOnly('nobody');
+    expect((await world.as(world.bob.token).get(`/operation/endpoint/${guest}/ls?path=/`)).body.code).toBe('ExternalError.DirListingFailed.LoginFailed');
+  });
+
   it('answers bad documents 422 naming the field, and makes nothing', async () => {
     const alice = await tokenOf('alice');
     const gateway = (await call('/storage_gateways', { method: 'POST', token: alice, body: { DATA_TYPE: 'storage_gateway#1.0.0', display_name: 'Lab', root: directory('lab-422', {}) } })).body.data[0]!.id as string;

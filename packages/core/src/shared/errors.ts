@@ -146,6 +146,20 @@ export class NodeNotReachableError extends ConflictError {
   }
 }
 
+/**
+ * An identity set that maps to no local account of a mapped collection (the hosted LOGIN_DENIED,
+ * in its words): a 4xx whose code says ExternalError, as NodeNotReachable (the SDK does not retry it).
+ */
+export class IdentityNotMappedError extends ConflictError {
+  constructor(
+    override readonly code: string,
+    endpoint: { id: string; displayName: string | null },
+    readonly detail: string,
+  ) {
+    super(`Command Failed: Error (login)\nEndpoint: ${endpoint.displayName ?? endpoint.id} (${endpoint.id})\nMessage: Login Failed\n---\nDetails: 530-Login incorrect. : Mapping collection to specified ID failed.\n530-GlobusError: v=1 c=LOGIN_DENIED\n530-GridFTP-Message: ${detail}\n530 End.`);
+  }
+}
+
 /** An endpoint without storage: nothing can be listed or moved on it. */
 export class EndpointNotConnectedError extends ConflictError {
   override readonly code = 'EndpointNotConnected';

@@ -8,6 +8,7 @@ import { canViewEndpoint, type EndpointRole } from '../role/Role';
 import {
   BadRequestError,
   EndpointNotConnectedError,
+  IdentityNotMappedError,
   NodeNotReachableError,
   EndpointPermissionDeniedError,
   FileNotFoundError,
@@ -19,11 +20,12 @@ import {
 } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
+import { IdentityMappingError, mapIdentities } from '../gcs/IdentityMapping';
 import { compareEntries, KEEP_EVERY_ENTRY, type ListingFilter, type ListingOrder } from './listing';
 import { baseName, isWithin, parentOf, resolveStoragePath } from './paths';
 import { StorageError, type FileEntry, type Storage, type StorageAttachment, type StorageDirectory } from './Storage';
 
-export type FileServiceRepositories = RepositoriesOf<'endpoints' | 'accessRules' | 'pauseRules'>;
+export type FileServiceRepositories = RepositoriesOf<'endpoints' | 'accessRules' | 'pauseRules' | 'storageGateways' | 'identities'>;
 type Repos = FileServiceRepositories['repositories'];
 
 /**
@@ -72,6 +74,16 @@ type Access = 'r' | 'rw';
 type FileOperation = keyof PauseFlags;
 type TaskOperation = 'pause_task_transfer_read' | 'pause_task_transfer_write' | 'pause_task_delete';
 
+/** The hosted code of a login refused (an identity that maps to no account), by operation. */
+const LOGIN_FAILED: Record<FileOperation | TaskOperation, string> = {
+  pause_ls: 'ExternalError.DirListingFailed.LoginFailed',
+  pause_mkdir: 'ExternalError.MkdirFailed.LoginFailed',
+  pause_rename: 'ExternalError.RenameFailed.LoginFailed',
+  pause_task_delete: 'ExternalError.DeleteFailed.LoginFailed',
+  pause_task_transfer_read: 'ExternalError.TransferFailed.LoginFailed',
+  pause_task_transfer_write: 'ExternalError.TransferFailed.LoginFailed',
+};
+
 /** A task's item on an endpoint: the storage, the path in it, the path as the endpoint shows it (events and file lists), and the path the access that allowed it covers. */
 export interface TaskPlace {
   storage: Storage;
@@ -97,6 +109,8 @@ interface Reached {
   /** A share's live access rules that name the caller, with their paths resolved. */
   rules: { path: string; permissions: Access }[];
   home: string;
+  /** The local account its files are used as (a mapped collection whose gateway maps identities); null: the node's own. */
+  account: string | null;
 }
 
 /** One operation on an endpoint's storage: where, for whom, and what decides access there. */
@@ -279,13 +293,39 @@ export class FileService {
       const rule = (await repos.pauseRules.listForEndpoint(paused.id)).find((r) => r[operation] && pauseRuleInForce(r, caller.identityIds, now));
       if (rule) throw new OperationPausedError(`Paused by endpoint '${paused.id}': ${rule.message}`);
     }
+    const account = host ? await this.localAccount(repos, endpoint, host, caller, operation) : null;
     // a share sees its host's storage from host_path down, and nothing above it
     const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';
     const defaultDirectory = endpoint.snapshot.default_directory;
     // Stryker disable next-line StringLiteral: a home without ~ needs none resolved, and '' and '/' are the same home
     const home = defaultDirectory && !defaultDirectory.includes('~') ? resolveStoragePath(defaultDirectory, '/') : shared ? '/' : `/home/${shortUsername(caller.primary.username)}`;
     const resolvedRules = rules.map((rule) => ({ path: resolveStoragePath(rule.path, home), permissions: rule.permissions }));
-    return { endpoint, host, attachment: host?.snapshot.storage ?? null, base, roles, rules: resolvedRules, home };
+    return { endpoint, host, attachment: host?.snapshot.storage ?? null, base, roles, rules: resolvedRules, home, account };
+  }
+
+  /**
+   * The local account a mapped collection's files are used as, when its storage gateway maps
+   * identities: the caller's identity set mapped (a guest collection: its creator's, for every
+   * reader); refused in the hosted words when it maps to none. Null where nothing maps identities.
+   */
+  private async localAccount(repos: Repos, endpoint: Endpoint, host: Endpoint, caller: Principal, operation: FileOperation | TaskOperation): Promise<string | null> {
+    const gatewayId = host.collectionType === 'mapped' ? host.collection!.storage_gateway_id : null;
+    const gateway = gatewayId === null ? null : await repos.storageGateways.findById(gatewayId);
+    if (!gateway || gateway.settings.identity_mappings.length === 0) return null;
+    let identities = caller.identities.length > 0 ? caller.identities : [caller.primary];
+    if (endpoint.kind === 'shared') {
+      const creator = await repos.identities.findById(endpoint.ownerId);
+      identities = creator ? await repos.identities.listSet(creator.set_id) : [];
+    }
+    const refused = (detail: string) => new IdentityNotMappedError(LOGIN_FAILED[operation], { id: endpoint.id, displayName: endpoint.displayName }, detail);
+    try {
+      const account = mapIdentities(gateway.settings.identity_mappings, identities.filter((identity) => identity.status === 'used' || identity.status === 'private'), gateway.settings.allowed_domains);
+      if (account === null) throw refused('Identity set contains an identity from an allowed domain, but it does not map to a valid username for this connector');
+      return account;
+    } catch (error) {
+      if (error instanceof IdentityMappingError) throw refused(`Identity mapping failed: ${error.message}`);
+      throw error;
+    }
   }
 
   /** Refuses (EndpointPermissionDenied) unless the caller may `wanted` at `path`; the path the access that allows it covers (`/` for a role, else the widest rule's). */
