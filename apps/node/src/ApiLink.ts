@@ -1,5 +1,5 @@
 import { ConfigError } from '@xfer/config';
-import { hashToken, NodeAuthenticationFailedError } from '@xfer/core';
+import { hashToken, NodeAuthenticationFailedError, type ActingAs, type MappedRootPolicy } from '@xfer/core';
 import type { Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 import { describeError } from './describeError';
@@ -23,7 +23,8 @@ export interface NodeIdentity {
 /** What the API tells a node of itself each time it asks: who it is, the directories it serves (by endpoint), and the public keys of the API's calls. */
 export interface NodeBriefing {
   identity: NodeIdentity;
-  roots: { endpoint: string; root: string }[];
+  /** `mapped`: the policies of a mapped collection's gateway (the node acts as local accounts there, and only there). */
+  roots: { endpoint: string; root: string; mapped?: MappedRootPolicy | null }[];
   callKeys: ({ kid?: unknown } & Record<string, unknown>)[];
 }
 
@@ -44,6 +45,8 @@ export interface AccessDecision {
   root: string;
   base: string;
   path: string;
+  /** The local account the files are used as (a mapped collection's), and the policy the API decided under; null: the node's own. */
+  actingAs: ActingAs | null;
 }
 
 /** A decision of the API's as the node remembers it, until when. */
@@ -159,7 +162,7 @@ export class ApiLink {
       const status = [400, 401, 403, 404, 409].includes(answer.statusCode) ? (answer.statusCode === 409 ? 403 : answer.statusCode) : 502;
       refuse(new AccessRefused(status, String(body?.code ?? 'Refused'), String(body?.message ?? `The API answered ${answer.statusCode}`)));
     }
-    const decision: AccessDecision = { identityId: String(body?.identity_id), root: String(body?.root), base: String(body?.base), path: String(body?.path) };
+    const decision: AccessDecision = { identityId: String(body?.identity_id), root: String(body?.root), base: String(body?.base), path: String(body?.path), actingAs: typeof body?.local_user === 'string' ? { account: body.local_user, policy: String(body.policy) } : null };
     this.remember(key, { decision, until: now + ACCESS_MEMORY_MS }, now);
     return decision;
   }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { policyDigest, type ActingAs, type MappedRootPolicy } from '@xfer/core';
 import { API_ISSUER, NODE_CALL_ALGORITHM } from '@xfer/storage';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload, type KeyLike } from 'jose';
 import { NodeUnregistered, type ApiLink, type NodeBriefing } from './ApiLink';
@@ -20,6 +21,7 @@ const ASK_AGAIN_MS = 1_000;
 export class ApiTrust {
   private keys = new Map<string, Promise<KeyLike | Uint8Array>>();
   private roots = new Map<string, string>();
+  private mapped = new Map<string, MappedRootPolicy>();
   private unregistered: string | null = null;
   private askedAt = 0;
   private asking: Promise<void> | null = null;
@@ -84,6 +86,23 @@ export class ApiTrust {
     return root;
   }
 
+  /**
+   * The policies of the mapped collection bound to an endpoint (by `endpointId`) or a directory
+   * (by `root`: the first endpoint bound to it that maps identities); null where none is mapped.
+   */
+  async mappedPolicy(where: { endpointId: string } | { root: string }, actingAs: ActingAs | undefined): Promise<MappedRootPolicy | null> {
+    // a call decided under another policy than this node was told (or mapped where it was told none, or the reverse) is newer: ask
+    const known = this.policyOf(where);
+    if (actingAs === undefined ? known !== null : known === null || policyDigest(known) !== actingAs.policy) await this.askAgain();
+    return this.policyOf(where);
+  }
+
+  private policyOf(where: { endpointId: string } | { root: string }): MappedRootPolicy | null {
+    if ('endpointId' in where) return this.mapped.get(where.endpointId) ?? null;
+    for (const [endpointId, root] of this.roots) if (root === where.root && this.mapped.has(endpointId)) return this.mapped.get(endpointId)!;
+    return null;
+  }
+
   private assertNotOwn(root: string): void {
     if (this.ownFiles.heldBy(root)) throw new Unauthorized("root: this directory of the node holds the node's own secret or TLS key, which it never serves", true);
   }
@@ -115,6 +134,7 @@ export class ApiTrust {
     this.unregistered = null;
     this.ownFiles.forget();
     this.roots = new Map(briefing.roots.map((served) => [served.endpoint, served.root]));
+    this.mapped = new Map(briefing.roots.flatMap((served) => (served.mapped ? [[served.endpoint, served.mapped] as const] : [])));
     const keys = new Map<string, Promise<KeyLike | Uint8Array>>();
     for (const jwk of briefing.callKeys) {
       if (typeof jwk.kid !== 'string') continue;

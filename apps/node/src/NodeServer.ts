@@ -10,6 +10,10 @@ import { OwnFiles } from './OwnFiles';
 import { ApiTrust } from './ApiTrust';
 import { Peers } from './copy/Peers';
 import { apiCallVerifier, createNodeApp, grantVerifier } from './http/app';
+import { UPLOAD_IDLE_MS } from './http/requests';
+import { AccountHelpers } from './accounts/AccountHelpers';
+import { LocalAccounts } from './accounts/LocalAccounts';
+import { MappedStorages } from './accounts/MappedStorages';
 
 export interface NodeServeOptions {
   /** Where the API answers (http:// allowed: tests run it on loopback without TLS). */
@@ -47,7 +51,7 @@ async function readSetting(path: string, what: string, option: string): Promise<
  * A running data node (`xfer node serve`), its one composition root: it knows itself through the
  * API (its id and secret; asked again every few seconds), serves the directories of this machine
  * that the API's endpoints are bound to over HTTPS (no other), and closes in order: the server,
- * then its briefings, its connections to other nodes, the storages, the link to the API.
+ * then its briefings, its connections to other nodes, its accounts' helpers, the storages, the link to the API.
  */
 export class NodeServer {
   private constructor(
@@ -56,6 +60,7 @@ export class NodeServer {
     readonly url: string,
     private readonly server: Server,
     private readonly peers: Peers,
+    private readonly helpers: AccountHelpers | null,
     private readonly storages: EndpointStorages,
     private readonly trust: ApiTrust,
     private readonly api: ApiLink,
@@ -75,6 +80,9 @@ export class NodeServer {
     const api = new ApiLink(options.apiUrl, options.nodeId, secret);
     const storages = new EndpointStorages();
     const peers = new Peers(options.peerCa);
+    // as root (as GCS runs), a helper per local account touches a mapped collection's files; else it acts as itself alone
+    const ownUid = process.getuid?.() ?? -1;
+    const helpers = ownUid === 0 ? new AccountHelpers(options.uploadIdleMs ?? UPLOAD_IDLE_MS) : null;
     let trust: ApiTrust | null = null;
     try {
       const briefing = await api.whoAmI();
@@ -86,14 +94,18 @@ export class NodeServer {
       // the registered URL, with the port it listens on once it does
       const reached = { url: identity.url.replace(/\/+$/, '') };
       const storageAt = (root: string, base: string) => storages.storageOf(root, { type: 'posix', root }, base)!;
+      const mapped = new MappedStorages(new LocalAccounts(), helpers, storageAt, ownUid);
       const app = createNodeApp({
         prefix,
         storages: {
-          at: async (root, base) => {
+          at: async (root, base, account) => {
             await served.assertServes(root);
-            return storageAt(root, base);
+            return mapped.at(await served.mappedPolicy({ root }, account), root, base, account);
           },
-          ofEndpoint: async (endpointId, base) => storageAt(await served.rootOf(endpointId), base),
+          ofEndpoint: async (endpointId, base, account) => {
+            const root = await served.rootOf(endpointId);
+            return mapped.at(await served.mappedPolicy({ endpointId }, account), root, base, account);
+          },
         },
         verifyApiCall: apiCallVerifier(trust),
         verifyGrant: grantVerifier(trust),
@@ -118,9 +130,10 @@ export class NodeServer {
       const url = new URL(identity.url);
       url.port = String((server.address() as AddressInfo).port);
       reached.url = url.href.replace(/\/+$/, '');
-      return new NodeServer(identity, reached.url, server, peers, storages, trust.start(), api);
+      return new NodeServer(identity, reached.url, server, peers, helpers, storages, trust.start(), api);
     } catch (error) {
       trust?.close();
+      await helpers?.close();
       await peers.close();
       await storages.close();
       await api.close();
@@ -135,6 +148,7 @@ export class NodeServer {
     });
     this.trust.close();
     await this.peers.close();
+    await this.helpers?.close();
     await this.storages.close();
     await this.api.close();
   }

@@ -1,4 +1,4 @@
-import type { Storage, StorageAttachment, StorageDirectory } from '@xfer/core';
+import type { ActingAs, Storage, StorageAttachment, StorageDirectory } from '@xfer/core';
 import { CopyThreads } from './CopyThreads';
 import { FaultyStorage, StorageFaults } from './faults';
 import type { FsStorage } from './FsStorage';
@@ -32,20 +32,21 @@ export class EndpointStorages implements StorageDirectory {
     private readonly nodes: NodeReach | null = null,
   ) {}
 
-  storageOf(endpointId: string, attachment: StorageAttachment | null, base = '/'): Storage | null {
-    const storage = attachment?.type === 'node' ? this.onNode(endpointId, attachment.node, attachment.root, base) : (this.attached(endpointId, attachment)?.within(base) ?? null);
+  storageOf(endpointId: string, attachment: StorageAttachment | null, base = '/', actingAs?: ActingAs): Storage | null {
+    // an account is a node's to act as: this process's own directories are its own account's
+    const storage = attachment?.type === 'node' ? this.onNode(endpointId, attachment.node, attachment.root, base, actingAs) : (this.attached(endpointId, attachment)?.within(base) ?? null);
     return storage === null || this.faults.empty ? storage : new FaultyStorage(storage, endpointId, this.faults, base);
   }
 
   /** A node's directory, through the node (one client, and its connections, per node). */
-  private onNode(endpointId: string, nodeId: string, root: string, base: string): Storage | null {
+  private onNode(endpointId: string, nodeId: string, root: string, base: string, actingAs: ActingAs | undefined): Storage | null {
     if (this.nodes === null) return null;
     let client = this.clients.get(nodeId);
     if (!client) {
       client = new NodeClient(nodeId, this.nodes);
       this.clients.set(nodeId, client);
     }
-    return new NodeStorage(client, endpointId, root, base);
+    return new NodeStorage(client, endpointId, root, base, actingAs);
   }
 
   private attached(endpointId: string, attachment: StorageAttachment | null): FsStorage | null {

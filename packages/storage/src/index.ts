@@ -10,3 +10,4 @@ export { NodeStorage } from './node/NodeStorage';
 export { NodeCallSigner, NODE_CALL_ALGORITHM } from './node/NodeCallSigner';
 export * from './node/protocol';
 export { ChunkBuffers } from './ChunkBuffers';
+export { RestrictedStorage } from './RestrictedStorage';

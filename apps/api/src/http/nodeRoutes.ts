@@ -45,7 +45,7 @@ export function nodeRoutes(app: Express, services: NodeRouteServices): void {
       id: node.id,
       name: node.name,
       url: node.url,
-      roots: roots.map((served) => ({ endpoint: served.endpointId, root: served.root })),
+      roots: roots.map((served) => ({ endpoint: served.endpointId, root: served.root, mapped: served.mapped })),
       call_keys: callKeys.map((key) => JSON.parse(key.publicJwk) as unknown),
     });
   });
@@ -55,6 +55,6 @@ export function nodeRoutes(app: Express, services: NodeRouteServices): void {
     const access = text(body.access, 'access')!;
     if (!ACCESSES.has(access)) throw new BadRequestError('Invalid access: read, write or delete');
     const decision = await services.nodeAccess.decide(node.id, text(body.token, 'token', true), text(body.endpoint, 'endpoint')!, text(body.path, 'path')!, access as HttpsAccess);
-    res.set('Cache-Control', 'no-store').json({ DATA_TYPE: 'node_access', identity_id: decision.identityId, root: decision.root, base: decision.base, path: decision.path });
+    res.set('Cache-Control', 'no-store').json({ DATA_TYPE: 'node_access', identity_id: decision.identityId, root: decision.root, base: decision.base, path: decision.path, local_user: decision.actingAs?.account ?? null, policy: decision.actingAs?.policy ?? null });
   });
 }

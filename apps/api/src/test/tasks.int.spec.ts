@@ -4,10 +4,10 @@ import { startTaskApi, TASK_CASES, type Api, type TaskApi } from './harness';
 /** The fields of the SDK's task_list fixture: a task document has every one. */
 const TASK_FIELDS = [
   'bytes_checksummed', 'bytes_transferred', 'canceled_by_admin', 'canceled_by_admin_message', 'command', 'completion_time', 'deadline', 'delete_destination_extra',
-  'destination_endpoint', 'destination_endpoint_display_name', 'destination_endpoint_id', 'directories', 'effective_bytes_per_second', 'encrypt_data', 'fail_on_quota_errors',
+  'destination_endpoint', 'destination_endpoint_display_name', 'destination_endpoint_id', 'destination_local_user', 'destination_local_user_status', 'directories', 'effective_bytes_per_second', 'encrypt_data', 'fail_on_quota_errors',
   'fatal_error', 'faults', 'files', 'files_skipped', 'files_transferred', 'filter_rules', 'history_deleted', 'is_ok', 'is_paused', 'label', 'nice_status', 'nice_status_details',
   'nice_status_expires_in', 'nice_status_short_description', 'owner_id', 'preserve_timestamp', 'recursive_symlinks', 'request_time', 'skip_source_errors', 'source_endpoint',
-  'source_endpoint_display_name', 'source_endpoint_id', 'status', 'subtasks_canceled', 'subtasks_expired', 'subtasks_failed', 'subtasks_pending', 'subtasks_retrying',
+  'source_endpoint_display_name', 'source_endpoint_id', 'source_local_user', 'source_local_user_status', 'status', 'subtasks_canceled', 'subtasks_expired', 'subtasks_failed', 'subtasks_pending', 'subtasks_retrying',
   'subtasks_skipped_errors', 'subtasks_succeeded', 'subtasks_total', 'symlinks', 'sync_level', 'task_id', 'type', 'username', 'verify_checksum',
 ];
 

@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Peers } from '../copy/Peers';
 import { fileFrames } from '../copy/fileFrames';
 import { pullFiles, type PullSource } from '../copy/pull';
-import { BadRequest, storagePath, Unauthorized, type NodeStorages } from './requests';
+import { actingAsOf, BadRequest, storagePath, Unauthorized, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
 /** A read-files request whose grant was verified. */
@@ -100,7 +100,7 @@ export const copyRoutes = {
         if (typeof grant.endpoint !== 'string') throw new BadRequest('endpoint: the endpoint whose files the grant opens');
         const named = names((req.body as { names?: unknown } | undefined)?.names, 'names');
         if (namesDigest(named) !== grant.names_sha256) throw new Unauthorized('names: not the names the grant opens', true);
-        const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'));
+        const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'), grant.actingAs && actingAsOf(grant.actingAs.account, grant.actingAs.policy));
         const checked: ReadGrant = { endpoint: grant.endpoint, base: grant.base, dir: storagePath(grant.dir, 'dir'), names: named, checksum: grant.checksum };
         const pool = new ChunkBuffers(READ_CHUNK);
         res.type('application/octet-stream');
@@ -119,8 +119,10 @@ export const copyRoutes = {
     const router = express.Router();
     router.post('/pull', express.json({ limit: '4mb', inflate: false }), async (req: Request, res: Response) => {
       const request = pullRequestOf(req.body);
-      const destination = await services.storages.at(absolute(req.query.root, 'root'), storagePath(req.query.base, 'base'));
-      const source: PullSource = 'url' in request.source ? request.source : { local: await services.storages.at(request.source.root, request.source.base) };
+      // a source on this node is read as the same account (the API sends another account's files under a grant)
+      const actingAs = actingAsOf(req.query.account, req.query.policy);
+      const destination = await services.storages.at(absolute(req.query.root, 'root'), storagePath(req.query.base, 'base'), actingAs);
+      const source: PullSource = 'url' in request.source ? request.source : { local: await services.storages.at(request.source.root, request.source.base, actingAs) };
       const signal = whileConnected(res);
       res.type('application/x-ndjson');
       res.flushHeaders();

@@ -31,6 +31,7 @@ const STATUS_OF: Record<StorageFailure, number> = {
   quota: 507,
   invalid_name: 400,
   special_file: 403,
+  login_denied: 403,
 };
 
 /** The endpoint and the file a request names: `/<endpoint id>/<path>`, each segment decoded once. */
@@ -80,7 +81,7 @@ export function httpsAccess(options: HttpsAccessOptions) {
     }
     try {
       const decision = await options.decide(token, endpointId, path, access);
-      const storage = await options.storages.at(decision.root, decision.base);
+      const storage = await options.storages.at(decision.root, decision.base, decision.actingAs ?? undefined);
       if (access === 'read') await sendFile(req, res, storage, decision.path);
       else if (access === 'write') await receiveFile(req, res, storage, decision.path, (dir) => options.decide(token, endpointId, dir, 'write'), options.uploadIdleMs);
       else {

@@ -1,4 +1,4 @@
-import { DomainError, resolveStoragePath, type Storage } from '@xfer/core';
+import { DomainError, resolveStoragePath, type ActingAs, type Storage } from '@xfer/core';
 import type { Request } from 'express';
 
 /**
@@ -7,8 +7,17 @@ import type { Request } from 'express';
  * by its endpoint (a grant).
  */
 export interface NodeStorages {
-  at(root: string, base: string): Promise<Storage>;
-  ofEndpoint(endpointId: string, base: string): Promise<Storage>;
+  /** `actingAs`: the local account a mapped collection's files are used as (the API names it). */
+  at(root: string, base: string, actingAs?: ActingAs): Promise<Storage>;
+  ofEndpoint(endpointId: string, base: string, actingAs?: ActingAs): Promise<Storage>;
+}
+
+/** The local account a call names (`account`) and the digest of the policy the API decided under (`policy`), or none. */
+export function actingAsOf(account: unknown, policy: unknown): ActingAs | undefined {
+  if (account === undefined) return undefined;
+  if (typeof account !== 'string' || account === '' || account.length > 64) throw new BadRequest('account: a local account name');
+  if (typeof policy !== 'string' || policy.length > 64) throw new BadRequest("policy: the digest of the gateway's policy");
+  return { account, policy };
 }
 
 /** How long an upload's body may go quiet before it is cut (its whole length is not bounded). */

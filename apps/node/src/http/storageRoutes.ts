@@ -2,7 +2,7 @@ import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
 import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { copyRoutes, type CopyServices } from './copyRoutes';
-import { BadRequest, storagePath, watchedUpload, type NodeStorages } from './requests';
+import { actingAsOf, BadRequest, storagePath, watchedUpload, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
 /** How the node knows a call is the API's: its bearer token, checked (throws Unauthorized otherwise). */
@@ -27,7 +27,7 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
   const storageOf = async (req: Request): Promise<{ storage: Storage; path: string }> => {
     const root = String(req.query.root ?? '');
     if (!root.startsWith('/') || root.includes('\0')) throw new BadRequest('root: an absolute directory of this node');
-    return { storage: await storages.at(root, storagePath(req.query.base, 'base')), path: storagePath(req.query.path, 'path') };
+    return { storage: await storages.at(root, storagePath(req.query.base, 'base'), actingAsOf(req.query.account, req.query.policy)), path: storagePath(req.query.path, 'path') };
   };
 
   /** A listing sent as lines of JSON arrays: the first batch (or the refusal) before any byte is sent. */

@@ -4,6 +4,7 @@ import { gcs } from '@globus/sdk';
 import { manageCollectionsScopeOf, POSIX_CONNECTOR_ID } from '@xfer/core';
 import { testBackends } from '@xfer/persistence/testing';
 import { startApiAndNodes, type ApiAndNodes } from './apiAndNodes';
+import { accountName, addAccount, passable, removeAccounts, type TestAccount } from './localAccounts';
 
 /** A node is a Globus Connect Server endpoint (issue 70): its Manager API on its own port, its Transfer document. */
 describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend) => {
@@ -16,7 +17,11 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     manager = `${node.server.url}/api`;
     await world.runtime.services.admin.endpoints.grantRole(node.id, 'administrator', 'alice');
   });
-  afterEach(() => world.close());
+  const accounts: TestAccount[] = [];
+  afterEach(async () => {
+    await world.close();
+    removeAccounts(accounts.splice(0));
+  });
 
   const tokenOf = async (username: string, scope = manageCollectionsScopeOf(node.id)) => (await world.runtime.services.admin.tokens.issueToken(username, null, scope)).token;
   const call = async (path: string, init: { method?: string; token?: string; body?: unknown } = {}) => {
@@ -176,7 +181,11 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     const alice = await tokenOf('alice');
     // node-one's Lab: a mapped collection on a gateway of its own directory
     const gateway = (await call(`/collections/${world.lab.id}`, { token: alice })).body.data[0]!.storage_gateway_id as string;
-    const mapOnly = (match: string, source = '{username}') => call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { identity_mappings: [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source, match, output: 'labuser' }] }] } });
+    // the account the mapping names, on the node's machine (a node acts as it)
+    const labuser = addAccount(accountName('xfl'));
+    accounts.push(labuser);
+    passable(world.lab.root);
+    const mapOnly = (match: string, source = '{username}') => call(`/storage_gateways/${gateway}`, { method: 'PATCH', token: alice, body: { identity_mappings: [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source, match, output: labuser.name }] }] } });
     expect((await mapOnly('(.*)@example\\.org')).status).toBe(200);
     const ls = await world.as(world.alice.token).get(`/operation/endpoint/${world.lab.id}/ls?path=/`);
     expect([ls.status, ls.body.code]).toEqual([409, 'ExternalError.DirListingFailed.LoginFailed']);
@@ -192,7 +201,7 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     expect((await world.as(world.alice.token).get(`/operation/endpoint/${world.lab.id}/ls?path=/`)).status).toBe(200);
     // a guest collection acts as its creator's account, whoever reads: bob maps to nothing, yet lists it
     await call(`/collections/${world.lab.id}`, { method: 'PATCH', token: alice, body: { allow_guest_collections: true } });
-    await call('/user_credentials', { method: 'POST', token: alice, body: { storage_gateway_id: gateway, username: 'labuser' } });
+    await call('/user_credentials', { method: 'POST', token: alice, body: { storage_gateway_id: gateway, username: labuser.name } });
     const guest = (await call('/collections', { method: 'POST', token: alice, body: { collection_type: 'guest', mapped_collection_id: world.lab.id, collection_base_path: '/', display_name: 'Lab, shared' } })).body.data[0]!.id as string;
     await world.as(world.alice.token).post(`/endpoint/${guest}/access`, { DATA_TYPE: 'access', principal_type: 'identity', principal: world.bob.id, path: '/', permissions: 'r' });
     expect((await world.as(world.bob.token).get(`/operation/endpoint/${guest}/ls?path=/`)).status).toBe(200);

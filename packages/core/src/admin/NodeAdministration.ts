@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { hashToken, newTokenSecret } from '../auth/AccessToken';
 import { Endpoint } from '../endpoint/Endpoint';
 import { removeEndpoint } from '../endpoint/removeEndpoint';
-import { CALL_KEY_LIVE_MS, checkNodeName, checkNodeUrl, manageCollectionsScopeOf, NodeNotFoundError, type NodeCallKey, type NodeRoot, type NodeState } from '../node/Node';
+import { CALL_KEY_LIVE_MS, checkNodeName, checkNodeUrl, manageCollectionsScopeOf, NodeNotFoundError, mappedPolicyOf, type MappedRootPolicy, type NodeCallKey, type NodeRoot, type NodeState } from '../node/Node';
 import { ConflictError } from '../shared/errors';
 import { principalNamed } from './lookups';
 import type { Clock, IdGenerator } from '../shared/ports';
@@ -16,7 +16,8 @@ const CALL_KEY_KEPT_MS = 24 * 60 * 60_000;
 
 /** What a running node is told of itself each time it asks: the directories it serves, and the keys the API's calls are signed with. */
 export interface NodeBriefing {
-  roots: NodeRoot[];
+  /** Each with its policy where its endpoint is a mapped collection (the node acts as accounts there, and only there). */
+  roots: (NodeRoot & { mapped: MappedRootPolicy | null })[];
   callKeys: NodeCallKey[];
 }
 
@@ -108,7 +109,15 @@ export class NodeAdministration {
   async briefing(nodeId: string): Promise<NodeBriefing> {
     const { nodes } = this.uow.repositories;
     const since = new Date(this.clock.now().getTime() - CALL_KEY_LIVE_MS);
-    return { roots: await nodes.servedRoots(nodeId), callKeys: await nodes.callKeysSince(since) };
+    const roots = await nodes.servedRoots(nodeId);
+    const gateways = new Map((await this.uow.repositories.storageGateways.listForNode(nodeId)).map((gateway) => [gateway.id, gateway]));
+    const endpoints = new Map((await this.uow.repositories.endpoints.findByIds(roots.map((root) => root.endpointId))).map((endpoint) => [endpoint.id, endpoint]));
+    const mappedOf = (endpointId: string): MappedRootPolicy | null => {
+      const endpoint = endpoints.get(endpointId);
+      const gateway = endpoint?.collectionType === 'mapped' ? gateways.get(endpoint.collection!.storage_gateway_id) : undefined;
+      return gateway && gateway.settings.identity_mappings.length > 0 ? mappedPolicyOf(gateway.settings) : null;
+    };
+    return { roots: roots.map((root) => ({ ...root, mapped: mappedOf(root.endpointId) })), callKeys: await nodes.callKeysSince(since) };
   }
 
   /** Publishes (or renews) this process's call key, and forgets keys of processes long gone. */

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import type { StorageGatewaySettings } from '../gcs/StorageGateway';
+import type { PathRestrictions } from '../gcs/DataAccessPolicy';
 import type { ClientRepository } from '../auth/Client';
 import type { ScopeRepository } from '../auth/Scope';
 import { InvalidFieldError, NotFoundError } from '../shared/errors';
@@ -35,6 +38,37 @@ export interface NodeCallKey {
 export interface NodeRoot {
   endpointId: string;
   root: string;
+}
+
+/**
+ * What a node enforces itself where an endpoint is a mapped collection (its gateway maps identities
+ * to local accounts): who of its machine's accounts may be acted as, and on which paths.
+ */
+export interface MappedRootPolicy {
+  users_allow: string[];
+  users_deny: string[];
+  groups_allow: string[];
+  groups_deny: string[];
+  restrict_paths: PathRestrictions | null;
+}
+
+/** A gateway's settings as its nodes enforce them. */
+export function mappedPolicyOf(settings: StorageGatewaySettings): MappedRootPolicy {
+  const { users_allow, users_deny, policies, restrict_paths } = settings;
+  return { users_allow, users_deny, groups_allow: policies.groups_allow, groups_deny: policies.groups_deny, restrict_paths };
+}
+
+/** The digest of a policy, in a canonical order: the API names the one it decided under, a node told another asks again. */
+export function policyDigest(policy: MappedRootPolicy): string {
+  const { users_allow, users_deny, groups_allow, groups_deny, restrict_paths } = policy;
+  const paths = restrict_paths && { read: restrict_paths.read, read_write: restrict_paths.read_write, none: restrict_paths.none };
+  return createHash('sha256').update(JSON.stringify([users_allow, users_deny, groups_allow, groups_deny, paths])).digest('base64url');
+}
+
+/** What a node acts as for a call on a mapped collection: the local account, and the digest of the policy the API decided under. */
+export interface ActingAs {
+  account: string;
+  policy: string;
 }
 
 /** How long a published call key stays live after its process last renewed it (its process renews it while it signs). */

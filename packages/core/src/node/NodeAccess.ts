@@ -2,7 +2,7 @@ import type { AuthenticationService } from '../auth/AuthenticationService';
 import { ResourceNotFoundError } from '../shared/errors';
 import { isUuid } from '../shared/text';
 import type { FileService } from '../storage/FileService';
-import { httpsScopeOf } from './Node';
+import { httpsScopeOf, type ActingAs } from './Node';
 
 /** What a client asks of a file over HTTPS: GET and HEAD read, PUT writes, DELETE deletes. */
 export type HttpsAccess = 'read' | 'write' | 'delete';
@@ -20,6 +20,8 @@ export interface NodeAccessDecision {
   root: string;
   base: string;
   path: string;
+  /** The local account the node acts as (a mapped collection's), and the policy decided under; null: its own. */
+  actingAs: ActingAs | null;
 }
 
 /**
@@ -41,6 +43,6 @@ export class NodeAccess {
     const [wanted, operation] = AS_FILE_OPERATION[access];
     const where = await this.files.onNode(caller, id, rawPath, wanted, operation);
     if (where.node !== nodeId) throw new ResourceNotFoundError(`Endpoint '${id}' is not served by this node`);
-    return { identityId: caller.primary.id, root: where.root, base: where.base, path: where.path };
+    return { identityId: caller.primary.id, root: where.root, base: where.base, path: where.path, actingAs: where.actingAs };
   }
 }

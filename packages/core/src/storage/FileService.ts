@@ -20,7 +20,8 @@ import {
 } from '../shared/errors';
 import type { Clock } from '../shared/ports';
 import type { RepositoriesOf } from '../shared/UnitOfWork';
-import { IdentityMappingError, mapIdentities } from '../gcs/IdentityMapping';
+import { mappedAccountOf } from '../gcs/mappedAccount';
+import type { ActingAs } from '../node/Node';
 import { compareEntries, KEEP_EVERY_ENTRY, type ListingFilter, type ListingOrder } from './listing';
 import { baseName, isWithin, parentOf, resolveStoragePath } from './paths';
 import { StorageError, type FileEntry, type Storage, type StorageAttachment, type StorageDirectory } from './Storage';
@@ -94,6 +95,8 @@ export interface TaskPlace {
 
 /** An endpoint located for a task's attempt: its paths placed from what was located. */
 export interface TaskSide {
+  /** The local account the endpoint's files are used as (a mapped collection's); null: its storage's own. */
+  account: string | null;
   place(rawPath: string, options?: { makeParents?: boolean }): Promise<TaskPlace>;
 }
 
@@ -110,7 +113,9 @@ interface Reached {
   rules: { path: string; permissions: Access }[];
   home: string;
   /** The local account its files are used as (a mapped collection whose gateway maps identities); null: the node's own. */
-  account: string | null;
+  account: ActingAs | null;
+  /** The hosted refusal of a login to the account (the mapping, or the node, refused it). */
+  loginRefused: (detail: string) => IdentityNotMappedError;
 }
 
 /** One operation on an endpoint's storage: where, for whom, and what decides access there. */
@@ -148,10 +153,10 @@ export class FileService {
     // Names first (streamed, cheap); whole entries only for what the filter, the order or the page needs.
     const names: string[] = [];
     const showHidden = options.showHidden ?? true;
-    await this.storageCall(path, async () => {
+    await this.storageCall(located, path, async () => {
       for await (const batch of located.storage.names(path)) for (const name of batch) if (showHidden || !name.startsWith('.')) names.push(name);
     });
-    const entriesOf = async (some: readonly string[]): Promise<FileEntry[]> => present(await this.storageCall(path, () => located.storage.entries(path, some)));
+    const entriesOf = async (some: readonly string[]): Promise<FileEntry[]> => present(await this.storageCall(located, path, () => located.storage.entries(path, some)));
     const byName: ListingOrder = [...order, { field: 'name', descending: false }];
     let page: FileEntry[];
     let total: number;
@@ -175,7 +180,7 @@ export class FileService {
     const located = await this.locate(caller, xid, 'pause_ls');
     const path = resolveStoragePath(rawPath, located.home);
     this.assertAllowed(located, path, 'r');
-    const entry = await this.storageCall(path, () => located.storage.stat(path));
+    const entry = await this.storageCall(located, path, () => located.storage.stat(path));
     return { ...entry, name: baseName(path) };
   }
 
@@ -186,7 +191,7 @@ export class FileService {
     if (path === '/') throw new MkdirExistsError(path);
     // Stryker disable next-line StringLiteral: any access but 'r' is a write
     this.assertAllowed(located, path, 'rw');
-    await this.storageCall(path, () => located.storage.mkdir(path));
+    await this.storageCall(located, path, () => located.storage.mkdir(path));
     return path;
   }
 
@@ -200,7 +205,7 @@ export class FileService {
     this.assertAllowed(located, from, 'rw');
     // Stryker disable next-line StringLiteral: any access but 'r' is a write
     this.assertAllowed(located, to, 'rw');
-    await this.storageCall(from, () => located.storage.rename(from, to));
+    await this.storageCall(located, from, () => located.storage.rename(from, to));
   }
 
   /**
@@ -221,6 +226,7 @@ export class FileService {
   async taskSide(owner: Principal, xid: string, access: Access, operation: TaskOperation): Promise<TaskSide> {
     const located = await this.locate(owner, xid, operation);
     return {
+      account: located.account?.account ?? null,
       place: async (rawPath, options = {}) => {
         const shown = resolveStoragePath(rawPath, located.home);
         const within = this.assertAllowed(located, shown, access);
@@ -238,7 +244,7 @@ export class FileService {
   private async makeParents(located: Located, path: string): Promise<void> {
     const missing: string[] = [];
     for (let dir = parentOf(path); dir !== '/'; dir = parentOf(dir)) {
-      const entry = await this.storageCall(dir, () => located.storage.stat(dir)).catch((error: unknown) => {
+      const entry = await this.storageCall(located, dir, () => located.storage.stat(dir)).catch((error: unknown) => {
         if (error instanceof FileNotFoundError) return null;
         throw error;
       });
@@ -260,13 +266,13 @@ export class FileService {
    * the file operations refuse (no access, a pause rule naming `operation`), or ResourceNotFound
    * when the endpoint's storage is not on a node.
    */
-  async onNode(caller: Principal, xid: string, rawPath: string, access: Access, operation: TaskOperation): Promise<{ node: string; root: string; base: string; path: string }> {
+  async onNode(caller: Principal, xid: string, rawPath: string, access: Access, operation: TaskOperation): Promise<{ node: string; root: string; base: string; path: string; actingAs: ActingAs | null }> {
     const reached = await this.reach(caller, xid, operation);
     const attached = reached.attachment;
     if (attached?.type !== 'node') throw new ResourceNotFoundError(`Endpoint '${reached.endpoint.id}' is not served by a data node`);
     const path = resolveStoragePath(rawPath, reached.home);
     this.assertAllowed(reached, path, access);
-    return { node: attached.node, root: attached.root, base: reached.base, path };
+    return { node: attached.node, root: attached.root, base: reached.base, path, actingAs: reached.account };
   }
 
   /**
@@ -276,7 +282,7 @@ export class FileService {
   private async locate(caller: Principal, xid: string, operation: FileOperation): Promise<Located> {
     const reached = await this.reach(caller, xid, operation);
     const attached = reached.attachment;
-    const storage = reached.host ? this.storages.storageOf(reached.host.id, attached, reached.base) : null;
+    const storage = reached.host ? this.storages.storageOf(reached.host.id, attached, reached.base, reached.account ?? undefined) : null;
     if (!storage) throw attached?.type === 'node' ? new NodeNotReachableError(reached.endpoint.id, attached.node) : new EndpointNotConnectedError(reached.endpoint.id);
     return { ...reached, storage };
   }
@@ -293,45 +299,29 @@ export class FileService {
       const rule = (await repos.pauseRules.listForEndpoint(paused.id)).find((r) => r[operation] && pauseRuleInForce(r, caller.identityIds, now));
       if (rule) throw new OperationPausedError(`Paused by endpoint '${paused.id}': ${rule.message}`);
     }
-    const account = host ? await this.localAccount(repos, endpoint, host, caller, operation) : null;
+    const loginRefused = (detail: string) => new IdentityNotMappedError(LOGIN_FAILED[operation], { id: endpoint.id, displayName: endpoint.displayName }, detail);
+    const account = host ? await this.localAccount(repos, endpoint, host, caller, loginRefused) : null;
     // a share sees its host's storage from host_path down, and nothing above it
     const base = shared ? resolveStoragePath(endpoint.snapshot.host_path ?? '/', `/home/${shortUsername(endpoint.snapshot.owner_string)}`) : '/';
     const defaultDirectory = endpoint.snapshot.default_directory;
     // Stryker disable next-line StringLiteral: a home without ~ needs none resolved, and '' and '/' are the same home
     const home = defaultDirectory && !defaultDirectory.includes('~') ? resolveStoragePath(defaultDirectory, '/') : shared ? '/' : `/home/${shortUsername(caller.primary.username)}`;
     const resolvedRules = rules.map((rule) => ({ path: resolveStoragePath(rule.path, home), permissions: rule.permissions }));
-    return { endpoint, host, attachment: host?.snapshot.storage ?? null, base, roles, rules: resolvedRules, home, account };
+    return { endpoint, host, attachment: host?.snapshot.storage ?? null, base, roles, rules: resolvedRules, home, account, loginRefused };
   }
 
-  /**
-   * The local account a mapped collection's files are used as, when its storage gateway maps
-   * identities: the caller's identity set mapped (a guest collection: its creator's, for every
-   * reader); refused in the hosted words when it maps to none. Null where nothing maps identities.
-   */
-  private async localAccount(repos: Repos, endpoint: Endpoint, host: Endpoint, caller: Principal, operation: FileOperation | TaskOperation): Promise<string | null> {
-    const gatewayId = host.collectionType === 'mapped' ? host.collection!.storage_gateway_id : null;
-    const gateway = gatewayId === null ? null : await repos.storageGateways.findById(gatewayId);
-    if (!gateway || gateway.settings.identity_mappings.length === 0) return null;
-    let identities = caller.identities.length > 0 ? caller.identities : [caller.primary];
-    if (endpoint.kind === 'shared') {
-      const creator = await repos.identities.findById(endpoint.ownerId);
-      identities = creator ? await repos.identities.listSet(creator.set_id) : [];
-    }
-    const refused = (detail: string) => new IdentityNotMappedError(LOGIN_FAILED[operation], { id: endpoint.id, displayName: endpoint.displayName }, detail);
-    try {
-      const account = mapIdentities(gateway.settings.identity_mappings, identities.filter((identity) => identity.status === 'used' || identity.status === 'private'), gateway.settings.allowed_domains);
-      if (account === null) throw refused('Identity set contains an identity from an allowed domain, but it does not map to a valid username for this connector');
-      return account;
-    } catch (error) {
-      if (error instanceof IdentityMappingError) throw refused(`Identity mapping failed: ${error.message}`);
-      throw error;
-    }
+  /** The local account a mapped collection's files are used as (mappedAccountOf), refused in the hosted words where the identity maps to none. */
+  private async localAccount(repos: Repos, endpoint: Endpoint, host: Endpoint, caller: Principal, refused: (detail: string) => IdentityNotMappedError): Promise<ActingAs | null> {
+    const mapped = await mappedAccountOf(repos, endpoint, host, caller);
+    if (mapped !== null && 'refused' in mapped) throw refused(mapped.refused);
+    return mapped;
   }
 
   /** Refuses (EndpointPermissionDenied) unless the caller may `wanted` at `path`; the path the access that allows it covers (`/` for a role, else the widest rule's). */
   private assertAllowed(located: Reached, path: string, wanted: Access): string {
     const { endpoint, roles, rules } = located;
-    if (roles.includes('administrator')) return '/';
+    // a mapped collection's files are its account's: the operating system decides what it may use
+    if (roles.includes('administrator') || (located.account !== null && endpoint.kind !== 'shared')) return '/';
     // Stryker disable next-line ConditionalExpression: only shares have access managers and access rules
     if (endpoint.kind === 'shared') {
       if (roles.includes('access_manager')) return '/';
@@ -342,7 +332,7 @@ export class FileService {
   }
 
   /** A StorageError as what a caller is told; anything else goes on up. */
-  private async storageCall<T>(path: string, call: () => Promise<T>): Promise<T> {
+  private async storageCall<T>(located: Located, path: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
@@ -358,6 +348,8 @@ export class FileService {
           throw new BadRequestError(`Path '${path}' is a directory`);
         case 'special_file':
           throw new BadRequestError(`Path '${path}' is not a regular file (a FIFO, a socket or a device)`);
+        case 'login_denied':
+          throw located.loginRefused(error.message);
         case 'invalid_name':
           throw new InvalidPathError(`Invalid path '${path.slice(0, 200)}': a name in it is longer than the storage takes (${error.message})`);
         default:

@@ -1,3 +1,4 @@
+import type { ActingAs } from '../node/Node';
 /**
  * The storage behind an endpoint (a directory on the xfer host, or a tree in memory), as the file
  * operations and transfer and delete tasks use it. Paths given to a Storage are absolute within
@@ -26,7 +27,8 @@ export interface FileEntry {
  * it is neither a regular file nor a directory (a FIFO, a socket, a device: never read).
  * A StorageError's message never names where the storage keeps its files (a caller sees it).
  */
-export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied' | 'quota' | 'invalid_name' | 'special_file';
+/** `login_denied`: the local account a mapped collection acts as cannot be acted as on its node (none by that name, root, or refused by the gateway's policies). */
+export type StorageFailure = 'not_found' | 'not_directory' | 'is_directory' | 'exists' | 'denied' | 'quota' | 'invalid_name' | 'special_file' | 'login_denied';
 
 export class StorageError extends Error {
   constructor(
@@ -213,9 +215,10 @@ export interface StorageDirectory {
    * The storage of an endpoint as its attachment says; without one, whatever this process gives
    * such endpoints (the stand-in: a memory tree), or null. `base` (a share's host_path): the
    * storage from there down, a boundary exactly like the root (nothing above it is reached,
-   * through symbolic links included), its paths and its failures' paths the share's.
+   * through symbolic links included), its paths and its failures' paths the share's. `actingAs`:
+   * the local account a mapped collection's files are used as (its node acts as it).
    */
-  storageOf(endpointId: string, attachment: StorageAttachment | null, base?: string): Storage | null;
+  storageOf(endpointId: string, attachment: StorageAttachment | null, base?: string, actingAs?: ActingAs): Storage | null;
 }
 
 /** No endpoint has storage (a process that serves no files). */

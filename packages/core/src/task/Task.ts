@@ -54,6 +54,9 @@ export interface TaskState {
   /** The endpoints' display names at submission, as the task document shows them. */
   sourceDisplayName: string | null;
   destinationDisplayName: string | null;
+  /** The local accounts its owner's identity mapped to at submission, where a side is a mapped collection. */
+  sourceLocalUser: string | null;
+  destinationLocalUser: string | null;
   status: TaskStatus;
   /** `Queued` while it waits its turn; null once it runs or ends. */
   niceStatus: string | null;
@@ -124,7 +127,14 @@ export class TaskCompleteError extends ConflictError {
 }
 
 /** A new task as a submission makes it: ACTIVE and queued, its deadline given or the default. */
-export function newTask(id: string, ownerId: string, request: TaskRequest, now: Date, names: { source: string | null; destination: string | null } = { source: null, destination: null }): TaskState {
+export function newTask(
+  id: string,
+  ownerId: string,
+  request: TaskRequest,
+  now: Date,
+  names: { source: string | null; destination: string | null } = { source: null, destination: null },
+  localUsers: { source: string | null; destination: string | null } = { source: null, destination: null },
+): TaskState {
   const deadline = checkDeadline(request.deadline ?? new Date(now.getTime() + DEFAULT_DEADLINE_SECONDS * 1000), now);
   const items = request.type === 'TRANSFER' ? request.items.length : request.paths.length;
   return {
@@ -133,6 +143,8 @@ export function newTask(id: string, ownerId: string, request: TaskRequest, now: 
     request,
     sourceDisplayName: names.source,
     destinationDisplayName: names.destination,
+    sourceLocalUser: localUsers.source,
+    destinationLocalUser: localUsers.destination,
     status: 'ACTIVE',
     niceStatus: 'Queued',
     fatalError: null,

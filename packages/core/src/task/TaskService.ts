@@ -1,5 +1,7 @@
 import type { Principal } from '../auth/Principal';
 import { endpointsHeld } from '../endpoint/EndpointManager';
+import type { Endpoint } from '../endpoint/Endpoint';
+import { mappedAccountOf } from '../gcs/mappedAccount';
 import { effectiveRoles, MONITOR_ROLES, type EndpointRole } from '../role/Role';
 import { checkText } from '../shared/text';
 import { endpointWithFiles } from '../storage/FileService';
@@ -48,7 +50,7 @@ export const MAX_PAGE = 1000;
  */
 export class TaskService {
   constructor(
-    private readonly uow: RepositoriesOf<'endpoints' | 'accessRules' | 'tasks'>,
+    private readonly uow: RepositoriesOf<'endpoints' | 'accessRules' | 'tasks' | 'storageGateways' | 'identities'>,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly submitted: (taskId: string) => void = () => undefined,
@@ -83,8 +85,13 @@ export class TaskService {
     const endpoints = request.type === 'TRANSFER' ? [request.source_endpoint, request.destination_endpoint] : [request.endpoint];
     const now = this.clock.now();
     const names: (string | null)[] = [];
-    for (const id of endpoints) names.push((await endpointWithFiles(this.uow.repositories, caller, id, now)).endpoint.snapshot.display_name);
-    const task = newTask(this.ids.uuid(), caller.primary.id, request, now, { source: names[0] ?? null, destination: names[1] ?? null });
+    const localUsers: (string | null)[] = [];
+    for (const id of endpoints) {
+      const { endpoint } = await endpointWithFiles(this.uow.repositories, caller, id, now);
+      names.push(endpoint.snapshot.display_name);
+      localUsers.push(await this.localUserOf(endpoint, caller));
+    }
+    const task = newTask(this.ids.uuid(), caller.primary.id, request, now, { source: names[0] ?? null, destination: names[1] ?? null }, { source: localUsers[0] ?? null, destination: localUsers[1] ?? null });
     // the task and its first event, or neither: no task is ever without its SUBMITTED event
     await this.uow.transaction(async ({ tasks }) => {
       await tasks.add(task);
@@ -92,6 +99,14 @@ export class TaskService {
     });
     this.submitted(task.id);
     return { task, duplicate: false };
+  }
+
+  /** The local account the caller's files are used as on a mapped collection (a refusal is the run's to meet: none named); null elsewhere. */
+  private async localUserOf(endpoint: Endpoint, caller: Principal): Promise<string | null> {
+    const { repositories } = this.uow;
+    const host = endpoint.kind === 'shared' ? await repositories.endpoints.findById(endpoint.hostEndpointId!) : endpoint;
+    const mapped = host ? await mappedAccountOf(repositories, endpoint, host, caller) : null;
+    return mapped !== null && 'account' in mapped ? mapped.account : null;
   }
 
   async get(caller: Principal, taskId: string): Promise<TaskState> {

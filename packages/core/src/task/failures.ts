@@ -23,6 +23,8 @@ const COPY_FAILURES: Record<CopyFailureReason, { code: string; final: boolean; d
   quota: { code: 'QUOTA_EXCEEDED', final: false },
   invalid_name: { code: 'INVALID_PATH', final: false },
   special_file: { code: 'SPECIAL_FILE', final: false },
+  // the node cannot act as the mapped account (none, root, or refused): as GridFTP's code says it
+  login_denied: { code: 'LOGIN_DENIED', final: false },
   checksum_mismatch: { code: 'CHECKSUM_MISMATCH', final: false },
   // a file that grew or shrank while it was read, or a source that lies about its size: tried again
   size_mismatch: { code: 'FILE_SIZE_CHANGED', final: false },

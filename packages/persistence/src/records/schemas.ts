@@ -401,6 +401,8 @@ export interface TaskRecord {
   request: string;
   source_display_name: string | null;
   destination_display_name: string | null;
+  source_local_user: string | null;
+  destination_local_user: string | null;
   fatal_error: string | null;
   request_time: string;
   completion_time: string | null;
@@ -425,6 +427,8 @@ export const TaskSchema = new EntitySchema<TaskRecord>({
     request: text(false),
     source_display_name: varchar(128, true),
     destination_display_name: varchar(128, true),
+    source_local_user: varchar(64, true),
+    destination_local_user: varchar(64, true),
     fatal_error: text(),
     request_time: time(),
     completion_time: time(true),

@@ -84,6 +84,8 @@ const toRecord = (task: TaskState): TaskRecord => ({
   request: requestToJson(task.request),
   source_display_name: task.sourceDisplayName,
   destination_display_name: task.destinationDisplayName,
+  source_local_user: task.sourceLocalUser,
+  destination_local_user: task.destinationLocalUser,
   request_time: toTime(task.requestTime),
   deadline: toTime(task.deadline),
 });
@@ -94,6 +96,8 @@ const fromRecord = (r: TaskRecord): TaskState => ({
   request: requestFromJson(r.request),
   sourceDisplayName: r.source_display_name,
   destinationDisplayName: r.destination_display_name,
+  sourceLocalUser: r.source_local_user,
+  destinationLocalUser: r.destination_local_user,
   status: r.status as TaskStatus,
   niceStatus: r.nice_status,
   fatalError: r.fatal_error === null ? null : (JSON.parse(r.fatal_error) as TaskState['fatalError']),

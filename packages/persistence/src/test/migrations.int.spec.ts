@@ -154,6 +154,7 @@ describe.each(testBackends())('migrations on $name', (backend) => {
       for (const endpoint of [one, two, three]) await repositories.endpoints.insert(endpoint);
       const share = Endpoint.createShared({ host_endpoint_id: one.id, host_path: '/projects/', display_name: 'Share' }, { id: randomUUID(), owner: alice, now, host: one, callerIsHostAdministrator: true });
       await repositories.endpoints.insert(share);
+      for (let i = MIGRATIONS.length - 1; MIGRATIONS[i].name !== 'StorageGateways1766361600000'; i--) await engine.dataSource.undoLastMigration();
       await engine.dataSource.undoLastMigration();
       await engine.dataSource.runMigrations();
 

@@ -1,7 +1,7 @@
-import { baseName, NodeNotReachableError, parentOf, StorageError, type BatchCopy, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileCopyOptions, type KernelCopy, type StorageGuard } from '@xfer/core';
+import { baseName, NodeNotReachableError, parentOf, StorageError, type BatchCopy, type DirectoryCopyOptions, type DirectoryFile, type DirectoryFileCopy, type FileCopyOptions, type KernelCopy, type StorageGuard, type ActingAs } from '@xfer/core';
 import { chained, guardedBatch } from '../guardedBatch';
 import type { NodeClient } from './NodeClient';
-import { failureFromWire, jsonLines, type PullLine, type PullRequest } from './protocol';
+import { actingAsQuery, failureFromWire, jsonLines, type PullLine, type PullRequest } from './protocol';
 
 /**
  * What every node-bound storage shares as the "host" of its batch copy: any node can pull from any
@@ -16,6 +16,8 @@ export interface NodePlace {
   endpointId: string;
   root: string;
   base: string;
+  /** The local account the node acts as there (a mapped collection's). */
+  actingAs?: ActingAs;
 }
 
 /**
@@ -90,17 +92,20 @@ export class NodeKernelCopy implements KernelCopy {
  * comes. Aborted, the call is closed and the outcomes told so far are the answer.
  */
 async function* pull(destination: NodePlace, source: NodePlace, files: Omit<PullRequest, 'source'>, signal: AbortSignal | undefined, progress?: (bytes: number) => void): AsyncIterable<readonly DirectoryFileCopy[]> {
-  const { client, endpointId, root, base } = destination;
-  const sameNode = source.client.nodeId === client.nodeId;
+  const { client, endpointId, root, base, actingAs } = destination;
+  // one node acting as one account reads its own disk; as two accounts, the source's files come under a grant as from another node
+  const sameNode = source.client.nodeId === client.nodeId && source.actingAs?.account === actingAs?.account;
   const request: PullRequest = {
-    source: sameNode ? { root: source.root, base: source.base } : await source.client.grant(source.endpointId, { endpoint: source.endpointId, base: source.base, dir: files.from, names: files.files.map((file) => file.name), checksum: files.checksum }),
+    source: sameNode
+      ? { root: source.root, base: source.base }
+      : await source.client.grant(source.endpointId, { endpoint: source.endpointId, base: source.base, dir: files.from, names: files.files.map((file) => file.name), checksum: files.checksum, ...(source.actingAs && { actingAs: source.actingAs }) }),
     ...files,
   };
   // the bytes of the files answered for, and the node's word on the file in hand
   let done = 0;
   const stopped = () => signal?.aborted === true;
   try {
-    const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal });
+    const { body } = await client.call({ endpointId, operation: 'pull', method: 'POST', query: { root, base, ...actingAsQuery(actingAs) }, body: JSON.stringify(request), signal });
     for await (const answer of jsonLines<PullLine>(body)) {
       if ('copied' in answer) {
         done += answer.copied.bytes;
@@ -115,7 +120,8 @@ async function* pull(destination: NodePlace, source: NodePlace, files: Omit<Pull
   } catch (error) {
     // stopped as asked (the call closed): the files answered for so far
     if (stopped()) return;
-    if (error instanceof NodeNotReachableError) throw error;
+    // a refusal of the destination (the account it acts as) is its own failure, not the node's
+    if (error instanceof NodeNotReachableError || error instanceof StorageError) throw error;
     throw new NodeNotReachableError(endpointId, client.nodeId, `the copy's answer was cut: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -5,9 +5,10 @@ import type { Dispatcher, Pool } from 'undici';
 import type { NodeCallSigner } from './NodeCallSigner';
 import { boundedJson, failureFromWire, grantClaim, NODE_STORAGE_PATH, READ_GRANT_CLAIM, READ_GRANT_SECONDS, STORAGE_REFUSED, type ReadGrant, type StorageOperation } from './protocol';
 
-/** A node's address, as the API keeps it. */
+/** A node's address, as the API keeps it; a node's helper for one local account is reached on a Unix socket (`socketPath`, the URL then only names it). */
 export interface NodeAddress {
   url: string;
+  socketPath?: string;
 }
 
 /** How the API finds a node by its id (its repository); null for one not registered. */
@@ -20,7 +21,7 @@ export type FindNode = (nodeId: string) => Promise<NodeAddress | null>;
  */
 export interface NodeReach {
   find: FindNode;
-  signer: NodeCallSigner;
+  signer: Pick<NodeCallSigner, 'sign'>;
   extraCa?: string;
 }
 
@@ -52,6 +53,7 @@ export interface NodeCall {
 
 interface Connection {
   url: URL;
+  socketPath?: string;
   pool: Pool;
   until: number;
 }
@@ -150,12 +152,13 @@ export class NodeClient {
       if (!address) throw new Error('no such node is registered');
       const url = new URL(address.url);
       const until = Date.now() + ADDRESS_MS;
-      if (previous && previous.url.href === url.href) return { ...previous, until };
+      if (previous && previous.url.href === url.href && previous.socketPath === address.socketPath) return { ...previous, until };
       if (previous) this.retired.push(previous.pool);
       const ca = trustedCas(this.reach.extraCa);
       // loaded once a node is reached: a process that reaches none (the stand-in without nodes) starts without it
       const { Pool } = await import('undici');
-      return { url, until, pool: new Pool(url.origin, { connections: 16, connectTimeout: 5_000, keepAliveTimeout: 30_000, connect: ca && { ca } }) };
+      const connect = address.socketPath !== undefined ? { socketPath: address.socketPath } : ca && { ca };
+      return { url, socketPath: address.socketPath, until, pool: new Pool(url.origin, { connections: 16, connectTimeout: 5_000, keepAliveTimeout: 30_000, connect }) };
     })();
     this.connection = next;
     // a failed lookup is tried again by the next call

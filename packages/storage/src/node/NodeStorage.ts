@@ -1,7 +1,7 @@
-import { NodeNotReachableError, NO_FEATURES, type ChecksumAlgorithm, type FileEntry, type ListedName, type FileReadOptions, type Storage, type StorageFeatures } from '@xfer/core';
+import { NodeNotReachableError, NO_FEATURES, type ChecksumAlgorithm, type FileEntry, type ListedName, type FileReadOptions, type Storage, type StorageFeatures, type ActingAs } from '@xfer/core';
 import { NodeBatchCopy, NodeKernelCopy } from './NodeBatchCopy';
 import { DIGEST_MS, ENTRIES_BYTES, type NodeCall, type NodeClient } from './NodeClient';
-import { entryFromWire, jsonLines, type WireEntry } from './protocol';
+import { actingAsQuery, entryFromWire, jsonLines, type WireEntry } from './protocol';
 
 /**
  * A directory of a data node (from `base` down, for a share), reached through the node: every
@@ -16,8 +16,10 @@ export class NodeStorage implements Storage {
     private readonly endpointId: string,
     private readonly root: string,
     private readonly base: string,
+    /** The local account the node acts as for these files (a mapped collection's); none: the node's own. */
+    private readonly actingAs?: ActingAs,
   ) {
-    const place = { client: node, endpointId, root, base };
+    const place = { client: node, endpointId, root, base, actingAs };
     this.features = { ...NO_FEATURES, typedNames: (path) => this.lines<ListedName>('typed-names', path), batchCopy: new NodeBatchCopy(place), kernelCopy: new NodeKernelCopy(place) };
   }
 
@@ -83,7 +85,7 @@ export class NodeStorage implements Storage {
   }
 
   private call(operation: NodeCall['operation'], query: NodeCall['query'], method: NodeCall['method'] = 'GET'): NodeCall {
-    return { endpointId: this.endpointId, operation, method, query: { root: this.root, base: this.base, ...query } };
+    return { endpointId: this.endpointId, operation, method, query: { root: this.root, base: this.base, ...actingAsQuery(this.actingAs), ...query } };
   }
 
   private async done(call: NodeCall): Promise<void> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { StorageError, type ChecksumAlgorithm, type FileEntry, type StorageFailure } from '@xfer/core';
+import { StorageError, type ActingAs, type ChecksumAlgorithm, type FileEntry, type StorageFailure } from '@xfer/core';
 
 /**
  * The storage protocol between the API and a data node: the Storage port's members as HTTPS
@@ -40,6 +40,8 @@ export interface ReadGrantClaim {
   dir: string;
   names_sha256: string;
   checksum: ChecksumAlgorithm | null;
+  /** The local account the files are read as (a mapped collection's), and the policy the API decided under. */
+  actingAs?: ActingAs;
 }
 
 /** The digest of a grant's names, in their order. */
@@ -64,6 +66,8 @@ export interface ReadGrant {
   dir: string;
   names: string[];
   checksum: ChecksumAlgorithm | null;
+  /** The local account the files are read as (a mapped collection's), and the policy the API decided under. */
+  actingAs?: ActingAs;
 }
 
 /**
@@ -171,7 +175,7 @@ export function entryFromWire(wire: WireEntry): FileEntry {
   return { ...wire, lastModified: new Date(wire.lastModified), link: wire.link && { ...wire.link, lastModified: new Date(wire.link.lastModified) } };
 }
 
-const FAILURES: ReadonlySet<string> = new Set<StorageFailure>(['not_found', 'not_directory', 'is_directory', 'exists', 'denied', 'quota', 'invalid_name', 'special_file']);
+const FAILURES: ReadonlySet<string> = new Set<StorageFailure>(['not_found', 'not_directory', 'is_directory', 'exists', 'denied', 'quota', 'invalid_name', 'special_file', 'login_denied']);
 
 export function failureToWire(error: StorageError): WireFailure {
   return { failure: error.failure, path: error.path, message: error.message };
@@ -182,4 +186,9 @@ export function failureFromWire(body: unknown): StorageError | null {
   const wire = body as Partial<WireFailure> | null;
   if (typeof wire?.failure !== 'string' || !FAILURES.has(wire.failure) || typeof wire.path !== 'string' || typeof wire.message !== 'string') return null;
   return new StorageError(wire.failure as StorageFailure, wire.path, wire.message);
+}
+
+/** How a call names the local account the node acts as, and the digest of the policy the API decided under (`account`, `policy`). */
+export function actingAsQuery(actingAs: ActingAs | undefined): { account?: string; policy?: string } {
+  return actingAs ? { account: actingAs.account, policy: actingAs.policy } : {};
 }

@@ -50,6 +50,11 @@ export function taskDocument(task: TaskState, username: string | null): Record<s
     destination_endpoint: transfer?.destination_endpoint ?? null,
     destination_endpoint_id: transfer?.destination_endpoint ?? null,
     destination_endpoint_display_name: transfer ? task.destinationDisplayName : null,
+    // the accounts a mapped collection's files were used as (hosted: "OK" beside each named one)
+    source_local_user: task.sourceLocalUser,
+    source_local_user_status: task.sourceLocalUser === null ? null : 'OK',
+    destination_local_user: task.destinationLocalUser,
+    destination_local_user_status: task.destinationLocalUser === null ? null : 'OK',
     ...countersDocument(counters),
     effective_bytes_per_second: elapsed > 0 ? Math.round(counters.bytesTransferred / elapsed) : 0,
     fatal_error: task.fatalError,
