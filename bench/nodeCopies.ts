@@ -5,11 +5,13 @@
  * files of 4 KiB node to node (files/s), in one folder and as a tree of 100 folders of 100 (as
  * users' data are), in turns; the nodes' peak RSS while they copy. The API (task workers, SQLite
  * file) only orchestrates: both nodes are processes of their own. XFER_BENCH_SMALL_ONLY=1 leaves
- * out the 1 GiB copies (a quicker look at the small files).
+ * out the 1 GiB copies (a quicker look at the small files). Run as root, the same copies between
+ * two mapped collections (issue 71: the nodes act as a local account the bench makes, through its
+ * helpers) in turns with the others: their rate beside the same copy without a mapping.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCoreServices, httpsScopeOf, randomIdGenerator, systemClock } from '@xfer/core';
 import { openEngine, TypeormUnitOfWork } from '@xfer/persistence';
@@ -65,6 +67,15 @@ async function timedTask(api: Api, body: Record<string, unknown>): Promise<{ ms:
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** A local account for the mapped copies (made with useradd; `remove` deletes it), when this runs as root. */
+function benchAccount(): { name: string; uid: number; gid: number; remove: () => void } | null {
+  if (process.getuid?.() !== 0) return null;
+  const name = `xfbench${randomBytes(3).toString('hex')}`;
+  execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name]);
+  const id = (flag: string) => Number(execFileSync('id', [flag, name]).toString().trim());
+  return { name, uid: id('-u'), gid: id('-g'), remove: () => execFileSync('userdel', [name], { stdio: 'ignore' }) };
+}
+
 export async function measureNodeCopies(work: string, log: (line: string) => void): Promise<TaskRow[]> {
   const certificates = makeTestCertificates(work);
   const [source, destination] = [join(work, 'source'), join(work, 'destination')];
@@ -81,11 +92,23 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     for (let i = 0; i < perFolder; i += 1) writeFileSync(join(source, 'tree', `d${d}`, `f${i}.bin`), chunk.subarray((d + i) % 256, ((d + i) % 256) + 4096));
   }
 
+  // the mapped collections' copy of the source: the same files (hard links, readable by every account), their destination the account's
+  const account = benchAccount();
+  const mapped = { source: join(work, 'mapped', 'source'), destination: join(work, 'mapped', 'destination') };
+  if (account) {
+    chmodSync(work, 0o755);
+    mkdirSync(join(work, 'mapped'));
+    execFileSync('cp', ['-al', source, mapped.source]);
+    mkdirSync(mapped.destination);
+    chownSync(mapped.destination, account.uid, account.gid);
+  }
+
   const databaseUrl = `sqlite:${join(work, 'copies.sqlite')}`;
   const ports = [await freePort(), await freePort()];
   const engine = await openEngine(databaseUrl);
   const nodes: { id: string; secretFile: string }[] = [];
   let endpoints: string[];
+  const mappedEndpoints: string[] = [];
   let token: string;
   let httpsToken: string;
   try {
@@ -101,6 +124,12 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
       const endpointId = (await services.endpoints.createEndpoint(owner, { display_name: `On node ${i}`, personal: false })).id;
       await services.admin.endpoints.setStorage(endpointId, { type: 'node', node: node.id, root });
       endpoints.push(endpointId);
+      if (account) {
+        const mappedId = (await services.endpoints.createEndpoint(owner, { display_name: `Mapped on node ${i}`, personal: false })).id;
+        const identity_mappings = [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: 'mover@example\\.org', output: account.name }] }];
+        await services.admin.endpoints.setStorage(mappedId, { type: 'node', node: node.id, root: i === 0 ? mapped.source : mapped.destination }, { identity_mappings });
+        mappedEndpoints.push(mappedId);
+      }
     }
     token = (await services.admin.tokens.issueToken('mover@example.org')).token;
     httpsToken = (await services.admin.tokens.issueToken('mover@example.org', null, httpsScopeOf(endpoints[0]!))).token;
@@ -120,7 +149,9 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     const client: Api = { url: `http://127.0.0.1:${api.port}/v0.10`, headers: { authorization: `Bearer ${token}` } };
     const [from, to] = endpoints as [string, string];
     const bigUrl = `${urls[0]}/${from}/big.bin`;
-    const times = { curl: [] as number[], xfer: [] as number[] };
+    const [mappedFrom, mappedTo] = mappedEndpoints;
+    const times = { curl: [] as number[], xfer: [] as number[], mapped: [] as number[] };
+    const bigCopy = (source: string, destination: string) => ({ source_endpoint: source, destination_endpoint: destination, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
     // each process's CPU during each copy (user and system seconds): what limits a copy on two cores
     const cpu = new Map<string, { user: number[]; system: number[] }>();
     const measured = async <T>(processes: Record<string, ChildProcess>, copy: () => Promise<T>): Promise<T> => {
@@ -138,45 +169,58 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     if (!SMALL_ONLY) {
       // once each, to have the file in the page cache for either
       await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'));
-      await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
+      await timedTask(client, bigCopy(from, to));
+      if (mappedFrom && mappedTo) await timedTask(client, bigCopy(mappedFrom, mappedTo));
       const copyByCurl = () => measured({ 'curl: the source node': children[0]! }, async () => void times.curl.push(await curl(bigUrl, certificates.ca, httpsToken, join(destination, 'curl.bin'))));
       const copyByXfer = () =>
-        measured({ 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child }, async () => void times.xfer.push((await timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] })).ms));
+        measured({ 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child }, async () => void times.xfer.push((await timedTask(client, bigCopy(from, to))).ms));
+      const copyByMapped = () =>
+        measured({ 'mapped: the source node': children[0]!, 'mapped: the destination node': children[1]!, 'mapped: the API': api.child }, async () => void times.mapped.push((await timedTask(client, bigCopy(mappedFrom!, mappedTo!))).ms));
+      const fileOf = new Map([[copyByCurl, join(destination, 'curl.bin')], [copyByXfer, join(destination, 'xfer.bin')], [copyByMapped, join(mapped.destination, 'xfer.bin')]]);
+      const copies = account ? [copyByCurl, copyByXfer, copyByMapped] : [copyByCurl, copyByXfer];
       for (let round = 0; round < ROUNDS; round += 1) {
         // in turns, each first every other round; each right after its own file's removal
-        for (const copy of round % 2 === 0 ? [copyByCurl, copyByXfer] : [copyByXfer, copyByCurl]) {
+        for (const copy of round % 2 === 0 ? copies : [...copies].reverse()) {
           await writtenBack();
-          rmSync(join(destination, copy === copyByCurl ? 'curl.bin' : 'xfer.bin'), { force: true });
+          rmSync(fileOf.get(copy)!, { force: true });
           await copy();
         }
       }
     }
+    if (!SMALL_ONLY) log(`1 GiB copies, ms by round: curl ${times.curl.map(Math.round).join(' ')}; xfer ${times.xfer.map(Math.round).join(' ')}${account ? `; mapped ${times.mapped.map(Math.round).join(' ')}` : ''}`);
     const ratio = SMALL_ONLY ? 0 : median(times.curl.map((curlMs, i) => curlMs / times.xfer[i]!));
     const rate = (ms: number) => Math.round(GIB / 2 ** 20 / (ms / 1000));
-    const small = { flat: [] as number[], tree: [] as number[] };
+    const small = { flat: [] as number[], tree: [] as number[], 'mapped flat': [] as number[], 'mapped tree': [] as number[] };
+    type Shape = keyof typeof small;
+    const shapes: Shape[] = account ? ['flat', 'tree', 'mapped flat', 'mapped tree'] : ['flat', 'tree'];
     // each round's files stay to the end: making a file, ext4 steps over the inodes removed in the
     // last seconds (minutes, while their table is unwritten: `recently_deleted`), and a round right
     // after the removal of the round before's 10,000 spent 4-5 times the CPU in the kernel (perf);
     // the flat folder and the tree in turns, each first every other round
     for (let round = 0; round < 3; round += 1) {
-      for (const shape of round % 2 === 0 ? (['flat', 'tree'] as const) : (['tree', 'flat'] as const)) {
+      for (const shape of round % 2 === 0 ? shapes : [...shapes].reverse()) {
         await writtenBack();
-        const folder = shape === 'flat' ? 'small' : 'tree';
+        const folder = shape.endsWith('flat') ? 'small' : 'tree';
+        const [source, destination] = shape.startsWith('mapped') ? [mappedFrom!, mappedTo!] : [from, to];
         const processes = { [`${shape}: the source node`]: children[0]!, [`${shape}: the destination node`]: children[1]!, [`${shape}: the API`]: api.child };
-        const { ms, files } = await measured(processes, () => timedTask(client, { source_endpoint: from, destination_endpoint: to, DATA: [{ DATA_TYPE: 'transfer_item', source_path: `/${folder}/`, destination_path: `/${folder}-${round}/`, recursive: true }] }));
+        const { ms, files } = await measured(processes, () => timedTask(client, { source_endpoint: source, destination_endpoint: destination, DATA: [{ DATA_TYPE: 'transfer_item', source_path: `/${folder}/`, destination_path: `/${folder}-${round}/`, recursive: true }] }));
         if (files !== SMALL_FILES) throw new Error(`the small files' task (${shape}) moved ${files} files`);
         small[shape].push(files / (ms / 1000));
       }
     }
     const rss = Math.max(...children.map((child) => peakRssMb(child) ?? 0));
-    const smallRow = (shape: 'flat' | 'tree', what: string): TaskRow => ({
+    const smallRow = (shape: Shape, what: string, ratio: number | null = null): TaskRow => ({
       scenario: `nodes: ${SMALL_FILES.toLocaleString('en')} files of 4 KiB node to node, ${what}, files/s (median of 3 in turns: files_transferred over submit to SUCCEEDED)`,
       p50_ms: Math.round(SMALL_FILES / (median(small[shape]) / 1000)),
       p99_ms: Math.round(SMALL_FILES / (Math.min(...small[shape]) / 1000)),
       requests_per_second: Math.round(median(small[shape])),
-      ratio_to_cp: null,
+      ratio_to_cp: ratio,
       peak_rss_mb: rss,
     });
+    // a mapped copy's best rate over the same copy's best without a mapping (1: as fast): on this VM a
+    // round's GiB takes either about 1 s or 2.3 s, whichever copy it is (the rounds' times are logged),
+    // so a round's pair compares the machine's two states as often as the two copies
+    const ofUnmapped = (mappedRates: number[], rates: number[]) => Math.round((Math.max(...mappedRates) / Math.max(...rates)) * 100) / 100;
     const rows: TaskRow[] = [
       ...(SMALL_ONLY
         ? []
@@ -192,6 +236,24 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
           ]),
       smallRow('flat', 'in one folder'),
       smallRow('tree', `as ${TREE_FOLDERS} folders of ${SMALL_FILES / TREE_FOLDERS}`),
+      ...(account
+        ? [
+            ...(SMALL_ONLY
+              ? []
+              : [
+                  {
+                    scenario: `nodes: one 1 GiB file between two mapped collections, the nodes acting as a local account (${rate(median(times.mapped))} MB/s; the ratio: the best round's rate over the best of the same copy without a mapping)`,
+                    p50_ms: Math.round(median(times.mapped)),
+                    p99_ms: Math.round(Math.max(...times.mapped)),
+                    requests_per_second: 0,
+                    ratio_to_cp: ofUnmapped(times.mapped.map((ms) => 1 / ms), times.xfer.map((ms) => 1 / ms)),
+                    peak_rss_mb: rss,
+                  },
+                ]),
+            smallRow('mapped flat', 'in one folder, between two mapped collections (the ratio: best rates, of the same copy without a mapping)', ofUnmapped(small['mapped flat'], small.flat)),
+            smallRow('mapped tree', `as ${TREE_FOLDERS} folders of ${SMALL_FILES / TREE_FOLDERS}, between two mapped collections (the ratio: best rates, of the same copy without a mapping)`, ofUnmapped(small['mapped tree'], small.tree)),
+          ]
+        : []),
     ];
     for (const [name, { user, system }] of cpu) log(`CPU of a copy, ${name}: ${median(user).toFixed(2)} s user + ${median(system).toFixed(2)} s system (medians)`);
     for (const row of rows) log(`${row.scenario}: ${row.p50_ms} ms, ratio ${row.ratio_to_cp}, ${row.requests_per_second} files/s, peak RSS ${rss} MB`);
@@ -199,5 +261,6 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
   } finally {
     for (const child of children) await stop(child);
     await stop(api.child);
+    account?.remove();
   }
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { freePort } from '@xfer/server-kit';
 
 /** Starting, watching and stopping the processes a benchmark measures (loopback only). */
@@ -38,11 +38,33 @@ export function peakRssMb(child: ChildProcess): number | null {
   }
 }
 
-/** CPU seconds a process has used so far (Linux, /proc/<pid>/stat), user and system apart. */
+/**
+ * CPU seconds a process and the processes it runs (a node's helpers) have used so far (Linux,
+ * /proc/<pid>/stat), user and system apart: a copy's whole cost, wherever its work is done.
+ */
 export function cpuSeconds(child: ChildProcess): { user: number; system: number } {
-  // the fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 a second)
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  return cpuOfTree(child.pid!);
+}
+
+function cpuOfTree(pid: number): { user: number; system: number } {
+  let user = 0;
+  let system = 0;
+  try {
+    // the fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 a second)
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    user = Number(fields[11]) / 100;
+    system = Number(fields[12]) / 100;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const kid of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) {
+        const spent = cpuOfTree(Number(kid));
+        user += spent.user;
+        system += spent.system;
+      }
+    }
+  } catch {
+    // a process gone meanwhile: what was read of it
+  }
+  return { user, system };
 }
 
 export async function stop(child: ChildProcess): Promise<void> {

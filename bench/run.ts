@@ -825,7 +825,9 @@ async function main(): Promise<void> {
     const work5 = mkdtempSync(join(tmpdir(), 'xfer-bench-node-copies-'));
     try {
       for (const row of await measureNodeCopies(work5, (line) => console.error(line))) {
-        const ofCurl = row.ratio_to_cp === null ? `: ${row.requests_per_second} files/s` : `: ${row.ratio_to_cp} of curl`;
+        const mapped = row.scenario.includes('mapped collections');
+        const rate = row.requests_per_second > 0 ? `: ${row.requests_per_second} files/s` : '';
+        const ofCurl = row.ratio_to_cp === null ? rate : mapped ? `${rate || ':'} ${row.ratio_to_cp} of the same copy without a mapping` : `: ${row.ratio_to_cp} of curl`;
         rows.push({ backend: 'nodes', size: 0, ...row, scenario: `${row.scenario}${ofCurl}`, errors: 0, non_2xx: 0, ratio_to_baseline: null });
       }
     } finally {

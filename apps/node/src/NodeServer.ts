@@ -82,7 +82,7 @@ export class NodeServer {
     const peers = new Peers(options.peerCa);
     // as root (as GCS runs), a helper per local account touches a mapped collection's files; else it acts as itself alone
     const ownUid = process.getuid?.() ?? -1;
-    const helpers = ownUid === 0 ? new AccountHelpers(options.uploadIdleMs ?? UPLOAD_IDLE_MS) : null;
+    const helpers = ownUid === 0 ? new AccountHelpers(options.uploadIdleMs ?? UPLOAD_IDLE_MS, options.peerCa) : null;
     let trust: ApiTrust | null = null;
     try {
       const briefing = await api.whoAmI();
@@ -105,6 +105,12 @@ export class NodeServer {
           ofEndpoint: async (endpointId, base, account) => {
             const root = await served.rootOf(endpointId);
             return mapped.at(await served.mappedPolicy({ endpointId }, account), root, base, account);
+          },
+          helperOf: async (where, account) => {
+            const root = 'root' in where ? where.root : await served.rootOf(where.endpointId);
+            if ('root' in where) await served.assertServes(root);
+            const helper = await mapped.helperOf(await served.mappedPolicy(where, account), account);
+            return helper && { ...helper, root };
           },
         },
         verifyApiCall: apiCallVerifier(trust),

@@ -1,18 +1,21 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
-/** The README's "Storage on other machines" script, as printed. */
-function script(): string {
+/** The README's "Storage on other machines" scripts, as printed: the nodes, and the mapped collection that continues it before its last line. */
+function scripts(): { nodes: string; mapped: string } {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('## Storage on other machines');
   const text = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const found = /```bash\n([\s\S]*?)```/.exec(text);
-  if (!found) throw new Error("the README's section on nodes has no bash block");
-  return found[1]!;
+  const [nodes, mapped] = [...text.matchAll(/```bash\n([\s\S]*?)```/g)].map((found) => found[1]!);
+  if (nodes === undefined || mapped === undefined) throw new Error("the README's section on nodes has not its two bash blocks");
+  return { nodes, mapped };
 }
+
+/** The local accounts the README's mapped collection makes (removed after). */
+const ACCOUNTS = ['xfer-alice', 'xfer-bob'];
 
 /**
  * Run as printed in an empty folder of the checkout (where `npx xfer` finds the command), in a
@@ -22,13 +25,23 @@ function script(): string {
 describe("the README's two nodes on one machine, as printed", () => {
   let dir: string;
   beforeEach(() => {
+    for (const account of ACCOUNTS) expect(spawnSync('id', [account]).status).not.toBe(0);
     dir = mkdtempSync(join(ROOT, '.readme-nodes-'));
+    // an empty folder of a checkout, as a person's: its accounts pass through it to their homes
+    chmodSync(dir, 0o755);
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => {
+    for (const account of ACCOUNTS) spawnSync('userdel', [account]);
+    rmSync(dir, { recursive: true, force: true });
+  });
 
-  it('registers and starts two nodes, makes a mapped collection through a node\'s Manager API, binds an endpoint to each, writes and reads a file over HTTPS, lists it through the API and moves it node to node', async () => {
+  it('registers and starts two nodes, makes a mapped collection through a node\'s Manager API, binds an endpoint to each, writes and reads a file over HTTPS, lists it through the API and moves it node to node; serves each person\'s home as their account', async () => {
+    const { nodes, mapped } = scripts();
+    const printed = nodes.trimEnd().split('\n');
+    // the mapped collection's block, before the nodes' block's last line (which stops them)
+    const script = [...printed.slice(0, -1), mapped, printed.at(-1)!].join('\n');
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile('unshare', ['-n', '--', 'bash', '-c', `ip link set lo up && exec bash -e -c "$0"`, script()], { cwd: dir, env: { ...process.env, HOST: '127.0.0.1' }, timeout: 120_000 }, (error, out, err) =>
+      execFile('unshare', ['-n', '--', 'bash', '-c', `ip link set lo up && exec bash -e -c "$0"`, script], { cwd: dir, env: { ...process.env, HOST: '127.0.0.1' }, timeout: 120_000 }, (error, out, err) =>
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout: out, stderr: err }),
       );
     });
@@ -47,5 +60,10 @@ describe("the README's two nodes on one machine, as printed", () => {
     expect(readFileSync(join(dir, 'lab.log'), 'utf8').split('\n')[0]).toBe('https://localhost:9441');
     expect(lines).toContain('SUCCEEDED: 1 file(s), 4 bytes');
     expect(readFileSync(join(dir, 'archive-storage', 'results', 'run1.csv'), 'utf8')).toBe('t,v\n');
+    // alice made a folder in her home as xfer-alice; bob may not list it, and his upload is his
+    expect(lines).toEqual(expect.arrayContaining(['Updated', 'DirectoryCreated', 'EndpointPermissionDenied', 'GCSv5_mapped_collection']));
+    expect(lines).toContain('xfer-alice homes/alice/papers');
+    expect(lines).toContain('xfer-bob homes/bob/run1.csv');
+    expect(readFileSync(join(dir, 'homes', 'bob', 'run1.csv'), 'utf8')).toBe('t,v\n');
   });
 });

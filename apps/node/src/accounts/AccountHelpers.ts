@@ -18,10 +18,15 @@ const START_MS = 15_000;
 /** A helper nobody used for this long is stopped (the next call starts another). */
 const IDLE_MS = 5 * 60_000;
 
-interface Helper {
+/** How the node reaches an account's helper. */
+export interface AccountHelper {
+  client: NodeClient;
+  socketPath: string;
+}
+
+interface Helper extends AccountHelper {
   account: LocalAccount;
   child: ChildProcess;
-  client: NodeClient;
   lastUse: number;
 }
 
@@ -36,7 +41,11 @@ export class AccountHelpers {
   private readonly dir: string;
   private readonly timer: ReturnType<typeof setInterval>;
 
-  constructor(private readonly uploadIdleMs: number) {
+  constructor(
+    private readonly uploadIdleMs: number,
+    /** A CA the helpers trust for other nodes (a pull's source) beside the system's and NODE_EXTRA_CA_CERTS. */
+    private readonly peerCa?: string,
+  ) {
     // root's own directory (0711): each account's socket lies in a directory of its own within
     this.dir = mkdtempSync(join(tmpdir(), 'xfer-node-accounts-'));
     chmodSync(this.dir, 0o711);
@@ -46,9 +55,14 @@ export class AccountHelpers {
 
   /** The storage of `root` (from `base`) as `account` reaches it. */
   async storageOf(account: LocalAccount, root: string, base: string): Promise<Storage> {
+    return new NodeStorage((await this.reach(account)).client, root, root, base);
+  }
+
+  /** `account`'s helper: its client (the storage protocol, a pull) and its socket (a grant's files, relayed). */
+  async reach(account: LocalAccount): Promise<AccountHelper> {
     const helper = await this.helperFor(account);
     helper.lastUse = Date.now();
-    return new NodeStorage(helper.client, root, root, base);
+    return { client: helper.client, socketPath: helper.socketPath };
   }
 
   async close(): Promise<void> {
@@ -78,7 +92,7 @@ export class AccountHelpers {
     chownSync(home, account.uid, account.gid);
     const socketPath = join(home, 'storage.sock');
     const child = fork(helperEntry(), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
-    const start: HelperStart = { account, socketPath, uploadIdleMs: this.uploadIdleMs };
+    const start: HelperStart = { account, socketPath, uploadIdleMs: this.uploadIdleMs, peerCa: this.peerCa };
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`the helper of '${name}' did not start within ${START_MS / 1000} s`)), START_MS);
@@ -98,7 +112,7 @@ export class AccountHelpers {
       throw error;
     }
     const client = new NodeClient(`${name} (local account)`, { find: async () => ({ url: 'http://localhost', socketPath }), signer: { sign: async () => 'account-helper' } });
-    const helper: Helper = { account, child, client, lastUse: Date.now() };
+    const helper: Helper = { account, child, client, socketPath, lastUse: Date.now() };
     // a helper that dies is started again on the next call
     child.once('exit', () => {
       if (this.helpers.get(name) !== undefined) this.helpers.delete(name);

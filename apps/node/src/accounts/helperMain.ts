@@ -13,6 +13,7 @@ export interface HelperStart {
   account: LocalAccount;
   socketPath: string;
   uploadIdleMs: number;
+  peerCa?: string;
 }
 
 /** Becomes the account for good: groups, group, user; then checks that root cannot come back. */
@@ -38,7 +39,7 @@ process.once('message', (start: HelperStart) => {
     become(start.account);
     // the server (express, the storage protocol) is loaded only once the helper is the account
     const { serveAccountStorage } = await import('./helperServer');
-    await serveAccountStorage(start.socketPath, start.uploadIdleMs);
+    await serveAccountStorage(start.socketPath, start.uploadIdleMs, start.peerCa);
     process.send!({ ready: true });
   })().catch((error: unknown) => {
     process.send!({ failed: error instanceof Error ? error.message : String(error) });

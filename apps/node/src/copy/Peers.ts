@@ -1,4 +1,4 @@
-import { isIP, type OnReadOpts } from 'node:net';
+import { connect as connectLocal, isIP, type OnReadOpts, type Socket } from 'node:net';
 import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { trustedCas } from '@xfer/storage';
 import { HTTPParser } from 'http-parser-js';
@@ -7,6 +7,8 @@ import { HTTPParser } from 'http-parser-js';
 const CONNECT_MS = 5_000;
 /** Each connection reads into one buffer of this size (a TLS record is at most 16 KiB). */
 const READ_BUFFER = 64 * 1024;
+/** A helper's Unix socket is read a MiB at a time (no records: the fewer reads, the less a relay costs). */
+const LOCAL_READ_BUFFER = 1024 * 1024;
 
 /** What a call's answer is told to, as it arrives (each piece only for the call: copy what is kept). */
 export interface PeerAnswer {
@@ -35,7 +37,7 @@ export interface PeerCall {
  */
 export class Peers {
   private readonly ca: string[] | undefined;
-  private readonly open = new Set<TLSSocket>();
+  private readonly open = new Set<TLSSocket | Socket>();
 
   /** `extraCa`: a CA to trust beside the system's and NODE_EXTRA_CA_CERTS (a test's, the stand-in's). */
   constructor(extraCa?: string) {
@@ -45,9 +47,10 @@ export class Peers {
   /**
    * POSTs `body` (JSON) to `url` with `bearer` as its credential; the answer goes to `answer` as
    * it arrives. Fails when the node cannot be reached within CONNECT_MS, or when it sends nothing
-   * for `idleMs` while not paused.
+   * for `idleMs` while not paused. `socketPath`: an account's helper of this node, on its Unix
+   * socket (no TLS; `url` names the request's path only).
    */
-  post(url: URL, bearer: string, body: string, idleMs: number, answer: PeerAnswer): PeerCall {
+  post(url: URL, bearer: string, body: string, idleMs: number, answer: PeerAnswer, socketPath?: string): PeerCall {
     const parser = new HTTPParser('RESPONSE');
     let connected = false;
     let done = false;
@@ -70,25 +73,19 @@ export class Peers {
     };
     parser.onMessageComplete = () => settle(null);
     const port = Number(url.port || 443);
-    // tls.connect takes net's `onread` (Node's documentation says so; @types/node leaves it out)
-    const options: ConnectionOptions & { onread: OnReadOpts } = {
-      host: url.hostname,
-      port,
-      ...(isIP(url.hostname) === 0 && { servername: url.hostname }),
-      ca: this.ca,
-      timeout: CONNECT_MS,
-      onread: {
-        buffer: Buffer.allocUnsafe(READ_BUFFER),
-        callback: (length: number, buffer: Uint8Array) => {
-          const parsed = parser.execute(Buffer.from(buffer.buffer, buffer.byteOffset, length));
-          if (parsed instanceof Error) settle(new Error(`its answer is no HTTP (${parsed.message})`));
-          return !paused;
-        },
+    const onread: OnReadOpts = {
+      buffer: Buffer.allocUnsafe(socketPath === undefined ? READ_BUFFER : LOCAL_READ_BUFFER),
+      callback: (length: number, buffer: Uint8Array) => {
+        const parsed = parser.execute(Buffer.from(buffer.buffer, buffer.byteOffset, length));
+        if (parsed instanceof Error) settle(new Error(`its answer is no HTTP (${parsed.message})`));
+        return !paused;
       },
     };
-    const socket = connect(options);
+    // tls.connect takes net's `onread` (Node's documentation says so; @types/node leaves it out)
+    const options: ConnectionOptions & { onread: OnReadOpts } = { host: url.hostname, port, ...(isIP(url.hostname) === 0 && { servername: url.hostname }), ca: this.ca, timeout: CONNECT_MS, onread };
+    const socket = socketPath === undefined ? connect(options) : connectLocal({ path: socketPath, timeout: CONNECT_MS, onread });
     this.open.add(socket);
-    socket.once('secureConnect', () => {
+    socket.once(socketPath === undefined ? 'secureConnect' : 'connect', () => {
       connected = true;
       socket.setTimeout(idleMs);
       const path = `${url.pathname}${url.search}`;

@@ -1,6 +1,7 @@
 import { StorageError, type ChecksumAlgorithm } from '@xfer/core';
-import { ChunkBuffers, namesDigest, READ_CHUNK, type PullLine, type PullRequest, type ReadGrant, type ReadGrantClaim } from '@xfer/storage';
+import { ChunkBuffers, namesDigest, NODE_STORAGE_PATH, READ_CHUNK, type PullLine, type PullRequest, type ReadGrant, type ReadGrantClaim } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Dispatcher } from 'undici';
 import type { Peers } from '../copy/Peers';
 import { fileFrames } from '../copy/fileFrames';
 import { pullFiles, type PullSource } from '../copy/pull';
@@ -65,6 +66,72 @@ function pullRequestOf(body: unknown): PullRequest {
   };
 }
 
+/** The route of an account's helper that sends a grant's files as frames (its node checked the grant). */
+export const HELPER_FRAMES = 'frames';
+/** A relay's pieces: a helper's socket is read a MiB at a time. */
+const RELAY_CHUNK = 1024 * 1024;
+/** A helper that sends nothing for this long (its reads stalled) is given up on. */
+const HELPER_SILENCE_MS = 120_000;
+
+/**
+ * A grant's files as an account's helper frames them, sent on as they come: read a MiB at a time
+ * from its socket, each piece copied once into the answer (the node's TLS is the one cost a relay
+ * adds); a refusal before the first byte is sent on as the helper said it.
+ */
+function relayFrames(res: Response, peers: Peers, socketPath: string, root: string, grant: ReadGrant): Promise<void> {
+  // its body ends with the connection, no chunked encoding: each piece one write of the TLS socket, not three to gather
+  res.useChunkedEncodingByDefault = false;
+  res.setHeader('Connection', 'close');
+  const pool = new ChunkBuffers(RELAY_CHUNK);
+  return new Promise((resolve) => {
+    let status = 0;
+    const refusal: Buffer[] = [];
+    const url = new URL(`http://account-helper${NODE_STORAGE_PATH}/${HELPER_FRAMES}?${new URLSearchParams({ root })}`);
+    const call = peers.post(
+      url,
+      'account-helper',
+      JSON.stringify(grant),
+      HELPER_SILENCE_MS,
+      {
+        status: (code) => void (status = code),
+        body: (piece) => {
+          if (status !== 200) return refusal.push(Buffer.from(piece)) > 0;
+          const chunk = pool.take(piece.length);
+          piece.copy(chunk);
+          if (res.write(chunk.subarray(0, piece.length), () => pool.give(chunk))) return true;
+          res.once('drain', () => call.resume());
+          return false;
+        },
+        end: () => {
+          if (status === 200) res.end();
+          else res.status(status).type('application/json').send(Buffer.concat(refusal));
+          resolve();
+        },
+        failed: () => {
+          res.destroy();
+          resolve();
+        },
+      },
+      socketPath,
+    );
+    res.on('close', () => {
+      if (!res.writableFinished) call.stop(new Error('the destination went'));
+    });
+  });
+}
+
+/** A helper's answer, sent on as it comes (a refusal before it begins is the call's error); cut, the answer is cut. */
+async function relayed(res: Response, answer: Promise<Dispatcher.ResponseData>): Promise<void> {
+  const { body } = await answer;
+  try {
+    await sendChunks(res, body as AsyncIterable<Uint8Array>);
+  } catch {
+    res.destroy();
+  } finally {
+    if (!body.readableEnded) body.destroy();
+  }
+}
+
 /** A signal that aborts when the client goes before the answer is whole. */
 function whileConnected(res: Response): AbortSignal {
   const gone = new AbortController();
@@ -100,10 +167,14 @@ export const copyRoutes = {
         if (typeof grant.endpoint !== 'string') throw new BadRequest('endpoint: the endpoint whose files the grant opens');
         const named = names((req.body as { names?: unknown } | undefined)?.names, 'names');
         if (namesDigest(named) !== grant.names_sha256) throw new Unauthorized('names: not the names the grant opens', true);
-        const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'), grant.actingAs && actingAsOf(grant.actingAs.account, grant.actingAs.policy));
+        const actingAs = grant.actingAs && actingAsOf(grant.actingAs.account, grant.actingAs.policy);
+        const storage = await services.storages.ofEndpoint(grant.endpoint, storagePath(grant.base, 'base'), actingAs);
         const checked: ReadGrant = { endpoint: grant.endpoint, base: grant.base, dir: storagePath(grant.dir, 'dir'), names: named, checksum: grant.checksum };
-        const pool = new ChunkBuffers(READ_CHUNK);
+        const helper = await services.storages.helperOf?.({ endpointId: grant.endpoint }, actingAs);
         res.type('application/octet-stream');
+        // as an account: its helper reads and frames the files, the node passes the bytes on
+        if (helper) return relayFrames(res, services.peers, helper.socketPath, helper.root, checked);
+        const pool = new ChunkBuffers(READ_CHUNK);
         try {
           await sendChunks(res, fileFrames(storage, checked, pool), pool);
         } catch {
@@ -121,9 +192,16 @@ export const copyRoutes = {
       const request = pullRequestOf(req.body);
       // a source on this node is read as the same account (the API sends another account's files under a grant)
       const actingAs = actingAsOf(req.query.account, req.query.policy);
-      const destination = await services.storages.at(absolute(req.query.root, 'root'), storagePath(req.query.base, 'base'), actingAs);
+      const [root, base] = [absolute(req.query.root, 'root'), storagePath(req.query.base, 'base')];
+      const destination = await services.storages.at(root, base, actingAs);
       const source: PullSource = 'url' in request.source ? request.source : { local: await services.storages.at(request.source.root, request.source.base, actingAs) };
       const signal = whileConnected(res);
+      // as an account (both directories checked above): its helper does the whole copy, the node passes its answer on
+      const helper = await services.storages.helperOf?.({ root }, actingAs);
+      if (helper) {
+        res.type('application/x-ndjson');
+        return relayed(res, helper.client.call({ endpointId: root, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal, answerMs: 0 }));
+      }
       res.type('application/x-ndjson');
       res.flushHeaders();
       const tell = (line: PullLine) => {

@@ -1,4 +1,5 @@
 import { DomainError, resolveStoragePath, type ActingAs, type Storage } from '@xfer/core';
+import type { NodeClient } from '@xfer/storage';
 import type { Request } from 'express';
 
 /**
@@ -10,6 +11,12 @@ export interface NodeStorages {
   /** `actingAs`: the local account a mapped collection's files are used as (the API names it). */
   at(root: string, base: string, actingAs?: ActingAs): Promise<Storage>;
   ofEndpoint(endpointId: string, base: string, actingAs?: ActingAs): Promise<Storage>;
+  /**
+   * The helper that acts as the account a call names, to hand a copy's whole work (a pull, a
+   * grant's files) on a directory (by `root`, or by its endpoint): its client and the directory.
+   * Null where this process does the work itself (no account, or one the node is).
+   */
+  helperOf?(where: { root: string } | { endpointId: string }, actingAs: ActingAs | undefined): Promise<{ client: NodeClient; socketPath: string; root: string } | null>;
 }
 
 /** The local account a call names (`account`) and the digest of the policy the API decided under (`policy`), or none. */

@@ -186,6 +186,23 @@ describe.each(testBackends())('Mapped collections: each user acts as their own l
     }
   });
 
+  it("copies between two mapped collections of one node that map the submitter to two accounts, reading as one and writing as the other", async () => {
+    // a second collection on node one whose gateway maps alice to ben's account
+    const other = await world.endpoint('Other', world.nodes[0]!);
+    const benOther = homeOf(ben, join(other.root, 'in'));
+    await world.runtime.services.admin.endpoints.setStorage(other.id, { type: 'node', node: 'node-one', root: other.root }, { identity_mappings: [{ DATA_TYPE: 'expression_identity_mapping#1.0.0', mappings: [{ source: '{username}', match: 'alice', output: ben.name }] }] });
+    const workers = await world.runtime.startTaskWorkers({ concurrency: 2, pollMs: 20, retryMs: 200, sweepMs: 50 });
+    try {
+      const submitted = await world.transfer({ source_endpoint: world.lab.id, destination_endpoint: other.id, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/ann/notes.txt', destination_path: '/in/notes.txt' }] });
+      const task = await world.until(submitted.body.task_id as string, (t) => t.status !== 'ACTIVE');
+      expect(task).toMatchObject({ status: 'SUCCEEDED', source_local_user: ann.name, destination_local_user: ben.name });
+      expect(readFileSync(join(benOther, 'notes.txt'), 'utf8')).toBe("ann's notes");
+      expect(ownerOf(join(benOther, 'notes.txt'))).toEqual({ uid: ben.uid, gid: ben.gid });
+    } finally {
+      await workers.stop();
+    }
+  });
+
   it('leaves an endpoint without a mapping as it was: the node acts as itself there', async () => {
     const plain = await world.endpoint('Plain', world.nodes[0]!);
     expect(names(await ls(world.alice.token, '/', plain.id))).toEqual([]);
