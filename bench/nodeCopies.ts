@@ -150,7 +150,7 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
     const [from, to] = endpoints as [string, string];
     const bigUrl = `${urls[0]}/${from}/big.bin`;
     const [mappedFrom, mappedTo] = mappedEndpoints;
-    const times = { curl: [] as number[], xfer: [] as number[], mapped: [] as number[] };
+    const times = { curl: [] as number[], xfer: [] as number[], mapped: [] as number[], unmapped: [] as number[] };
     const bigCopy = (source: string, destination: string) => ({ source_endpoint: source, destination_endpoint: destination, DATA: [{ DATA_TYPE: 'transfer_item', source_path: '/big.bin', destination_path: '/xfer.bin' }] });
     // each process's CPU during each copy (user and system seconds): what limits a copy on two cores
     const cpu = new Map<string, { user: number[]; system: number[] }>();
@@ -176,18 +176,27 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
         measured({ 'xfer: the source node': children[0]!, 'xfer: the destination node': children[1]!, 'xfer: the API': api.child }, async () => void times.xfer.push((await timedTask(client, bigCopy(from, to))).ms));
       const copyByMapped = () =>
         measured({ 'mapped: the source node': children[0]!, 'mapped: the destination node': children[1]!, 'mapped: the API': api.child }, async () => void times.mapped.push((await timedTask(client, bigCopy(mappedFrom!, mappedTo!))).ms));
-      const fileOf = new Map([[copyByCurl, join(destination, 'curl.bin')], [copyByXfer, join(destination, 'xfer.bin')], [copyByMapped, join(mapped.destination, 'xfer.bin')]]);
-      const copies = account ? [copyByCurl, copyByXfer, copyByMapped] : [copyByCurl, copyByXfer];
-      for (let round = 0; round < ROUNDS; round += 1) {
-        // in turns, each first every other round; each right after its own file's removal
-        for (const copy of round % 2 === 0 ? copies : [...copies].reverse()) {
-          await writtenBack();
-          rmSync(fileOf.get(copy)!, { force: true });
-          await copy();
+      const fileOf = new Map<() => Promise<unknown>, string>([[copyByCurl, join(destination, 'curl.bin')], [copyByXfer, join(destination, 'xfer.bin')], [copyByMapped, join(mapped.destination, 'xfer.bin')]]);
+      const inTurns = async (copies: (() => Promise<unknown>)[]) => {
+        for (let round = 0; round < ROUNDS; round += 1) {
+          // in turns, each first every other round; each right after its own file's removal
+          for (const copy of round % 2 === 0 ? copies : [...copies].reverse()) {
+            await writtenBack();
+            rmSync(fileOf.get(copy)!, { force: true });
+            await copy();
+          }
         }
+      };
+      await inTurns([copyByCurl, copyByXfer]);
+      if (account) {
+        // then the mapped copy in turns with the same copy without a mapping (those times kept apart)
+        const beside = times.xfer;
+        times.xfer = [];
+        await inTurns([copyByXfer, copyByMapped]);
+        [times.unmapped, times.xfer] = [times.xfer, beside];
       }
     }
-    if (!SMALL_ONLY) log(`1 GiB copies, ms by round: curl ${times.curl.map(Math.round).join(' ')}; xfer ${times.xfer.map(Math.round).join(' ')}${account ? `; mapped ${times.mapped.map(Math.round).join(' ')}` : ''}`);
+    if (!SMALL_ONLY) log(`1 GiB copies, ms by round: curl ${times.curl.map(Math.round).join(' ')}; xfer ${times.xfer.map(Math.round).join(' ')}${account ? `; then xfer ${times.unmapped.map(Math.round).join(' ')} and mapped ${times.mapped.map(Math.round).join(' ')}` : ''}`);
     const ratio = SMALL_ONLY ? 0 : median(times.curl.map((curlMs, i) => curlMs / times.xfer[i]!));
     const rate = (ms: number) => Math.round(GIB / 2 ** 20 / (ms / 1000));
     const small = { flat: [] as number[], tree: [] as number[], 'mapped flat': [] as number[], 'mapped tree': [] as number[] };
@@ -246,7 +255,7 @@ export async function measureNodeCopies(work: string, log: (line: string) => voi
                     p50_ms: Math.round(median(times.mapped)),
                     p99_ms: Math.round(Math.max(...times.mapped)),
                     requests_per_second: 0,
-                    ratio_to_cp: ofUnmapped(times.mapped.map((ms) => 1 / ms), times.xfer.map((ms) => 1 / ms)),
+                    ratio_to_cp: ofUnmapped(times.mapped.map((ms) => 1 / ms), times.unmapped.map((ms) => 1 / ms)),
                     peak_rss_mb: rss,
                   },
                 ]),
