@@ -9,6 +9,7 @@ const CONNECT_MS = 5_000;
 const READ_BUFFER = 64 * 1024;
 /** A helper's Unix socket is read a MiB at a time (no records: the fewer reads, the less a relay costs). */
 const LOCAL_READ_BUFFER = 1024 * 1024;
+const LOCAL_BUFFERS_KEPT = 8;
 
 /** What a call's answer is told to, as it arrives (each piece only for the call: copy what is kept). */
 export interface PeerAnswer {
@@ -38,6 +39,8 @@ export interface PeerCall {
 export class Peers {
   private readonly ca: string[] | undefined;
   private readonly open = new Set<TLSSocket | Socket>();
+  /** The read buffers of calls to helpers, kept for the next (each a MiB outside the heap: made anew, many calls cost full collections). */
+  private readonly localBuffers: Buffer[] = [];
 
   /** `extraCa`: a CA to trust beside the system's and NODE_EXTRA_CA_CERTS (a test's, the stand-in's). */
   constructor(extraCa?: string) {
@@ -73,8 +76,9 @@ export class Peers {
     };
     parser.onMessageComplete = () => settle(null);
     const port = Number(url.port || 443);
+    const readBuffer = socketPath === undefined ? Buffer.allocUnsafe(READ_BUFFER) : (this.localBuffers.pop() ?? Buffer.allocUnsafeSlow(LOCAL_READ_BUFFER));
     const onread: OnReadOpts = {
-      buffer: Buffer.allocUnsafe(socketPath === undefined ? READ_BUFFER : LOCAL_READ_BUFFER),
+      buffer: readBuffer,
       callback: (length: number, buffer: Uint8Array) => {
         const parsed = parser.execute(Buffer.from(buffer.buffer, buffer.byteOffset, length));
         if (parsed instanceof Error) settle(new Error(`its answer is no HTTP (${parsed.message})`));
@@ -100,6 +104,7 @@ export class Peers {
     });
     socket.on('close', () => {
       this.open.delete(socket);
+      if (socketPath !== undefined && this.localBuffers.length < LOCAL_BUFFERS_KEPT) this.localBuffers.push(readBuffer);
       settle(new Error('the connection closed mid-answer'));
     });
     return {

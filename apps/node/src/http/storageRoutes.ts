@@ -1,7 +1,7 @@
 import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
-import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED } from '@xfer/storage';
+import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED, type StorageOperation } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { copyRoutes, type CopyServices } from './copyRoutes';
+import { copyRoutes, whileConnected, type CopyServices } from './copyRoutes';
 import { actingAsOf, BadRequest, storagePath, watchedUpload, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
@@ -9,6 +9,8 @@ import { sendChunks } from './send';
 export type VerifyApiCall = (authorization: string | undefined) => Promise<void>;
 
 const ALGORITHMS: ReadonlySet<string> = new Set<ChecksumAlgorithm>(['md5', 'sha256']);
+/** The calls an account's helper answers as they came (a pull is the copy routes'). */
+const RELAYED: ReadonlySet<string> = new Set<StorageOperation>(['stat', 'names', 'typed-names', 'entries', 'mkdir', 'rename', 'remove', 'checksum', 'read', 'write']);
 
 /**
  * The storage protocol (NODE_STORAGE_PATH): the API's calls on a directory of this node, each one
@@ -24,11 +26,36 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
     next();
   });
 
-  const storageOf = async (req: Request): Promise<{ storage: Storage; path: string }> => {
+  const rootOf = (req: Request): string => {
     const root = String(req.query.root ?? '');
     if (!root.startsWith('/') || root.includes('\0')) throw new BadRequest('root: an absolute directory of this node');
-    return { storage: await storages.at(root, storagePath(req.query.base, 'base'), actingAsOf(req.query.account, req.query.policy)), path: storagePath(req.query.path, 'path') };
+    return root;
   };
+  const storageOf = async (req: Request): Promise<{ storage: Storage; path: string }> => {
+    return { storage: await storages.at(rootOf(req), storagePath(req.query.base, 'base'), actingAsOf(req.query.account, req.query.policy)), path: storagePath(req.query.path, 'path') };
+  };
+
+  // as an account: the call goes to its helper as it came, and its answer back as it comes (parsed
+  // and encoded once, by the helper); a pull is the copy routes' (its source is checked there)
+  router.use(async (req, res, next) => {
+    const operation = req.path.slice(1);
+    const actingAs = RELAYED.has(operation) ? actingAsOf(req.query.account, req.query.policy) : undefined;
+    const helper = actingAs && storages.helperOf ? await storages.helperOf({ root: rootOf(req) }, actingAs) : null;
+    if (!helper) return next();
+    const query = Object.fromEntries(Object.entries(req.query).flatMap(([name, value]) => (name === 'account' || name === 'policy' ? [] : [[name, String(value)]])));
+    const body = req.method === 'GET' ? undefined : operation === 'write' ? watchedUpload(req, uploadIdleMs) : req;
+    const method = req.method as 'GET' | 'POST' | 'PUT';
+    const answer = await helper.client.call({ endpointId: helper.root, operation: operation as StorageOperation, method, query, body, contentType: req.headers['content-type'], signal: whileConnected(res), answerMs: 0 });
+    const type = answer.headers['content-type'];
+    if (typeof type === 'string') res.type(type);
+    try {
+      await sendChunks(res, answer.body as AsyncIterable<Uint8Array>);
+    } catch {
+      res.destroy();
+    } finally {
+      if (!answer.body.readableEnded) answer.body.destroy();
+    }
+  });
 
   /** A listing sent as lines of JSON arrays: the first batch (or the refusal) before any byte is sent. */
   const lines = (list: (storage: Storage, path: string) => AsyncIterable<readonly unknown[]>) => async (req: Request, res: Response) => {

@@ -45,6 +45,8 @@ export interface NodeCall {
   query: Record<string, string | undefined>;
   method?: 'GET' | 'POST' | 'PUT';
   body?: string | AsyncIterable<Uint8Array>;
+  /** The body's type, where it is a stream of JSON (a string body is JSON). */
+  contentType?: string;
   /** How long the node may take to answer (default ANSWER_MS). */
   answerMs?: number;
   /** Aborting it closes the connection: the node stops what the call asked. */
@@ -86,7 +88,7 @@ export class NodeClient {
       response = await connection.pool.request({
         path: `${connection.url.pathname.replace(/\/$/, '')}${NODE_STORAGE_PATH}/${call.operation}?${query}`,
         method: call.method ?? 'GET',
-        headers: { authorization: `Bearer ${await this.tokenFor()}`, ...(typeof call.body === 'string' && { 'content-type': 'application/json' }) },
+        headers: { authorization: `Bearer ${await this.tokenFor()}`, ...(typeof call.body === 'string' ? { 'content-type': 'application/json' } : call.contentType && { 'content-type': call.contentType }) },
         body: typeof call.body === 'object' ? Readable.from(call.body, { objectMode: false }) : (call.body ?? null),
         headersTimeout: call.answerMs ?? ANSWER_MS,
         bodyTimeout: call.answerMs ?? ANSWER_MS,
