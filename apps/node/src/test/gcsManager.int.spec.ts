@@ -302,6 +302,14 @@ describe.each(testBackends())('a data node as a GCS endpoint ($name)', (backend)
     expect(guest).toMatchObject({ collection_type: 'guest', mapped_collection_id: mapped, user_credential_id: credentialBody.data[0]!.id, collection_base_path: '/projects', identity_id: world.alice.id, storage_gateway_id: gateway });
     const guestId = guest.id as string;
     expect(await transferDoc(guestId)).toMatchObject({ entity_type: 'GCSv5_guest_collection', host_endpoint_id: mapped, owner_id: node.id, gcs_manager_url: `https://localhost:${node.port}`, https_server: `https://localhost:${node.port}/${guestId}` });
+    // endpoint_search finds each by its entity type
+    const ofType = async (type: string) => ((await world.as(world.alice.token).get(`/endpoint_search?filter_scope=administered-by-me&filter_entity_type=${type}`)).body.DATA as { id: string }[]).map((e) => e.id);
+    expect(await ofType('GCSv5_guest_collection')).toEqual([guestId]);
+    const mappedOnes = await ofType('GCSv5_mapped_collection');
+    expect(mappedOnes).toEqual(expect.arrayContaining([mapped, closed, world.lab.id, world.archive.id]));
+    expect(mappedOnes).not.toContain(guestId);
+    expect(await ofType('GCSv5_endpoint')).toEqual([node.id]);
+    expect(await ofType('GCP_mapped_collection')).toEqual([]);
     // bob has a credential but no role on the mapped collection: no guest collection of his
     expect((await call('/collections', { method: 'POST', token: bob, body: guestBody })).status).toBe(403);
     // its creator shares it with bob through Transfer; bob lists it, and nothing above its base

@@ -23,6 +23,8 @@ export interface EndpointCriteria {
   grantedTo?: { principalIds: readonly string[]; now: Date };
   hostId?: string;
   hostKind?: EndpointKind;
+  /** Whether it is a GCS collection (a node's mapped or guest collection). */
+  collection?: boolean;
   /** A server endpoint without servers is non-functional; every other endpoint is functional. */
   functional?: boolean;
   offset: number;

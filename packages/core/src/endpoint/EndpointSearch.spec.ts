@@ -68,11 +68,18 @@ describe('search criteria', () => {
     expect(criteriaOf({ scope: 'administered-by-me', ownerId: 'bob' }).criteria).toMatchObject({ ownedBy: ['bob'] });
   });
 
-  it('maps entity types to kinds, and answers an empty page for the types xfer has none of', () => {
-    expect(criteriaOf({ fulltext: 'x', entityType: 'GCP_mapped_collection' }).criteria).toMatchObject({ kinds: ['personal'] });
+  it('maps entity types to kinds and to being a GCS collection, and answers an empty page for the types xfer has none of', () => {
+    expect(criteriaOf({ fulltext: 'x', entityType: 'GCP_mapped_collection' }).criteria).toMatchObject({ kinds: ['personal'], collection: false });
     const guest = criteriaOf({ fulltext: 'x', entityType: 'GCP_guest_collection' }).criteria!;
-    expect(guest).toMatchObject({ kinds: ['shared'], hostKind: 'personal' });
-    expect(criteriaOf({ fulltext: 'x', entityType: 'GCSv5_endpoint' }).criteria).toBeNull();
+    expect(guest).toMatchObject({ kinds: ['shared'], hostKind: 'personal', collection: false });
+    const gcsEndpoint = criteriaOf({ fulltext: 'x', entityType: 'GCSv5_endpoint' }).criteria!;
+    expect(gcsEndpoint.kinds).toEqual(['gcs_endpoint']);
+    expect(gcsEndpoint.collection).toBeUndefined();
+    expect(criteriaOf({ fulltext: 'x', entityType: 'GCSv5_mapped_collection' }).criteria).toMatchObject({ kinds: ['server', 'personal', 'object_store'], collection: true });
+    const guestCollection = criteriaOf({ fulltext: 'x', entityType: 'GCSv5_guest_collection' }).criteria!;
+    expect(guestCollection).toMatchObject({ kinds: ['shared'], collection: true });
+    expect(guestCollection.hostKind).toBeUndefined();
+    expect(criteriaOf({ fulltext: 'x', entityType: 'GCSv5_host' }).criteria).toBeNull();
     expect(criteriaOf({ scope: 'my-gcp-endpoints', entityType: 'GCP_guest_collection' }).criteria).toBeNull();
     expect(criteriaOf({ scope: 'my-gcp-endpoints', entityType: 'GCP_mapped_collection' }).criteria).toMatchObject({ kinds: ['personal'] });
     expect(() => criteriaOf({ fulltext: 'x', entityType: 'nope' })).toThrow(/Invalid filter_entity_type 'nope'/);

@@ -28,12 +28,13 @@ export const MAX_SEARCH_LIMIT = 100;
 export const MAX_SEARCH_WINDOW = 1000;
 const VIEWER_ROLES: EndpointRole[] = ['administrator', 'activity_monitor'];
 /** A Map, not an object: a name such as `toString` or `__proto__` must not find an inherited member. */
-const ENTITY_KINDS = new Map<string, { kinds: EndpointKind[]; hostKind?: EndpointKind } | null>([
-  ['GCP_mapped_collection', { kinds: ['personal'] }],
-  ['GCP_guest_collection', { kinds: ['shared'], hostKind: 'personal' }],
-  ['GCSv5_endpoint', null],
-  ['GCSv5_mapped_collection', null],
-  ['GCSv5_guest_collection', null],
+/** Each entity type a search may filter by: its kinds, its host's kind, and whether it is a GCS collection (a node's); null: none such. */
+const ENTITY_KINDS = new Map<string, { kinds: EndpointKind[]; hostKind?: EndpointKind; collection?: boolean } | null>([
+  ['GCP_mapped_collection', { kinds: ['personal'], collection: false }],
+  ['GCP_guest_collection', { kinds: ['shared'], hostKind: 'personal', collection: false }],
+  ['GCSv5_endpoint', { kinds: ['gcs_endpoint'] }],
+  ['GCSv5_mapped_collection', { kinds: ['server', 'personal', 'object_store'], collection: true }],
+  ['GCSv5_guest_collection', { kinds: ['shared'], collection: true }],
   ['GCSv5_host', null],
 ]);
 
@@ -127,7 +128,7 @@ export function searchCriteria(caller: Principal, request: EndpointSearchRequest
   if (request.ownerId !== undefined && ['my-endpoints', 'my-gcp-endpoints', 'shared-by-me'].includes(scope)) {
     throw new BadRequestError(`filter_owner_id cannot be used with filter_scope '${scope}'`);
   }
-  let entity: { kinds: EndpointKind[]; hostKind?: EndpointKind } | null | undefined;
+  let entity: { kinds: EndpointKind[]; hostKind?: EndpointKind; collection?: boolean } | null | undefined;
   if (request.entityType !== undefined) {
     entity = ENTITY_KINDS.get(request.entityType);
     if (entity === undefined) throw new BadRequestError(`Invalid filter_entity_type '${request.entityType.slice(0, 40)}': one of ${[...ENTITY_KINDS.keys()].join(', ')}`);
@@ -172,6 +173,7 @@ export function searchCriteria(caller: Principal, request: EndpointSearchRequest
     criteria.kinds = entity.kinds;
     // Stryker disable next-line ConditionalExpression: an undefined hostKind filters nothing, as an absent one
     if (entity.hostKind) criteria.hostKind = entity.hostKind;
+    if (entity.collection !== undefined) criteria.collection = entity.collection;
   }
   return { criteria, offset, limit };
 }

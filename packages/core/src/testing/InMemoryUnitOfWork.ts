@@ -171,6 +171,7 @@ class InMemoryEndpointRepository implements EndpointRepository {
       if (criteria.grantedTo && !granted.has(e.id)) continue;
       if (criteria.hostId !== undefined && e.host_endpoint_id !== criteria.hostId) continue;
       if (criteria.hostKind && (e.host_endpoint_id === null || store.endpoints.get(e.host_endpoint_id)?.kind !== criteria.hostKind)) continue;
+      if (criteria.collection !== undefined && (e.collection !== null) !== criteria.collection) continue;
       const functional = !(e.kind === 'server' && e.servers.length === 0);
       if (criteria.functional !== undefined && functional !== criteria.functional) continue;
       const rank = searchRank(e, criteria.terms);

@@ -70,6 +70,7 @@ export class SearchStatement {
     }
     if (criteria.hostId !== undefined) this.cond('e.host_endpoint_id = ?', criteria.hostId);
     if (criteria.hostKind) this.cond('EXISTS (SELECT 1 FROM endpoints he WHERE he.id = e.host_endpoint_id AND he.kind = ?)', criteria.hostKind);
+    if (criteria.collection !== undefined) this.cond(`e.collection IS ${criteria.collection ? 'NOT ' : ''}NULL`);
     if (criteria.functional !== undefined) this.cond(`${criteria.functional ? 'NOT ' : ''}(e.kind = 'server' AND e.servers = '[]')`);
   }
 
