@@ -119,9 +119,11 @@ function relayFrames(res: Response, peers: Peers, pool: ChunkBuffers, socketPath
   });
 }
 
-/** A helper's answer, sent on as it comes (a refusal before it begins is the call's error); cut, the answer is cut. */
-async function relayed(res: Response, answer: Promise<Dispatcher.ResponseData>): Promise<void> {
-  const { body } = await answer;
+/** A helper's answer, sent on as it comes, of its type (a refusal before it begins is the call's error); cut, the answer is cut. */
+export async function relayed(res: Response, answer: Promise<Dispatcher.ResponseData>): Promise<void> {
+  const { body, headers } = await answer;
+  const type = headers['content-type'];
+  if (typeof type === 'string') res.type(type);
   try {
     await sendChunks(res, body as AsyncIterable<Uint8Array>);
   } catch {
@@ -201,7 +203,6 @@ export const copyRoutes = {
       // as an account (both directories checked above): its helper does the whole copy, the node passes its answer on
       const helper = await services.storages.helperOf?.({ root }, actingAs);
       if (helper) {
-        res.type('application/x-ndjson');
         return relayed(res, helper.client.call({ endpointId: root, operation: 'pull', method: 'POST', query: { root, base }, body: JSON.stringify(request), signal, answerMs: 0 }));
       }
       res.type('application/x-ndjson');

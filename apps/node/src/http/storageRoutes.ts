@@ -1,7 +1,7 @@
 import { StorageError, type ChecksumAlgorithm, type Storage } from '@xfer/core';
 import { ChunkBuffers, entryToWire, failureToWire, READ_CHUNK, STORAGE_REFUSED, type StorageOperation } from '@xfer/storage';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { copyRoutes, whileConnected, type CopyServices } from './copyRoutes';
+import { copyRoutes, relayed, whileConnected, type CopyServices } from './copyRoutes';
 import { actingAsOf, BadRequest, storagePath, watchedUpload, type NodeStorages } from './requests';
 import { sendChunks } from './send';
 
@@ -45,16 +45,7 @@ export function storageRoutes(storages: NodeStorages, verify: VerifyApiCall, cop
     const query = Object.fromEntries(Object.entries(req.query).flatMap(([name, value]) => (name === 'account' || name === 'policy' ? [] : [[name, String(value)]])));
     const body = req.method === 'GET' ? undefined : operation === 'write' ? watchedUpload(req, uploadIdleMs) : req;
     const method = req.method as 'GET' | 'POST' | 'PUT';
-    const answer = await helper.client.call({ endpointId: helper.root, operation: operation as StorageOperation, method, query, body, contentType: req.headers['content-type'], signal: whileConnected(res), answerMs: 0 });
-    const type = answer.headers['content-type'];
-    if (typeof type === 'string') res.type(type);
-    try {
-      await sendChunks(res, answer.body as AsyncIterable<Uint8Array>);
-    } catch {
-      res.destroy();
-    } finally {
-      if (!answer.body.readableEnded) answer.body.destroy();
-    }
+    await relayed(res, helper.client.call({ endpointId: helper.root, operation: operation as StorageOperation, method, query, body, contentType: req.headers['content-type'], signal: whileConnected(res), answerMs: 0 }));
   });
 
   /** A listing sent as lines of JSON arrays: the first batch (or the refusal) before any byte is sent. */
